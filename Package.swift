@@ -1,0 +1,96 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "apnsctl",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "apnsctl", targets: ["apnsctl"]),
+        .library(name: "PushCredentials", targets: ["PushCredentials"]),
+        .library(name: "PushGateway", targets: ["PushGateway"]),
+        .library(name: "LocalGateway", targets: ["LocalGateway"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "COpenSSLShim",
+            dependencies: ["COpenSSL"]
+        ),
+        .systemLibrary(
+            name: "CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        .target(
+            name: "PushCredentials",
+            dependencies: [
+                "COpenSSL",
+                "COpenSSLShim",
+                "CLibSecret",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PushGateway",
+            dependencies: [
+                "PushCredentials",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "LocalGateway",
+            dependencies: [
+                "PushGateway",
+                "PushCredentials",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "apnsctl",
+            dependencies: [
+                "PushCredentials",
+                "PushGateway",
+                "LocalGateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PushCredentialsTests",
+            dependencies: ["PushCredentials"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PushCredentials"]
+        ),
+    ]
+)

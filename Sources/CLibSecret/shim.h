@@ -1,0 +1,4 @@
+#ifndef APNSCTL_CLIBSECRET_SHIM_H
+#define APNSCTL_CLIBSECRET_SHIM_H
+#include <libsecret/secret.h>
+#endif

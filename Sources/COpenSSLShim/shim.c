@@ -1,0 +1,142 @@
+#include "apnsctl_openssl_shim.h"
+
+#include <string.h>
+#include <openssl/objects.h>
+#include <openssl/pkcs7.h>
+#include <openssl/x509.h>
+
+int apnsctl_sk_X509_num(const STACK_OF(X509) *stack) {
+    return stack == NULL ? 0 : sk_X509_num(stack);
+}
+
+X509 *apnsctl_sk_X509_value(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}
+
+void apnsctl_sk_X509_pop_free(STACK_OF(X509) *stack) {
+    sk_X509_pop_free(stack, X509_free);
+}
+
+static void append(char *out, size_t out_len, const char *text) {
+    if (out == NULL || out_len == 0) return;
+    size_t used = strlen(out);
+    if (used > 0 && used + 1 < out_len) {
+        strncat(out, ",", out_len - used - 1);
+        used++;
+    }
+    if (used < out_len) strncat(out, text, out_len - used - 1);
+}
+
+static void name_of(const ASN1_OBJECT *obj, char *buf, size_t len, int *unknown) {
+    int nid = OBJ_obj2nid(obj);
+    if (nid == NID_undef) {
+        OBJ_obj2txt(buf, (int)len, obj, 1);
+        if (unknown) *unknown = 1;
+    } else {
+        snprintf(buf, len, "%s", OBJ_nid2ln(nid));
+    }
+}
+
+/* Names a password-based encryption algorithm; PBES2 is expanded into its KDF,
+ * PRF and cipher because that is where "AES-256 with PBKDF2" lives. */
+static void describe_pbe(const X509_ALGOR *alg, char *buf, size_t len, int *unknown) {
+    const ASN1_OBJECT *oid = NULL;
+    int ptype = 0;
+    const void *pval = NULL;
+    X509_ALGOR_get0(&oid, &ptype, &pval, alg);
+    if (OBJ_obj2nid(oid) != NID_pbes2 || ptype != V_ASN1_SEQUENCE) {
+        name_of(oid, buf, len, unknown);
+        return;
+    }
+    PBE2PARAM *pbe2 = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(PBE2PARAM), (const ASN1_TYPE *)alg->parameter);
+    if (pbe2 == NULL) {
+        snprintf(buf, len, "PBES2/?");
+        return;
+    }
+    char kdf[80] = {0}, prf[80] = "hmacWithSHA1", cipher[80] = {0};
+    name_of(pbe2->keyfunc->algorithm, kdf, sizeof kdf, unknown);
+    if (OBJ_obj2nid(pbe2->keyfunc->algorithm) == NID_id_pbkdf2) {
+        PBKDF2PARAM *kdfp = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(PBKDF2PARAM), pbe2->keyfunc->parameter);
+        if (kdfp != NULL) {
+            if (kdfp->prf != NULL) name_of(kdfp->prf->algorithm, prf, sizeof prf, unknown);
+            PBKDF2PARAM_free(kdfp);
+        }
+    }
+    name_of(pbe2->encryption->algorithm, cipher, sizeof cipher, unknown);
+    snprintf(buf, len, "PBES2/%s/%s/%s", kdf, prf, cipher);
+    PBE2PARAM_free(pbe2);
+}
+
+int apnsctl_pkcs12_describe(PKCS12 *p12,
+                            char *mac, size_t mac_len,
+                            char *certs, size_t certs_len,
+                            char *keys, size_t keys_len,
+                            int *unknown) {
+    if (mac_len) mac[0] = 0;
+    if (certs_len) certs[0] = 0;
+    if (keys_len) keys[0] = 0;
+    if (unknown) *unknown = 0;
+
+    if (PKCS12_mac_present(p12)) {
+        const X509_ALGOR *macalg = NULL;
+        const ASN1_OBJECT *macoid = NULL;
+        PKCS12_get0_mac(NULL, &macalg, NULL, NULL, p12);
+        if (macalg != NULL) {
+            X509_ALGOR_get0(&macoid, NULL, NULL, macalg);
+            char name[80];
+            name_of(macoid, name, sizeof name, unknown);
+            append(mac, mac_len, name);
+        }
+    } else {
+        append(mac, mac_len, "none");
+    }
+
+    STACK_OF(PKCS7) *safes = PKCS12_unpack_authsafes(p12);
+    if (safes == NULL) return -1;
+    for (int i = 0; i < sk_PKCS7_num(safes); i++) {
+        PKCS7 *p7 = sk_PKCS7_value(safes, i);
+        int nid = OBJ_obj2nid(p7->type);
+        STACK_OF(PKCS12_SAFEBAG) *bags = NULL;
+        if (nid == NID_pkcs7_data) {
+            bags = PKCS12_unpack_p7data(p7);
+            /* Certificates in a plain data safe are not encrypted at all. */
+            if (bags != NULL) {
+                for (int j = 0; j < sk_PKCS12_SAFEBAG_num(bags); j++) {
+                    if (PKCS12_SAFEBAG_get_nid(sk_PKCS12_SAFEBAG_value(bags, j)) == NID_certBag) {
+                        append(certs, certs_len, "none");
+                        break;
+                    }
+                }
+            }
+        } else if (nid == NID_pkcs7_encrypted) {
+            char name[200];
+            const X509_ALGOR *alg = p7->d.encrypted->enc_data->algorithm;
+            describe_pbe(alg, name, sizeof name, unknown);
+            append(certs, certs_len, name);
+            continue; /* bags inside need the password */
+        } else {
+            char name[80];
+            name_of(p7->type, name, sizeof name, unknown);
+            append(certs, certs_len, name);
+            continue;
+        }
+        if (bags == NULL) continue;
+        for (int j = 0; j < sk_PKCS12_SAFEBAG_num(bags); j++) {
+            const PKCS12_SAFEBAG *bag = sk_PKCS12_SAFEBAG_value(bags, j);
+            int bag_nid = PKCS12_SAFEBAG_get_nid(bag);
+            if (bag_nid == NID_pkcs8ShroudedKeyBag) {
+                const X509_SIG *sig = PKCS12_SAFEBAG_get0_pkcs8(bag);
+                const X509_ALGOR *alg = NULL;
+                X509_SIG_get0(sig, &alg, NULL);
+                char name[200];
+                describe_pbe(alg, name, sizeof name, unknown);
+                append(keys, keys_len, name);
+            } else if (bag_nid == NID_keyBag) {
+                append(keys, keys_len, "none");
+            }
+        }
+        sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
+    }
+    sk_PKCS7_pop_free(safes, PKCS7_free);
+    return 0;
+}

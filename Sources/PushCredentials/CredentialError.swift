@@ -1,0 +1,53 @@
+import Foundation
+
+/// Every failure to read, decode or use a credential.
+///
+/// One struct with a code, in the style of swift-certificates and swift-nio: callers switch on
+/// ``code``; people read ``message`` (what was wrong) and ``hint`` (what to do about it).
+/// Neither ever contains a password or key material.
+public struct CredentialError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        public static let fileNotFound = Code("file_not_found")
+        public static let isDirectory = Code("is_directory")
+        public static let unreadable = Code("unreadable")
+        public static let emptyFile = Code("empty_file")
+        public static let notACertificate = Code("not_a_certificate")
+        public static let corrupt = Code("corrupt")
+        public static let truncated = Code("truncated")
+        public static let noCertificate = Code("no_certificate")
+        public static let passwordRequired = Code("password_required")
+        public static let wrongPassword = Code("wrong_password")
+        public static let unknownEncryption = Code("unknown_encryption")
+        public static let legacyProviderUnavailable = Code("legacy_provider_unavailable")
+        public static let noPrivateKey = Code("no_private_key")
+        public static let keyMismatch = Code("key_mismatch")
+        public static let unsupportedKey = Code("unsupported_key")
+        public static let invalidArgument = Code("invalid_argument")
+        public static let writeFailed = Code("write_failed")
+    }
+
+    public let code: Code
+    /// The file the error is about, when there is one.
+    public let path: String?
+    /// What was wrong, as one sentence without the path.
+    public let message: String
+    /// What to do about it.
+    public let hint: String?
+
+    public init(_ code: Code, path: String?, _ message: String, hint: String? = nil) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.hint = hint
+    }
+
+    public var description: String {
+        var text = path.map { "\($0): \(message)" } ?? message
+        if let hint { text += "\n  hint: \(hint)" }
+        return text
+    }
+}

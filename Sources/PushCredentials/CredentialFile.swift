@@ -1,0 +1,409 @@
+import Foundation
+import SwiftASN1
+
+/// Why a password is being asked for, so a prompt can say which file it is for.
+public struct PasswordRequest: Sendable {
+    public let path: String
+    /// "PKCS#12 bundle", "encrypted private key"...
+    public let what: String
+    /// True when an earlier answer was wrong (only interactive sources get a second chance).
+    public let isRetry: Bool
+}
+
+/// Supplies a password when (and only when) a file needs one.
+public struct PasswordSource: Sendable {
+    /// Interactive sources (a prompt on a terminal) are asked again after a wrong answer.
+    public var isInteractive: Bool
+    private let provide: @Sendable (PasswordRequest) throws -> SecretBytes?
+
+    public init(isInteractive: Bool = false, _ provide: @escaping @Sendable (PasswordRequest) throws -> SecretBytes?) {
+        self.isInteractive = isInteractive
+        self.provide = provide
+    }
+
+    /// Returns nil when the source has no password to give.
+    public func callAsFunction(_ request: PasswordRequest) throws -> SecretBytes? { try provide(request) }
+
+    /// A source that never has a password: files that need one fail with `passwordRequired`.
+    public static let none = PasswordSource { _ in nil }
+    /// Always gives `secret`.
+    public static func fixed(_ secret: SecretBytes) -> PasswordSource { PasswordSource { _ in secret } }
+}
+
+/// How a PKCS#12 bundle is protected, in words a person knows.
+public struct PKCS12Protection: Codable, Sendable, Equatable {
+    public var mac: String
+    public var certificates: String
+    public var key: String
+    /// True when the file uses RC2, RC4 or DES: OpenSSL 3 reads these only with its legacy provider.
+    public var usesLegacyAlgorithms: Bool
+}
+
+/// A private key read from a bundle. The key itself is a secret; only its shape is public.
+public struct PrivateKeySummary: Codable, Sendable, Equatable {
+    public var type: String
+    public var bits: Int
+    public var matchesCertificate: Bool
+}
+
+/// A certificate file of any shape users bring, read and analysed.
+public struct CredentialFile: Sendable {
+    public enum Format: String, Codable, Sendable {
+        case pkcs12
+        case pem
+        case der
+    }
+
+    public let path: String
+    public let format: Format
+    public let certificate: PushCertificate
+    /// The other certificates in the file (intermediates, roots), in file order.
+    public let chain: [PushCertificate]
+    public let privateKey: PrivateKeySummary?
+    public let protection: PKCS12Protection?
+    /// PKCS#8 DER of the private key, when the file carries one.
+    public let privateKeyPKCS8: SecretBytes?
+    /// The password that opened the file (nil when none was needed). Stored by import.
+    public let password: SecretBytes?
+    /// The file's bytes as read.
+    public let contents: [UInt8]
+
+    /// Reads `path`, asking `password` only if the file turns out to need one.
+    public static func read(path: String, password: PasswordSource = .none) throws -> CredentialFile {
+        let bytes = try readBytes(path: path)
+        return try decode(bytes, path: path, password: password)
+    }
+
+    /// Reads a file's bytes with a distinct error for each way that can fail.
+    public static func readBytes(path: String) throws -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CredentialError(.fileNotFound, path: path, "No such file.",
+                                  hint: "Check the path; relative paths are taken from the current folder.")
+        }
+        if isDirectory.boolValue {
+            throw CredentialError(.isDirectory, path: path, "This is a folder, not a certificate file.",
+                                  hint: "Name the .p12, .pem or .cer file inside it.")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CredentialError(.unreadable, path: path, "The file cannot be read.",
+                                  hint: "Check its permissions (ls -l) and that it is not locked by another program.")
+        }
+        if data.isEmpty {
+            throw CredentialError(.emptyFile, path: path, "The file is empty (0 bytes).",
+                                  hint: "The export or download did not finish: export the certificate again.")
+        }
+        return [UInt8](data)
+    }
+
+    public static func decode(_ bytes: [UInt8], path: String, password: PasswordSource) throws -> CredentialFile {
+        switch sniff(bytes) {
+        case .pem:
+            return try decodePEM(bytes, path: path, password: password)
+        case .pkcs12:
+            return try decodePKCS12(bytes, path: path, password: password)
+        case .certificateDER:
+            return try decodeDER(bytes, path: path)
+        case .truncatedDER:
+            let isBundle = ["p12", "pfx"].contains((path as NSString).pathExtension.lowercased())
+            throw CredentialError(.truncated, path: path,
+                                  "The file is cut short: its \(isBundle ? "PKCS#12" : "DER") structure announces more bytes than the file has (\(bytes.count) bytes).",
+                                  hint: "The copy or download was interrupted: copy or export the file again.")
+        case .corruptDER(let detail):
+            throw CredentialError(.corrupt, path: path,
+                                  "The file is damaged: it starts like a certificate or PKCS#12 bundle but is not valid DER (\(detail)).",
+                                  hint: "Export the certificate again; if it came by mail or chat, make sure it was sent as a binary attachment.")
+        case .other(let description):
+            throw CredentialError(.notACertificate, path: path,
+                                  "This is not a certificate file: it looks like \(description).",
+                                  hint: "Give a .p12/.pfx bundle, a PEM file or a DER .cer certificate.")
+        }
+    }
+
+    // MARK: Sniffing
+
+    enum Shape: Equatable {
+        case pem
+        case pkcs12
+        case certificateDER
+        case truncatedDER
+        case corruptDER(String)
+        case other(String)
+    }
+
+    static func sniff(_ bytes: [UInt8]) -> Shape {
+        let head = Array(bytes.prefix(8))
+        if let text = String(bytes: bytes.prefix(64 * 1024), encoding: .utf8), text.contains("-----BEGIN ") {
+            return .pem
+        }
+        guard head.first == 0x30 else { return .other(describeForeign(bytes)) }
+        do {
+            let node = try BER.parse(bytes)
+            guard case .constructed(let children) = node.content, let first = children.first(where: { _ in true }) else {
+                return .corruptDER("an empty structure")
+            }
+            if first.identifier == .integer { return .pkcs12 }
+            if first.identifier == .sequence { return .certificateDER }
+            return .corruptDER("unexpected \(first.identifier) at the start")
+        } catch let error as ASN1Error where error.code == .truncatedASN1Field {
+            return .truncatedDER
+        } catch {
+            // BER.parse also rejects trailing bytes; OpenSSL does not mind them for PKCS#12.
+            if OpenSSL.PKCS12File(der: bytes) != nil { return .pkcs12 }
+            return .corruptDER("\(error)".prefix(120).description)
+        }
+    }
+
+    /// Names common non-certificate files so the message says what was given instead.
+    static func describeForeign(_ bytes: [UInt8]) -> String {
+        let signatures: [([UInt8], String)] = [
+            ([0xFF, 0xD8, 0xFF], "a JPEG image"),
+            ([0x89, 0x50, 0x4E, 0x47], "a PNG image"),
+            ([0x25, 0x50, 0x44, 0x46], "a PDF document"),
+            ([0x50, 0x4B, 0x03, 0x04], "a ZIP archive"),
+            ([0x1F, 0x8B], "a gzip archive"),
+            ([0x7B], "JSON text"),
+            ([0x3C], "HTML or XML text"),
+        ]
+        for (magic, name) in signatures where bytes.starts(with: magic) { return name }
+        if String(bytes: bytes.prefix(4096), encoding: .utf8) != nil { return "plain text without a PEM block" }
+        return "binary data of an unknown kind"
+    }
+
+    // MARK: DER
+
+    static func decodeDER(_ bytes: [UInt8], path: String) throws -> CredentialFile {
+        let certificate = try parseCertificate(bytes, path: path)
+        return CredentialFile(path: path, format: .der, certificate: certificate, chain: [], privateKey: nil,
+                              protection: nil, privateKeyPKCS8: nil, password: nil, contents: bytes)
+    }
+
+    static func parseCertificate(_ der: [UInt8], path: String) throws -> PushCertificate {
+        do {
+            return try PushCertificate(der: der)
+        } catch {
+            throw CredentialError(.corrupt, path: path,
+                                  "A certificate in the file could not be parsed (\(error)).",
+                                  hint: "The file is damaged or is not an X.509 certificate: export it again.")
+        }
+    }
+
+    // MARK: PEM
+
+    static func decodePEM(_ bytes: [UInt8], path: String, password: PasswordSource) throws -> CredentialFile {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let blocks = PEMBlock.blocks(in: text)
+        if let damaged = blocks.first(where: { $0.der == nil }) {
+            throw CredentialError(.corrupt, path: path,
+                                  "The PEM block \"\(damaged.label)\" is damaged: its base64 body does not decode.",
+                                  hint: "Copy the whole block again, from -----BEGIN to -----END, without edits.")
+        }
+        let certificateBlocks = blocks.filter { ["CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE"].contains($0.label) }
+        let keyBlocks = blocks.filter(\.isPrivateKey)
+        guard !certificateBlocks.isEmpty else {
+            let found = blocks.isEmpty ? "no complete PEM block" : blocks.map { "\"\($0.label)\"" }.joined(separator: ", ")
+            throw CredentialError(.noCertificate, path: path,
+                                  "The PEM file holds no certificate (found \(found)).",
+                                  hint: keyBlocks.isEmpty
+                                      ? "Give the file that holds the -----BEGIN CERTIFICATE----- block."
+                                      : "This file has only a private key: give the certificate too, e.g. `cat cert.pem key.pem > bundle.pem`, or a token key (.p8) to `apnsctl import`.")
+        }
+        let certificates = try certificateBlocks.map { try parseCertificate($0.der!, path: path) }
+
+        var key: SecretBytes?
+        var usedPassword: SecretBytes?
+        if let keyBlock = keyBlocks.first {
+            (key, usedPassword) = try decodeKey(keyBlock, path: path, password: password)
+        }
+        let (leaf, chain) = pickLeaf(certificates, key: key)
+        let summary = key.map { summarize(key: $0, certificate: leaf) }
+        return CredentialFile(path: path, format: .pem, certificate: leaf, chain: chain, privateKey: summary,
+                              protection: nil, privateKeyPKCS8: key, password: usedPassword, contents: bytes)
+    }
+
+    private static func decodeKey(_ block: PEMBlock, path: String, password: PasswordSource)
+        throws -> (SecretBytes, SecretBytes?)
+    {
+        if !block.isEncrypted {
+            if case .key(let key) = OpenSSL.decodePrivateKeyPEM(block.text, password: nil) { return (key, nil) }
+            throw CredentialError(.corrupt, path: path, "The private key block \"\(block.label)\" could not be decoded.",
+                                  hint: "Export the key again; the block may have been edited or cut.")
+        }
+        var retry = false
+        while true {
+            guard let secret = try password(PasswordRequest(path: path, what: "encrypted private key", isRetry: retry)) else {
+                throw CredentialError(.passwordRequired, path: path, "The private key is encrypted and needs its password.",
+                                      hint: passwordOptionsHint)
+            }
+            switch OpenSSL.decodePrivateKeyPEM(block.text, password: secret) {
+            case .key(let key):
+                return (key, secret)
+            case .wrongPassword:
+                if retry || !canRetry(password) {
+                    throw CredentialError(.wrongPassword, path: path, "Wrong password for the encrypted private key.",
+                                          hint: "Check the password; it is the one chosen when the key was exported.")
+                }
+                retry = true
+            case .failed:
+                throw CredentialError(.unknownEncryption, path: path,
+                                      "The private key is encrypted with an algorithm OpenSSL cannot use here.",
+                                      hint: "Re-encrypt it: openssl pkcs8 -topk8 -v2 aes-256-cbc -in key.pem -out key-new.pem")
+            }
+        }
+    }
+
+    // MARK: PKCS#12
+
+    static func decodePKCS12(_ bytes: [UInt8], path: String, password: PasswordSource) throws -> CredentialFile {
+        guard let file = OpenSSL.PKCS12File(der: bytes) else {
+            throw CredentialError(.corrupt, path: path,
+                                  "The file is damaged: it starts like a PKCS#12 bundle but OpenSSL cannot decode its structure.",
+                                  hint: "Export the bundle again (Keychain Access: select certificate and key, File > Export Items, .p12).")
+        }
+        guard let raw = file.protection() else {
+            throw CredentialError(.corrupt, path: path, "The PKCS#12 bundle's contents cannot be decoded.",
+                                  hint: "Export the bundle again.")
+        }
+        let protection = describe(raw)
+        if raw.hasUnknownAlgorithm {
+            let names = (raw.mac + raw.certificates + raw.keys).filter { $0.first?.isNumber == true }
+            throw CredentialError(.unknownEncryption, path: path,
+                                  "The bundle is encrypted with an algorithm OpenSSL does not know (\(names.joined(separator: ", "))).",
+                                  hint: "Export it again with common settings, e.g. `openssl pkcs12 -export` (AES-256) or from Keychain Access.")
+        }
+        if protection.usesLegacyAlgorithms && !OpenSSL.legacyProviderLoaded {
+            throw CredentialError(.legacyProviderUnavailable, path: path,
+                                  "This bundle uses \(protection.certificates) / \(protection.key), which OpenSSL 3 reads only with its legacy provider, and that provider could not be loaded.",
+                                  hint: OpenSSL.legacyProviderHint)
+        }
+
+        // Find the password. The empty password is tried first so unprotected bundles open without a prompt.
+        var secret: SecretBytes?
+        if file.hasMAC {
+            if !file.verifyMAC(password: nil) {
+                var retry = false
+                while true {
+                    guard let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: retry)) else {
+                        throw CredentialError(.passwordRequired, path: path, "The bundle is password-protected and no password was given.",
+                                              hint: passwordOptionsHint)
+                    }
+                    if file.verifyMAC(password: candidate) {
+                        secret = candidate
+                        break
+                    }
+                    if retry || !canRetry(password) {
+                        throw CredentialError(.wrongPassword, path: path,
+                                              "Wrong password: the bundle's integrity check (MAC) fails with the password given.",
+                                              hint: "Use the password chosen when the bundle was exported. The file itself is intact.")
+                    }
+                    retry = true
+                }
+            }
+        }
+
+        let contents: OpenSSL.PKCS12Contents
+        do {
+            contents = try file.parse(password: secret)
+        } catch let failure as OpenSSL.DecryptFailure {
+            if !file.hasMAC, failure.looksLikeBadDecrypt || secret == nil {
+                // With no MAC the password can only be checked by decrypting.
+                if secret == nil, let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: false)),
+                   let parsed = try? file.parse(password: candidate) {
+                    return try finish(parsed, candidate)
+                }
+                throw CredentialError(.wrongPassword, path: path,
+                                      "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
+                                      hint: "Use the password chosen when the bundle was exported.")
+            }
+            if failure.looksUnsupported {
+                throw CredentialError(.unknownEncryption, path: path,
+                                      "OpenSSL cannot decrypt this bundle's encryption (\(protection.certificates) / \(protection.key)): \(failure.errors.last ?? "unsupported").",
+                                      hint: protection.usesLegacyAlgorithms ? OpenSSL.legacyProviderHint : "Export it again with common settings.")
+            }
+            throw CredentialError(.corrupt, path: path,
+                                  "The bundle's contents are damaged (\(failure.errors.last ?? "decryption failed")).",
+                                  hint: "Export the bundle again.")
+        }
+        return try finish(contents, secret)
+
+        func finish(_ contents: OpenSSL.PKCS12Contents, _ secret: SecretBytes?) throws -> CredentialFile {
+            guard let leafDER = contents.leaf else {
+                throw CredentialError(.noCertificate, path: path, "The bundle holds no certificate\(contents.privateKey != nil ? ", only a private key" : "").",
+                                      hint: "Export the certificate together with its key (in Keychain Access select both).")
+            }
+            let leaf = try parseCertificate(leafDER, path: path)
+            let chain = try contents.others.map { try parseCertificate($0, path: path) }
+            let summary = contents.privateKey.map { key -> PrivateKeySummary in
+                var summary = summarize(key: key, certificate: leaf)
+                if let matches = contents.keyMatches { summary.matchesCertificate = matches }
+                return summary
+            }
+            return CredentialFile(path: path, format: .pkcs12, certificate: leaf, chain: chain, privateKey: summary,
+                                  protection: protection, privateKeyPKCS8: contents.privateKey, password: secret,
+                                  contents: bytes)
+        }
+    }
+
+    static let passwordOptionsHint =
+        "Give the password with --password-stdin, --password-env NAME or --password-file PATH, or run in a terminal to be asked."
+
+    private static func canRetry(_ source: PasswordSource) -> Bool { source.isInteractive }
+
+    static func describe(_ raw: OpenSSL.PKCS12Protection) -> PKCS12Protection {
+        func friendly(_ names: [String]) -> String {
+            let mapped = names.map { name -> String in
+                switch name {
+                case "pbeWithSHA1And40BitRC2-CBC": return "RC2-40 (PBE-SHA1)"
+                case "pbeWithSHA1And128BitRC2-CBC": return "RC2-128 (PBE-SHA1)"
+                case "pbeWithSHA1And3-KeyTripleDES-CBC": return "3DES (PBE-SHA1)"
+                case "pbeWithSHA1And2-KeyTripleDES-CBC": return "2-key 3DES (PBE-SHA1)"
+                case "pbeWithSHA1And128BitRC4": return "RC4-128 (PBE-SHA1)"
+                case "pbeWithSHA1And40BitRC4": return "RC4-40 (PBE-SHA1)"
+                case "none": return "none"
+                case "sha1": return "SHA-1"
+                case "sha256": return "SHA-256"
+                case "sha384": return "SHA-384"
+                case "sha512": return "SHA-512"
+                default:
+                    if name.hasPrefix("PBES2/") {
+                        let parts = name.split(separator: "/")
+                        if parts.count == 4 {
+                            let prf = parts[2].replacingOccurrences(of: "hmacWith", with: "HMAC-")
+                            return "\(parts[3].uppercased()) (PBES2, \(parts[1].uppercased())-\(prf))"
+                        }
+                    }
+                    return name
+                }
+            }
+            var unique: [String] = []
+            for name in mapped where !unique.contains(name) { unique.append(name) }
+            return unique.isEmpty ? "none" : unique.joined(separator: ", ")
+        }
+        let all = raw.certificates + raw.keys
+        let legacy = all.contains { $0.contains("RC2") || $0.contains("RC4") || $0.contains("des-cbc") || $0.contains("DES-CBC") && !$0.contains("TripleDES") }
+        return PKCS12Protection(mac: friendly(raw.mac), certificates: friendly(raw.certificates),
+                                key: friendly(raw.keys), usesLegacyAlgorithms: legacy)
+    }
+
+    // MARK: Helpers
+
+    /// The leaf is the certificate the key belongs to; failing that, the first that is not a CA.
+    static func pickLeaf(_ certificates: [PushCertificate], key: SecretBytes?) -> (PushCertificate, [PushCertificate]) {
+        var index = 0
+        if let key, let match = certificates.firstIndex(where: { OpenSSL.keyMatches(certificateDER: $0.der, privateKey: key) }) {
+            index = match
+        } else if let firstLeaf = certificates.firstIndex(where: { !$0.isCertificateAuthority }) {
+            index = firstLeaf
+        }
+        var rest = certificates
+        let leaf = rest.remove(at: index)
+        return (leaf, rest)
+    }
+
+    static func summarize(key: SecretBytes, certificate: PushCertificate) -> PrivateKeySummary {
+        let description = OpenSSL.privateKeyDescription(key)
+        return PrivateKeySummary(type: description?.type ?? "unknown", bits: description?.bits ?? 0,
+                                 matchesCertificate: OpenSSL.keyMatches(certificateDER: certificate.der, privateKey: key))
+    }
+}
+

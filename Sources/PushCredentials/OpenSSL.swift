@@ -1,0 +1,372 @@
+internal import COpenSSL
+internal import COpenSSLShim
+import Foundation
+
+/// The small part of OpenSSL 3 the project needs: PKCS#12 in every encryption users bring,
+/// private keys in every PEM/DER shape, and key/certificate matching.
+///
+/// All C stays in this file. Wrappers free what they allocate with `defer`.
+enum OpenSSL {
+    /// Whether OpenSSL's "legacy" provider (RC2, RC4, DES...) could be loaded.
+    ///
+    /// Loading any provider explicitly disables the implicit "default" one, so both are loaded.
+    static let legacyProviderLoaded: Bool = {
+        _ = OSSL_PROVIDER_load(nil, "default")
+        let legacy = OSSL_PROVIDER_load(nil, "legacy")
+        ERR_clear_error()
+        return legacy != nil
+    }()
+
+    /// Where OpenSSL looks for provider modules, for error messages.
+    static var modulesDirectory: String {
+        if let fromEnvironment = ProcessInfo.processInfo.environment["OPENSSL_MODULES"] {
+            return fromEnvironment
+        }
+        return String(cString: OpenSSL_version(Int32(OPENSSL_MODULES_DIR)))
+            .replacingOccurrences(of: "MODULESDIR: ", with: "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
+
+    /// Drains OpenSSL's error queue into one readable line (for diagnostics, never shown raw
+    /// as the only explanation).
+    static func drainErrors() -> [(library: Int32, reason: Int32, text: String)] {
+        var errors: [(Int32, Int32, String)] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            let library = Int32((code >> 23) & 0xFF)
+            let reason = Int32(code & 0x7FFFFF)
+            errors.append((library, reason, OpenSSL.string(buffer)))
+        }
+        return errors
+    }
+
+    /// A NUL-terminated C buffer as a Swift string.
+    static func string(_ buffer: [CChar]) -> String {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: PKCS#12
+
+    struct PKCS12Protection {
+        var mac: [String]
+        var certificates: [String]
+        var keys: [String]
+        var hasUnknownAlgorithm: Bool
+    }
+
+    struct PKCS12Contents {
+        var leaf: [UInt8]?
+        var others: [[UInt8]]
+        var privateKey: SecretBytes?
+        var keyMatches: Bool?
+    }
+
+    /// A decoded but not yet decrypted PKCS#12 structure.
+    final class PKCS12File {
+        let handle: OpaquePointer
+
+        /// Returns nil when the bytes are not a PKCS#12 structure at all.
+        init?(der: [UInt8]) {
+            var handle: OpaquePointer?
+            der.withUnsafeBufferPointer { buffer in
+                var pointer: UnsafePointer<UInt8>? = buffer.baseAddress
+                handle = d2i_PKCS12(nil, &pointer, buffer.count)
+            }
+            ERR_clear_error()
+            guard let handle else { return nil }
+            self.handle = handle
+        }
+
+        deinit { PKCS12_free(handle) }
+
+        var hasMAC: Bool { PKCS12_mac_present(handle) == 1 }
+
+        func protection() -> PKCS12Protection? {
+            var mac = [CChar](repeating: 0, count: 256)
+            var certs = [CChar](repeating: 0, count: 1024)
+            var keys = [CChar](repeating: 0, count: 1024)
+            var unknown: Int32 = 0
+            let status = apnsctl_pkcs12_describe(handle, &mac, mac.count, &certs, certs.count, &keys, keys.count, &unknown)
+            ERR_clear_error()
+            guard status == 0 else { return nil }
+            func split(_ buffer: [CChar]) -> [String] {
+                let text = OpenSSL.string(buffer)
+                return text.isEmpty ? [] : text.split(separator: ",").map(String.init)
+            }
+            return PKCS12Protection(mac: split(mac), certificates: split(certs), keys: split(keys), hasUnknownAlgorithm: unknown != 0)
+        }
+
+        /// Checks the MAC with `password`; `nil` tries both the empty string and no password,
+        /// because writers disagree on which one an "empty" password means.
+        func verifyMAC(password: SecretBytes?) -> Bool {
+            defer { ERR_clear_error() }
+            guard let password, !password.isEmpty else {
+                return PKCS12_verify_mac(handle, nil, 0) == 1 || PKCS12_verify_mac(handle, "", 0) == 1
+            }
+            return password.withCString { PKCS12_verify_mac(handle, $0, $1) == 1 }
+        }
+
+        /// Decrypts the bags. Throws a `DecryptFailure` describing why when it cannot.
+        func parse(password: SecretBytes?) throws -> PKCS12Contents {
+            var key: OpaquePointer?
+            var certificate: OpaquePointer?
+            var stack: OpaquePointer?
+            ERR_clear_error()
+            let status: Int32
+            if let password, !password.isEmpty {
+                status = password.withCString { pass, _ in PKCS12_parse(handle, pass, &key, &certificate, &stack) }
+            } else {
+                // PKCS12_parse itself tries NULL and "" when given an empty password.
+                status = PKCS12_parse(handle, "", &key, &certificate, &stack)
+            }
+            guard status == 1 else {
+                throw DecryptFailure(errors: OpenSSL.drainErrors().map(\.text))
+            }
+            defer {
+                if let key { EVP_PKEY_free(key) }
+                if let certificate { X509_free(certificate) }
+                if let stack { apnsctl_sk_X509_pop_free(stack) }
+            }
+            var others: [[UInt8]] = []
+            var otherHandles: [OpaquePointer] = []
+            if let stack {
+                for index in 0..<apnsctl_sk_X509_num(stack) {
+                    if let item = apnsctl_sk_X509_value(stack, index), let der = OpenSSL.der(of: item) {
+                        others.append(der)
+                        otherHandles.append(item)
+                    }
+                }
+            }
+            // PKCS12_parse returns the certificate whose localKeyId matches the key. When none
+            // does (a key that belongs to another certificate), pick the leaf ourselves: the first
+            // certificate that is not a CA.
+            var leafHandle = certificate
+            if leafHandle == nil, !otherHandles.isEmpty {
+                let index = otherHandles.firstIndex { X509_check_ca($0) == 0 } ?? 0
+                leafHandle = otherHandles[index]
+                others.remove(at: index)
+            }
+            var contents = PKCS12Contents(leaf: leafHandle.flatMap(OpenSSL.der(of:)), others: others)
+            if let key {
+                contents.privateKey = OpenSSL.pkcs8(of: key)
+                if let leafHandle {
+                    contents.keyMatches = X509_check_private_key(leafHandle, key) == 1
+                }
+            }
+            ERR_clear_error()
+            return contents
+        }
+    }
+
+    struct DecryptFailure: Error {
+        var errors: [String]
+        var looksLikeBadDecrypt: Bool {
+            errors.contains { $0.contains("bad decrypt") || $0.contains("pkcs12 pbe crypt error") || $0.contains("decrypt error") }
+        }
+        var looksUnsupported: Bool {
+            errors.contains { $0.contains("unsupported") || $0.contains("unknown") }
+        }
+    }
+
+    // MARK: Keys and certificates
+
+    static func der(of x509: OpaquePointer) -> [UInt8]? {
+        let length = i2d_X509(x509, nil)
+        guard length > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            _ = i2d_X509(x509, &pointer)
+        }
+        return bytes
+    }
+
+    /// The PKCS#8 DER encoding of a private key.
+    static func pkcs8(of key: OpaquePointer) -> SecretBytes? {
+        guard let info = EVP_PKEY2PKCS8(key) else { return nil }
+        defer { PKCS8_PRIV_KEY_INFO_free(info) }
+        let length = i2d_PKCS8_PRIV_KEY_INFO(info, nil)
+        guard length > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            _ = i2d_PKCS8_PRIV_KEY_INFO(info, &pointer)
+        }
+        let secret = SecretBytes(bytes)
+        for index in bytes.indices { bytes[index] = 0 }
+        return secret
+    }
+
+    static func withCertificate<R>(_ der: [UInt8], _ body: (OpaquePointer) throws -> R) rethrows -> R? {
+        var handle: OpaquePointer?
+        der.withUnsafeBufferPointer { buffer in
+            var pointer: UnsafePointer<UInt8>? = buffer.baseAddress
+            handle = d2i_X509(nil, &pointer, buffer.count)
+        }
+        ERR_clear_error()
+        guard let handle else { return nil }
+        defer { X509_free(handle) }
+        return try body(handle)
+    }
+
+    static func withPrivateKey<R>(_ pkcs8: SecretBytes, _ body: (OpaquePointer) throws -> R) rethrows -> R? {
+        let key: OpaquePointer? = pkcs8.withUnsafeBytes { buffer in
+            var pointer: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &pointer, buffer.count)
+        }
+        ERR_clear_error()
+        guard let key else { return nil }
+        defer { EVP_PKEY_free(key) }
+        return try body(key)
+    }
+
+    /// Type and size of a certificate's public key: ("RSA", 2048), ("EC P-256", 256)...
+    static func publicKeyDescription(certificateDER: [UInt8]) -> (type: String, bits: Int)? {
+        withCertificate(certificateDER) { x509 -> (String, Int)? in
+            guard let key = X509_get0_pubkey(x509) else { return nil }
+            return describe(key: key)
+        } ?? nil
+    }
+
+    static func privateKeyDescription(_ pkcs8: SecretBytes) -> (type: String, bits: Int)? {
+        withPrivateKey(pkcs8) { describe(key: $0) }
+    }
+
+    private static func describe(key: OpaquePointer) -> (String, Int) {
+        let bits = Int(EVP_PKEY_get_bits(key))
+        let id = EVP_PKEY_get_base_id(key)
+        switch id {
+        case EVP_PKEY_RSA: return ("RSA", bits)
+        case EVP_PKEY_EC:
+            var name = [CChar](repeating: 0, count: 64)
+            var length = 0
+            if EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 {
+                let group = OpenSSL.string(name)
+                let friendly = ["prime256v1": "P-256", "secp384r1": "P-384", "secp521r1": "P-521"][group] ?? group
+                return ("EC \(friendly)", bits)
+            }
+            return ("EC", bits)
+        case EVP_PKEY_ED25519: return ("Ed25519", bits)
+        default:
+            let name = OBJ_nid2sn(id).map { String(cString: $0) } ?? "unknown"
+            return (name, bits)
+        }
+    }
+
+    /// Whether `pkcs8` is the private half of the certificate's public key.
+    static func keyMatches(certificateDER: [UInt8], privateKey pkcs8: SecretBytes) -> Bool {
+        let result = withCertificate(certificateDER) { x509 in
+            withPrivateKey(pkcs8) { key in X509_check_private_key(x509, key) == 1 } ?? false
+        } ?? false
+        ERR_clear_error()
+        return result
+    }
+
+    enum KeyDecodeResult {
+        case key(SecretBytes)
+        case wrongPassword
+        case failed
+    }
+
+    /// Decodes one PEM private-key block (PKCS#8, PKCS#1, SEC1, encrypted PKCS#8 or
+    /// traditional "Proc-Type: 4,ENCRYPTED") into PKCS#8 DER.
+    static func decodePrivateKeyPEM(_ pemText: String, password: SecretBytes?) -> KeyDecodeResult {
+        let bytes = Array(pemText.utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> KeyDecodeResult in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return .failed }
+            defer { BIO_free(bio) }
+            ERR_clear_error()
+            // With no callback OpenSSL uses the last argument as the passphrase. An empty one,
+            // never NULL, keeps OpenSSL from prompting on the terminal by itself.
+            let key = (password ?? SecretBytes([])).withCString { pass, _ in
+                PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: pass))
+            }
+            let errors = drainErrors()
+            guard let key else {
+                let badDecrypt = errors.contains { $0.text.contains("bad decrypt") || $0.text.contains("decrypt") }
+                return badDecrypt ? .wrongPassword : .failed
+            }
+            defer { EVP_PKEY_free(key) }
+            return pkcs8(of: key).map(KeyDecodeResult.key) ?? .failed
+        }
+    }
+
+    // MARK: Writing PKCS#12 (export)
+
+    enum PKCS12Style {
+        /// AES-256-CBC, PBKDF2, SHA-256 MAC: what OpenSSL 3 writes by default.
+        case modern
+        /// RC2-40 for certificates, 3DES for the key, SHA-1 MAC: what macOS Keychain writes and
+        /// old parsers expect.
+        case legacy
+    }
+
+    static func makePKCS12(certificate: [UInt8], chain: [[UInt8]], privateKey: SecretBytes,
+                           password: SecretBytes, name: String, style: PKCS12Style) throws -> [UInt8] {
+        if style == .legacy && !legacyProviderLoaded {
+            throw CredentialError(.legacyProviderUnavailable, path: nil,
+                                  "OpenSSL's legacy provider could not be loaded, so RC2-40 cannot be written.",
+                                  hint: legacyProviderHint)
+        }
+        let result: [UInt8]? = withCertificate(certificate) { x509 -> [UInt8]? in
+            withPrivateKey(privateKey) { key -> [UInt8]? in
+                guard let stack = OPENSSL_sk_new_null() else { return nil }
+                var chainHandles: [OpaquePointer] = []
+                defer {
+                    OPENSSL_sk_free(stack)
+                    chainHandles.forEach { X509_free($0) }
+                }
+                for der in chain {
+                    var handle: OpaquePointer?
+                    der.withUnsafeBufferPointer { buffer in
+                        var pointer: UnsafePointer<UInt8>? = buffer.baseAddress
+                        handle = d2i_X509(nil, &pointer, buffer.count)
+                    }
+                    if let handle {
+                        chainHandles.append(handle)
+                        OPENSSL_sk_push(stack, UnsafeRawPointer(handle))
+                    }
+                }
+                let (certNID, keyNID, macMD): (Int32, Int32, OpaquePointer?) = style == .legacy
+                    ? (NID_pbe_WithSHA1And40BitRC2_CBC, NID_pbe_WithSHA1And3_Key_TripleDES_CBC, EVP_sha1())
+                    : (NID_aes_256_cbc, NID_aes_256_cbc, EVP_sha256())
+                let p12: OpaquePointer? = password.withCString { pass, _ in
+                    PKCS12_create(pass, name, key, x509, stack, keyNID, certNID, 2048, -1, 0)
+                }
+                guard let p12 else { return nil }
+                defer { PKCS12_free(p12) }
+                if style == .legacy || macMD != nil {
+                    // PKCS12_create uses SHA-256 for its MAC; Keychain-style files want SHA-1.
+                    let status = password.withCString { pass, length in
+                        PKCS12_set_mac(p12, pass, length, nil, 0, 2048, macMD)
+                    }
+                    guard status == 1 else { return nil }
+                }
+                let length = i2d_PKCS12(p12, nil)
+                guard length > 0 else { return nil }
+                var bytes = [UInt8](repeating: 0, count: Int(length))
+                bytes.withUnsafeMutableBufferPointer { buffer in
+                    var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+                    _ = i2d_PKCS12(p12, &pointer)
+                }
+                return bytes
+            } ?? nil
+        } ?? nil
+        let errors = drainErrors()
+        guard let result else {
+            throw CredentialError(.writeFailed, path: nil,
+                                  "OpenSSL could not build the PKCS#12 file (\(errors.last?.text ?? "no detail")).")
+        }
+        return result
+    }
+
+    static var legacyProviderHint: String {
+        "OpenSSL 3 keeps RC2 and other old ciphers in its \"legacy\" provider (legacy.so). Install it "
+            + "(on Debian and Ubuntu it ships in the libssl3 package) or point OPENSSL_MODULES at the folder "
+            + "that holds it; it was looked for in \(modulesDirectory)."
+    }
+}

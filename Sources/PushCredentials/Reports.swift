@@ -1,0 +1,185 @@
+import Foundation
+
+/// The JSON shape of everything the tool reports, versioned by ``schemaVersion``.
+///
+/// Keys are snake_case; dates are RFC 3339 in UTC, always next to a computed `days_left` so
+/// no consumer has to parse dates to make a decision.
+public enum ReportSchema {
+    public static let schemaVersion = 1
+
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Something worth telling about a credential. Problems make a command exit 1; warnings do not.
+public struct Finding: Codable, Sendable, Equatable {
+    public enum Severity: String, Codable, Sendable {
+        case problem
+        case warning
+    }
+
+    public var code: String
+    public var severity: Severity
+    public var message: String
+    public var hint: String?
+
+    public init(code: String, severity: Severity, message: String, hint: String? = nil) {
+        self.code = code
+        self.severity = severity
+        self.message = message
+        self.hint = hint
+    }
+}
+
+/// A certificate as reported.
+public struct CertificateReport: Codable, Sendable {
+    public struct PublicKey: Codable, Sendable {
+        public var type: String
+        public var bits: Int
+    }
+
+    public var subject: String
+    public var commonName: String?
+    public var bundleId: String?
+    public var teamId: String?
+    public var organization: String?
+    public var issuer: String
+    public var wwdrGeneration: String?
+    public var serial: String
+    public var signatureAlgorithm: String
+    public var publicKey: PublicKey
+    public var kind: PushCertificateKind
+    public var isPushCertificate: Bool
+    public var environments: [PushEnvironment]
+    public var environmentSource: EnvironmentSource
+    public var topics: [PushTopic]
+    public var notBefore: Date
+    public var notAfter: Date
+    public var daysLeft: Int
+    public var status: ValidityStatus
+    public var sha256: String
+    public var sha1: String
+
+    public init(_ certificate: PushCertificate, at date: Date, warnDays: Int) {
+        subject = certificate.subject
+        commonName = certificate.commonName
+        bundleId = certificate.bundleID
+        teamId = certificate.teamID
+        organization = certificate.organization
+        issuer = certificate.issuer
+        wwdrGeneration = certificate.wwdrGeneration
+        serial = certificate.serialNumber
+        signatureAlgorithm = certificate.signatureAlgorithm
+        publicKey = PublicKey(type: certificate.publicKeyType, bits: certificate.publicKeyBits)
+        kind = certificate.kind
+        isPushCertificate = certificate.isPushCertificate
+        environments = certificate.environments
+        environmentSource = certificate.environmentSource
+        topics = certificate.topics
+        notBefore = certificate.notBefore
+        notAfter = certificate.notAfter
+        daysLeft = certificate.daysLeft(at: date)
+        status = certificate.status(at: date, warnDays: warnDays)
+        sha256 = certificate.sha256
+        sha1 = certificate.sha1
+    }
+}
+
+/// One file as `inspect` reports it: its certificate, the rest of its chain, its key and
+/// protection, and the findings; or the error that stopped it from being read.
+public struct FileReport: Codable, Sendable {
+    public struct ErrorReport: Codable, Sendable {
+        public var code: String
+        public var message: String
+        public var hint: String?
+    }
+
+    public var path: String
+    public var format: CredentialFile.Format?
+    public var protection: PKCS12Protection?
+    public var certificate: CertificateReport?
+    public var chain: [CertificateReport]
+    public var privateKey: PrivateKeySummary?
+    public var findings: [Finding]
+    public var error: ErrorReport?
+
+    public init(_ file: CredentialFile, at date: Date, warnDays: Int) {
+        path = file.path
+        format = file.format
+        protection = file.protection
+        certificate = CertificateReport(file.certificate, at: date, warnDays: warnDays)
+        chain = file.chain.map { CertificateReport($0, at: date, warnDays: warnDays) }
+        privateKey = file.privateKey
+        findings = CertificateFindings.evaluate(file, at: date, warnDays: warnDays)
+    }
+
+    public init(path: String, error: CredentialError) {
+        self.path = path
+        chain = []
+        findings = []
+        self.error = ErrorReport(code: error.code.name, message: error.message, hint: error.hint)
+    }
+
+    public var hasProblem: Bool { findings.contains { $0.severity == .problem } }
+}
+
+/// The findings that follow from a certificate file alone (no expectations about environment
+/// or topic; `check` adds those).
+public enum CertificateFindings {
+    public static func evaluate(_ file: CredentialFile, at date: Date, warnDays: Int) -> [Finding] {
+        var findings = validity(file.certificate, at: date, warnDays: warnDays)
+        if let key = file.privateKey, !key.matchesCertificate {
+            findings.append(Finding(code: "key_mismatch", severity: .problem,
+                                    message: "The private key does not belong to this certificate.",
+                                    hint: "Export the certificate together with its own key; the key here belongs to another certificate."))
+        }
+        if !file.certificate.isPushCertificate {
+            findings.append(Finding(code: "not_push_certificate", severity: .warning,
+                                    message: "This is not an Apple push certificate: it has no Apple push extension and no push common name.",
+                                    hint: "APNs will refuse it; use the certificate created under Certificates, Identifiers & Profiles > Apple Push Notification service."))
+        } else if file.certificate.environments.isEmpty {
+            findings.append(Finding(code: "environment_unknown", severity: .warning,
+                                    message: "Neither Apple's extensions nor the common name say which APNs environment this certificate is for.",
+                                    hint: "Try it against both with `apnsctl handshake --auth-check`."))
+        }
+        return findings
+    }
+
+    public static func validity(_ certificate: PushCertificate, at date: Date, warnDays: Int) -> [Finding] {
+        let days = certificate.daysLeft(at: date)
+        switch certificate.status(at: date, warnDays: warnDays) {
+        case .valid:
+            return []
+        case .expiring:
+            return [Finding(code: "expiring", severity: .problem,
+                            message: "Expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter))), within the \(warnDays)-day warning window.",
+                            hint: "Create a new certificate in the Apple Developer portal now and import it with `apnsctl import --replace`.")]
+        case .expired:
+            return [Finding(code: "expired", severity: .problem,
+                            message: "Expired \(-days) day\(days == -1 ? "" : "s") ago (\(Self.day(certificate.notAfter))).",
+                            hint: "APNs rejects expired certificates: create a new one in the Apple Developer portal.")]
+        case .notYetValid:
+            return [Finding(code: "not_yet_valid", severity: .problem,
+                            message: "Not valid until \(Self.day(certificate.notBefore)).",
+                            hint: "Check this machine's clock, or wait until the certificate's start date.")]
+        }
+    }
+
+    static func day(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter.string(from: date)
+    }
+}

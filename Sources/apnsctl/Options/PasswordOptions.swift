@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a command gets the password of a file it reads. There is deliberately no
+/// `--password VALUE`: a value in argv is visible to every user of the machine.
+struct PasswordOptions: ParsableArguments {
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from the first line of standard input.")
+    var passwordStdin = false
+
+    @Option(name: .customLong("password-env"), help: ArgumentHelp("Read the password from this environment variable.", valueName: "NAME"))
+    var passwordEnv: String?
+
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("Read the password from the first line of this file.", valueName: "PATH"))
+    var passwordFile: String?
+
+    func validate() throws {
+        let given = [passwordStdin, passwordEnv != nil, passwordFile != nil].filter { $0 }.count
+        if given > 1 {
+            throw ValidationError("Give at most one of --password-stdin, --password-env and --password-file.")
+        }
+    }
+
+    var isGiven: Bool { passwordStdin || passwordEnv != nil || passwordFile != nil }
+
+    /// The source to read passwords from; without an option, a prompt when standard input
+    /// is a terminal, else none (files that need a password then fail with a clear message).
+    func source(prompt: String = "Password") -> PasswordSource {
+        if passwordStdin {
+            let once = ReadOnce { try PasswordOptions.readLine(from: FileHandle.standardInput, what: "standard input") }
+            return PasswordSource { _ in try once.value() }
+        }
+        if let name = passwordEnv {
+            return PasswordSource { _ in
+                guard let value = ProcessInfo.processInfo.environment[name] else {
+                    throw CredentialError(.invalidArgument, path: nil, "The environment variable \(name) named by --password-env is not set.",
+                                          hint: "Export it first, e.g. in CI from the job's secrets.")
+                }
+                return SecretBytes(value)
+            }
+        }
+        if let path = passwordFile {
+            return PasswordSource { _ in
+                guard let handle = FileHandle(forReadingAtPath: path) else {
+                    throw CredentialError(.fileNotFound, path: path, "The password file named by --password-file cannot be opened.",
+                                          hint: "Check the path and its permissions.")
+                }
+                defer { try? handle.close() }
+                return try PasswordOptions.readLine(from: handle, what: path)
+            }
+        }
+        guard isatty(STDIN_FILENO) == 1 else { return .none }
+        return PasswordSource(isInteractive: true) { request in
+            let label = request.isRetry ? "Wrong password, try again" : "\(prompt) for \(request.what) \(request.path)"
+            return TerminalPrompt.readSecret(prompt: "\(label): ")
+        }
+    }
+
+    /// Reads up to the first newline; a trailing CR is dropped too. The password may be empty.
+    static func readLine(from handle: FileHandle, what: String) throws -> SecretBytes {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = handle.readData(ofLength: 1)
+            guard let byte = chunk.first else { break }
+            if byte == 0x0A { break }
+            bytes.append(byte)
+            if bytes.count > 64 * 1024 {
+                throw CredentialError(.invalidArgument, path: nil, "The password read from \(what) is longer than 64 KiB.",
+                                      hint: "Give only the password, on one line.")
+            }
+        }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        let secret = SecretBytes(bytes)
+        for index in bytes.indices { bytes[index] = 0 }
+        return secret
+    }
+}
+
+/// Caches the result of a throwing computation made at most once (standard input can be
+/// read only once, however many files need the password).
+final class ReadOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cached: Result<SecretBytes, any Error>?
+    private let compute: () throws -> SecretBytes
+
+    init(_ compute: @escaping () throws -> SecretBytes) { self.compute = compute }
+
+    func value() throws -> SecretBytes {
+        lock.lock()
+        defer { lock.unlock() }
+        if cached == nil { cached = Result { try compute() } }
+        return try cached!.get()
+    }
+}
+
+/// Reads a line from the terminal with echo off, restoring the terminal even on Ctrl-C.
+enum TerminalPrompt {
+    nonisolated(unsafe) private static var saved = termios()
+    nonisolated(unsafe) private static var savedFD: Int32 = -1
+
+    static func readSecret(prompt: String) -> SecretBytes? {
+        let fd = STDIN_FILENO
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var original = termios()
+        guard tcgetattr(fd, &original) == 0 else { return nil }
+        saved = original
+        savedFD = fd
+        signal(SIGINT) { signalNumber in
+            if TerminalPrompt.savedFD >= 0 { tcsetattr(TerminalPrompt.savedFD, TCSANOW, &TerminalPrompt.saved) }
+            signal(signalNumber, SIG_DFL)
+            raise(signalNumber)
+        }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(fd, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(fd, TCSANOW, &original)
+            savedFD = -1
+            signal(SIGINT, SIG_DFL)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return try? PasswordOptions.readLine(from: FileHandle.standardInput, what: "the terminal")
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+
+/// Options every reporting command shares.
+struct ReportOptions: ParsableArguments {
+    @Flag(help: "Print a versioned JSON report instead of human output.")
+    var json = false
+
+    @Option(name: .customLong("warn-days"), help: ArgumentHelp("Report certificates that expire within this many days.", valueName: "N"))
+    var warnDays = 30
+
+    @Option(help: ArgumentHelp("Evaluate validity at this date instead of now (YYYY-MM-DD or RFC 3339), e.g. your release date.", valueName: "DATE"))
+    var at: String?
+
+    func validate() throws {
+        if warnDays < 0 { throw ValidationError("--warn-days must be 0 or more.") }
+        if let at, Self.parseDate(at) == nil {
+            throw ValidationError("--at takes a date such as 2027-01-31 or 2027-01-31T12:00:00Z, not \"\(at)\".")
+        }
+    }
+
+    var date: Date { at.flatMap(Self.parseDate) ?? Date() }
+
+    static func parseDate(_ text: String) -> Date? {
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: text) { return date }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        return day.date(from: text)
+    }
+}
+
+/// Writes a report as JSON with its schema version on top.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let data = try PushCredentialsJSON.encode(value)
+    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}
+
+import PushCredentials
+
+enum PushCredentialsJSON {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        try ReportSchema.encoder().encode(value)
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+
+struct Inspect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what a push certificate file holds: environments, topics, validity, fingerprints, key.",
+        discussion: """
+            Reads .p12/.pfx bundles in every encryption in use (macOS Keychain's RC2-40/3DES exports \
+            included), PEM files (certificate with optional key; "Bag Attributes" text is fine) and DER \
+            .cer certificates. The format is told from the contents, not the file name.
+
+            A bundle that needs a password is opened with --password-stdin, --password-env or \
+            --password-file, or by asking on the terminal. Bundles with an empty password open without one.
+
+            Exit status: 0 when every certificate is fine; 1 when any is expired, expiring within \
+            --warn-days, not yet valid, or has a key that does not match; 2 when a file cannot be read.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Certificate files to inspect.", valueName: "FILE"))
+    var files: [String]
+
+    @OptionGroup var password: PasswordOptions
+    @OptionGroup var report: ReportOptions
+
+    func run() async throws {
+        let date = report.date
+        let source = password.source()
+        var reports: [FileReport] = []
+        var errors: [CredentialError] = []
+        for path in files {
+            do {
+                let file = try CredentialFile.read(path: path, password: source)
+                reports.append(FileReport(file, at: date, warnDays: report.warnDays))
+            } catch let error as CredentialError {
+                errors.append(error)
+                reports.append(FileReport(path: path, error: error))
+            }
+        }
+
+        if report.json {
+            try printJSON(InspectOutput(schemaVersion: ReportSchema.schemaVersion, evaluatedAt: date, files: reports))
+        } else {
+            let style = TerminalStyle.stdout
+            var first = true
+            for file in reports where file.error == nil {
+                if !first { print("") }
+                first = false
+                print(CertificateRenderer(style: style).render(file))
+            }
+        }
+        // Errors go to stderr in both modes, so a JSON consumer can still show them.
+        for error in errors { reportError(error) }
+
+        if !errors.isEmpty { throw ExitStatus.couldNotCheck }
+        if reports.contains(where: \.hasProblem) { throw ExitStatus.problem }
+    }
+}
+
+struct InspectOutput: Encodable {
+    var schemaVersion: Int
+    var evaluatedAt: Date
+    var files: [FileReport]
+}
