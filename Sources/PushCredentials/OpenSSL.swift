@@ -68,6 +68,8 @@ enum OpenSSL {
     /// A decoded but not yet decrypted PKCS#12 structure.
     final class PKCS12File {
         let handle: OpaquePointer
+        /// Whether the file as read carries an integrity MAC.
+        let hasMAC: Bool
 
         /// Returns nil when the bytes are not a PKCS#12 structure at all.
         init?(der: [UInt8]) {
@@ -79,11 +81,10 @@ enum OpenSSL {
             ERR_clear_error()
             guard let handle else { return nil }
             self.handle = handle
+            hasMAC = PKCS12_mac_present(handle) == 1
         }
 
         deinit { PKCS12_free(handle) }
-
-        var hasMAC: Bool { PKCS12_mac_present(handle) == 1 }
 
         func protection() -> PKCS12Protection? {
             var mac = [CChar](repeating: 0, count: 256)
@@ -116,6 +117,12 @@ enum OpenSSL {
             var certificate: OpaquePointer?
             var stack: OpaquePointer?
             ERR_clear_error()
+            if !hasMAC, let password, !password.isEmpty {
+                // PKCS12_parse insists on a MAC whenever it is given a password. A file without
+                // one gets a MAC computed in memory with the candidate password; a wrong
+                // password then shows as a decryption failure, which is the only check possible.
+                _ = password.withCString { PKCS12_set_mac(handle, $0, $1, nil, 0, 1, nil) }
+            }
             let status: Int32
             if let password, !password.isEmpty {
                 status = password.withCString { pass, _ in PKCS12_parse(handle, pass, &key, &certificate, &stack) }

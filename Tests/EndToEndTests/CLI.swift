@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// Runs the built `apnsctl` binary as a user would.
+enum CLI {
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let certs = packageRoot.appendingPathComponent("certs")
+    static let appleIssued = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testdata/apple-issued")
+
+    static func cert(_ relative: String) -> String { certs.appendingPathComponent(relative).path }
+
+    /// The binary built next to this test bundle (swift test builds both into one folder),
+    /// or APNSCTL_BIN when set.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["APNSCTL_BIN"] { return path }
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        // The test runner may live inside an .xctest bundle folder.
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("apnsctl").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return packageRoot.appendingPathComponent(".build/debug/apnsctl").path
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var arguments: [String]
+    }
+
+    /// Runs apnsctl with `arguments`, feeding `stdin`, with extra environment variables.
+    /// `removeEnvironment` drops variables (e.g. the D-Bus address) from the child's environment.
+    @discardableResult
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+                    removeEnvironment: [String] = [], timeout: TimeInterval = 60) throws -> Result {
+        try runProgram(binary, arguments, stdin: stdin, environment: environment, removeEnvironment: removeEnvironment, timeout: timeout)
+    }
+
+    static func runProgram(_ program: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+                           removeEnvironment: [String] = [], timeout: TimeInterval = 60) throws -> Result {
+        let process = Process()
+        if program.hasPrefix("/") {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [program] + arguments
+        }
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for key in removeEnvironment { env.removeValue(forKey: key) }
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+
+        let output = Pipe(), errors = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+
+        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        let outBox = DataBox(), errBox = DataBox()
+        group.enter()
+        DispatchQueue.global().async { outBox.data = output.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter()
+        DispatchQueue.global().async { errBox.data = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            group.wait()
+            Issue.record("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+        }
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: String(decoding: outBox.data, as: UTF8.self),
+                      stderr: String(decoding: errBox.data, as: UTF8.self),
+                      arguments: arguments)
+    }
+}
+
+final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
+
+/// A temporary folder removed when the test ends.
+final class TemporaryFolder {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
