@@ -86,7 +86,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PushCredentialsTests",
-            dependencies: ["PushCredentials"]
+            dependencies: [
+                "PushCredentials",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 @testable import PushCredentials
 import SwiftASN1
@@ -89,5 +90,55 @@ struct RoundTripTests {
         #expect(file.certificate.sha256 == Manifest.entry("identities/universal.pem").sha256)
         #expect(file.privateKey?.matchesCertificate == true)
         #expect(file.protection?.usesLegacyAlgorithms == legacy)
+    }
+}
+
+struct ProviderKeyTests {
+    @Test func readsApplesFileAndSignsAVerifiableJWT() throws {
+        let key = try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "TEAM123456")
+        #expect(key.keyID == "ABC123DEFG")
+        let jwt = try key.makeJWT(issuedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let parts = jwt.split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        let header = try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[0]))) as? [String: String]
+        #expect(header == ["alg": "ES256", "kid": "ABC123DEFG"])
+        let claims = try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[1]))) as? [String: Any]
+        #expect(claims?["iss"] as? String == "TEAM123456")
+        #expect(claims?["iat"] as? Int == 1_700_000_000)
+        // The signature is raw r||s (64 bytes) and verifies with the public key in the fixture.
+        let signature = try #require(Data(base64URLEncoded: parts[2]))
+        #expect(signature.count == 64)
+        let publicPEM = try String(contentsOfFile: Paths.cert("keys/AuthKey_ABC123DEFG.pub.pem"), encoding: .utf8)
+        let publicKey = try P256.Signing.PublicKey(pemRepresentation: publicPEM)
+        #expect(publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature),
+                                           for: Data("\(parts[0]).\(parts[1])".utf8)))
+        #expect(!jwt.contains("="))
+    }
+
+    @Test(arguments: [("keys/AuthKey_RSA0000001.p8", "RSA"), ("keys/AuthKey_P384KEY001.p8", "P-384")])
+    func wrongKeyTypesAreNamed(_ path: String, _ named: String) throws {
+        let error = try #require(Result { try ProviderKey(path: Paths.cert(path), teamID: "TEAM123456") }.failure)
+        #expect(error.code == .unsupportedKey)
+        #expect(error.message.contains(named))
+    }
+
+    @Test func identifiersAreValidated() throws {
+        #expect(Result { try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "short") }.failure?.code == .invalidArgument)
+        #expect(ProviderKey.keyID(fromFileName: "/x/AuthKey_ABC123DEFG.p8") == "ABC123DEFG")
+        #expect(ProviderKey.keyID(fromFileName: "/x/key.p8") == nil)
+    }
+}
+
+struct PKCS12WriterTests {
+    @Test(arguments: PKCS12Writer.Style.allCases)
+    func writesWhatWeAndOpenSSLRead(_ style: PKCS12Writer.Style) throws {
+        let source = try CredentialFile.read(path: Paths.cert("pem/sandbox-bag-attributes.pem"))
+        let bytes = try PKCS12Writer.write(certificateDER: source.certificate.der, privateKey: try #require(source.privateKeyPKCS8),
+                                           password: SecretBytes("export-pass"), friendlyName: "test", style: style)
+        let back = try CredentialFile.decode(bytes, path: "export.p12", password: .fixed(SecretBytes("export-pass")))
+        #expect(back.certificate.sha256 == source.certificate.sha256)
+        #expect(back.privateKey?.matchesCertificate == true)
+        #expect(back.protection?.usesLegacyAlgorithms == (style == .legacy))
+        #expect(back.protection?.mac == (style == .legacy ? "SHA-1" : "SHA-256"))
     }
 }

@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+
+/// An APNs token-authentication key: the P-256 private key Apple issues as
+/// `AuthKey_<KEYID>.p8`, with the key ID and team ID that go into every JWT.
+public struct ProviderKey: Sendable {
+    public let keyID: String
+    public let teamID: String
+    public let privateKey: P256.Signing.PrivateKey
+
+    public init(keyID: String, teamID: String, privateKey: P256.Signing.PrivateKey) throws {
+        try Self.validateIdentifier(keyID, name: "key ID", option: "--key-id")
+        try Self.validateIdentifier(teamID, name: "team ID", option: "--team-id")
+        self.keyID = keyID
+        self.teamID = teamID
+        self.privateKey = privateKey
+    }
+
+    /// Reads a `.p8` file (PKCS#8 PEM). The key ID defaults to the one in Apple's file name.
+    public init(path: String, teamID: String, keyID: String? = nil) throws {
+        let bytes = try CredentialFile.readBytes(path: path)
+        let key = try Self.parsePrivateKey(bytes, path: path)
+        guard let keyID = keyID ?? Self.keyID(fromFileName: path) else {
+            throw CredentialError(.invalidArgument, path: path,
+                                  "The key ID cannot be read from the file name (Apple names these files AuthKey_<KEYID>.p8).",
+                                  hint: "Give it with --key-id; it is shown next to the key under Certificates, Identifiers & Profiles > Keys.")
+        }
+        try self.init(keyID: keyID, teamID: teamID, privateKey: key)
+    }
+
+    /// The PKCS#8 DER of the private key (a secret: for the secret store only).
+    public var pkcs8: SecretBytes { SecretBytes([UInt8](privateKey.derRepresentation)) }
+
+    /// Restores a key from the PKCS#8 DER that ``pkcs8`` gave.
+    public init(keyID: String, teamID: String, pkcs8: SecretBytes) throws {
+        let key = try pkcs8.withUnsafeBytes { try P256.Signing.PrivateKey(derRepresentation: Array($0)) }
+        try self.init(keyID: keyID, teamID: teamID, privateKey: key)
+    }
+
+    /// SHA-256 of the public key's SubjectPublicKeyInfo, colon-separated hex: identifies the key
+    /// without revealing it.
+    public var publicKeyFingerprint: String {
+        PushCertificate.hex(Array(SHA256.hash(data: privateKey.publicKey.derRepresentation)), separator: ":")
+    }
+
+    public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
+
+    /// A provider authentication token: header `{"alg":"ES256","kid":KEYID}`, claims
+    /// `{"iss":TEAMID,"iat":SECONDS}`, ES256 signature as raw r||s, base64url without padding.
+    public func makeJWT(issuedAt: Date = Date()) throws -> String {
+        struct Header: Encodable { let alg = "ES256"; let kid: String }
+        struct Claims: Encodable { let iss: String; let iat: Int }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let header = try encoder.encode(Header(kid: keyID)).base64URLEncodedString()
+        let claims = try encoder.encode(Claims(iss: teamID, iat: Int(issuedAt.timeIntervalSince1970))).base64URLEncodedString()
+        let signingInput = "\(header).\(claims)"
+        let signature = try privateKey.signature(for: Data(signingInput.utf8))
+        return "\(signingInput).\(signature.rawRepresentation.base64URLEncodedString())"
+    }
+
+    // MARK: Parsing and validation
+
+    static func parsePrivateKey(_ bytes: [UInt8], path: String) throws -> P256.Signing.PrivateKey {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let blocks = PEMBlock.blocks(in: text)
+        guard let block = blocks.first(where: \.isPrivateKey) else {
+            if case .other(let what) = CredentialFile.sniff(bytes) {
+                throw CredentialError(.notACertificate, path: path, "This is not a token key: it looks like \(what).",
+                                      hint: "Give the AuthKey_<KEYID>.p8 file downloaded from the Apple Developer portal.")
+            }
+            throw CredentialError(.noPrivateKey, path: path, "The file holds no private key (no -----BEGIN PRIVATE KEY----- block).",
+                                  hint: "Give the AuthKey_<KEYID>.p8 file downloaded from the Apple Developer portal.")
+        }
+        guard let der = block.der else {
+            throw CredentialError(.corrupt, path: path, "The private key block is damaged: its base64 body does not decode.",
+                                  hint: "Download the key again; Apple lets you download it only once, so revoke and recreate it if it is lost.")
+        }
+        if let key = try? P256.Signing.PrivateKey(derRepresentation: der) { return key }
+        // Say what kind of key it is instead, when OpenSSL can tell.
+        if case .key(let pkcs8) = OpenSSL.decodePrivateKeyPEM(block.text, password: nil),
+           let description = OpenSSL.privateKeyDescription(pkcs8) {
+            throw CredentialError(.unsupportedKey, path: path,
+                                  "This is a \(description.type) key of \(description.bits) bits; APNs token keys are EC P-256 (ES256).",
+                                  hint: "Use the AuthKey_<KEYID>.p8 file from the Apple Developer portal, not a certificate's key.")
+        }
+        throw CredentialError(.corrupt, path: path, "The private key cannot be decoded.",
+                              hint: "Download the key again from the Apple Developer portal.")
+    }
+
+    /// `AuthKey_ABC123DEFG.p8` → `ABC123DEFG`.
+    public static func keyID(fromFileName path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
+        let id = String(name.dropFirst("AuthKey_".count).dropLast(".p8".count))
+        return isIdentifier(id) ? id : nil
+    }
+
+    /// Apple's key and team IDs are 10 upper-case letters and digits.
+    public static func isIdentifier(_ value: String) -> Bool {
+        value.count == 10 && value.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+    }
+
+    static func validateIdentifier(_ value: String, name: String, option: String) throws {
+        guard isIdentifier(value) else {
+            throw CredentialError(.invalidArgument, path: nil,
+                                  "The \(name) \"\(value)\" is not 10 upper-case letters and digits.",
+                                  hint: "Copy the \(name) from the Apple Developer portal (Membership details for the team ID, Keys for the key ID) and give it with \(option).")
+        }
+    }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 7515).
+    public func base64URLEncodedString() -> String {
+        base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes base64url with or without padding.
+    public init?(base64URLEncoded text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        self.init(base64Encoded: base64)
+    }
+}
