@@ -28,6 +28,13 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let unsupportedKey = Code("unsupported_key")
         public static let invalidArgument = Code("invalid_argument")
         public static let writeFailed = Code("write_failed")
+        public static let secretStoreUnavailable = Code("secret_store_unavailable")
+        public static let secretStoreLocked = Code("secret_store_locked")
+        public static let secretNotFound = Code("secret_not_found")
+        public static let storeError = Code("store_error")
+        public static let aliasNotFound = Code("alias_not_found")
+        public static let alreadyImported = Code("already_imported")
+        public static let aliasTaken = Code("alias_taken")
     }
 
     public let code: Code

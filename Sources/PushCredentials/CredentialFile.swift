@@ -8,6 +8,12 @@ public struct PasswordRequest: Sendable {
     public let what: String
     /// True when an earlier answer was wrong (only interactive sources get a second chance).
     public let isRetry: Bool
+
+    public init(path: String, what: String, isRetry: Bool = false) {
+        self.path = path
+        self.what = what
+        self.isRetry = isRetry
+    }
 }
 
 /// Supplies a password when (and only when) a file needs one.

@@ -73,7 +73,8 @@ enum CLI {
         DispatchQueue.global().async { errBox.data = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
         if group.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
-            group.wait()
+            // A grandchild that inherited the pipes may keep them open: do not wait forever.
+            _ = group.wait(timeout: .now() + 5)
             Issue.record("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
         process.waitUntilExit()
@@ -89,10 +90,10 @@ final class DataBox: @unchecked Sendable {
 }
 
 /// A temporary folder removed when the test ends.
-final class TemporaryFolder {
+final class TemporaryFolder: @unchecked Sendable {
     let url: URL
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-test-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }

@@ -1,0 +1,400 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One credential in the store's index. Only public facts: secrets live in the Secret Service.
+public struct StoredCredential: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case certificate
+        case tokenKey = "token_key"
+    }
+
+    public var alias: String
+    public var kind: Kind
+    public var topics: [String]
+    public var environments: [PushEnvironment]
+    public var importedAt: Date
+    public var source: String?
+    public var secret: SecretItem.Kind
+
+    // Certificates
+    /// The bundle as imported (PKCS#12 with a password), relative to the store folder.
+    public var bundleFile: String?
+    /// The public certificate chain (PEM), relative to the store folder: lets `list` and
+    /// `check` work without touching the Secret Service.
+    public var certificateFile: String?
+    public var sha256: String?
+    public var subject: String?
+    public var teamId: String?
+    public var notBefore: Date?
+    public var notAfter: Date?
+
+    // Token keys
+    public var keyId: String?
+    public var publicKeyFingerprint: String?
+
+    /// The Secret Service item holding this credential's secret.
+    public func secretItem(store: String) -> SecretItem {
+        SecretItem(store: store, alias: alias, kind: secret,
+                   identifier: kind == .tokenKey ? (keyId ?? "") : (sha256 ?? "").replacingOccurrences(of: ":", with: "").lowercased())
+    }
+}
+
+/// The index file's shape.
+struct StoreIndex: Codable {
+    var schemaVersion = 1
+    var credentials: [StoredCredential] = []
+}
+
+/// The folder that keeps imported credentials' public parts, with an index, under a lock.
+///
+/// Writes are atomic (temporary file, fsync, rename) and made under an exclusive `flock` on
+/// `.lock`, so concurrent `apnsctl` processes never corrupt the index; an import interrupted at
+/// any point leaves the old index (plus, at worst, an unreferenced file that the next write
+/// removes).
+public struct CredentialStore: Sendable {
+    public let root: URL
+    public let secrets: any SecretStore
+
+    public init(root: URL, secrets: any SecretStore = LibSecretStore()) {
+        self.root = root.standardizedFileURL
+        self.secrets = secrets
+    }
+
+    /// `--store DIR`, else `APNSCTL_STORE`, else `$XDG_DATA_HOME/apnsctl` (`~/.local/share/apnsctl`).
+    public static func defaultRoot(explicit: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let explicit, !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
+        if let fromEnvironment = environment["APNSCTL_STORE"], !fromEnvironment.isEmpty { return URL(fileURLWithPath: fromEnvironment) }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return URL(fileURLWithPath: data).appendingPathComponent("apnsctl") }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/apnsctl")
+    }
+
+    var indexURL: URL { root.appendingPathComponent("index.json") }
+    var credentialsFolder: URL { root.appendingPathComponent("credentials") }
+    public var path: String { root.path }
+
+    // MARK: Reading
+
+    /// The credentials in the store; an absent store is an empty one.
+    public func list() throws -> [StoredCredential] {
+        try readIndex().credentials
+    }
+
+    public func credential(named alias: String) throws -> StoredCredential? {
+        try list().first { $0.alias == alias }
+    }
+
+    func readIndex() throws -> StoreIndex {
+        guard FileManager.default.fileExists(atPath: indexURL.path) else { return StoreIndex() }
+        do {
+            let data = try Data(contentsOf: indexURL)
+            return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
+        } catch {
+            throw CredentialError(.storeError, path: indexURL.path, "The store's index cannot be read (\(error)).",
+                                  hint: "It was edited or damaged outside apnsctl; restore it from a backup or move the store folder away and import again.")
+        }
+    }
+
+    /// The public certificate of a stored certificate credential.
+    public func certificate(of credential: StoredCredential) throws -> CredentialFile {
+        guard let relative = credential.certificateFile else {
+            throw CredentialError(.storeError, path: nil, "\(credential.alias) is not a certificate.", hint: nil)
+        }
+        return try CredentialFile.read(path: root.appendingPathComponent(relative).path)
+    }
+
+    /// The certificate with its private key, reading the secret from the Secret Service.
+    public func identity(of credential: StoredCredential) throws -> CredentialFile {
+        let item = credential.secretItem(store: path)
+        guard let secret = try secrets.lookup(item) else {
+            throw CredentialError(.secretNotFound, path: nil,
+                                  "The secret of \(credential.alias) is missing from the Secret Service (it was removed outside apnsctl, or the store was copied from another machine).",
+                                  hint: "Remove it with `apnsctl remove \(credential.alias)` and import the bundle again.")
+        }
+        switch credential.secret {
+        case .pkcs12Password:
+            guard let bundle = credential.bundleFile else { throw CredentialError(.storeError, path: nil, "\(credential.alias) has no bundle file.", hint: nil) }
+            return try CredentialFile.read(path: root.appendingPathComponent(bundle).path, password: .fixed(secret))
+        case .privateKey:
+            let certificate = try self.certificate(of: credential)
+            return certificate.replacingKey(secret)
+        case .tokenKey:
+            throw CredentialError(.storeError, path: nil, "\(credential.alias) is a token key, not a certificate.", hint: nil)
+        }
+    }
+
+    public func tokenKey(of credential: StoredCredential) throws -> ProviderKey {
+        guard credential.kind == .tokenKey, let keyID = credential.keyId, let teamID = credential.teamId else {
+            throw CredentialError(.storeError, path: nil, "\(credential.alias) is not a complete token key.",
+                                  hint: "Import the .p8 again with --team-id.")
+        }
+        guard let secret = try secrets.lookup(credential.secretItem(store: path)) else {
+            throw CredentialError(.secretNotFound, path: nil, "The private key of \(credential.alias) is missing from the Secret Service.",
+                                  hint: "Remove it with `apnsctl remove \(credential.alias)` and import the .p8 again.")
+        }
+        return try ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret)
+    }
+
+    // MARK: Writing
+
+    public struct ImportResult: Sendable {
+        public var credential: StoredCredential
+        public var replaced: StoredCredential?
+    }
+
+    /// Imports a certificate bundle that carries its private key.
+    public func importCertificate(_ file: CredentialFile, alias requested: String?, replacing: String? = nil) throws -> ImportResult {
+        guard let key = file.privateKeyPKCS8, let summary = file.privateKey else {
+            throw CredentialError(.noPrivateKey, path: file.path, "The file has a certificate but no private key, so it cannot authenticate to APNs.",
+                                  hint: "Export the certificate together with its key (Keychain Access: select both, File > Export Items, .p12).")
+        }
+        guard summary.matchesCertificate else {
+            throw CredentialError(.keyMismatch, path: file.path, "The private key in the file does not belong to its certificate.",
+                                  hint: "Export the certificate with its own key; nothing was imported.")
+        }
+        let certificate = file.certificate
+        return try withLock { index in
+            if let existing = index.credentials.first(where: { $0.sha256 == certificate.sha256 }) {
+                throw CredentialError(.alreadyImported, path: file.path,
+                                      "This certificate is already in the store as \(existing.alias); nothing changed.",
+                                      hint: "Use `apnsctl list` to see it, or `apnsctl remove \(existing.alias)` first to import it again.")
+            }
+            let replaced = try self.replacement(named: replacing, in: index)
+            if replaced == nil, requested == nil || requested == Self.defaultAlias(for: certificate),
+               let older = index.credentials.first(where: { $0.kind == .certificate && Set($0.topics) == Set(certificate.coveredTopics)
+                   && Set($0.environments) == Set(certificate.environments) }) {
+                throw CredentialError(.aliasTaken, path: file.path,
+                                      "The store already has \(older.alias) for the same topic and environments (expires \(CertificateFindings.day(older.notAfter ?? Date()))).",
+                                      hint: "To rotate, run the same import with --replace \(older.alias): the old one is kept until the new one is stored. To keep both, give --alias NAME.")
+            }
+            let alias = try self.chooseAlias(requested ?? Self.defaultAlias(for: certificate), in: index, replacing: replaced)
+            let keepBundle = file.format == .pkcs12 && !(file.password?.isEmpty ?? true)
+            var credential = StoredCredential(
+                alias: alias, kind: .certificate, topics: certificate.coveredTopics, environments: certificate.environments,
+                importedAt: Date(), source: (file.path as NSString).lastPathComponent,
+                secret: keepBundle ? .pkcs12Password : .privateKey,
+                certificateFile: "credentials/\(alias).cert.pem", sha256: certificate.sha256, subject: certificate.subject,
+                teamId: certificate.teamID, notBefore: certificate.notBefore, notAfter: certificate.notAfter)
+            // Files first (unreferenced until the index names them), then the secret, then the index.
+            let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
+            var written: [URL] = []
+            do {
+                try self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
+                written.append(root.appendingPathComponent(credential.certificateFile!))
+                if keepBundle {
+                    credential.bundleFile = "credentials/\(alias).p12"
+                    try self.writeFile(Data(file.contents), to: credential.bundleFile!)
+                    written.append(root.appendingPathComponent(credential.bundleFile!))
+                }
+                try self.secrets.store(keepBundle ? file.password! : key, for: credential.secretItem(store: self.path))
+            } catch {
+                written.forEach { try? FileManager.default.removeItem(at: $0) }
+                throw error
+            }
+            index.credentials.removeAll { $0.alias == replaced?.alias }
+            index.credentials.append(credential)
+            return ImportResult(credential: credential, replaced: replaced)
+        } afterCommit: { result in
+            if let replaced = result.replaced { self.discard(replaced) }
+        }
+    }
+
+    /// Imports a token key: the private key into the Secret Service, metadata into the index.
+    public func importTokenKey(_ key: ProviderKey, topics: [String], environments: [PushEnvironment],
+                               alias requested: String?, source: String?, replacing: String? = nil) throws -> ImportResult {
+        try withLock { index in
+            if let existing = index.credentials.first(where: { $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID }) {
+                throw CredentialError(.alreadyImported, path: source, "Token key \(key.keyID) is already in the store as \(existing.alias); nothing changed.",
+                                      hint: "Use `apnsctl remove \(existing.alias)` first to import it again.")
+            }
+            let replaced = try self.replacement(named: replacing, in: index)
+            let alias = try self.chooseAlias(requested ?? "token-\(key.keyID)", in: index, replacing: replaced)
+            let credential = StoredCredential(
+                alias: alias, kind: .tokenKey, topics: topics, environments: environments, importedAt: Date(),
+                source: source.map { ($0 as NSString).lastPathComponent }, secret: .tokenKey, teamId: key.teamID,
+                keyId: key.keyID, publicKeyFingerprint: key.publicKeyFingerprint)
+            try self.secrets.store(key.pkcs8, for: credential.secretItem(store: self.path))
+            index.credentials.removeAll { $0.alias == replaced?.alias }
+            index.credentials.append(credential)
+            return ImportResult(credential: credential, replaced: replaced)
+        } afterCommit: { result in
+            if let replaced = result.replaced { self.discard(replaced) }
+        }
+    }
+
+    /// Removes a credential's files, its secret and its index entry. Returns what was removed.
+    @discardableResult
+    public func remove(alias: String) throws -> (credential: StoredCredential, removedSecret: Bool, files: [String]) {
+        var removedSecret = false
+        var files: [String] = []
+        let credential = try withLock { index -> StoredCredential in
+            guard let position = index.credentials.firstIndex(where: { $0.alias == alias }) else {
+                throw self.notFound(alias, in: index)
+            }
+            // The secret goes first: when the Secret Service cannot be reached nothing changes,
+            // rather than leaving a secret that no index entry names any more.
+            removedSecret = try self.secrets.remove(index.credentials[position].secretItem(store: self.path))
+            return index.credentials.remove(at: position)
+        } afterCommit: { credential in
+            files = self.removeFiles(of: credential)
+        }
+        return (credential, removedSecret, files)
+    }
+
+    // MARK: Helpers
+
+    public static func defaultAlias(for certificate: PushCertificate) -> String {
+        let topic = certificate.bundleID ?? certificate.coveredTopics.first ?? certificate.commonName ?? "certificate"
+        let environment: String
+        switch Set(certificate.environments) {
+        case [.sandbox]: environment = "sandbox"
+        case [.production]: environment = "production"
+        case [.sandbox, .production]: environment = "universal"
+        default: environment = "unknown"
+        }
+        return sanitize("\(topic)-\(environment)")
+    }
+
+    /// Aliases become file names: keep them to letters, digits, dot, dash and underscore.
+    static func sanitize(_ alias: String) -> String {
+        String(alias.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" }).trimmingCharacters(in: CharacterSet(charactersIn: ".-"))
+    }
+
+    public static func validateAlias(_ alias: String) throws {
+        guard !alias.isEmpty, alias.count <= 100, sanitize(alias) == alias else {
+            throw CredentialError(.invalidArgument, path: nil,
+                                  "The alias \"\(alias)\" may use only letters, digits, '.', '-' and '_', and may not start or end with '.' or '-'.",
+                                  hint: "For example --alias com.example.app-production.")
+        }
+    }
+
+    private func chooseAlias(_ wanted: String, in index: StoreIndex, replacing: StoredCredential?) throws -> String {
+        try Self.validateAlias(wanted)
+        let taken = Set(index.credentials.map(\.alias)).subtracting([replacing?.alias].compactMap { $0 })
+        if !taken.contains(wanted) { return wanted }
+        // A default alias gets a numbered suffix; one the user chose is refused.
+        var number = 2
+        while taken.contains("\(wanted)-\(number)") { number += 1 }
+        return "\(wanted)-\(number)"
+    }
+
+    private func replacement(named alias: String?, in index: StoreIndex) throws -> StoredCredential? {
+        guard let alias else { return nil }
+        guard let old = index.credentials.first(where: { $0.alias == alias }) else { throw notFound(alias, in: index) }
+        return old
+    }
+
+    func notFound(_ alias: String, in index: StoreIndex) -> CredentialError {
+        let known = index.credentials.map(\.alias)
+        return CredentialError(.aliasNotFound, path: nil, "No credential named \(alias) in the store at \(path).",
+                               hint: known.isEmpty ? "The store is empty: import one with `apnsctl import FILE`." : "Known aliases: \(known.joined(separator: ", ")).")
+    }
+
+    /// Removes a replaced credential's files and secret, unless the new one took its alias
+    /// (then the new files and secret already overwrote them).
+    private func discard(_ old: StoredCredential) {
+        guard let index = try? readIndex() else { return }
+        if index.credentials.contains(where: { $0.alias == old.alias }) {
+            // Same alias reused by the new credential: the secret item differs by fingerprint, so remove only that.
+            if index.credentials.first(where: { $0.alias == old.alias })?.secretItem(store: path) != old.secretItem(store: path) {
+                try? secrets.remove(old.secretItem(store: path))
+            }
+            return
+        }
+        try? secrets.remove(old.secretItem(store: path))
+        _ = removeFiles(of: old)
+    }
+
+    private func removeFiles(of credential: StoredCredential) -> [String] {
+        var removed: [String] = []
+        for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 }) {
+            let url = root.appendingPathComponent(relative)
+            if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url.path) }
+        }
+        return removed
+    }
+
+    /// Runs `body` on the index under an exclusive lock and writes the index back atomically
+    /// when it returns; `afterCommit` runs after the new index is in place, still under the lock.
+    private func withLock<R>(_ body: (inout StoreIndex) throws -> R, afterCommit: (R) -> Void = { _ in }) throws -> R {
+        try prepareFolder()
+        let lockPath = root.appendingPathComponent(".lock").path
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw CredentialError(.storeError, path: lockPath, "The store's lock file cannot be opened (\(String(cString: strerror(errno)))).",
+                                  hint: "Check the store folder's owner and permissions.")
+        }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX) == 0 else {
+            throw CredentialError(.storeError, path: lockPath, "The store cannot be locked.", hint: nil)
+        }
+        defer { flock(fd, LOCK_UN) }
+        var index = try readIndex()
+        let result = try body(&index)
+        try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
+        afterCommit(result)
+        removeUnreferencedFiles(index)
+        return result
+    }
+
+    /// Files in credentials/ that no index entry names are leftovers of an interrupted import.
+    private func removeUnreferencedFiles(_ index: StoreIndex) {
+        let referenced = Set(index.credentials.flatMap { [$0.certificateFile, $0.bundleFile].compactMap { $0 } }.map { ($0 as NSString).lastPathComponent })
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: credentialsFolder.path) else { return }
+        for name in names where !referenced.contains(name) {
+            try? FileManager.default.removeItem(at: credentialsFolder.appendingPathComponent(name))
+        }
+    }
+
+    private func prepareFolder() throws {
+        for folder in [root, credentialsFolder] {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                chmod(folder.path, 0o700)
+            } catch {
+                throw CredentialError(.storeError, path: folder.path, "The store folder cannot be created (\(error.localizedDescription)).",
+                                      hint: "Choose another place with --store DIR or APNSCTL_STORE.")
+            }
+        }
+    }
+
+    /// Writes `data` to `relative` atomically: a temporary file in the same folder, fsync, rename.
+    func writeFile(_ data: Data, to relative: String) throws {
+        let destination = root.appendingPathComponent(relative)
+        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw CredentialError(.writeFailed, path: temporary.path, "Cannot create a file in the store (\(String(cString: strerror(errno)))).", hint: nil)
+        }
+        var ok = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+        ok = ok && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(temporary.path, destination.path) == 0 else {
+            unlink(temporary.path)
+            throw CredentialError(.writeFailed, path: destination.path, "Writing to the store failed (\(String(cString: strerror(errno)))).",
+                                  hint: "Check free disk space and the folder's permissions.")
+        }
+    }
+}
+
+extension CredentialFile {
+    /// The same certificate with a private key taken from elsewhere (the Secret Service).
+    func replacingKey(_ key: SecretBytes) -> CredentialFile {
+        CredentialFile(path: path, format: format, certificate: certificate, chain: chain,
+                       privateKey: CredentialFile.summarize(key: key, certificate: certificate),
+                       protection: protection, privateKeyPKCS8: key, password: nil, contents: contents)
+    }
+}

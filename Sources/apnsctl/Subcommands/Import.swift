@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Add a push certificate bundle or a token key (.p8) to the credential store.",
+        discussion: """
+            Certificates: the bundle (.p12/.pfx, or PEM with its key) is inspected first; a bundle \
+            with no key or a key that belongs to another certificate is refused. A password-protected \
+            PKCS#12 is kept as it is in the store and its password goes to the Secret Service; otherwise \
+            only the certificate is kept on disk and the private key goes to the Secret Service. \
+            Nothing secret is ever written to a plain file.
+
+            Token keys: `apnsctl import AuthKey_KEYID.p8 --team-id TEAMID --topic com.example.app \
+            --environment both`. The key goes to the Secret Service; the store keeps its key ID, team \
+            ID, topics, environments and public-key fingerprint.
+
+            Rotation: importing a newer certificate for the same topic and environments is refused \
+            unless you name the one it replaces with --replace OLD; the old one is removed only after \
+            the new one is stored.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The .p12/.pfx, PEM or .p8 file.", valueName: "FILE"))
+    var file: String
+
+    @Option(help: ArgumentHelp("The name to store it under (default: derived from topic and environment).", valueName: "NAME"))
+    var alias: String?
+
+    @Option(help: ArgumentHelp("Replace this stored credential (certificate rotation).", valueName: "OLD"))
+    var replace: String?
+
+    @Option(name: .customLong("team-id"), help: ArgumentHelp("Token keys: your 10-character team ID.", valueName: "TEAMID"))
+    var teamID: String?
+
+    @Option(name: .customLong("key-id"), help: ArgumentHelp("Token keys: the 10-character key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID"))
+    var keyID: String?
+
+    @Option(help: ArgumentHelp("Token keys: a bundle ID this key will push to (repeatable).", valueName: "BUNDLE"))
+    var topic: [String] = []
+
+    @Option(help: ArgumentHelp("Token keys: the environments it will be used with.", valueName: "sandbox|production|both"))
+    var environment: EnvironmentChoice?
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var password: PasswordOptions
+
+    @Flag(help: "Print the stored entry as JSON.")
+    var json = false
+
+    var isTokenKey: Bool {
+        file.lowercased().hasSuffix(".p8") || teamID != nil
+    }
+
+    func validate() throws {
+        if let alias { try CredentialStore.validateAlias(alias) }
+        if !isTokenKey, keyID != nil || !topic.isEmpty || environment != nil {
+            throw ValidationError("--key-id, --topic and --environment are for token keys (.p8) only; a certificate carries its own.")
+        }
+    }
+
+    func run() async throws {
+        let store = self.store.credentialStore
+        do {
+            let result: CredentialStore.ImportResult
+            if isTokenKey {
+                guard let teamID else {
+                    throw CredentialError(.invalidArgument, path: file, "A token key needs the team ID it belongs to.",
+                                          hint: "Add --team-id TEAMID (Apple Developer portal > Membership details).")
+                }
+                let key = try ProviderKey(path: file, teamID: teamID, keyID: keyID)
+                result = try store.importTokenKey(key, topics: topic, environments: environment?.environments ?? [],
+                                                  alias: alias, source: file, replacing: replace)
+            } else {
+                let credential = try CredentialFile.read(path: file, password: password.source())
+                result = try store.importCertificate(credential, alias: alias, replacing: replace)
+            }
+            if json {
+                try printJSON(ImportOutput(schemaVersion: ReportSchema.schemaVersion, store: store.path, imported: result.credential,
+                                           replaced: result.replaced?.alias))
+            } else {
+                let style = TerminalStyle.stdout
+                let entry = result.credential
+                print("\(style.paint("✓", .green)) Imported \(style.paint(entry.alias, .bold)) (\(describe(entry))) into \(store.path)")
+                print("  secret kept in the Secret Service: \(entry.secret.rawValue) (label \"apnsctl: \(entry.alias)\")")
+                if let replaced = result.replaced { print("  replaced \(replaced.alias), whose files and secret are removed") }
+                if entry.kind == .tokenKey, entry.topics.isEmpty || entry.environments.isEmpty {
+                    print(style.paint("  ! no --topic/--environment given: `apnsctl check` will report the metadata as incomplete", .yellow))
+                }
+            }
+        } catch let error as CredentialError {
+            reportError(error)
+            throw ExitStatus.couldNotCheck
+        }
+    }
+
+    private func describe(_ entry: StoredCredential) -> String {
+        let environments = entry.environments.isEmpty ? "environment unknown" : entry.environments.map(\.rawValue).joined(separator: " + ")
+        let topics = entry.topics.isEmpty ? "no topic" : entry.topics.joined(separator: ", ")
+        if entry.kind == .tokenKey { return "token key \(entry.keyId ?? "?") of team \(entry.teamId ?? "?"), \(topics), \(environments)" }
+        let expires = entry.notAfter.map { "expires \(CertificateRenderer.day($0))" } ?? ""
+        return "certificate for \(topics), \(environments), \(expires)"
+    }
+}
+
+struct ImportOutput: Encodable {
+    var schemaVersion: Int
+    var store: String
+    var imported: StoredCredential
+    var replaced: String?
+}

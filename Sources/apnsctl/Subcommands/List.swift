@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the credentials in the store.",
+        discussion: "Reads only the store's index and public certificates; the Secret Service is not touched."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Flag(help: "Print a versioned JSON report instead of a table.")
+    var json = false
+
+    @Option(name: .customLong("warn-days"), help: ArgumentHelp("Mark certificates that expire within this many days.", valueName: "N"))
+    var warnDays = 30
+
+    func run() async throws {
+        let store = self.store.credentialStore
+        let credentials: [StoredCredential]
+        do {
+            credentials = try store.list()
+        } catch let error as CredentialError {
+            reportError(error)
+            throw ExitStatus.couldNotCheck
+        }
+        let now = Date()
+        let rows = credentials.map { ListRow($0, at: now, warnDays: warnDays) }
+        if json {
+            try printJSON(ListOutput(schemaVersion: ReportSchema.schemaVersion, store: store.path, credentials: rows))
+            return
+        }
+        guard !rows.isEmpty else {
+            print("The store at \(store.path) is empty. Add a credential with `apnsctl import FILE`.")
+            return
+        }
+        let style = TerminalStyle.stdout
+        let table = Table(headers: ["ALIAS", "KIND", "TOPICS", "ENVIRONMENTS", "EXPIRES", "DAYS LEFT", "STATUS"])
+        for row in rows {
+            let status: String
+            switch row.status {
+            case .valid?: status = style.paint("valid", .green)
+            case .expiring?: status = style.paint("expiring", .yellow, .bold)
+            case .expired?: status = style.paint("expired", .red, .bold)
+            case .notYetValid?: status = style.paint("not yet valid", .red)
+            case nil: status = style.paint("n/a", .dim)
+            }
+            table.add([row.alias, row.kind == .tokenKey ? "token key" : "certificate",
+                       row.topics.isEmpty ? "-" : row.topics.joined(separator: ", "),
+                       row.environments.isEmpty ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
+                       row.notAfter.map(CertificateRenderer.day) ?? "never", row.daysLeft.map(String.init) ?? "-", status])
+        }
+        print(table.render(style: style))
+    }
+}
+
+struct ListRow: Encodable {
+    var alias: String
+    var kind: StoredCredential.Kind
+    var topics: [String]
+    var environments: [PushEnvironment]
+    var notAfter: Date?
+    var daysLeft: Int?
+    var status: ValidityStatus?
+    var sha256: String?
+    var keyId: String?
+    var teamId: String?
+    var importedAt: Date
+
+    init(_ credential: StoredCredential, at date: Date, warnDays: Int) {
+        alias = credential.alias
+        kind = credential.kind
+        topics = credential.topics
+        environments = credential.environments
+        notAfter = credential.notAfter
+        sha256 = credential.sha256
+        keyId = credential.keyId
+        teamId = credential.teamId
+        importedAt = credential.importedAt
+        if let notAfter = credential.notAfter {
+            daysLeft = Int((notAfter.timeIntervalSince(date) / 86_400).rounded(.down))
+            if let notBefore = credential.notBefore, date < notBefore { status = .notYetValid }
+            else if date > notAfter { status = .expired }
+            else if notAfter.timeIntervalSince(date) < Double(warnDays) * 86_400 { status = .expiring }
+            else { status = .valid }
+        }
+    }
+}
+
+struct ListOutput: Encodable {
+    var schemaVersion: Int
+    var store: String
+    var credentials: [ListRow]
+}
