@@ -215,15 +215,22 @@ public final class GatewayConnection: Sendable {
     /// A rejection is not an error: it comes back as a ``PushResponse`` with its status and
     /// reason. Throws ``GatewayError`` only when no answer came (closed connection, GOAWAY,
     /// timeout); ``GatewayError/isRetryable`` says whether the server did not process it.
-    public func send(_ notification: Notification) async throws -> PushResponse {
+    public func send(_ notification: PushNotification) async throws -> PushResponse {
         try notification.validate()
+        return try await send(headers: notification.headers(authority: authority), body: notification.payload)
+    }
+
+    /// Sends a request exactly as given (plus `authorization` for token authentication). For
+    /// tests that must send what ``PushNotification`` refuses to build (a wrong method, a
+    /// duplicate header, an oversized payload).
+    func send(headers given: [(String, String)], body: [UInt8]) async throws -> PushResponse {
         let (multiplexer, goAway, closed) = state.withLockedValue { ($0.multiplexer, $0.goAway, $0.isClosed) }
         if let goAway { throw GatewayError.goAway(goAway, processed: false) }
         guard let multiplexer, !closed else {
             if closed, let detail = state.withLockedValue({ $0.closeDetail }) { throw GatewayError.connectionClosed(detail) }
             throw GatewayError.notConnected
         }
-        var headers = notification.headers(authority: authority)
+        var headers = given
         if let tokens {
             do {
                 headers.append((APNsHeader.authorization, "bearer \(try tokens.token())"))
@@ -232,7 +239,7 @@ public final class GatewayConnection: Sendable {
                                    hint: "Check the .p8 key file is an EC P-256 key.")
             }
         }
-        let request = StreamRequest(headers: headers, body: notification.payload,
+        let request = StreamRequest(headers: headers, body: body,
                                     timeout: Self.amount(configuration.timeouts.request),
                                     timeoutSeconds: configuration.timeouts.request)
         let result = OncePromise<PushResponse>()

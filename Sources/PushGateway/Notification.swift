@@ -70,7 +70,7 @@ public struct PushPriority: Hashable, Sendable, Codable, CustomStringConvertible
 }
 
 /// One notification to one device: everything that goes into the HTTP/2 request.
-public struct Notification: Sendable {
+public struct PushNotification: Sendable {
     public var deviceToken: DeviceToken
     /// `apns-topic`: the bundle ID, with the push type's suffix where Apple requires one. Optional
     /// with certificate authentication (APNs uses the certificate's topic), required with tokens.
