@@ -128,19 +128,23 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             let buffer = context.channel.allocator.buffer(bytes: bodyBytes)
             context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
         }
-        if early {
-            // As nginx: the answer is complete; the unread request body is not wanted.
-            context.write(wrapOutboundOut(.rstStream(.noError)), promise: nil)
-        }
+        // A raised limit goes out before the answer that earns it, so a client that has the
+        // answer also has the new limit.
+        if decision.status == 200 { connection.accepted += 1 }
+        changeLimitIfDue()
         context.flush()
-        afterAnswer(decision, context: context)
+        if early, let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
+            // As nginx: the answer is complete; the unread request body is not wanted. Sent on
+            // the connection, because the stream may already count as closed here (the body's
+            // END_STREAM can arrive in the same read), and swift-nio-http2 always lets a
+            // RST_STREAM out; the client sees what nginx's clients see.
+            connection.channel.writeAndFlush(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)), promise: nil)
+        }
+        afterAnswer(context: context)
     }
 
-    /// Connection-level faults and limit changes that follow an answer.
-    private func afterAnswer(_ decision: Decision, context: ChannelHandlerContext) {
+    private func changeLimitIfDue() {
         let faults = gateway.configuration.faults
-        connection.answered += 1
-        if decision.status == 200 { connection.accepted += 1 }
         if let change = faults.changeMaxConcurrentStreams, !connection.limitChanged, connection.accepted >= change.afterAccepted {
             connection.limitChanged = true
             connection.advertisedLimit = change.to
@@ -149,6 +153,12 @@ final class GatewayStreamHandler: ChannelInboundHandler {
                                       payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: change.to)])))
             connection.channel.writeAndFlush(settings, promise: nil)
         }
+    }
+
+    /// Connection-level faults that follow an answer.
+    private func afterAnswer(context: ChannelHandlerContext) {
+        let faults = gateway.configuration.faults
+        connection.answered += 1
         if let limit = faults.goAwayAfterStreams, connection.answered >= limit, !connection.goingAway {
             connection.goingAway = true
             gateway.updateStatistics { $0.goAwaysSent += 1 }

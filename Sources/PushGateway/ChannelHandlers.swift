@@ -91,10 +91,23 @@ final class ConnectionObserver: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Stream-level errors also pass here; they are handled by the streams themselves.
+        // Stream-level errors also pass here; the streams handle those themselves.
+        guard Self.isConnectionFatal(error) else { return }
         connection.update { state in
             if state.connectionError == nil { state.connectionError = String(describing: error) }
+            state.closeDetail = state.closeDetail ?? "after swift-nio-http2 judged the server abusive (\(type(of: error)))"
         }
+        // swift-nio-http2 has already sent GOAWAY for these but leaves closing to us; a
+        // connection we have told to go away must not carry more notifications.
+        context.close(promise: nil)
+    }
+
+    /// swift-nio-http2's denial-of-service verdicts: the connection is over.
+    static func isConnectionFatal(_ error: any Error) -> Bool {
+        error is NIOHTTP2Errors.ExcessiveRSTFrames || error is NIOHTTP2Errors.ExcessiveStreamErrors
+            || error is NIOHTTP2Errors.ExcessiveNumberOfGlitches || error is NIOHTTP2Errors.ExcessiveControlFrames
+            || error is NIOHTTP2Errors.ExcessiveEmptyDataFrames || error is NIOHTTP2Errors.ExcessiveContinuationFrames
+            || error is NIOHTTP2Errors.ExcessiveOutboundFrameBuffering
     }
 
     func channelInactive(context: ChannelHandlerContext) {
