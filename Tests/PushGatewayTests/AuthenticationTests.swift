@@ -5,7 +5,7 @@ import PushCredentials
 import Testing
 
 /// Certificate and token authentication end to end: real TLS and HTTP/2 on 127.0.0.1.
-@Suite struct AuthenticationTests {
+@Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
     @Test(arguments: [PushEnvironment.sandbox, .production])
     func certificateAuthenticationIsAccepted(_ environment: PushEnvironment) async throws {
         let running = try await RunningGateway.start(environment)

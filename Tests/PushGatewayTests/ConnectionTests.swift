@@ -8,7 +8,7 @@ import Testing
 
 /// One connection for many notifications, the server's stream limit, and every way
 /// connecting or sending can fail, each with its own error.
-@Suite struct ConnectionTests {
+@Suite(.timeLimit(.minutes(2))) struct ConnectionTests {
     @Test func manySendsShareOneConnection() async throws {
         let running = try await RunningGateway.start()
         defer { Task { await running.stop() } }

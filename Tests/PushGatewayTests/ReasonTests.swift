@@ -6,7 +6,7 @@ import Testing
 
 /// Every reason LocalGateway can answer with is produced here and parsed by the client into
 /// the right APNsReason with the right status.
-@Suite struct ReasonTests {
+@Suite(.timeLimit(.minutes(2))) struct ReasonTests {
     /// A request as sent on the wire, for what PushNotification refuses to build.
     struct RawCase: Sendable, CustomTestStringConvertible {
         var name: String
