@@ -209,6 +209,54 @@ enum Fixtures {
         #expect(body.contains("MissingProviderToken"))
     }
 
+    /// A client that opens streams before it has read the gateway's SETTINGS exceeds the
+    /// advertised limit; the gateway refuses the extra streams (RST_STREAM REFUSED_STREAM, or
+    /// swift-nio-http2's PROTOCOL_ERROR once the limit is acknowledged) and never serves more
+    /// than the limit at once.
+    @Test func streamsAboveTheAdvertisedLimitAreRefused() async throws {
+        let (gateway, port, _) = try await start {
+            $0.faults.maxConcurrentStreams = 1
+            $0.faults.latency = 0.2
+        }
+        defer { Task { try? await gateway.stop() } }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)])
+        tls.applicationProtocols = ["h2"]
+        let sslContext = try NIOSSLContext(configuration: tls)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let (channel, multiplexer) = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: "localhost"))
+                let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                    mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) { $0.eventLoop.makeSucceededVoidFuture() }
+                return (channel, multiplexer)
+            }
+        }
+        defer { channel.close(promise: nil) }
+        // Three requests queued in one event-loop tick, before the handshake ends and so before
+        // the gateway's SETTINGS can be read.
+        let answers = try await channel.eventLoop.submit {
+            (0..<3).map { _ -> EventLoopFuture<(Int, String)> in
+                let response = channel.eventLoop.makePromise(of: (Int, String).self)
+                multiplexer.createStreamChannel(promise: nil) { stream in
+                    stream.eventLoop.makeCompletedFuture {
+                        try stream.pipeline.syncOperations.addHandler(OneRequest(path: "/3/device/\(Fixtures.token.hex)", response: response))
+                    }
+                }
+                return response.futureResult
+            }
+        }.get()
+        var answered = 0
+        for answer in answers where (try? await answer.get()) != nil { answered += 1 }
+        let statistics = gateway.statistics
+        #expect(answered >= 1)
+        #expect(statistics.refusedStreams >= 1)
+        #expect(statistics.streamLimitViolations == 0)
+        // Every stream was either answered or refused, never both, never neither.
+        #expect(answered + statistics.refusedStreams == 3)
+        #expect(statistics.rejectedTotal + statistics.accepted == answered)
+    }
+
     @Test func startReportsTheBoundPortAndStopFreesIt() async throws {
         let (gateway, port, _) = try await start { _ in }
         #expect(port > 0)
