@@ -152,6 +152,11 @@ public final class GatewayConnection: Sendable {
     /// failed; ``handshakeReport`` then says how far it got.
     @discardableResult
     public func connect() async throws -> HandshakeReport {
+        let alreadyStarted = update { $0.channel != nil || $0.isClosed }
+        guard !alreadyStarted else {
+            throw GatewayError(.notConnected, "This connection was already used; a GatewayConnection connects once.",
+                               hint: "Make a new GatewayConnection to connect again.")
+        }
         let started = DispatchTime.now()
         var phase = "setup"
         do {

@@ -224,30 +224,22 @@ enum Fixtures {
         tls.applicationProtocols = ["h2"]
         let sslContext = try NIOSSLContext(configuration: tls)
         let group = MultiThreadedEventLoopGroup.singleton
-        let (channel, multiplexer) = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) { channel in
+        // Three requests queued when the connection becomes active, in the same event-loop tick
+        // that sends the ClientHello: they are committed before any byte from the gateway,
+        // so before its SETTINGS, can be read.
+        let answers = (0..<3).map { _ in group.any().makePromise(of: (Int, String).self) }
+        let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: "localhost"))
                 let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
                     mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) { $0.eventLoop.makeSucceededVoidFuture() }
-                return (channel, multiplexer)
+                try channel.pipeline.syncOperations.addHandler(StreamOpener(multiplexer: multiplexer, responses: answers))
+                return channel
             }
         }
         defer { channel.close(promise: nil) }
-        // Three requests queued in one event-loop tick, before the handshake ends and so before
-        // the gateway's SETTINGS can be read.
-        let answers = try await channel.eventLoop.submit {
-            (0..<3).map { _ -> EventLoopFuture<(Int, String)> in
-                let response = channel.eventLoop.makePromise(of: (Int, String).self)
-                multiplexer.createStreamChannel(promise: nil) { stream in
-                    stream.eventLoop.makeCompletedFuture {
-                        try stream.pipeline.syncOperations.addHandler(OneRequest(path: "/3/device/\(Fixtures.token.hex)", response: response))
-                    }
-                }
-                return response.futureResult
-            }
-        }.get()
         var answered = 0
-        for answer in answers where (try? await answer.get()) != nil { answered += 1 }
+        for answer in answers where (try? await answer.futureResult.get()) != nil { answered += 1 }
         let statistics = gateway.statistics
         #expect(answered >= 1)
         #expect(statistics.refusedStreams >= 1)
@@ -274,6 +266,27 @@ enum Fixtures {
         configuration.deviceRegistryFile = path
         let error = #expect(throws: CredentialError.self) { try LocalGateway(configuration: configuration) }
         #expect(error?.message.contains("'x'") == true)
+    }
+}
+
+/// Opens one request stream per promise as soon as the connection is active.
+final class StreamOpener: ChannelInboundHandler {
+    typealias InboundIn = Any
+    let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    let responses: [EventLoopPromise<(Int, String)>]
+    init(multiplexer: NIOHTTP2Handler.StreamMultiplexer, responses: [EventLoopPromise<(Int, String)>]) {
+        self.multiplexer = multiplexer
+        self.responses = responses
+    }
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        for response in responses {
+            multiplexer.createStreamChannel(promise: nil) { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(OneRequest(path: "/3/device/\(Fixtures.token.hex)", response: response))
+                }
+            }
+        }
     }
 }
 
