@@ -94,6 +94,7 @@ public final class GatewayConnection: Sendable {
         var report: HandshakeReport
         var goAway: GatewayError.GoAwayInfo?
         var isClosed = false
+        var connectStarted = false
         var closeDetail: String?
         var connectionError: String?
         var maxConcurrentStreams: UInt32?
@@ -152,7 +153,10 @@ public final class GatewayConnection: Sendable {
     /// failed; ``handshakeReport`` then says how far it got.
     @discardableResult
     public func connect() async throws -> HandshakeReport {
-        let alreadyStarted = update { $0.channel != nil || $0.isClosed }
+        let alreadyStarted = update { state -> Bool in
+            defer { state.connectStarted = true }
+            return state.connectStarted || state.isClosed
+        }
         guard !alreadyStarted else {
             throw GatewayError(.notConnected, "This connection was already used; a GatewayConnection connects once.",
                                hint: "Make a new GatewayConnection to connect again.")
