@@ -149,6 +149,18 @@ import Testing
         #expect(connection.handshakeReport.trust == .hostnameMismatch)
     }
 
+    @Test func expiredServerCertificateIsItsOwnError() async throws {
+        let authority = try TestCertificateAuthority.generate()
+        let expired = try LocalGateway.mintServerIdentity(names: ["127.0.0.1"], days: -1, authority: authority)
+        let running = try await RunningGateway.start { $0.identity = .minted(expired) }
+        defer { Task { await running.stop() } }
+        let connection = GatewayConnection(configuration: try running.configuration(.certificate(try Fixtures.universal())))
+        let error = await gatewayError { try await connection.connect() }
+        #expect(error?.code == .tlsCertificateExpired)
+        #expect(connection.handshakeReport.trust == .expired)
+        #expect(error?.hint?.contains("clock") == true)
+    }
+
     @Test func serverThatNeverAnswersTLSTimesOut() async throws {
         // Accepts TCP and then says nothing.
         let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
