@@ -1,0 +1,275 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import PushCredentials
+import PushGateway
+import X509
+
+/// An APNs-compatible gateway: HTTP/2 over TLS on a local port, with Apple's headers,
+/// reasons, client-certificate and provider-token checks, a device registry, a JSONL log of
+/// what it accepted and faults to inject. For tests, demos and users' CI; it never talks to Apple.
+///
+/// ```swift
+/// let gateway = try LocalGateway(configuration: configuration)
+/// let port = try await gateway.start()
+/// ... // clients connect to 127.0.0.1:port trusting gateway.serverCertificateAuthorityPEM
+/// try await gateway.stop()
+/// ```
+public final class LocalGateway: Sendable {
+    /// What the gateway has seen since it started.
+    public struct Statistics: Codable, Sendable, Equatable {
+        /// TCP connections accepted.
+        public var connections = 0
+        /// Streams opened by clients.
+        public var streams = 0
+        public var accepted = 0
+        /// Rejections by reason (`BadDeviceToken`: 3).
+        public var rejected: [String: Int] = [:]
+        /// Streams refused with RST_STREAM REFUSED_STREAM because they exceeded the advertised
+        /// SETTINGS_MAX_CONCURRENT_STREAMS.
+        public var refusedStreams = 0
+        /// Connections that broke the limit after acknowledging it (swift-nio-http2 closes those
+        /// with a PROTOCOL_ERROR GOAWAY; RFC 9113 section 5.1.2 allows either answer).
+        public var streamLimitViolations = 0
+        /// The most streams open at once on one connection.
+        public var maxConcurrentStreamsObserved = 0
+        public var goAwaysSent = 0
+        /// Connections closed by ``Configuration/Faults/closeAfterStreams``.
+        public var connectionsClosedByFault = 0
+        /// SETTINGS frames sent after the first, changing MAX_CONCURRENT_STREAMS.
+        public var settingsChanges = 0
+
+        public var rejectedTotal: Int { rejected.values.reduce(0, +) }
+    }
+
+    struct State {
+        var channel: (any Channel)?
+        var statistics = Statistics()
+        var log: FileHandle?
+    }
+
+    public let configuration: Configuration
+    let validator: RequestValidator
+    let sslContext: NIOSSLContext
+    let group: any EventLoopGroup
+    let state = NIOLockedValueBox(State())
+    /// The CA that signed a generated server certificate.
+    public let serverCertificateAuthorityPEM: String?
+    /// The server certificate, PEM.
+    public let serverCertificatePEM: String
+
+    /// Reads every file the configuration names and prepares TLS, so mistakes show before start.
+    public init(configuration: Configuration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
+        self.configuration = configuration
+        self.group = eventLoopGroup
+        validator = try RequestValidator(configuration: configuration)
+
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        switch configuration.identity {
+        case .generate(let names):
+            let authority = try TestCertificateAuthority.generate(commonName: "apnsctl local gateway TEST server CA")
+            let identity = try LocalGateway.mintServerIdentity(names: names, authority: authority)
+            chain = [try NIOSSLCertificate(bytes: identity.certificateDER, format: .der)]
+            key = try NIOSSLPrivateKey(bytes: identity.privateKeyPKCS8.bytes, format: .der)
+            serverCertificateAuthorityPEM = authority.certificatePEM
+            serverCertificatePEM = identity.certificatePEM
+        case .minted(let identity):
+            chain = [try NIOSSLCertificate(bytes: identity.certificateDER, format: .der)]
+            key = try NIOSSLPrivateKey(bytes: identity.privateKeyPKCS8.bytes, format: .der)
+            serverCertificateAuthorityPEM = identity.authority.certificatePEM
+            serverCertificatePEM = identity.certificatePEM
+        case .files(let certificatePath, let keyPath):
+            do {
+                chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+                key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+            } catch {
+                throw CredentialError(.unreadable, path: "\(certificatePath), \(keyPath)",
+                                      "The gateway's certificate or key cannot be read as PEM.",
+                                      hint: "Give the server certificate PEM and its unencrypted private key PEM.")
+            }
+            serverCertificateAuthorityPEM = nil
+            serverCertificatePEM = (try? chain.first.map { PEMWriter.certificate(try $0.toDERBytes()) }) ?? ""
+        }
+
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        tls.minimumTLSVersion = .tlsv12
+        // ALPN h2 for clients that offer it; clients that offer none (aioapns) still get
+        // HTTP/2, because the pipeline below speaks nothing else.
+        tls.applicationProtocols = ["h2"]
+        var clientRoots: [NIOSSLCertificate] = []
+        do {
+            for path in configuration.clientCAFiles { clientRoots += try NIOSSLCertificate.fromPEMFile(path) }
+            for pem in configuration.clientCAPEMs { clientRoots += try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)) }
+        } catch {
+            throw CredentialError(.unreadable, path: configuration.clientCAFiles.joined(separator: ", "),
+                                  "A client CA file cannot be read as PEM certificates.",
+                                  hint: "Give the CA that signed the push identities (certs/ca/wwdr-test-ca.pem, or the one mint-identity wrote).")
+        }
+        if clientRoots.isEmpty {
+            tls.certificateVerification = .none
+        } else {
+            tls.trustRoots = .certificates(clientRoots)
+            // Certificates are verified against the client CAs only; a client name is not a
+            // host name. When token keys are accepted too, a client may present no certificate
+            // (as with APNs, which takes both on one port).
+            tls.certificateVerification = configuration.tokenKeys.isEmpty ? .noHostnameVerification : .optionalVerification
+        }
+        sslContext = try NIOSSLContext(configuration: tls)
+    }
+
+    /// Binds and starts accepting; returns the port (the one chosen when the configuration said 0).
+    @discardableResult
+    public func start() async throws -> Int {
+        if let path = configuration.logFile {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw CredentialError(.writeFailed, path: path, "The notification log cannot be created.",
+                                      hint: "Check the folder exists and is writable.")
+            }
+            state.withLockedValue { $0.log = handle }
+        }
+        let gateway = self
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try gateway.configureConnection(channel)
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            throw CredentialError(.invalidArgument, path: nil,
+                                  "The gateway cannot listen on \(configuration.host):\(configuration.port) (\(error)).",
+                                  hint: "Pick another --port, or 0 for any free port.")
+        }
+        state.withLockedValue { $0.channel = channel }
+        return channel.localAddress?.port ?? configuration.port
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() async throws {
+        let (channel, log) = state.withLockedValue { state in
+            defer { state.channel = nil; state.log = nil }
+            return (state.channel, state.log)
+        }
+        try? await channel?.close()
+        try? log?.close()
+    }
+
+    /// Starts, then serves until the task is cancelled (for a CLI command).
+    public func run(onStart: @Sendable (Int) -> Void = { _ in }) async throws {
+        let port = try await start()
+        onStart(port)
+        let channel = state.withLockedValue { $0.channel }
+        await withTaskCancellationHandler {
+            try? await channel?.closeFuture.get()
+        } onCancel: {
+            channel?.close(promise: nil)
+        }
+        try await stop()
+    }
+
+    /// The port bound, once started.
+    public var port: Int? { state.withLockedValue { $0.channel?.localAddress?.port } }
+
+    public var statistics: Statistics { state.withLockedValue { $0.statistics } }
+
+    // MARK: Connections
+
+    private func configureConnection(_ channel: any Channel) throws {
+        let number = updateStatistics { statistics -> Int in
+            statistics.connections += 1
+            return statistics.connections
+        }
+        let ssl = NIOSSLServerHandler(context: sslContext)
+        try channel.pipeline.syncOperations.addHandler(ssl)
+        let connection = GatewayConnectionState(number: number, channel: channel,
+                                                advertisedLimit: configuration.faults.maxConcurrentStreams)
+        var settings = NIOHTTP2Handler.ConnectionConfiguration()
+        settings.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.faults.maxConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 8_192),
+        ]
+        settings.maximumRecentlyResetStreams = 1_024
+        let gateway = self
+        // Stream channels run on their connection's event loop, so the state may travel bound to it.
+        let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: settings, streamConfiguration: .init()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(GatewayStreamHandler(gateway: gateway, connection: boundConnection.value))
+            }
+        }
+        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: gateway))
+    }
+
+    @discardableResult
+    func updateStatistics<T>(_ body: (inout Statistics) -> T) -> T {
+        state.withLockedValue { body(&$0.statistics) }
+    }
+
+    /// Appends one JSON line and lets it reach the file before the answer goes out, so a test
+    /// that got 200 can read the line.
+    func log(_ record: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        state.withLockedValue { state in
+            state.log?.write(data + Data("\n".utf8))
+        }
+    }
+}
+
+/// Per-connection bookkeeping, touched only on the connection's event loop.
+final class GatewayConnectionState {
+    let number: Int
+    let channel: any Channel
+    /// The MAX_CONCURRENT_STREAMS last advertised.
+    var advertisedLimit: Int
+    var openStreams = 0
+    var streamsSeen = 0
+    var answered = 0
+    var accepted = 0
+    var limitChanged = false
+    var goingAway = false
+    var peerCertificate: PushCertificate??
+
+    init(number: Int, channel: any Channel, advertisedLimit: Int) {
+        self.number = number
+        self.channel = channel
+        self.advertisedLimit = advertisedLimit
+    }
+
+    /// The client's verified certificate, parsed once.
+    func clientCertificate() -> PushCertificate? {
+        if let peerCertificate { return peerCertificate }
+        let parsed: PushCertificate? = {
+            guard let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
+                  let certificate = handler.peerCertificate,
+                  let der = try? certificate.toDERBytes() else { return nil }
+            return try? PushCertificate(der: der)
+        }()
+        peerCertificate = .some(parsed)
+        return parsed
+    }
+}
+
+/// Notes connection-level errors: a client that broke the stream limit after acknowledging it.
+final class GatewayConnectionObserver: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    let gateway: LocalGateway
+
+    init(gateway: LocalGateway) { self.gateway = gateway }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOHTTP2Errors.MaxStreamsViolation {
+            gateway.updateStatistics { $0.streamLimitViolations += 1 }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import PushCredentials
+import PushGateway
+
+/// Serves one stream: counts it against the connection's limit, collects the request,
+/// answers as APNs would, and applies the connection-level faults.
+final class GatewayStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private let gateway: LocalGateway
+    private let connection: GatewayConnectionState
+    private var headers: [(name: String, value: String)] = []
+    private var body: [UInt8] = []
+    private var counted = false
+    private var refused = false
+    private var answered = false
+
+    init(gateway: LocalGateway, connection: GatewayConnectionState) {
+        self.gateway = gateway
+        self.connection = connection
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let faults = gateway.configuration.faults
+        connection.streamsSeen += 1
+        connection.openStreams += 1
+        counted = true
+        let open = connection.openStreams
+        gateway.updateStatistics {
+            $0.streams += 1
+            $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open)
+        }
+        if let limit = faults.closeAfterStreams, connection.streamsSeen > limit {
+            // Abruptly, mid-request: no answer, no GOAWAY.
+            gateway.updateStatistics { $0.connectionsClosedByFault += 1 }
+            refused = true
+            connection.channel.close(promise: nil)
+            return
+        }
+        if open > connection.advertisedLimit {
+            // Above the limit we advertised (possible while a lowered limit is not yet
+            // acknowledged): refuse without processing, so the client may retry it.
+            refused = true
+            gateway.updateStatistics { $0.refusedStreams += 1 }
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if counted {
+            counted = false
+            connection.openStreams -= 1
+        }
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused, !answered else { return }
+        switch unwrapInboundIn(data) {
+        case .headers(let frame):
+            if headers.isEmpty {
+                headers = frame.headers.map { (name: $0.name, value: $0.value) }
+            }
+            if frame.endStream {
+                respond(context: context, bodyRead: true)
+            } else if gateway.configuration.faults.answerEarlyAndReset {
+                respond(context: context, bodyRead: false)
+            }
+        case .data(let frame):
+            if case .byteBuffer(var buffer) = frame.data, let bytes = buffer.readBytes(length: buffer.readableBytes) {
+                body += bytes
+                if body.count > 64 * 1024 {  // far beyond any limit: stop reading, answer now
+                    respond(context: context, bodyRead: true)
+                    return
+                }
+            }
+            if frame.endStream { respond(context: context, bodyRead: true) }
+        default:
+            break
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext, bodyRead: Bool) {
+        guard !answered else { return }
+        answered = true
+        let request = IncomingRequest(headers: headers, body: body, bodyRead: bodyRead)
+        let decision = gateway.validator.evaluate(request, certificate: connection.clientCertificate())
+        let latency = gateway.configuration.faults.latency
+        if latency > 0 {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(latency * 1e9))) { [self] in
+                write(decision, context: context, early: !bodyRead)
+            }
+        } else {
+            write(decision, context: context, early: !bodyRead)
+        }
+    }
+
+    private func write(_ decision: Decision, context: ChannelHandlerContext, early: Bool) {
+        guard context.channel.isActive else { return }
+        if let record = decision.record {
+            var record = record
+            record["connection"] = connection.number
+            gateway.log(record)
+            gateway.updateStatistics { $0.accepted += 1 }
+        } else if let reason = decision.reason {
+            gateway.updateStatistics { $0.rejected[reason.rawValue, default: 0] += 1 }
+        }
+
+        var responseHeaders = HPACKHeaders([(":status", String(decision.status)), (APNsHeader.id, decision.apnsID)])
+        if decision.status == 200, gateway.configuration.environment == .sandbox {
+            responseHeaders.add(name: APNsHeader.uniqueID, value: UUID().uuidString.lowercased())
+        }
+        var bodyBytes: [UInt8] = []
+        if let reason = decision.reason {
+            var object: [String: Any] = ["reason": reason.rawValue]
+            if let timestamp = decision.timestamp { object["timestamp"] = timestamp }
+            bodyBytes = (try? [UInt8](JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))) ?? []
+            responseHeaders.add(name: "content-type", value: "application/json; charset=utf-8")
+            responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
+        }
+        context.write(wrapOutboundOut(.headers(.init(headers: responseHeaders, endStream: bodyBytes.isEmpty))), promise: nil)
+        if !bodyBytes.isEmpty {
+            let buffer = context.channel.allocator.buffer(bytes: bodyBytes)
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
+        }
+        // A raised limit goes out before the answer that earns it, so a client that has the
+        // answer also has the new limit.
+        if decision.status == 200 { connection.accepted += 1 }
+        changeLimitIfDue()
+        context.flush()
+        if early, let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
+            // As nginx: the answer is complete; the unread request body is not wanted. Sent on
+            // the connection, because the stream may already count as closed here (the body's
+            // END_STREAM can arrive in the same read), and swift-nio-http2 always lets a
+            // RST_STREAM out; the client sees what nginx's clients see.
+            connection.channel.writeAndFlush(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)), promise: nil)
+        }
+        afterAnswer(context: context)
+    }
+
+    private func changeLimitIfDue() {
+        let faults = gateway.configuration.faults
+        if let change = faults.changeMaxConcurrentStreams, !connection.limitChanged, connection.accepted >= change.afterAccepted {
+            connection.limitChanged = true
+            connection.advertisedLimit = change.to
+            gateway.updateStatistics { $0.settingsChanges += 1 }
+            let settings = HTTP2Frame(streamID: .rootStream,
+                                      payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: change.to)])))
+            connection.channel.writeAndFlush(settings, promise: nil)
+        }
+    }
+
+    /// Connection-level faults that follow an answer.
+    private func afterAnswer(context: ChannelHandlerContext) {
+        let faults = gateway.configuration.faults
+        connection.answered += 1
+        if let limit = faults.goAwayAfterStreams, connection.answered >= limit, !connection.goingAway {
+            connection.goingAway = true
+            gateway.updateStatistics { $0.goAwaysSent += 1 }
+            let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
+            let reason = (try? JSONSerialization.data(withJSONObject: ["reason": faults.goAwayReason])) ?? Data()
+            let goAway = HTTP2Frame(streamID: .rootStream,
+                                    payload: .goAway(lastStreamID: streamID, errorCode: .noError,
+                                                     opaqueData: connection.channel.allocator.buffer(bytes: reason)))
+            let channel = connection.channel
+            channel.writeAndFlush(goAway).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}

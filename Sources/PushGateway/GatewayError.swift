@@ -1,0 +1,178 @@
+import Foundation
+
+/// Every failure to reach a gateway or to get an answer from it.
+///
+/// One struct with a code, in the style of swift-nio and ``CredentialError``: callers switch on
+/// ``code``; people read ``message`` (what happened) and ``hint`` (what to do). Neither ever
+/// contains a private key, a JWT or a password. A rejected notification is *not* an error: it
+/// is a ``PushResponse`` with a non-200 status.
+public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible, Codable {
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        public init(from decoder: any Decoder) throws { name = try decoder.singleValueContainer().decode(String.self) }
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(name)
+        }
+
+        /// The endpoint text (`--gateway`, `--port`) cannot be understood.
+        public static let invalidEndpoint = Code("invalid_endpoint")
+        /// The credential or CA file cannot be used for TLS.
+        public static let invalidCredential = Code("invalid_credential")
+        /// The notification cannot be sent as given (payload too large, bad header value).
+        public static let invalidNotification = Code("invalid_notification")
+        /// The host name does not resolve.
+        public static let dnsFailed = Code("dns_failed")
+        /// Name resolution took longer than its timeout.
+        public static let dnsTimeout = Code("dns_timeout")
+        /// Nothing listens on the port (TCP RST).
+        public static let connectionRefused = Code("connection_refused")
+        /// The TCP connection failed in another way (unreachable network, reset).
+        public static let connectFailed = Code("connect_failed")
+        /// TCP connect took longer than its timeout (a firewall dropping packets, usually).
+        public static let connectTimeout = Code("connect_timeout")
+        /// The HTTP CONNECT proxy refused or failed the tunnel.
+        public static let proxyFailed = Code("proxy_failed")
+        /// The server's certificate chain does not lead to a trusted root.
+        public static let tlsUntrusted = Code("tls_untrusted")
+        /// The server's certificate is not valid for the host name connected to.
+        public static let tlsHostnameMismatch = Code("tls_hostname_mismatch")
+        /// The server's certificate (or one in its chain) has expired or is not yet valid.
+        public static let tlsCertificateExpired = Code("tls_certificate_expired")
+        /// The TLS handshake failed for another reason (protocol version, alert from the server:
+        /// often the server rejecting our client certificate).
+        public static let tlsHandshakeFailed = Code("tls_handshake_failed")
+        /// The server closed the connection during the TLS handshake.
+        public static let tlsServerClosed = Code("tls_server_closed")
+        /// The TLS handshake took longer than its timeout (the server accepted TCP but never answered).
+        public static let tlsTimeout = Code("tls_timeout")
+        /// The server negotiated an ALPN protocol other than h2.
+        public static let alpnRejected = Code("alpn_rejected")
+        /// The server's first HTTP/2 SETTINGS frame did not arrive in time.
+        public static let http2Timeout = Code("http2_timeout")
+        /// HTTP/2 failed (protocol error from either side).
+        public static let http2Failed = Code("http2_failed")
+        /// The server sent GOAWAY: the connection takes no new streams.
+        public static let goAway = Code("go_away")
+        /// The connection closed before the answer arrived.
+        public static let connectionClosed = Code("connection_closed")
+        /// The server reset the stream without answering (RST_STREAM other than NO_ERROR after a response).
+        public static let streamReset = Code("stream_reset")
+        /// No answer arrived within the request timeout.
+        public static let requestTimeout = Code("request_timeout")
+        /// The connection is not open (never connected, or closed by ``GatewayConnection/close()``).
+        public static let notConnected = Code("not_connected")
+    }
+
+    public let code: Code
+    /// What happened, as one sentence.
+    public let message: String
+    /// What to do about it.
+    public let hint: String?
+    /// For ``Code/goAway``: the last stream the server says it processed, and its reason.
+    public let goAway: GoAwayInfo?
+    /// True when the same notification may be sent again on a new connection: the server
+    /// did not process it (GOAWAY above its last stream, REFUSED_STREAM, connection failures
+    /// before sending).
+    public let isRetryable: Bool
+
+    public init(_ code: Code, _ message: String, hint: String? = nil, goAway: GoAwayInfo? = nil, isRetryable: Bool = false) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.goAway = goAway
+        self.isRetryable = isRetryable
+    }
+
+    public var description: String {
+        var text = "\(message)"
+        if let hint { text += "\n  hint: \(hint)" }
+        return text
+    }
+
+    /// What GOAWAY said: the last stream the server processed and its reason.
+    public struct GoAwayInfo: Codable, Sendable, Equatable {
+        public var lastStreamID: Int
+        /// HTTP/2 error code name (`NO_ERROR`, `PROTOCOL_ERROR`...).
+        public var errorCode: String
+        /// The `reason` of the JSON APNs puts in GOAWAY's debug data (`Shutdown`, `IdleTimeout`), if any.
+        public var reason: String?
+
+        public init(lastStreamID: Int, errorCode: String, reason: String?) {
+            self.lastStreamID = lastStreamID
+            self.errorCode = errorCode
+            self.reason = reason
+        }
+    }
+
+    // MARK: The common errors, with their messages and hints in one place.
+
+    public static func dnsFailed(host: String, detail: String) -> GatewayError {
+        GatewayError(.dnsFailed, "\(host) does not resolve (\(detail)).",
+                     hint: "Check the host name and the machine's DNS (for example: getent hosts \(host)).", isRetryable: true)
+    }
+
+    public static func connectionRefused(_ address: String) -> GatewayError {
+        GatewayError(.connectionRefused, "Connection refused by \(address): nothing listens on that port.",
+                     hint: "Check the port (APNs uses 443 or 2197) and, for a local gateway, that it is running.", isRetryable: true)
+    }
+
+    public static func connectTimeout(_ address: String, seconds: Double) -> GatewayError {
+        GatewayError(.connectTimeout, "No TCP connection to \(address) within \(format(seconds)) s.",
+                     hint: "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (HTTPS_PROXY).",
+                     isRetryable: true)
+    }
+
+    public static func tlsTimeout(_ address: String, seconds: Double) -> GatewayError {
+        GatewayError(.tlsTimeout, "The TLS handshake with \(address) did not finish within \(format(seconds)) s: the server accepted the connection but did not answer.",
+                     hint: "Something other than a TLS server may be listening there, or a middlebox is holding the connection.",
+                     isRetryable: true)
+    }
+
+    public static func http2Timeout(_ address: String, seconds: Double) -> GatewayError {
+        GatewayError(.http2Timeout, "The server at \(address) finished TLS but sent no HTTP/2 SETTINGS within \(format(seconds)) s.",
+                     hint: "The server may not speak HTTP/2; APNs always does.", isRetryable: true)
+    }
+
+    public static func alpnRejected(_ protocolName: String) -> GatewayError {
+        GatewayError(.alpnRejected, "The server chose the application protocol \"\(protocolName)\" instead of h2 (HTTP/2).",
+                     hint: "This is not an APNs endpoint: APNs speaks only HTTP/2.")
+    }
+
+    public static func connectionClosed(_ detail: String) -> GatewayError {
+        GatewayError(.connectionClosed, "The connection closed \(detail).",
+                     hint: "APNs closes connections after some errors and when idle; connect again.", isRetryable: true)
+    }
+
+    public static func requestTimeout(seconds: Double) -> GatewayError {
+        GatewayError(.requestTimeout, "No answer within \(format(seconds)) s.",
+                     hint: "The notification may or may not have been delivered; APNs normally answers in well under a second.",
+                     isRetryable: false)
+    }
+
+    public static func goAway(_ info: GoAwayInfo, processed: Bool) -> GatewayError {
+        let reason = info.reason.map { " (\($0))" } ?? ""
+        let message = processed
+            ? "The server sent GOAWAY\(reason) after processing this request but before answering."
+            : "The server sent GOAWAY\(reason) and did not process this request (its last stream was \(info.lastStreamID))."
+        return GatewayError(.goAway, message,
+                            hint: processed ? "Do not resend blindly: the server says it processed it."
+                                : "Send it again on a new connection.",
+                            goAway: info, isRetryable: !processed)
+    }
+
+    public static func proxyFailed(_ detail: String) -> GatewayError {
+        GatewayError(.proxyFailed, "The HTTPS proxy did not open a tunnel: \(detail).",
+                     hint: "Check HTTPS_PROXY (host, port, credentials) and that the proxy allows CONNECT to port 443 or 2197.")
+    }
+
+    public static let notConnected = GatewayError(.notConnected, "The connection is not open.",
+                                                  hint: "Call connect() first, or make a new connection after close().")
+
+    static func format(_ seconds: Double) -> String {
+        String(format: seconds < 10 ? "%.1f" : "%.0f", seconds)
+    }
+}

@@ -1,0 +1,164 @@
+import Crypto
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// Verifies the server's certificate chain and remembers what was presented.
+///
+/// swift-nio-ssl hides the presented chain unless a custom verification callback is installed,
+/// and BoringSSL's failure says only "CERTIFICATE_VERIFY_FAILED". To report the chain and to
+/// tell an untrusted chain from an expired certificate or a wrong host name, the chain is
+/// verified here with swift-certificates' `Verifier` (RFC 5280 path validation + RFC 6125
+/// server identity) against the system trust store (the same bundle swift-nio-ssl reads on
+/// Linux) and the CA files given. swift-nio-ssl still checks the host name after the handshake
+/// (`.fullVerification`), so a mistake here cannot make an untrusted server acceptable.
+final class ServerTrustEvaluator: Sendable {
+    struct Outcome: Sendable {
+        var presented: [HandshakeReport.CertificateInfo] = []
+        var verdict: HandshakeReport.TrustVerdict = .notChecked
+        var detail: String?
+    }
+
+    let host: String
+    let roots: CertificateStore
+    let clock: GatewayClock
+    private let outcomeBox = NIOLockedValueBox(Outcome())
+
+    init(host: String, roots: CertificateStore, clock: GatewayClock) {
+        self.host = host
+        self.roots = roots
+        self.clock = clock
+    }
+
+    var outcome: Outcome { outcomeBox.withLockedValue { $0 } }
+
+    /// The callback for `NIOSSLClientHandler(context:serverHostname:customVerificationCallback:)`.
+    func verify(_ presented: [NIOSSLCertificate], promise: EventLoopPromise<NIOSSLVerificationResult>) {
+        let certificates: [Certificate]
+        do {
+            certificates = try presented.map { try Certificate(derEncoded: $0.toDERBytes()) }
+        } catch {
+            record(verdict: .untrusted, detail: "the server's certificate cannot be parsed (\(error))", presented: [])
+            promise.succeed(.failed)
+            return
+        }
+        let infos = certificates.map(Self.info)
+        guard let leaf = certificates.first else {
+            record(verdict: .untrusted, detail: "the server presented no certificate", presented: [])
+            promise.succeed(.failed)
+            return
+        }
+        let intermediates = CertificateStore(certificates.dropFirst())
+        let host = self.host
+        let roots = self.roots
+        let now = clock.now()
+        let isIP = Self.isIPAddress(host)
+        Task {
+            var full = Verifier(rootCertificates: roots) {
+                RFC5280Policy()
+                ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
+            }
+            if case .validCertificate = await full.validate(leaf: leaf, intermediates: intermediates) {
+                self.record(verdict: .trusted, detail: nil, presented: infos)
+                promise.succeed(.certificateVerified)
+                return
+            }
+            // Tell the causes apart: expiry first (the most common), then trust, then the name.
+            if let stale = certificates.first(where: { now > $0.notValidAfter || now < $0.notValidBefore }) {
+                let which = stale == leaf ? "the server's certificate" : "a certificate in the server's chain"
+                let when = ISO8601DateFormatter().string(from: now > stale.notValidAfter ? stale.notValidAfter : stale.notValidBefore)
+                self.record(verdict: .expired,
+                            detail: "\(which) (\(stale.subject)) is \(now > stale.notValidAfter ? "expired since" : "not valid before") \(when)",
+                            presented: infos)
+                promise.succeed(.failed)
+                return
+            }
+            var trustOnly = Verifier(rootCertificates: roots) { RFC5280Policy() }
+            switch await trustOnly.validate(leaf: leaf, intermediates: intermediates) {
+            case .validCertificate:
+                self.record(verdict: .hostnameMismatch,
+                            detail: "the certificate names \(Self.names(leaf)), not \(host)", presented: infos)
+            case .couldNotValidate(let failures):
+                let reason = failures.first.map { String(describing: $0.policyFailureReason) }
+                self.record(verdict: .untrusted,
+                            detail: "no chain from \(leaf.subject) to a trusted root (issuer \(certificates.last?.issuer.description ?? "?"))"
+                                + (reason.map { ": \($0)" } ?? ""),
+                            presented: infos)
+            }
+            promise.succeed(.failed)
+        }
+    }
+
+    private func record(verdict: HandshakeReport.TrustVerdict, detail: String?, presented: [HandshakeReport.CertificateInfo]) {
+        outcomeBox.withLockedValue { outcome in
+            outcome.verdict = verdict
+            outcome.detail = detail
+            if !presented.isEmpty { outcome.presented = presented }
+        }
+    }
+
+    static func info(_ certificate: Certificate) -> HandshakeReport.CertificateInfo {
+        var serializer = DER.Serializer()
+        let der = (try? serializer.serialize(certificate)).map { serializer.serializedBytes } ?? []
+        let digest = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
+        return HandshakeReport.CertificateInfo(subject: certificate.subject.description, issuer: certificate.issuer.description,
+                                               notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter,
+                                               sha256: digest)
+    }
+
+    static func names(_ certificate: Certificate) -> String {
+        var names: [String] = []
+        if let san = try? certificate.extensions.subjectAlternativeNames {
+            for name in san {
+                switch name {
+                case .dnsName(let dns): names.append(dns)
+                case .ipAddress(let bytes): names.append(ipString(Array(bytes.bytes)))
+                default: break
+                }
+            }
+        }
+        return names.isEmpty ? "no host name" : names.joined(separator: ", ")
+    }
+
+    static func ipString(_ bytes: [UInt8]) -> String {
+        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+        if bytes.count == 16 {
+            return stride(from: 0, to: 16, by: 2).map { String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) }.joined(separator: ":")
+        }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        (try? SocketAddress(ipAddress: host, port: 0)) != nil
+    }
+
+    /// Reads every certificate in PEM (or DER) files given with `--ca`.
+    static func loadCertificates(paths: [String]) throws -> [Certificate] {
+        var certificates: [Certificate] = []
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw GatewayError(.invalidCredential, "\(path): the CA file cannot be read.",
+                                   hint: "Check the path given with --ca.")
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            do {
+                if text.contains("-----BEGIN CERTIFICATE-----") {
+                    let documents = try PEMDocument.parseMultiple(pemString: text).filter { $0.discriminator == "CERTIFICATE" }
+                    certificates += try documents.map { try Certificate(pemDocument: $0) }
+                } else {
+                    certificates.append(try Certificate(derEncoded: [UInt8](data)))
+                }
+            } catch {
+                throw GatewayError(.invalidCredential, "\(path): the CA file holds no readable certificate (\(error)).",
+                                   hint: "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the one `apnsctl gateway` writes with --ca-out.")
+            }
+            if certificates.isEmpty {
+                throw GatewayError(.invalidCredential, "\(path): the CA file holds no certificate.", hint: "Give a PEM certificate file.")
+            }
+        }
+        return certificates
+    }
+}

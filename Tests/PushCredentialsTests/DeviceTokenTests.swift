@@ -1,0 +1,51 @@
+import Foundation
+import PushCredentials
+import Testing
+
+/// Device tokens in every form people paste them, and clear errors for the rest.
+struct DeviceTokenTests {
+    static let hex = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"
+
+    @Test(arguments: [
+        hex,
+        hex.uppercased(),
+        "<740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad>",
+        "  740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad \n",
+        "<740F4707BEBCF74F9B7C25D48E3358945F6AA01DA5DDB387462C7EAF61BB78AD>",
+    ])
+    func pastedFormsParseToTheSameToken(_ text: String) throws {
+        let token = try DeviceToken(text)
+        #expect(token.hex == Self.hex)
+        #expect(token.bytes.count == 32)
+        #expect(token.description == Self.hex)
+    }
+
+    @Test func lengthsFromOneToAHundredBytesAreAccepted() throws {
+        #expect(try DeviceToken("ab").bytes == [0xAB])
+        #expect(try DeviceToken(String(repeating: "0f", count: 100)).bytes.count == 100)
+    }
+
+    @Test func oddLengthSaysHowManyDigits() {
+        let error = #expect(throws: CredentialError.self) { try DeviceToken(String(Self.hex.dropLast())) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("63 hex digits") == true)
+        #expect(error?.message.contains("even number") == true)
+    }
+
+    @Test func nonHexSaysWhichCharacterAndWhere() {
+        let error = #expect(throws: CredentialError.self) { try DeviceToken("740fg707") }
+        #expect(error?.message.contains("'g' at position 5") == true)
+    }
+
+    @Test(arguments: ["", "   ", "<>", String(repeating: "ab", count: 101), "74 0f <47>", "0x740f"])
+    func otherBadInputIsAnError(_ text: String) {
+        #expect(throws: CredentialError.self) { try DeviceToken(text) }
+    }
+
+    @Test func codableAsHexString() throws {
+        let token = try DeviceToken(Self.hex.uppercased())
+        let data = try JSONEncoder().encode([token])
+        #expect(String(decoding: data, as: UTF8.self) == "[\"\(Self.hex)\"]")
+        #expect(try JSONDecoder().decode([DeviceToken].self, from: data) == [token])
+    }
+}
