@@ -104,7 +104,7 @@ public enum CredentialCheck {
                            findings: findings)
     }
 
-    static func environmentFindings(_ environments: [PushEnvironment], expected: PushEnvironment?, what: String) -> [Finding] {
+    public static func environmentFindings(_ environments: [PushEnvironment], expected: PushEnvironment?, what: String) -> [Finding] {
         guard let expected else { return [] }
         if environments.isEmpty {
             return [Finding(code: "environment_unknown", severity: .problem,

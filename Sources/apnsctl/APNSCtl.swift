@@ -18,7 +18,7 @@ struct APNSCtl: AsyncParsableCommand {
             Colour is used only on a terminal and never when NO_COLOR is set.
             """,
         version: APNSCtlVersion.current,
-        subcommands: [Inspect.self, Import.self, List.self, Check.self, Export.self, Remove.self]
+        subcommands: [Inspect.self, Import.self, List.self, Check.self, Export.self, Remove.self, Handshake.self, Send.self, Preflight.self, Gateway.self]
     )
 }
 

@@ -1,0 +1,267 @@
+import ArgumentParser
+import Foundation
+import LocalGateway
+import PushCredentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Gateway: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A local APNs-compatible gateway (HTTP/2 over TLS) for offline tests, demos and CI.",
+        subcommands: [Serve.self, MintIdentity.self]
+    )
+
+    /// A folder with the client CA that mint-identity signs with and serve trusts.
+    static func loadOrCreateAuthority(folder: String) throws -> TestCertificateAuthority {
+        let certificatePath = folder + "/client-ca.pem", keyPath = folder + "/client-ca.key"
+        if FileManager.default.fileExists(atPath: certificatePath), FileManager.default.fileExists(atPath: keyPath) {
+            return try TestCertificateAuthority(certificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8),
+                                                privateKeyPEM: String(contentsOfFile: keyPath, encoding: .utf8))
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let authority = try TestCertificateAuthority.generate()
+        try writePrivate(PEMWriter.privateKey(authority.privateKeyPKCS8), to: keyPath)
+        try writePrivate(authority.certificatePEM, to: certificatePath)
+        return authority
+    }
+
+    static func writePrivate(_ text: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw CredentialError(.writeFailed, path: path, "Cannot write the file (\(String(cString: strerror(errno)))).", hint: "Check the folder.")
+        }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw CredentialError(.writeFailed, path: path, "Writing the file failed.", hint: "Check free disk space.")
+        }
+    }
+}
+
+extension Gateway {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the local gateway until interrupted.",
+            discussion: """
+                Answers as APNs does: it checks client certificates against --client-ca and enforces their \
+                environments and topics, verifies provider tokens against --token-key, validates headers, \
+                device tokens, payloads and push types with APNs' reasons, and records every accepted \
+                notification as a JSON line in --log. It speaks HTTP/2 with ALPN h2 and without ALPN.
+
+                Without --cert/--key it makes a fresh server CA at start; write it with --ca-out and give \
+                that file to clients (`apnsctl send --ca FILE`, `curl --cacert FILE`).
+
+                Example:
+                  apnsctl gateway mint-identity --topic com.example.app --environment sandbox --ca-dir gw --out app.p12
+                  apnsctl gateway serve --client-ca gw/client-ca.pem --ca-out gw/server-ca.pem --port 2197
+                """
+        )
+
+        @Option(help: "The environment this gateway plays.")
+        var environment: PushEnvironment = .sandbox
+
+        @Option(help: "The address to listen on (loopback by default).")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port (0 chooses a free one; it is printed).")
+        var port = 0
+
+        @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port here once listening (for scripts).", valueName: "FILE"))
+        var portFile: String?
+
+        @Option(help: ArgumentHelp("Server certificate (PEM); default: generated at start.", valueName: "FILE"))
+        var cert: String?
+
+        @Option(help: ArgumentHelp("Server private key (PEM), with --cert.", valueName: "FILE"))
+        var key: String?
+
+        @Option(name: .customLong("ca-out"), help: ArgumentHelp("Write the generated server CA here, for clients to trust.", valueName: "FILE"))
+        var caOut: String?
+
+        @Option(name: .customLong("client-ca"), help: ArgumentHelp("Trust client certificates issued by this CA (PEM). Repeatable.", valueName: "FILE"))
+        var clientCA: [String] = []
+
+        @Option(name: .customLong("token-key"), help: ArgumentHelp("Accept provider tokens signed by this key: KEYID=PUBLIC-KEY.pem. Repeatable.", valueName: "KEYID=FILE"))
+        var tokenKeys: [String] = []
+
+        @Option(name: .customLong("team-id"), help: ArgumentHelp("The team ID of the --token-key keys.", valueName: "TEAMID"))
+        var teamID: String?
+
+        @Option(help: ArgumentHelp("Device-token registry (JSON: token → topic, environment, unregistered_at).", valueName: "FILE"))
+        var devices: String?
+
+        @Option(help: ArgumentHelp("Record every accepted notification here, one JSON line each.", valueName: "FILE"))
+        var log: String?
+
+        @Option(name: .customLong("latency-ms"), help: "Fault: added latency per request, in milliseconds.")
+        var latencyMilliseconds: Double = 0
+
+        @Option(name: .customLong("rate-429"), help: "Fault: fraction of requests answered 429 TooManyRequests.")
+        var rate429: Double = 0
+
+        @Option(name: .customLong("rate-500"), help: "Fault: fraction answered 500 InternalServerError.")
+        var rate500: Double = 0
+
+        @Option(name: .customLong("rate-503"), help: "Fault: fraction answered 503 ServiceUnavailable.")
+        var rate503: Double = 0
+
+        @Option(help: "Seed for the fault fractions, so runs repeat.")
+        var seed: UInt64 = 1
+
+        @Option(name: .customLong("goaway-after"), help: "Fault: send GOAWAY after this many streams on a connection.")
+        var goAwayAfter: Int?
+
+        @Option(name: .customLong("close-after"), help: "Fault: close the connection abruptly after this many streams.")
+        var closeAfter: Int?
+
+        @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
+        var maxConcurrentStreams = 1000
+
+        func validate() throws {
+            if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together.") }
+            if !tokenKeys.isEmpty, teamID == nil { throw ValidationError("--token-key needs --team-id.") }
+            for rate in [rate429, rate500, rate503] where !(0...1).contains(rate) {
+                throw ValidationError("Fault rates are fractions between 0 and 1.")
+            }
+            if rate429 + rate500 + rate503 > 1 { throw ValidationError("The fault rates add up to more than 1.") }
+            for entry in tokenKeys where !entry.contains("=") { throw ValidationError("--token-key takes KEYID=PUBLIC-KEY.pem, not \(entry).") }
+        }
+
+        func run() async throws {
+            try await withUserErrors {
+                var configuration = LocalGateway.Configuration(environment: environment)
+                configuration.host = host
+                configuration.port = port
+                if let cert, let key { configuration.identity = .files(certificate: cert, privateKey: key) }
+                configuration.clientCAFiles = clientCA
+                configuration.tokenKeys = try tokenKeys.map { entry in
+                    let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                    let pem = try String(contentsOfFile: parts[1], encoding: .utf8)
+                    return .init(keyID: parts[0], teamID: teamID ?? "", publicKeyPEM: pem)
+                }
+                configuration.deviceRegistryFile = devices
+                configuration.logFile = log
+                configuration.faults.latency = latencyMilliseconds / 1000
+                configuration.faults.tooManyRequestsRate = rate429
+                configuration.faults.internalServerErrorRate = rate500
+                configuration.faults.serviceUnavailableRate = rate503
+                configuration.faults.seed = seed
+                configuration.faults.goAwayAfterStreams = goAwayAfter
+                configuration.faults.closeAfterStreams = closeAfter
+                configuration.faults.maxConcurrentStreams = maxConcurrentStreams
+
+                let gateway = try LocalGateway(configuration: configuration)
+                if let caOut, let pem = gateway.serverCertificateAuthorityPEM {
+                    try pem.write(toFile: caOut, atomically: true, encoding: .utf8)
+                }
+                let bound = try await gateway.start()
+                if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
+                let style = TerminalStyle.stderr
+                printError("\(style.paint("apnsctl gateway", .bold)): \(environment) gateway listening on \(host):\(bound)"
+                    + (caOut.map { "; server CA in \($0)" } ?? "") + (log.map { "; recording to \($0)" } ?? "") + ". Ctrl-C stops it.")
+                await Self.waitForTermination()
+                try await gateway.stop()
+                let statistics = gateway.statistics
+                printError("apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections.")
+            }
+        }
+
+        /// Suspends until SIGINT or SIGTERM.
+        static func waitForTermination() async {
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let once = ResumeOnce(continuation)
+                for number in [SIGINT, SIGTERM] {
+                    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                    source.setEventHandler { once.resume() }
+                    source.resume()
+                    SignalSources.keep(source)
+                }
+            }
+        }
+    }
+
+    struct MintIdentity: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mint-identity",
+            abstract: "Mint a TEST push identity signed by the local gateway's client CA, as a .p12.",
+            discussion: """
+                The identity carries Apple's environment extensions and topics extension, so every \
+                apnsctl command treats it like a real push certificate; only the local gateway (started \
+                with --client-ca DIR/client-ca.pem) trusts it. The CA is created in --ca-dir on first use.
+                """
+        )
+
+        @Option(help: ArgumentHelp("The bundle ID (the certificate's UID and first topic).", valueName: "BUNDLE"))
+        var topic: String
+
+        @Option(help: ArgumentHelp("The environments the identity is good for.", valueName: "sandbox|production|both"))
+        var environment: EnvironmentChoice
+
+        @Option(help: ArgumentHelp("Where to write the .p12.", valueName: "FILE"))
+        var out: String
+
+        @Option(name: .customLong("ca-dir"), help: ArgumentHelp("Folder holding client-ca.pem and client-ca.key (created when missing).", valueName: "DIR"))
+        var caDir: String
+
+        @Option(help: "Days of validity.")
+        var days = 395
+
+        @Option(name: .customLong("team-id"), help: "The team ID to put in the certificate (OU).")
+        var teamID = "ABCDE12345"
+
+        @Flag(help: "Write a Keychain-style RC2-40/3DES bundle instead of AES-256.")
+        var legacy = false
+
+        @OptionGroup(title: "Password for the .p12") var password: PasswordOptions
+
+        func run() async throws {
+            try await withUserErrors {
+                guard let secret = try password.source(prompt: "New password")(PasswordRequest(path: out, what: "new PKCS#12")) else {
+                    throw CredentialError(.passwordRequired, path: out, "The new .p12 needs a password.",
+                                          hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH.")
+                }
+                let authority = try Gateway.loadOrCreateAuthority(folder: caDir)
+                let topics = [PushTopic(name: topic, kinds: ["app"]), PushTopic(name: topic + ".voip", kinds: ["voip"]),
+                              PushTopic(name: topic + ".complication", kinds: ["complication"])]
+                let identity = try LocalGateway.mintIdentity(topic: topic, environments: environment.environments, teamID: teamID,
+                                                             topics: topics, days: days, authority: authority)
+                let bytes = try identity.pkcs12(password: secret, friendlyName: topic, style: legacy ? .legacy : .modern)
+                let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                guard fd >= 0, bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+                    throw CredentialError(.writeFailed, path: out, "Cannot write the .p12.", hint: "Check the folder exists and is writable.")
+                }
+                close(fd)
+                print("Minted a TEST \(environment.rawValue) identity for \(topic) → \(out) (signed by \(caDir)/client-ca.pem; not valid with Apple).")
+            }
+        }
+    }
+}
+
+/// Resumes a continuation once, whichever signal comes first.
+final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    func resume() {
+        lock.lock()
+        let pending = continuation
+        continuation = nil
+        lock.unlock()
+        pending?.resume()
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    private static let lock = NSLock()
+    static func keep(_ source: any DispatchSourceSignal) {
+        lock.lock()
+        sources.append(source)
+        lock.unlock()
+    }
+}
