@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PushCredentials"]
+            dependencies: ["PushCredentials", "PushGateway"]
         ),
     ]
 )

@@ -1,0 +1,320 @@
+import Foundation
+import PushGateway
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `apnsctl gateway serve` as a child process, stopped when the value goes away.
+final class GatewayProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let caFile: String
+    let logFile: String
+
+    init(_ folder: TemporaryFolder, name: String, arguments: [String]) throws {
+        let portFile = folder.path("\(name).port")
+        caFile = folder.path("\(name)-ca.pem")
+        logFile = folder.path("\(name).jsonl")
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["gateway", "serve", "--port-file", portFile, "--ca-out", caFile, "--log", logFile] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var port = 0
+        for _ in 0..<200 {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text) { port = value; break }
+            usleep(50_000)
+        }
+        guard port > 0 else {
+            process.terminate()
+            throw CLIError(message: "the local gateway did not start (\(arguments))")
+        }
+        self.port = port
+    }
+
+    var address: String { "127.0.0.1:\(port)" }
+    var connection: [String] { ["--gateway", address, "--ca", caFile] }
+
+    /// What the gateway recorded as delivered.
+    func deliveries() throws -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: logFile, encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+}
+
+/// handshake, send and preflight through the real binary against the real local gateway.
+struct GatewayCommandTests {
+    static let password = "mint-pass"
+    static let token = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"
+
+    /// A client CA and identities for each environment, minted by `apnsctl gateway mint-identity`.
+    final class PKI: @unchecked Sendable {
+        let folder: TemporaryFolder
+        init() throws {
+            folder = try TemporaryFolder()
+            for (name, environment) in [("sandbox", "sandbox"), ("production", "production"), ("universal", "both")] {
+                let result = try CLI.run(["gateway", "mint-identity", "--topic", "com.example.app", "--environment", environment,
+                                          "--ca-dir", folder.path("ca"), "--out", folder.path("\(name).p12"), "--password-env", "MINT"],
+                                         environment: ["MINT": GatewayCommandTests.password])
+                guard result.status == 0 else { throw CLIError(message: "mint-identity failed: \(result.stderr)") }
+            }
+        }
+        var clientCA: String { folder.path("ca/client-ca.pem") }
+        func identity(_ name: String) -> String { folder.path("\(name).p12") }
+
+        func gateway(_ environment: String, _ extra: [String] = []) throws -> GatewayProcess {
+            try GatewayProcess(folder, name: "\(environment)-\(UUID().uuidString.prefix(8))",
+                               arguments: ["--environment", environment, "--client-ca", clientCA] + extra)
+        }
+
+        func run(_ arguments: [String]) throws -> CLI.Result {
+            try CLI.run(arguments + ["--password-env", "MINT"], environment: ["MINT": GatewayCommandTests.password])
+        }
+    }
+
+    static func json(_ result: CLI.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test(arguments: ["sandbox", "production"] as [String])
+    func certificateHandshakeAndSend(_ environment: String) throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway(environment)
+        let identity = pki.identity(environment)
+
+        let handshake = try pki.run(["handshake", identity, "--environment", environment, "--auth-check", "--json"] + gateway.connection)
+        #expect(handshake.status == 0, "\(handshake.stderr)")
+        let report = try Self.json(handshake)
+        let details = try #require(report["handshake"] as? [String: Any])
+        #expect(details["alpn"] as? String == "h2")
+        #expect(details["trust"] as? String == "trusted")
+        #expect(details["max_concurrent_streams"] as? Int == 1000)
+        #expect(details["tls_handshake_duration"] as? Double != nil)
+        #expect((details["server_certificates"] as? [Any])?.isEmpty == false)
+        #expect((report["auth_check"] as? [String: Any])?["verdict"] as? String == "accepted")
+
+        let human = try pki.run(["handshake", identity, "--environment", environment] + gateway.connection)
+        #expect(human.status == 0)
+        for phase in ["DNS lookup", "TCP connect", "TLS handshake", "HTTP/2 ready", "MAX_CONCURRENT_STREAMS 1000", "trusted"] {
+            #expect(human.stdout.contains(phase))
+        }
+
+        let sent = try pki.run(["send", identity, "--environment", environment, "--token", Self.token, "--alert", "Hello", "--json"] + gateway.connection)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let response = try #require(try Self.json(sent)["response"] as? [String: Any])
+        #expect(response["status"] as? Int == 200)
+        let apnsID = try #require(response["apns_id"] as? String)
+        // apns-unique-id exists only in the sandbox, as with Apple.
+        #expect((response["apns_unique_id"] != nil) == (environment == "sandbox"))
+        // The gateway recorded exactly that notification.
+        let delivered = try gateway.deliveries().filter { $0["device_token"] as? String == Self.token }
+        #expect(delivered.count == 1)
+        #expect((delivered.first?["apns_id"] as? String)?.lowercased() == apnsID.lowercased())
+    }
+
+    @Test(arguments: ["sandbox", "production"] as [String])
+    func tokenAuthentication(_ environment: String) throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway(environment, ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"])
+        let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
+        let sent = try CLI.run(["send", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", environment,
+                                "--token", Self.token, "--background", "--json"] + gateway.connection)
+        #expect(sent.status == 0, "\(sent.stdout)\(sent.stderr)")
+        let handshake = try CLI.run(["handshake", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", environment,
+                                     "--auth-check"] + gateway.connection)
+        #expect(handshake.status == 0)
+        #expect(handshake.stdout.contains("credential accepted"))
+        // A token signed for another team is refused, and explained.
+        let wrongTeam = try CLI.run(["send", key, "--team-id", "ZZZZZ99999", "--topic", "com.example.app", "--environment", environment,
+                                     "--token", Self.token, "--background"] + gateway.connection)
+        #expect(wrongTeam.status == 1)
+        #expect(wrongTeam.stdout.contains("InvalidProviderToken"))
+        #expect(wrongTeam.stdout.contains(APNsReason.invalidProviderToken.explanation))
+    }
+
+    @Test func environmentMismatchIsCaughtAndExplained() throws {
+        let pki = try PKI()
+        let production = try pki.gateway("production")
+        let sent = try pki.run(["send", pki.identity("sandbox"), "--environment", "production", "--token", Self.token, "--alert", "Hi"] + production.connection)
+        #expect(sent.status == 1)
+        #expect(sent.stdout.contains("403 BadCertificateEnvironment"))
+        #expect(sent.stdout.contains(APNsReason.badCertificateEnvironment.explanation))
+        #expect(sent.stderr.contains("sandbox only"))  // warned before connecting
+
+        let preflight = try pki.run(["preflight", pki.identity("sandbox"), pki.identity("universal"), "--environment", "production", "--json"] + production.connection)
+        #expect(preflight.status == 1)
+        let report = try Self.json(preflight)
+        #expect(report["ready"] as? Bool == false)
+        let entries = try #require(report["credentials"] as? [[String: Any]])
+        #expect(entries.map { $0["ready"] as? Bool } == [false, true])
+
+        let ready = try pki.run(["preflight", pki.identity("universal"), "--environment", "production"] + production.connection)
+        #expect(ready.status == 0)
+        #expect(ready.stdout.contains("1 of 1 credential ready for production"))
+    }
+
+    /// The reasons `apnsctl send` can provoke, each reported with its explanation and fix.
+    @Test func reasonsAreExplained() throws {
+        let pki = try PKI()
+        let registry = pki.folder.path("devices.json")
+        let otherEnvironment = String(repeating: "ab", count: 32), otherTopic = String(repeating: "cd", count: 32)
+        let unregistered = String(repeating: "ef", count: 32)
+        try """
+            {"\(otherEnvironment)": {"topic": "com.example.app", "environment": "production"},
+             "\(otherTopic)": {"topic": "com.example.other", "environment": "sandbox"},
+             "\(unregistered)": {"topic": "com.example.app", "environment": "sandbox", "unregistered_at": 1700000000000},
+             "\(Self.token)": {"topic": "com.example.app", "environment": "sandbox"}}
+            """.write(toFile: registry, atomically: true, encoding: .utf8)
+        let gateway = try pki.gateway("sandbox", ["--devices", registry])
+        let identity = pki.identity("sandbox")
+        let cases: [(token: String, extra: [String], status: Int, reason: APNsReason)] = [
+            (otherEnvironment, [], 400, .badDeviceToken),
+            (otherTopic, [], 400, .deviceTokenNotForTopic),
+            (unregistered, [], 410, .unregistered),
+            (Self.token, ["--topic", "com.not.covered"], 400, .topicDisallowed),
+        ]
+        for item in cases {
+            let result = try pki.run(["send", identity, "--token", item.token, "--alert", "x"] + item.extra + gateway.connection)
+            #expect(result.status == 1, "\(item.reason)")
+            #expect(result.stdout.contains("\(item.status) \(item.reason.rawValue)"))
+            #expect(result.stdout.contains(item.reason.explanation))
+            #expect(result.stdout.contains(item.reason.fix))
+            if item.reason == .unregistered { #expect(result.stdout.contains("unregistered")) }
+        }
+        #expect(try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + gateway.connection).status == 0)
+
+        // Server-side trouble, injected.
+        for (option, status, reason) in [("--rate-429", 429, APNsReason.tooManyRequests), ("--rate-500", 500, .internalServerError),
+                                         ("--rate-503", 503, .serviceUnavailable)] {
+            let faulty = try pki.gateway("sandbox", [option, "1"])
+            let result = try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + faulty.connection)
+            #expect(result.status == 1)
+            #expect(result.stdout.contains("\(status) \(reason.rawValue)"))
+            #expect(result.stdout.contains(reason.explanation))
+        }
+    }
+
+    @Test func badInputIsRefusedBeforeSending() throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway("sandbox")
+        let identity = pki.identity("sandbox")
+        let oddToken = try pki.run(["send", identity, "--token", "abc", "--alert", "x"] + gateway.connection)
+        #expect(oddToken.status == 2)
+        #expect(oddToken.stderr.contains("3 hex digits"))
+        let big = pki.folder.path("big.json")
+        try "{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 5000))\"}}".write(toFile: big, atomically: true, encoding: .utf8)
+        let tooBig = try pki.run(["send", identity, "--token", Self.token, "--payload", big] + gateway.connection)
+        #expect(tooBig.status == 2)
+        #expect(tooBig.stderr.contains("5020 bytes"))
+        #expect(tooBig.stderr.contains("4096"))
+        #expect(try gateway.deliveries().isEmpty)
+    }
+
+    @Test func connectionFailuresAreNamed() throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway("sandbox")
+        let identity = pki.identity("sandbox")
+        // Nothing listening.
+        let refused = try pki.run(["handshake", identity, "--gateway", "127.0.0.1:1", "--ca", gateway.caFile])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.lowercased().contains("refused"))
+        // A server this machine does not trust (no --ca): the 2025 root change is the hint.
+        let untrusted = try pki.run(["handshake", identity, "--gateway", gateway.address])
+        #expect(untrusted.status == 2)
+        #expect(untrusted.stdout.contains("untrusted"))
+        #expect(untrusted.stderr.contains("USERTrust"))
+        // A server that accepts TCP and never speaks TLS: a timeout, not a hang.
+        let silent = try SilentListener()
+        let stalled = try pki.run(["handshake", identity, "--gateway", "127.0.0.1:\(silent.port)", "--timeout", "2"])
+        #expect(stalled.status == 2)
+        #expect(stalled.stderr.lowercased().contains("tls"))
+        #expect(stalled.stderr.contains("did not finish within 2.0 s"))
+    }
+
+    /// Clients we did not write: curl, as Apple documents, and the Python client aioapns.
+    @Test func curlInterop() throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway("sandbox")
+        let pem = pki.folder.path("sandbox.pem")
+        #expect(try CLI.runProgram("openssl", ["pkcs12", "-in", pki.identity("sandbox"), "-nodes", "-out", pem, "-passin", "env:MINT"],
+                                   environment: ["MINT": Self.password]).status == 0)
+        let apnsID = UUID().uuidString.lowercased()
+        let curl = try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
+                                               "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert", "-H", "apns-id: \(apnsID)",
+                                               "--data", "{\"aps\":{\"alert\":\"from curl\"}}",
+                                               "https://localhost:\(gateway.port)/3/device/\(Self.token)"])
+        #expect(curl.status == 0, "\(curl.stderr)")
+        #expect(curl.stdout.hasPrefix("HTTP/2 200"))
+        #expect(curl.stdout.lowercased().contains("apns-id: \(apnsID)"))
+        // And a rejection, with APNs' JSON body.
+        let rejected = try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
+                                                   "-H", "apns-topic: com.example.app", "-H", "apns-priority: 7",
+                                                   "--data", "{\"aps\":{}}", "https://localhost:\(gateway.port)/3/device/\(Self.token)"])
+        #expect(rejected.stdout.hasPrefix("HTTP/2 400"))
+        #expect(rejected.stdout.contains("{\"reason\":\"BadPriority\"}"))
+        #expect(try gateway.deliveries().map { ($0["payload"] as? [String: Any])?["aps"] as? [String: Any] }.count == 1)
+    }
+
+    @Test func aioapnsInterop() throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway("sandbox")
+        let pem = pki.folder.path("sandbox.pem")
+        #expect(try CLI.runProgram("openssl", ["pkcs12", "-in", pki.identity("sandbox"), "-nodes", "-out", pem, "-passin", "env:MINT"],
+                                   environment: ["MINT": Self.password]).status == 0)
+        let script = """
+            import asyncio, ssl, sys, json
+            from aioapns import APNs, NotificationRequest, PushType
+            from aioapns.connection import APNsDevelopmentClientProtocol
+            # Point the real client at the local gateway instead of Apple.
+            APNsDevelopmentClientProtocol.APNS_SERVER = "localhost"
+            APNsDevelopmentClientProtocol.APNS_PORT = int(sys.argv[3])
+            async def main():
+                context = ssl.create_default_context(cafile=sys.argv[2])
+                context.load_cert_chain(sys.argv[1])
+                results = []
+                for topic in ["com.example.app", "com.example.not-covered"]:
+                    client = APNs(client_cert=sys.argv[1], ssl_context=context, use_sandbox=True, topic=topic)
+                    result = await client.send_notification(NotificationRequest(
+                        device_token=sys.argv[4], message={"aps": {"alert": "from aioapns"}}, push_type=PushType.ALERT))
+                    results.append({"ok": result.is_successful, "status": str(result.status), "reason": result.description})
+                print(json.dumps(results))
+            asyncio.run(main())
+            """
+        let python = CLI.packageRoot.appendingPathComponent(".venv/bin/python").path
+        let result = try CLI.runProgram(python, ["-c", script, pem, gateway.caFile, String(gateway.port), Self.token], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let answers = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(answers.first?["ok"] as? Bool == true)
+        #expect(answers.first?["status"] as? String == "200")
+        #expect(answers.last?["ok"] as? Bool == false)
+        #expect(answers.last?["reason"] as? String == "TopicDisallowed")
+        #expect(try gateway.deliveries().count == 1)
+    }
+}
+
+/// A TCP listener that accepts and then says nothing: a stalled TLS handshake.
+final class SilentListener: @unchecked Sendable {
+    let fd: Int32
+    let port: Int
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 8) == 0 else { throw CLIError(message: "cannot listen") }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+    deinit { close(fd) }
+}
