@@ -208,7 +208,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         switch known {
         case .badCollapseId: return "The apns-collapse-id header is longer than 64 bytes."
-        case .badDeviceToken: return "APNs does not know the device token in this environment: the token may belong to the other environment: a development build's token sent to production or the reverse. Or it is not a device token at all."
+        case .badDeviceToken: return "APNs does not know the device token in this environment. Most often it belongs to the other environment: a development build's token sent to production, or the reverse; otherwise it is not a device token at all."
         case .badExpirationDate: return "The apns-expiration header is not a UNIX time in seconds."
         case .badMessageId: return "The apns-id header is not a canonical UUID."
         case .badPriority: return "The apns-priority header is not 1, 5 or 10, or a background push did not use 5."
@@ -268,7 +268,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .expiredProviderToken: return "Make a new token: tokens must be renewed at least every 60 minutes (and check the clock is right)."
         case .forbidden: return "Check the certificate or key belongs to the app's team and is not revoked."
         case .invalidProviderToken: return "Check the key ID and team ID match the .p8 key on the developer portal, and the key is not revoked."
-        case .missingProviderToken: return "Give a certificate (--cert) or a token key (--key, --key-id, --team-id)."
+        case .missingProviderToken: return "Give a certificate bundle with its key, or a token key (.p8 with --team-id)."
         case .unrelatedKeyIdInToken: return "Use a key of the team that owns the app."
         case .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken: return "Use the gateway the key is restricted to, or a key allowed for both environments."
         case .badPath: return "Send to /3/device/<token>."
