@@ -363,18 +363,38 @@ public struct CredentialStore: Sendable {
         }
     }
 
-    /// Writes `data` to `relative` atomically: a temporary file in the same folder, fsync, rename.
+    /// Writes `data` to `relative` atomically (see ``PrivateFile/write(_:to:overwrite:)``).
     func writeFile(_ data: Data, to relative: String) throws {
-        let destination = root.appendingPathComponent(relative)
+        try PrivateFile.write([UInt8](data), to: root.appendingPathComponent(relative).path, overwrite: true)
+    }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#endif
+
+/// Files only their owner may read, written whole or not at all.
+public enum PrivateFile {
+    /// Writes `bytes` to `path` with mode 0600: a temporary file in the same folder, fsync, rename.
+    /// Without `overwrite`, an existing file is an error and is left as it was.
+    public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool) throws {
+        if !overwrite, FileManager.default.fileExists(atPath: path) {
+            throw CredentialError(.writeFailed, path: path, "The file exists; nothing was written.",
+                                  hint: "Choose another path, or add --force where the command offers it.")
+        }
+        let destination = URL(fileURLWithPath: path)
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CredentialError(.writeFailed, path: temporary.path, "Cannot create a file in the store (\(String(cString: strerror(errno)))).", hint: nil)
+            throw CredentialError(.writeFailed, path: path, "Cannot create the file (\(String(cString: strerror(errno)))).",
+                                  hint: "Check that the folder exists and is writable.")
         }
-        var ok = data.withUnsafeBytes { buffer -> Bool in
+        var ok = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if written <= 0 { return false }
                 offset += written
             }
@@ -382,9 +402,9 @@ public struct CredentialStore: Sendable {
         }
         ok = ok && fsync(fd) == 0
         close(fd)
-        guard ok, rename(temporary.path, destination.path) == 0 else {
+        guard ok, rename(temporary.path, path) == 0 else {
             unlink(temporary.path)
-            throw CredentialError(.writeFailed, path: destination.path, "Writing to the store failed (\(String(cString: strerror(errno)))).",
+            throw CredentialError(.writeFailed, path: path, "Writing the file failed (\(String(cString: strerror(errno)))).",
                                   hint: "Check free disk space and the folder's permissions.")
         }
     }

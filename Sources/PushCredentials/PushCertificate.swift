@@ -51,6 +51,21 @@ public enum ValidityStatus: String, Codable, Sendable {
     case notYetValid = "not_yet_valid"
 }
 
+extension ValidityStatus {
+    /// The status of a validity window at `date`, "expiring" within `warnDays` of its end.
+    public init(notBefore: Date, notAfter: Date, at date: Date, warnDays: Int) {
+        if date < notBefore { self = .notYetValid }
+        else if date > notAfter { self = .expired }
+        else if notAfter.timeIntervalSince(date) < Double(warnDays) * 86_400 { self = .expiring }
+        else { self = .valid }
+    }
+
+    /// Whole days until `notAfter` (negative once past), rounded down.
+    public static func daysLeft(until notAfter: Date, at date: Date) -> Int {
+        Int((notAfter.timeIntervalSince(date) / 86_400).rounded(.down))
+    }
+}
+
 /// A certificate read for push: everything `inspect` reports, derived once from the DER.
 public struct PushCertificate: Sendable {
     public let der: [UInt8]
@@ -164,16 +179,11 @@ public struct PushCertificate: Sendable {
     }
 
     public func status(at date: Date, warnDays: Int) -> ValidityStatus {
-        if date < notBefore { return .notYetValid }
-        if date > notAfter { return .expired }
-        if notAfter.timeIntervalSince(date) < Double(warnDays) * 86_400 { return .expiring }
-        return .valid
+        ValidityStatus(notBefore: notBefore, notAfter: notAfter, at: date, warnDays: warnDays)
     }
 
     /// Whole days until expiry (negative once expired), rounded down.
-    public func daysLeft(at date: Date) -> Int {
-        Int((notAfter.timeIntervalSince(date) / 86_400).rounded(.down))
-    }
+    public func daysLeft(at date: Date) -> Int { ValidityStatus.daysLeft(until: notAfter, at: date) }
 
     // MARK: Helpers
 

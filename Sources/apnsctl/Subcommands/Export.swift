@@ -108,20 +108,6 @@ struct Export: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(bytes))
             return
         }
-        if FileManager.default.fileExists(atPath: out) && !force {
-            throw CredentialError(.writeFailed, path: out, "The file exists; nothing was written.", hint: "Choose another --out, or add --force.")
-        }
-        let temporary = out + ".\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CredentialError(.writeFailed, path: out, "Cannot create the file (\(String(cString: strerror(errno)))).", hint: "Check the folder exists and is writable.")
-        }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == bytes.count, synced, rename(temporary, out) == 0 else {
-            unlink(temporary)
-            throw CredentialError(.writeFailed, path: out, "Writing the file failed.", hint: "Check free disk space.")
-        }
+        try PrivateFile.write(bytes, to: out, overwrite: force)
     }
 }

@@ -28,15 +28,7 @@ struct Gateway: AsyncParsableCommand {
     }
 
     static func writePrivate(_ text: String, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CredentialError(.writeFailed, path: path, "Cannot write the file (\(String(cString: strerror(errno)))).", hint: "Check the folder.")
-        }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-            throw CredentialError(.writeFailed, path: path, "Writing the file failed.", hint: "Check free disk space.")
-        }
+        try PrivateFile.write(Array(text.utf8), to: path, overwrite: true)
     }
 }
 
@@ -230,11 +222,7 @@ extension Gateway {
                 let identity = try LocalGateway.mintIdentity(topic: topic, environments: environment.environments, teamID: teamID,
                                                              topics: topics, days: days, authority: authority)
                 let bytes = try identity.pkcs12(password: secret, friendlyName: topic, style: legacy ? .legacy : .modern)
-                let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-                guard fd >= 0, bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-                    throw CredentialError(.writeFailed, path: out, "Cannot write the .p12.", hint: "Check the folder exists and is writable.")
-                }
-                close(fd)
+                try PrivateFile.write(bytes, to: out, overwrite: true)
                 print("Minted a TEST \(environment.rawValue) identity for \(topic) → \(out) (signed by \(caDir)/client-ca.pem; not valid with Apple).")
             }
         }

@@ -79,11 +79,8 @@ struct ListRow: Encodable {
         teamId = credential.teamId
         importedAt = credential.importedAt
         if let notAfter = credential.notAfter {
-            daysLeft = Int((notAfter.timeIntervalSince(date) / 86_400).rounded(.down))
-            if let notBefore = credential.notBefore, date < notBefore { status = .notYetValid }
-            else if date > notAfter { status = .expired }
-            else if notAfter.timeIntervalSince(date) < Double(warnDays) * 86_400 { status = .expiring }
-            else { status = .valid }
+            daysLeft = ValidityStatus.daysLeft(until: notAfter, at: date)
+            status = ValidityStatus(notBefore: credential.notBefore ?? .distantPast, notAfter: notAfter, at: date, warnDays: warnDays)
         }
     }
 }
