@@ -190,6 +190,27 @@ struct GatewayCommandTests {
         }
         #expect(try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + gateway.connection).status == 0)
 
+        // A background push must use priority 5.
+        let priority = try pki.run(["send", identity, "--token", Self.token, "--background", "--priority", "10"] + gateway.connection)
+        #expect(priority.status == 1)
+        #expect(priority.stdout.contains("400 BadPriority"))
+        #expect(priority.stdout.contains(APNsReason.badPriority.explanation))
+
+        // A token key with no topic recorded and no --topic: APNs cannot pick one.
+        let tokenGateway = try pki.gateway("sandbox", ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"])
+        let noTopic = try CLI.run(["send", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--token", Self.token,
+                                   "--background"] + tokenGateway.connection)
+        #expect(noTopic.status == 1)
+        #expect(noTopic.stdout.contains("400 MissingTopic"))
+        #expect(noTopic.stdout.contains(APNsReason.missingTopic.explanation))
+        // A certificate where the gateway takes only tokens (no client CA): no provider token at all.
+        let tokenOnly = try GatewayProcess(pki.folder, name: "token-only", arguments: [
+            "--environment", "sandbox", "--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"])
+        let noToken = try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + tokenOnly.connection)
+        #expect(noToken.status == 1)
+        #expect(noToken.stdout.contains("403 MissingProviderToken"))
+        #expect(noToken.stdout.contains(APNsReason.missingProviderToken.explanation))
+
         // Server-side trouble, injected.
         for (option, status, reason) in [("--rate-429", 429, APNsReason.tooManyRequests), ("--rate-500", 500, .internalServerError),
                                          ("--rate-503", 503, .serviceUnavailable)] {
@@ -260,6 +281,38 @@ struct GatewayCommandTests {
         #expect(rejected.stdout.hasPrefix("HTTP/2 400"))
         #expect(rejected.stdout.contains("{\"reason\":\"BadPriority\"}"))
         #expect(try gateway.deliveries().map { ($0["payload"] as? [String: Any])?["aps"] as? [String: Any] }.count == 1)
+    }
+
+    /// Reasons that apnsctl's own client refuses to provoke (it validates first), produced by
+    /// curl as a client that sends whatever it is told; their explanations are unit-tested.
+    @Test func gatewayAnswersMalformedRequestsAsAPNsDoes() throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway("sandbox")
+        let pem = pki.folder.path("sandbox.pem")
+        #expect(try CLI.runProgram("openssl", ["pkcs12", "-in", pki.identity("sandbox"), "-nodes", "-out", pem, "-passin", "env:MINT"],
+                                   environment: ["MINT": Self.password]).status == 0)
+        let base = "https://localhost:\(gateway.port)"
+        let big = "{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 4100))\"}}"
+        let cases: [(arguments: [String], status: Int, reason: String)] = [
+            (["-H", "apns-collapse-id: \(String(repeating: "c", count: 65))", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "BadCollapseId"),
+            (["-H", "apns-expiration: tomorrow", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "BadExpirationDate"),
+            (["-H", "apns-id: not-a-uuid", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "BadMessageId"),
+            (["-H", "apns-push-type: carrier-pigeon", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "InvalidPushType"),
+            (["--data", "", "\(base)/3/device/\(Self.token)"], 400, "PayloadEmpty"),
+            (["--data", big, "\(base)/3/device/\(Self.token)"], 413, "PayloadTooLarge"),
+            (["--data", "{}", "\(base)/4/other"], 404, "BadPath"),
+            (["-X", "GET", "\(base)/3/device/\(Self.token)"], 405, "MethodNotAllowed"),
+            (["--data", "{}", "\(base)/3/device/"], 400, "MissingDeviceToken"),
+            (["--data", "{}", "\(base)/3/device/xyz"], 400, "BadDeviceToken"),
+        ]
+        for item in cases {
+            let result = try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
+                                                     "-H", "apns-topic: com.example.app"] + item.arguments)
+            #expect(result.stdout.hasPrefix("HTTP/2 \(item.status)"), "\(item.reason): \(result.stdout.prefix(200))")
+            #expect(result.stdout.contains("{\"reason\":\"\(item.reason)\"}"), "\(item.reason)")
+            #expect(APNsReason(rawValue: item.reason).isKnown)
+        }
+        #expect(try gateway.deliveries().isEmpty)
     }
 
     @Test func aioapnsInterop() throws {

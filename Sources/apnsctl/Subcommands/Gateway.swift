@@ -111,6 +111,12 @@ extension Gateway {
         @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
         var maxConcurrentStreams = 1000
 
+        @Option(name: .customLong("change-streams"), help: ArgumentHelp("Fault: after K accepted notifications on a connection, advertise N streams (as APNs does after a rejection or an accepted token).", valueName: "K:N"))
+        var changeStreams: String?
+
+        @Flag(name: .customLong("early-answer"), help: "Answer before reading the body and reset the stream with NO_ERROR, as nginx does.")
+        var earlyAnswer = false
+
         func validate() throws {
             if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together.") }
             if !tokenKeys.isEmpty, teamID == nil { throw ValidationError("--token-key needs --team-id.") }
@@ -118,6 +124,7 @@ extension Gateway {
                 throw ValidationError("Fault rates are fractions between 0 and 1.")
             }
             if rate429 + rate500 + rate503 > 1 { throw ValidationError("The fault rates add up to more than 1.") }
+            if let changeStreams, parsedChange(changeStreams) == nil { throw ValidationError("--change-streams takes K:N, e.g. 10:500.") }
             for entry in tokenKeys where !entry.contains("=") { throw ValidationError("--token-key takes KEYID=PUBLIC-KEY.pem, not \(entry).") }
         }
 
@@ -143,6 +150,8 @@ extension Gateway {
                 configuration.faults.goAwayAfterStreams = goAwayAfter
                 configuration.faults.closeAfterStreams = closeAfter
                 configuration.faults.maxConcurrentStreams = maxConcurrentStreams
+                configuration.faults.changeMaxConcurrentStreams = changeStreams.flatMap(parsedChange)
+                configuration.faults.answerEarlyAndReset = earlyAnswer
 
                 let gateway = try LocalGateway(configuration: configuration)
                 if let caOut, let pem = gateway.serverCertificateAuthorityPEM {
@@ -158,6 +167,12 @@ extension Gateway {
                 let statistics = gateway.statistics
                 printError("apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections.")
             }
+        }
+
+        func parsedChange(_ text: String) -> (afterAccepted: Int, to: Int)? {
+            let parts = text.split(separator: ":").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] >= 0, parts[1] > 0 else { return nil }
+            return (parts[0], parts[1])
         }
 
         /// Suspends until SIGINT or SIGTERM.
