@@ -6,16 +6,13 @@ struct APNSCtl: AsyncParsableCommand {
         commandName: "apnsctl",
         abstract: "Inspect, store, check and test Apple push notification (APNs) credentials.",
         discussion: """
-            Exit codes:
-              0   all good
-              1   checked and found a problem (expired, expiring within the warning window,
-                  key mismatch, environment or topic mismatch, APNs rejected the notification)
-              2   could not check (unreadable input, wrong password, network or TLS failure,
-                  secret store unavailable)
-              64  usage error
+            Exit codes: 0 all good; 1 checked and found a problem (expired, expiring within the \
+            warning window, key mismatch, environment or topic mismatch, APNs rejected the \
+            notification); 2 could not check (unreadable input, wrong password, network or TLS \
+            failure, secret store unavailable); 64 usage error.
 
-            Human output is the default; --json gives a versioned machine-readable report.
-            Colour is used only on a terminal and never when NO_COLOR is set.
+            Human output is the default; --json gives a versioned machine-readable report. Colour \
+            is used only on a terminal and never when NO_COLOR is set.
             """,
         version: APNSCtlVersion.current,
         subcommands: [Inspect.self, Import.self, List.self, Check.self, Export.self, Remove.self, Handshake.self, Send.self, Preflight.self, Gateway.self]
