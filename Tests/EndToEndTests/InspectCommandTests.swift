@@ -165,3 +165,41 @@ struct InspectCommandTests {
         #expect(certificate["status"] as? String == "expired")
     }
 }
+
+/// The password prompt on a real terminal (a pty): no echo, a second chance after a wrong
+/// answer, and neither answer ever on the screen.
+struct TerminalPromptTests {
+    @Test func promptsWithoutEchoAndRetriesOnce() throws {
+        let driver = """
+            import os, pty, sys, time, select
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], [sys.argv[1], "inspect", sys.argv[2]])
+            screen = b""
+            def read_until(marker, limit=20):
+                global screen
+                end = time.time() + limit
+                while marker not in screen and time.time() < end:
+                    ready, _, _ = select.select([fd], [], [], 0.2)
+                    if ready:
+                        try: screen += os.read(fd, 4096)
+                        except OSError: return
+            read_until(b"Password for")
+            os.write(fd, b"first-wrong-answer\\n")
+            read_until(b"Wrong password, try again")
+            os.write(fd, b"apnsctl-test\\n")
+            read_until(b"matches the certificate")
+            _, status = os.waitpid(pid, 0)
+            read_until(b"\\0", limit=1)
+            sys.stdout.write(screen.decode("utf-8", "replace"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        let result = try CLI.runProgram("python3", ["-c", driver, CLI.binary, CLI.cert("p12/keychain-legacy.p12")], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("Password for PKCS#12 bundle"))
+        #expect(result.stdout.contains("Wrong password, try again"))
+        #expect(result.stdout.contains("matches the certificate"))
+        #expect(!result.stdout.contains("first-wrong-answer"))
+        #expect(!result.stdout.contains("apnsctl-test"))
+    }
+}
