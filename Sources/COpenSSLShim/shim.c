@@ -110,6 +110,13 @@ int apnsctl_pkcs12_describe(PKCS12 *p12,
             }
         } else if (nid == NID_pkcs7_encrypted) {
             char name[200];
+            /* The encrypted content is optional in the ASN.1; a file without it is damaged
+             * (the shape behind CVE-2024-0727), never something to dereference. */
+            if (p7->d.encrypted == NULL || p7->d.encrypted->enc_data == NULL
+                || p7->d.encrypted->enc_data->algorithm == NULL) {
+                sk_PKCS7_pop_free(safes, PKCS7_free);
+                return -1;
+            }
             const X509_ALGOR *alg = p7->d.encrypted->enc_data->algorithm;
             describe_pbe(alg, name, sizeof name, unknown);
             append(certs, certs_len, name);

@@ -221,7 +221,8 @@ public final class LocalGateway: Sendable {
     func log(_ record: [String: Any]) {
         guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         state.withLockedValue { state in
-            state.log?.write(data + Data("\n".utf8))
+            // A full disk must not bring the gateway down; the record is lost and counted nowhere else.
+            try? state.log?.write(contentsOf: data + Data("\n".utf8))
         }
     }
 }

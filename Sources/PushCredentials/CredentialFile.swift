@@ -311,15 +311,23 @@ public struct CredentialFile: Sendable {
         do {
             contents = try file.parse(password: secret)
         } catch let failure as OpenSSL.DecryptFailure {
-            if !file.hasMAC, failure.looksLikeBadDecrypt || secret == nil {
-                // With no MAC the password can only be checked by decrypting.
-                if secret == nil, let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: false)),
-                   let parsed = try? file.parse(password: candidate) {
-                    return try finish(parsed, candidate)
+            if !file.hasMAC, secret == nil, failure.looksLikeBadDecrypt {
+                // With no MAC the password can only be checked by decrypting: the empty one failed.
+                guard let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: false)) else {
+                    throw CredentialError(.passwordRequired, path: path, "The bundle is password-protected and no password was given.",
+                                          hint: passwordOptionsHint)
                 }
-                throw CredentialError(.wrongPassword, path: path,
-                                      "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
-                                      hint: "Use the password chosen when the bundle was exported.")
+                do {
+                    return try finish(try file.parse(password: candidate), candidate)
+                } catch let second as OpenSSL.DecryptFailure {
+                    if second.looksLikeBadDecrypt {
+                        throw CredentialError(.wrongPassword, path: path,
+                                              "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
+                                              hint: "Use the password chosen when the bundle was exported.")
+                    }
+                    throw CredentialError(.corrupt, path: path, "The bundle's contents are damaged (\(second.errors.last ?? "decryption failed")).",
+                                          hint: "Export the bundle again.")
+                }
             }
             if failure.looksUnsupported {
                 throw CredentialError(.unknownEncryption, path: path,

@@ -145,6 +145,8 @@ public struct CredentialStore: Sendable {
     public struct ImportResult: Sendable {
         public var credential: StoredCredential
         public var replaced: StoredCredential?
+        /// False when the replaced credential's secret or files could not all be removed.
+        public var replacedCleanly = true
     }
 
     /// Imports a certificate bundle that carries its private key.
@@ -178,7 +180,7 @@ public struct CredentialStore: Sendable {
                 alias: alias, kind: .certificate, topics: certificate.coveredTopics, environments: certificate.environments,
                 importedAt: Date(), source: (file.path as NSString).lastPathComponent,
                 secret: keepBundle ? .pkcs12Password : .privateKey,
-                certificateFile: "credentials/\(alias).cert.pem", sha256: certificate.sha256, subject: certificate.subject,
+                certificateFile: "credentials/\(alias).\(Self.fileTag(certificate)).cert.pem", sha256: certificate.sha256, subject: certificate.subject,
                 teamId: certificate.teamID, notBefore: certificate.notBefore, notAfter: certificate.notAfter)
             // Files first (unreferenced until the index names them), then the secret, then the index.
             let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
@@ -187,7 +189,7 @@ public struct CredentialStore: Sendable {
                 try self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
                 written.append(root.appendingPathComponent(credential.certificateFile!))
                 if keepBundle {
-                    credential.bundleFile = "credentials/\(alias).p12"
+                    credential.bundleFile = "credentials/\(alias).\(Self.fileTag(certificate)).p12"
                     try self.writeFile(Data(file.contents), to: credential.bundleFile!)
                     written.append(root.appendingPathComponent(credential.bundleFile!))
                 }
@@ -200,7 +202,13 @@ public struct CredentialStore: Sendable {
             index.credentials.append(credential)
             return ImportResult(credential: credential, replaced: replaced)
         } afterCommit: { result in
-            if let replaced = result.replaced { self.discard(replaced) }
+            var result = result
+            if let replaced = result.replaced { result.replacedCleanly = self.discard(replaced) }
+            return result
+        } onCommitFailure: { result in
+            // The index was not written: take back what this import stored.
+            try? self.secrets.remove(result.credential.secretItem(store: self.path))
+            _ = self.removeFiles(of: result.credential)
         }
     }
 
@@ -223,7 +231,11 @@ public struct CredentialStore: Sendable {
             index.credentials.append(credential)
             return ImportResult(credential: credential, replaced: replaced)
         } afterCommit: { result in
-            if let replaced = result.replaced { self.discard(replaced) }
+            var result = result
+            if let replaced = result.replaced { result.replacedCleanly = self.discard(replaced) }
+            return result
+        } onCommitFailure: { result in
+            try? self.secrets.remove(result.credential.secretItem(store: self.path))
         }
     }
 
@@ -242,11 +254,18 @@ public struct CredentialStore: Sendable {
             return index.credentials.remove(at: position)
         } afterCommit: { credential in
             files = self.removeFiles(of: credential)
+            return credential
         }
         return (credential, removedSecret, files)
     }
 
     // MARK: Helpers
+
+    /// Part of the certificate's fingerprint in its file names, so that a rotation never writes
+    /// over the files of the credential it replaces (which the index still names until the end).
+    static func fileTag(_ certificate: PushCertificate) -> String {
+        String(certificate.sha256.replacingOccurrences(of: ":", with: "").lowercased().prefix(12))
+    }
 
     public static func defaultAlias(for certificate: PushCertificate) -> String {
         let topic = certificate.bundleID ?? certificate.coveredTopics.first ?? certificate.commonName ?? "certificate"
@@ -295,19 +314,12 @@ public struct CredentialStore: Sendable {
                                hint: known.isEmpty ? "The store is empty: import one with `apnsctl import FILE`." : "Known aliases: \(known.joined(separator: ", ")).")
     }
 
-    /// Removes a replaced credential's files and secret, unless the new one took its alias
-    /// (then the new files and secret already overwrote them).
-    private func discard(_ old: StoredCredential) {
-        guard let index = try? readIndex() else { return }
-        if index.credentials.contains(where: { $0.alias == old.alias }) {
-            // Same alias reused by the new credential: the secret item differs by fingerprint, so remove only that.
-            if index.credentials.first(where: { $0.alias == old.alias })?.secretItem(store: path) != old.secretItem(store: path) {
-                try? secrets.remove(old.secretItem(store: path))
-            }
-            return
-        }
-        try? secrets.remove(old.secretItem(store: path))
-        _ = removeFiles(of: old)
+    /// Removes a replaced credential's secret and files (their names differ from the new
+    /// credential's, so nothing of the new one is touched). Returns whether all went.
+    private func discard(_ old: StoredCredential) -> Bool {
+        let secretRemoved = (try? secrets.remove(old.secretItem(store: path))) != nil
+        let files = [old.certificateFile, old.bundleFile].compactMap { $0 }
+        return secretRemoved && removeFiles(of: old).count == files.count
     }
 
     private func removeFiles(of credential: StoredCredential) -> [String] {
@@ -320,8 +332,13 @@ public struct CredentialStore: Sendable {
     }
 
     /// Runs `body` on the index under an exclusive lock and writes the index back atomically
-    /// when it returns; `afterCommit` runs after the new index is in place, still under the lock.
-    private func withLock<R>(_ body: (inout StoreIndex) throws -> R, afterCommit: (R) -> Void = { _ in }) throws -> R {
+    /// when it returns; `afterCommit` runs after the new index is in place, still under the lock;
+    /// `onCommitFailure` undoes what `body` did outside the index when the index cannot be written.
+    private func withLock<R>(_ body: (inout StoreIndex) throws -> R, afterCommit: (R) -> R = { $0 },
+                             onCommitFailure: (R) -> Void = { _ in }) throws -> R {
+        // Ask the Secret Service before taking the lock, so a slow or missing one never keeps
+        // other apnsctl processes waiting on the store.
+        try secrets.checkAvailable()
         try prepareFolder()
         let lockPath = root.appendingPathComponent(".lock").path
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -335,23 +352,38 @@ public struct CredentialStore: Sendable {
         }
         defer { flock(fd, LOCK_UN) }
         var index = try readIndex()
-        let result = try body(&index)
-        try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
-        afterCommit(result)
+        var result = try body(&index)
+        do {
+            try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
+        } catch {
+            onCommitFailure(result)
+            throw error
+        }
+        result = afterCommit(result)
         removeUnreferencedFiles(index)
         return result
     }
 
-    /// Files in credentials/ that no index entry names are leftovers of an interrupted import.
+    /// Files in credentials/ that no index entry names are leftovers of an interrupted import
+    /// or a replaced credential. Only files of the store's own making are touched.
     private func removeUnreferencedFiles(_ index: StoreIndex) {
         let referenced = Set(index.credentials.flatMap { [$0.certificateFile, $0.bundleFile].compactMap { $0 } }.map { ($0 as NSString).lastPathComponent })
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: credentialsFolder.path) else { return }
         for name in names where !referenced.contains(name) {
-            try? FileManager.default.removeItem(at: credentialsFolder.appendingPathComponent(name))
+            let ours = name.hasSuffix(".cert.pem") || name.hasSuffix(".p12") || (name.hasPrefix(".") && name.hasSuffix(".tmp"))
+            var isDirectory: ObjCBool = false
+            let url = credentialsFolder.appendingPathComponent(name)
+            guard ours, FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            try? FileManager.default.removeItem(at: url)
         }
     }
 
     private func prepareFolder() throws {
+        let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        if !existing.isEmpty, !existing.contains("index.json"), !existing.contains(".lock"), !existing.contains("credentials") {
+            throw CredentialError(.storeError, path: root.path, "This folder is not empty and is not an apnsctl store; nothing was written.",
+                                  hint: "Give --store an empty or new folder.")
+        }
         for folder in [root, credentialsFolder] {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

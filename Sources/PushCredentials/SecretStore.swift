@@ -44,6 +44,8 @@ public protocol SecretStore: Sendable {
     func lookup(_ item: SecretItem) throws -> SecretBytes?
     /// Returns whether an item was removed.
     @discardableResult func remove(_ item: SecretItem) throws -> Bool
+    /// Throws, saying why, when the store cannot be used now.
+    func checkAvailable() throws
 }
 
 /// The freedesktop.org Secret Service (gnome-keyring, KeePassXC...) through libsecret.
@@ -101,6 +103,8 @@ public struct LibSecretStore: SecretStore {
 
     // MARK: Readiness
 
+    public func checkAvailable() throws { try ensureReady() }
+
     /// Says which of "no session bus", "no provider", "no default collection" or "locked"
     /// stands in the way, before anything could trigger a prompt.
     public func ensureReady() throws {
@@ -143,7 +147,13 @@ public struct LibSecretStore: SecretStore {
     /// org.freedesktop.secrets: libsecret would otherwise wait out D-Bus's 25-second default.
     private func probeBus() throws {
         var error: UnsafeMutablePointer<GError>?
-        guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+        // Connecting includes D-Bus authentication, which a broken bus may never answer.
+        let cancellable = g_cancellable_new()
+        defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
+        let timer = DispatchWorkItem { g_cancellable_cancel(cancellable) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+        defer { timer.cancel() }
+        guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, &error) else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
             if let error { g_error_free(error) }
             throw Self.unavailable("the D-Bus session bus does not answer (\(message)).",

@@ -36,7 +36,7 @@ public struct PushResponse: Sendable, Codable, Equatable {
     public var isAccepted: Bool { status == 200 }
 
     /// Whether sending the same notification again later may succeed: 429, 500 and 503 only.
-    public var isRetryable: Bool { [429, 500, 503].contains(status) }
+    public var isRetryable: Bool { reason.map(\.isRetryable) ?? [429, 500, 503].contains(status) }
 
     /// Builds a response from the status, the headers and the body as they came off the wire.
     /// Never fails: whatever cannot be decoded is kept raw.

@@ -54,6 +54,18 @@ struct BadInputTests {
         #expect([CredentialError.Code.corrupt, .truncated].contains(error.code))
     }
 
+    /// An encrypted-data safe without its optional content (the shape of CVE-2024-0727) is a
+    /// damaged file, not a crash.
+    @Test func encryptedSafeWithoutContentIsCorrupt() throws {
+        let hex = "3023020103301e06092a864886f70d010701a011040f300d300b06092a864886f70d010706"
+        let bytes = stride(from: 0, to: hex.count, by: 2).map { offset -> UInt8 in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+        }
+        let error = try #require(Result { try CredentialFile.decode(bytes, path: "x.p12", password: .none) }.failure)
+        #expect(error.code == .corrupt)
+    }
+
     @Test func interactiveSourcesGetASecondChance() throws {
         let answers = AnswerQueue(["wrong", "apnsctl-test"])
         let source = PasswordSource(isInteractive: true) { _ in answers.next() }

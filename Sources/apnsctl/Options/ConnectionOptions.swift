@@ -25,7 +25,7 @@ struct ConnectionOptions: ParsableArguments {
 
     func validate() throws {
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535.") }
-        if timeout <= 0 { throw ValidationError("--timeout must be more than 0 seconds.") }
+        if !timeout.isFinite || timeout <= 0 || timeout > 3600 { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.") }
         if let proxy, URL(string: proxy)?.host == nil { throw ValidationError("--proxy takes a URL such as http://proxy.example.com:3128.") }
     }
 
@@ -36,12 +36,31 @@ struct ConnectionOptions: ParsableArguments {
         return (.sandbox, "No --environment given and the credential is for \(credential.environments.isEmpty ? "no known environment" : "both"); using sandbox.")
     }
 
+    /// --proxy as given; else HTTPS_PROXY, except for loopback and the hosts NO_PROXY names.
+    static func proxy(explicit: String?, for host: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL? {
+        if let explicit { return URL(string: explicit) }
+        guard let text = environment["HTTPS_PROXY"] ?? environment["https_proxy"], !text.isEmpty else { return nil }
+        let lowered = host.lowercased()
+        if ["localhost", "::1", "[::1]"].contains(lowered) || lowered.hasPrefix("127.") { return nil }
+        let exclusions = (environment["NO_PROXY"] ?? environment["no_proxy"] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        for entry in exclusions {
+            if entry == "*" { return nil }
+            let suffix = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
+            if lowered == suffix || lowered.hasSuffix("." + suffix) { return nil }
+        }
+        guard let url = URL(string: text.contains("://") ? text : "http://" + text), url.host != nil else {
+            throw CredentialError(.invalidArgument, path: nil, "HTTPS_PROXY is set to \"\(text)\", which is not a proxy URL.",
+                                  hint: "Set it to e.g. http://proxy.example.com:3128, or unset it.")
+        }
+        return url
+    }
+
     func configuration(for credential: LoadedCredential, environment: PushEnvironment) throws -> (GatewayConfiguration, [String]) {
         let resolution = try Endpoint.resolve(environment: environment, port: port, gateway: gateway)
         var configuration = GatewayConfiguration(endpoint: resolution.endpoint, credential: credential.client)
         configuration.caFiles = ca
-        let environmentProxy = ProcessInfo.processInfo.environment["HTTPS_PROXY"] ?? ProcessInfo.processInfo.environment["https_proxy"]
-        configuration.proxy = (proxy ?? environmentProxy).flatMap { $0.isEmpty ? nil : URL(string: $0) }
+        configuration.proxy = try Self.proxy(explicit: proxy, for: resolution.endpoint.host)
         configuration.timeouts.dns = timeout
         configuration.timeouts.connect = timeout
         configuration.timeouts.tls = timeout
@@ -153,6 +172,11 @@ func withUserErrors<R>(_ body: () async throws -> R) async throws -> R {
         throw ExitStatus.couldNotCheck
     } catch let error as GatewayError {
         error.print()
+        throw ExitStatus.couldNotCheck
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError(TerminalStyle.stderr.paint("error:", .red, .bold) + " \(error.localizedDescription)")
         throw ExitStatus.couldNotCheck
     }
 }

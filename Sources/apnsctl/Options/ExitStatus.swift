@@ -2,6 +2,12 @@ import ArgumentParser
 import Foundation
 import PushCredentials
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The project's exit codes (see `apnsctl --help`).
 enum ExitStatus {
     static let ok = ExitCode(0)
@@ -17,5 +23,29 @@ func reportError(_ error: CredentialError, style: TerminalStyle = .stderr) {
 }
 
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    writeAll(STDERR_FILENO, Array((text + "\n").utf8))
+}
+
+/// Writes to a file descriptor without Foundation's trapping FileHandle.write: a closed pipe or
+/// a full disk is an error to report, not a crash.
+@discardableResult
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+}
+
+/// Writes to standard output, failing with exit 2 and a message when it cannot.
+func writeStandardOutput(_ bytes: [UInt8]) throws {
+    guard writeAll(STDOUT_FILENO, bytes) else {
+        printError("error: standard output could not be written (\(String(cString: strerror(errno)))); the output is incomplete.")
+        throw ExitStatus.couldNotCheck
+    }
 }

@@ -66,8 +66,14 @@ struct PasswordOptions: ParsableArguments {
     static func readLine(from handle: FileHandle, what: String) throws -> SecretBytes {
         var bytes: [UInt8] = []
         while true {
-            let chunk = handle.readData(ofLength: 1)
-            guard let byte = chunk.first else { break }
+            var byte: UInt8 = 0
+            let count = read(handle.fileDescriptor, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 {
+                throw CredentialError(.unreadable, path: nil, "The password cannot be read from \(what) (\(String(cString: strerror(errno)))).",
+                                      hint: "Give a file (not a folder) or a pipe that holds the password.")
+            }
+            if count == 0 { break }
             if byte == 0x0A { break }
             bytes.append(byte)
             if bytes.count > 64 * 1024 {
@@ -106,7 +112,7 @@ enum TerminalPrompt {
 
     static func readSecret(prompt: String) -> SecretBytes? {
         let fd = STDIN_FILENO
-        FileHandle.standardError.write(Data(prompt.utf8))
+        writeAll(STDERR_FILENO, Array(prompt.utf8))
         var original = termios()
         guard tcgetattr(fd, &original) == 0 else { return nil }
         saved = original
@@ -123,7 +129,7 @@ enum TerminalPrompt {
             tcsetattr(fd, TCSANOW, &original)
             savedFD = -1
             signal(SIGINT, SIG_DFL)
-            FileHandle.standardError.write(Data("\n".utf8))
+            writeAll(STDERR_FILENO, [0x0A])
         }
         return try? PasswordOptions.readLine(from: FileHandle.standardInput, what: "the terminal")
     }

@@ -33,8 +33,7 @@ struct ReportOptions: ParsableArguments {
 /// Writes a report as JSON with its schema version on top.
 func printJSON<T: Encodable>(_ value: T) throws {
     let data = try PushCredentialsJSON.encode(value)
-    FileHandle.standardOutput.write(data)
-    FileHandle.standardOutput.write(Data("\n".utf8))
+    try writeStandardOutput([UInt8](data) + [0x0A])
 }
 
 import PushCredentials

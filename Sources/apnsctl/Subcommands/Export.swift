@@ -105,7 +105,7 @@ struct Export: AsyncParsableCommand {
 
     private func write(_ bytes: [UInt8]) throws {
         guard let out else {
-            FileHandle.standardOutput.write(Data(bytes))
+            try writeStandardOutput(bytes)
             return
         }
         try PrivateFile.write(bytes, to: out, overwrite: force)

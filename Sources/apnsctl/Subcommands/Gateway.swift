@@ -125,7 +125,16 @@ extension Gateway {
             }
             if rate429 + rate500 + rate503 > 1 { throw ValidationError("The fault rates add up to more than 1.") }
             if let changeStreams, parsedChange(changeStreams) == nil { throw ValidationError("--change-streams takes K:N, e.g. 10:500.") }
-            for entry in tokenKeys where !entry.contains("=") { throw ValidationError("--token-key takes KEYID=PUBLIC-KEY.pem, not \(entry).") }
+            for entry in tokenKeys {
+                let parts = entry.split(separator: "=", maxSplits: 1)
+                if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty {
+                    throw ValidationError("--token-key takes KEYID=PUBLIC-KEY.pem, not \(entry).")
+                }
+            }
+            if !(0...65535).contains(port) { throw ValidationError("--port is between 0 (any free port) and 65535.") }
+            if !(1...Int(Int32.max)).contains(maxConcurrentStreams) { throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).") }
+            if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) { throw ValidationError("--latency-ms is between 0 and 600000.") }
+            for count in [goAwayAfter, closeAfter].compactMap({ $0 }) where count < 1 { throw ValidationError("--goaway-after and --close-after count streams from 1.") }
         }
 
         func run() async throws {
@@ -137,7 +146,10 @@ extension Gateway {
                 configuration.clientCAFiles = clientCA
                 configuration.tokenKeys = try tokenKeys.map { entry in
                     let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                    let pem = try String(contentsOfFile: parts[1], encoding: .utf8)
+                    guard let pem = try? String(contentsOfFile: parts[1], encoding: .utf8) else {
+                        throw CredentialError(.unreadable, path: parts[1], "The public key named by --token-key cannot be read.",
+                                              hint: "Give the P-256 public key as PEM, e.g. `openssl pkey -in AuthKey_KEYID.p8 -pubout`.")
+                    }
                     return .init(keyID: parts[0], teamID: teamID ?? "", publicKeyPEM: pem)
                 }
                 configuration.deviceRegistryFile = devices
@@ -171,7 +183,7 @@ extension Gateway {
 
         func parsedChange(_ text: String) -> (afterAccepted: Int, to: Int)? {
             let parts = text.split(separator: ":").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] >= 0, parts[1] > 0 else { return nil }
+            guard parts.count == 2, parts[0] >= 0, (1...Int(Int32.max)).contains(parts[1]) else { return nil }
             return (parts[0], parts[1])
         }
 
@@ -216,6 +228,10 @@ extension Gateway {
 
         @Option(help: "Days of validity.")
         var days = 395
+
+        func validate() throws {
+            if !(1...36_500).contains(days) { throw ValidationError("--days is between 1 and 36500.") }
+        }
 
         @Option(name: .customLong("team-id"), help: "The team ID to put in the certificate (OU).")
         var teamID = "ABCDE12345"

@@ -85,7 +85,10 @@ struct Import: AsyncParsableCommand {
                 let entry = result.credential
                 print("\(style.paint("✓", .green)) Imported \(style.paint(entry.alias, .bold)) (\(describe(entry))) into \(store.path)")
                 print("  secret kept in the Secret Service: \(entry.secret.rawValue) (label \"apnsctl: \(entry.alias)\")")
-                if let replaced = result.replaced { print("  replaced \(replaced.alias), whose files and secret are removed") }
+                if let replaced = result.replaced {
+                    print(result.replacedCleanly ? "  replaced the previous \(replaced.alias); its files and secret are removed"
+                                                 : style.paint("  ! replaced the previous \(replaced.alias), but its old secret or files could not all be removed (see `secret-tool search application apnsctl alias \(replaced.alias)`)", .yellow))
+                }
                 if entry.kind == .tokenKey, entry.topics.isEmpty || entry.environments.isEmpty {
                     print(style.paint("  ! no --topic/--environment given: `apnsctl check` will report the metadata as incomplete", .yellow))
                 }

@@ -72,6 +72,9 @@ struct Send: AsyncParsableCommand {
         if sources != 1 { throw ValidationError("Give exactly one of --alert TEXT, --background and --payload FILE.") }
         if alert == nil, title != nil || sound != nil || badge != nil { throw ValidationError("--title, --sound and --badge go with --alert.") }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority is 10, 5 or 1.") }
+        if let expiration, !(0...Int(UInt32.max)).contains(expiration) {
+            throw ValidationError("--expiration is UNIX seconds between 0 and \(UInt32.max).")
+        }
         if let apnsID, UUID(uuidString: apnsID) == nil { throw ValidationError("--apns-id must be a UUID such as 123e4567-e89b-12d3-a456-426614174000.") }
         if let pushType, !PushType.known.map(\.rawValue).contains(pushType) {
             throw ValidationError("--push-type \(pushType) is not one APNs knows: \(PushType.known.map(\.rawValue).joined(separator: ", ")).")
@@ -89,10 +92,14 @@ struct Send: AsyncParsableCommand {
             let loaded = try credentials.load(credential)
             let (environment, note) = connection.chosenEnvironment(for: loaded)
             let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
-            let topic = self.topic ?? loaded.defaultTopic.map { base in type.topicSuffix.map { base + $0 } ?? base }
+            // The push type's suffix (.voip, .complication...) unless the bundle ID already has it,
+            // as a VoIP Services certificate's does.
+            let topic = self.topic ?? loaded.defaultTopic.map { base in
+                type.topicSuffix.map { base.hasSuffix($0) ? base : base + $0 } ?? base
+            }
             let notification = PushNotification(
                 deviceToken: deviceToken, topic: topic, pushType: type,
-                priority: priority.map(PushPriority.init) ?? (background ? .powerConsiderate : nil),
+                priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),
                 expiration: expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }, collapseID: collapseID,
                 apnsID: apnsID.flatMap(UUID.init(uuidString:)), payload: body)
             try notification.validate()
@@ -124,7 +131,10 @@ struct Send: AsyncParsableCommand {
         if let alert { return try Payload.alert(title: title, body: alert, sound: sound, badge: badge) }
         if background { return try Payload.background() }
         guard let payload else { return [] }
-        if payload == "-" { return [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
+        if payload == "-" {
+            guard let data = try? FileHandle.standardInput.readToEnd() else { return [] }
+            return [UInt8](data)
+        }
         return try CredentialFile.readBytes(path: payload)
     }
 
