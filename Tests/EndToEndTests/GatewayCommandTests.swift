@@ -74,6 +74,15 @@ struct GatewayCommandTests {
                                arguments: ["--environment", environment, "--client-ca", clientCA] + extra)
         }
 
+        /// The identity as PEM (certificate and key), for clients such as curl and aioapns.
+        func pem(_ name: String) throws -> String {
+            let pem = folder.path("\(name).pem")
+            let result = try CLI.runProgram("openssl", ["pkcs12", "-in", identity(name), "-nodes", "-out", pem, "-passin", "env:MINT"],
+                                            environment: ["MINT": GatewayCommandTests.password])
+            guard result.status == 0 else { throw CLIError(message: "openssl could not convert \(name).p12: \(result.stderr)") }
+            return pem
+        }
+
         func run(_ arguments: [String]) throws -> CLI.Result {
             try CLI.run(arguments + ["--password-env", "MINT"], environment: ["MINT": GatewayCommandTests.password])
         }
@@ -263,9 +272,7 @@ struct GatewayCommandTests {
     @Test func curlInterop() throws {
         let pki = try PKI()
         let gateway = try pki.gateway("sandbox")
-        let pem = pki.folder.path("sandbox.pem")
-        #expect(try CLI.runProgram("openssl", ["pkcs12", "-in", pki.identity("sandbox"), "-nodes", "-out", pem, "-passin", "env:MINT"],
-                                   environment: ["MINT": Self.password]).status == 0)
+        let pem = try pki.pem("sandbox")
         let apnsID = UUID().uuidString.lowercased()
         let curl = try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
                                                "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert", "-H", "apns-id: \(apnsID)",
@@ -288,9 +295,7 @@ struct GatewayCommandTests {
     @Test func gatewayAnswersMalformedRequestsAsAPNsDoes() throws {
         let pki = try PKI()
         let gateway = try pki.gateway("sandbox")
-        let pem = pki.folder.path("sandbox.pem")
-        #expect(try CLI.runProgram("openssl", ["pkcs12", "-in", pki.identity("sandbox"), "-nodes", "-out", pem, "-passin", "env:MINT"],
-                                   environment: ["MINT": Self.password]).status == 0)
+        let pem = try pki.pem("sandbox")
         let base = "https://localhost:\(gateway.port)"
         let big = "{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 4100))\"}}"
         let cases: [(arguments: [String], status: Int, reason: String)] = [
@@ -318,9 +323,7 @@ struct GatewayCommandTests {
     @Test func aioapnsInterop() throws {
         let pki = try PKI()
         let gateway = try pki.gateway("sandbox")
-        let pem = pki.folder.path("sandbox.pem")
-        #expect(try CLI.runProgram("openssl", ["pkcs12", "-in", pki.identity("sandbox"), "-nodes", "-out", pem, "-passin", "env:MINT"],
-                                   environment: ["MINT": Self.password]).status == 0)
+        let pem = try pki.pem("sandbox")
         let script = """
             import asyncio, ssl, sys, json
             from aioapns import APNs, NotificationRequest, PushType
