@@ -338,7 +338,7 @@ enum OpenSSL {
                         OPENSSL_sk_push(stack, UnsafeRawPointer(handle))
                     }
                 }
-                let (certNID, keyNID, macMD): (Int32, Int32, OpaquePointer?) = style == .legacy
+                let (certNID, keyNID, macMD): (Int32, Int32, OpaquePointer) = style == .legacy
                     ? (NID_pbe_WithSHA1And40BitRC2_CBC, NID_pbe_WithSHA1And3_Key_TripleDES_CBC, EVP_sha1())
                     : (NID_aes_256_cbc, NID_aes_256_cbc, EVP_sha256())
                 let p12: OpaquePointer? = password.withCString { pass, _ in
@@ -346,13 +346,12 @@ enum OpenSSL {
                 }
                 guard let p12 else { return nil }
                 defer { PKCS12_free(p12) }
-                if style == .legacy || macMD != nil {
-                    // PKCS12_create uses SHA-256 for its MAC; Keychain-style files want SHA-1.
-                    let status = password.withCString { pass, length in
-                        PKCS12_set_mac(p12, pass, length, nil, 0, 2048, macMD)
-                    }
-                    guard status == 1 else { return nil }
+                // The MAC was left out above (mac_iter -1) so that its digest can be chosen here:
+                // SHA-1 for Keychain-style files, SHA-256 otherwise.
+                let status = password.withCString { pass, length in
+                    PKCS12_set_mac(p12, pass, length, nil, 0, 2048, macMD)
                 }
+                guard status == 1 else { return nil }
                 let length = i2d_PKCS12(p12, nil)
                 guard length > 0 else { return nil }
                 var bytes = [UInt8](repeating: 0, count: Int(length))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushCredentials
 
 /// Options every reporting command shares.
 struct ReportOptions: ParsableArguments {
@@ -32,14 +33,6 @@ struct ReportOptions: ParsableArguments {
 
 /// Writes a report as JSON with its schema version on top.
 func printJSON<T: Encodable>(_ value: T) throws {
-    let data = try PushCredentialsJSON.encode(value)
+    let data = try ReportSchema.encoder().encode(value)
     try writeStandardOutput([UInt8](data) + [0x0A])
-}
-
-import PushCredentials
-
-enum PushCredentialsJSON {
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
-        try ReportSchema.encoder().encode(value)
-    }
 }
