@@ -272,7 +272,8 @@ public struct CredentialFile: Sendable {
         }
         let protection = describe(raw)
         if raw.hasUnknownAlgorithm {
-            let names = (raw.mac + raw.certificates + raw.keys).filter { $0.first?.isNumber == true }
+            var names: [String] = []
+            for name in raw.mac + raw.certificates + raw.keys where name.first?.isNumber == true && !names.contains(name) { names.append(name) }
             throw CredentialError(.unknownEncryption, path: path,
                                   "The bundle is encrypted with an algorithm OpenSSL does not know (\(names.joined(separator: ", "))).",
                                   hint: "Export it again with common settings, e.g. `openssl pkcs12 -export` (AES-256) or from Keychain Access.")

@@ -40,8 +40,14 @@ enum CLI {
         try runProgram(binary, arguments, stdin: stdin, environment: environment, removeEnvironment: removeEnvironment, timeout: timeout)
     }
 
+    /// Passwords the tests use; none may ever travel in a process's arguments.
+    static let knownSecrets = ["apnsctl-test", "mint-pass", "new-secret-pass", "round-trip-pass", "Leak-Canary-"]
+
     static func runProgram(_ program: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
                            removeEnvironment: [String] = [], timeout: TimeInterval = 60) throws -> Result {
+        for argument in arguments where !argument.hasPrefix("/") {
+            #expect(!knownSecrets.contains { argument.contains($0) }, "a secret in the arguments of \(program): \(argument)")
+        }
         let process = Process()
         if program.hasPrefix("/") {
             process.executableURL = URL(fileURLWithPath: program)

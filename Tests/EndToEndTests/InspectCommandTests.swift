@@ -35,6 +35,12 @@ struct InspectCommandTests {
         #expect(!wrong.stderr.contains("damaged"))
         #expect(!wrong.stderr.contains("not-it"))
 
+        for path in ["p12/no-mac.p12", "pem/encrypted-key-bundle.pem", "p12/openssl3-default.p12"] {
+            let result = try CLI.run(["inspect", "--password-stdin", CLI.cert(path)], stdin: "not-it\n")
+            #expect(result.status == 2, "\(path)")
+            #expect(result.stderr.contains("Wrong password"), "\(path)")
+        }
+
         let truncated = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/truncated.p12")], stdin: Self.password + "\n")
         #expect(truncated.status == 2)
         #expect(!truncated.stderr.contains("Wrong password"))
@@ -100,10 +106,20 @@ struct InspectCommandTests {
         #expect(modern.status == 0)
     }
 
+    static func statusAndFindings(_ result: CLI.Result) -> (String?, [String]) {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+              let file = (json["files"] as? [[String: Any]])?.first else { return (nil, ["<unparseable>"]) }
+        let status = (file["certificate"] as? [String: Any])?["status"] as? String
+        return (status, (file["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String })
+    }
+
+    static var mintedAt: String { ISO8601DateFormatter().string(from: ManifestDates.mintedAt) }
+
     @Test func problemsExitOne() throws {
-        let expired = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/expired.p12")], stdin: Self.password + "\n")
+        let expired = try CLI.run(["inspect", "--json", "--password-stdin", CLI.cert("p12/expired.p12")], stdin: Self.password + "\n")
         #expect(expired.status == 1)
-        #expect(expired.stdout.contains("expired"))
+        #expect(Self.statusAndFindings(expired).0 == "expired")
+        #expect(Self.statusAndFindings(expired).1 == ["expired"])
 
         let mismatch = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/mismatched-key.p12")], stdin: Self.password + "\n")
         #expect(mismatch.status == 1)
@@ -118,13 +134,16 @@ struct InspectCommandTests {
         #expect(other.stdout.contains("not an Apple push certificate"))
     }
 
+    /// Judged at the moment the fixtures were minted, so the committed certificates do not age out.
     @Test func warnDaysAndAtMoveTheThreshold() throws {
         let path = CLI.cert("identities/expiring.pem")
-        let within = try CLI.run(["inspect", "--warn-days", "400", path])
+        let within = try CLI.run(["inspect", "--json", "--at", Self.mintedAt, "--warn-days", "30", path])
         #expect(within.status == 1)
-        #expect(within.stdout.contains("expiring"))
-        let far = try CLI.run(["inspect", "--warn-days", "0", path])
+        #expect(Self.statusAndFindings(within).0 == "expiring")
+        #expect(Self.statusAndFindings(within).1 == ["expiring"])
+        let far = try CLI.run(["inspect", "--json", "--at", Self.mintedAt, "--warn-days", "0", path])
         #expect(far.status == 0)
+        #expect(Self.statusAndFindings(far).0 == "valid")
         let later = try CLI.run(["inspect", "--at", "2099-01-01", CLI.cert("identities/production.pem")])
         #expect(later.status == 1)
         #expect(later.stdout.contains("expired"))
@@ -187,14 +206,15 @@ struct TerminalPromptTests {
             read_until(b"Password for")
             os.write(fd, b"first-wrong-answer\\n")
             read_until(b"Wrong password, try again")
-            os.write(fd, b"apnsctl-test\\n")
+            os.write(fd, os.environb[b"PROMPT_ANSWER"] + b"\\n")
             read_until(b"matches the certificate")
             _, status = os.waitpid(pid, 0)
             read_until(b"\\0", limit=1)
             sys.stdout.write(screen.decode("utf-8", "replace"))
             sys.exit(os.waitstatus_to_exitcode(status))
             """
-        let result = try CLI.runProgram("python3", ["-c", driver, CLI.binary, CLI.cert("p12/keychain-legacy.p12")], timeout: 60)
+        let result = try CLI.runProgram("python3", ["-c", driver, CLI.binary, CLI.cert("p12/keychain-legacy.p12")],
+                                        environment: ["PROMPT_ANSWER": "apnsctl-test"], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("Password for PKCS#12 bundle"))
         #expect(result.stdout.contains("Wrong password, try again"))
@@ -202,4 +222,17 @@ struct TerminalPromptTests {
         #expect(!result.stdout.contains("first-wrong-answer"))
         #expect(!result.stdout.contains("apnsctl-test"))
     }
+}
+
+/// The moment certs/mint.sh ran, from its manifest.
+enum ManifestDates {
+    static let mintedAt: Date = {
+        let url = CLI.certs.appendingPathComponent("manifest.json")
+        guard let data = try? Data(contentsOf: url),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let text = json["minted_at"] as? String, let date = ISO8601DateFormatter().date(from: text) else {
+            fatalError("certs/manifest.json has no minted_at; run certs/mint.sh")
+        }
+        return date
+    }()
 }

@@ -54,6 +54,8 @@ struct StoreCommandTests {
         var password: String?
         var alias: String
         var secretKind: String
+        /// For fixtures whose key goes to the Secret Service: the identity's key file.
+        var identityKey: String? = nil
         var testDescription: String { path }
     }
 
@@ -62,9 +64,10 @@ struct StoreCommandTests {
         Fixture(path: "p12/openssl3-default.p12", password: password, alias: "com.example.app-production", secretKind: "pkcs12-password"),
         Fixture(path: "p12/3des-only.p12", password: password, alias: "com.example.app-universal", secretKind: "pkcs12-password"),
         Fixture(path: "p12/no-mac.p12", password: password, alias: "com.example.app-sandbox", secretKind: "pkcs12-password"),
-        Fixture(path: "p12/empty-password.p12", password: nil, alias: "com.example.app-universal", secretKind: "private-key"),
-        Fixture(path: "pem/sandbox-bag-attributes.pem", password: nil, alias: "com.example.app-sandbox", secretKind: "private-key"),
-        Fixture(path: "pem/encrypted-key-bundle.pem", password: password, alias: "com.example.app-production", secretKind: "private-key"),
+        Fixture(path: "p12/empty-password.p12", password: nil, alias: "com.example.app-universal", secretKind: "private-key", identityKey: "identities/universal.key"),
+        Fixture(path: "pem/sandbox-bag-attributes.pem", password: nil, alias: "com.example.app-sandbox", secretKind: "private-key", identityKey: "identities/sandbox.key"),
+        Fixture(path: "p12/voip.p12", password: password, alias: "com.example.app.voip-unknown", secretKind: "pkcs12-password"),
+        Fixture(path: "pem/encrypted-key-bundle.pem", password: password, alias: "com.example.app-production", secretKind: "private-key", identityKey: "identities/production.key"),
     ]
 
     @Test(arguments: fixtures)
@@ -88,11 +91,24 @@ struct StoreCommandTests {
         // The secret is where the documentation says, readable with secret-tool.
         let lookup = try Self.secretTool(["lookup", "application", "apnsctl", "store", store.path, "alias", fixture.alias])
         #expect(lookup.status == 0)
+        if let password = fixture.password {
+            #expect(try store.allBytes().range(of: Data(password.utf8)) == nil)
+        }
+        let modes = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
+        #expect(modes == 0o700)
+        for name in try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials") {
+            #expect(try FileManager.default.attributesOfItem(atPath: store.path + "/credentials/" + name)[.posixPermissions] as? Int == 0o600)
+        }
         if fixture.secretKind == "pkcs12-password" {
             #expect(lookup.stdout == fixture.password)
         } else {
-            #expect(Data(base64Encoded: lookup.stdout) != nil)
-            #expect(!lookup.stdout.isEmpty)
+            // The stored key is the identity's own (same public key), and it is nowhere on disk.
+            let keyDER = try #require(Data(base64Encoded: lookup.stdout))
+            try keyDER.write(to: URL(fileURLWithPath: store.folder.path("stored-key.der")))
+            let identityKey = try #require(fixture.identityKey)
+            #expect(try Self.publicKey(store.folder.path("stored-key.der"), inform: "DER", in: store.folder)
+                    == Self.publicKey(CLI.cert(identityKey), inform: "PEM", in: store.folder))
+            #expect(try store.allBytes().range(of: keyDER) == nil)
         }
         let byKind = try Self.secretTool(["search", "application", "apnsctl", "store", store.path, "kind", fixture.secretKind])
         #expect(byKind.stdout.contains("label = apnsctl: \(fixture.alias)") || byKind.stderr.contains("label = apnsctl: \(fixture.alias)"))
@@ -215,7 +231,10 @@ struct StoreCommandTests {
         outputs.append(try store.run(["check", "--json"]))
         outputs.append(try store.run(["check", "--format", "prometheus"]))
         outputs.append(try CLI.run(["inspect", "--json", "--password-env", "CANARY", bundle], environment: ["CANARY": unique]))
-        outputs.append(try CLI.run(["inspect", "--password-env", "CANARY", bundle], environment: ["CANARY": "wrong"]))
+        let wrongCanary = "Wrong-Canary-\(UUID().uuidString)"
+        let wrong = try CLI.run(["inspect", "--password-env", "CANARY", bundle], environment: ["CANARY": wrongCanary])
+        #expect(wrong.status == 2)
+        #expect(!wrong.stdout.contains(wrongCanary) && !wrong.stderr.contains(wrongCanary))
         for output in outputs {
             #expect(!output.stdout.contains(unique))
             #expect(!output.stderr.contains(unique))
@@ -422,11 +441,8 @@ struct NoSecretServiceTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("no D-Bus session bus"))
         #expect(result.stderr.contains("--password-env"))
-        // Nothing half-written: the store has no credential.
-        let index = folder.path("store/index.json")
-        if FileManager.default.fileExists(atPath: index) {
-            #expect(try String(contentsOfFile: index, encoding: .utf8).contains("com.example") == false)
-        }
+        // Nothing half-written: the store was not even created.
+        #expect(!FileManager.default.fileExists(atPath: folder.path("store")))
     }
 
     @Test func busWithoutProviderIsSaidPlainly() throws {

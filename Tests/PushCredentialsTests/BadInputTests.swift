@@ -40,6 +40,13 @@ struct BadInputTests {
         if let password { #expect(!error.description.contains(password)) }
     }
 
+    /// The manifest's expected error for every bad fixture is the code apnsctl gives.
+    @Test(arguments: Manifest.shared.files.filter { $0.expectedError != nil })
+    func manifestErrorsMatch(_ entry: Manifest.Entry) throws {
+        let error = try #require(Self.error(reading: Paths.cert(entry.path), password: entry.password ?? Manifest.shared.password))
+        #expect(error.code.name == entry.expectedError)
+    }
+
     @Test func missingFileAndDirectory() throws {
         #expect(Self.error(reading: Paths.cert("no-such-file.p12"))?.code == .fileNotFound)
         #expect(Self.error(reading: Paths.certs.path)?.code == .isDirectory)

@@ -127,6 +127,10 @@ struct LoadedCredential {
             throw CredentialError(.noPrivateKey, path: file.path, "The file holds a certificate but no private key, so it cannot authenticate to APNs.",
                                   hint: "Use the .p12 exported with its key, or a PEM with certificate and key.")
         }
+        if file.privateKey?.matchesCertificate == false {
+            throw CredentialError(.keyMismatch, path: file.path, "The private key in the file does not belong to its certificate, so TLS client authentication cannot work.",
+                                  hint: "Export the certificate together with its own key.")
+        }
         self.init(name: name, kind: .certificate,
                   client: .certificate(certificateDER: file.certificate.der, chainDER: file.chain.map(\.der), privateKey: key),
                   environments: file.certificate.environments, topics: file.certificate.coveredTopics, certificate: file)

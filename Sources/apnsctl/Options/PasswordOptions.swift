@@ -112,7 +112,6 @@ enum TerminalPrompt {
 
     static func readSecret(prompt: String) -> SecretBytes? {
         let fd = STDIN_FILENO
-        writeAll(STDERR_FILENO, Array(prompt.utf8))
         var original = termios()
         guard tcgetattr(fd, &original) == 0 else { return nil }
         saved = original
@@ -124,7 +123,10 @@ enum TerminalPrompt {
         }
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(fd, TCSAFLUSH, &silent)
+        // Echo goes off before the prompt appears, so even an answer pasted the moment the
+        // prompt shows is never echoed. TCSANOW keeps what was typed ahead.
+        tcsetattr(fd, TCSANOW, &silent)
+        writeAll(STDERR_FILENO, Array(prompt.utf8))
         defer {
             tcsetattr(fd, TCSANOW, &original)
             savedFD = -1
