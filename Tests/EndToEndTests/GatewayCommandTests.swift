@@ -292,6 +292,32 @@ struct GatewayCommandTests {
         #expect(stalled.stderr.contains("did not finish within 2.0 s"))
     }
 
+    @Test func connectionClosedMidRequestAndWrongHostName() throws {
+        let pki = try PKI()
+        // The gateway drops the connection when the request arrives, without answering.
+        let dropping = try pki.gateway("sandbox", ["--close-after", "0"])
+        let dropped = try pki.run(["send", pki.identity("sandbox"), "--token", Self.token, "--alert", "x", "--json"] + dropping.connection)
+        #expect(dropped.status == 2)
+        #expect(dropped.stderr.lowercased().contains("closed"))
+        #expect(try dropping.deliveries().isEmpty)
+
+        // A server certificate from a trusted CA, but for another name.
+        let folder = pki.folder
+        let extensions = folder.path("other.ext")
+        try "[server]\nsubjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth\n".write(toFile: extensions, atomically: true, encoding: .utf8)
+        try TestPKI.openssl(["req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", folder.path("other.key"), "-subj", "/CN=other.example",
+                             "-out", folder.path("other.csr")])
+        try TestPKI.openssl(["x509", "-req", "-in", folder.path("other.csr"), "-CA", CLI.cert("ca/gateway-test-ca.pem"),
+                             "-CAkey", CLI.cert("ca/gateway-test-ca.key"), "-days", "30", "-extfile", extensions, "-extensions", "server",
+                             "-set_serial", "0x1234", "-out", folder.path("other.pem")])
+        let misnamed = try GatewayProcess(folder, name: "misnamed", arguments: [
+            "--client-ca", pki.clientCA, "--cert", folder.path("other.pem"), "--key", folder.path("other.key")])
+        let result = try pki.run(["handshake", pki.identity("sandbox"), "--json", "--gateway", misnamed.address, "--ca", CLI.cert("ca/gateway-test-ca.pem")])
+        #expect(result.status == 2)
+        let report = try #require(try Self.json(result)["handshake"] as? [String: Any])
+        #expect(report["trust"] as? String == "hostname_mismatch")
+    }
+
     /// Clients we did not write: curl, as Apple documents, and the Python client aioapns.
     @Test func curlInterop() throws {
         let pki = try PKI()

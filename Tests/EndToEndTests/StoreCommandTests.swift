@@ -292,6 +292,46 @@ struct StoreCommandTests {
         }
     }
 
+    /// Starts every import first, each blocked reading its password, then releases them all at
+    /// once, so their critical sections really overlap.
+    static func importsReleasedTogether(_ files: [String], store: String) throws -> [Int32] {
+        var processes: [(Process, Pipe)] = []
+        for file in files {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = ["import", "--store", store, "--password-stdin", file]
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            processes.append((process, input))
+        }
+        usleep(200_000)
+        for (_, input) in processes {
+            input.fileHandleForWriting.write(Data((Self.password + "\n").utf8))
+            try? input.fileHandleForWriting.close()
+        }
+        return processes.map { $0.0.waitUntilExit(); return $0.0.terminationStatus }
+    }
+
+    @Test func importsReleasedTogetherStayConsistent() throws {
+        let store = try Store()
+        let files = ["p12/keychain-legacy.p12", "p12/openssl3-default.p12", "p12/3des-only.p12", "p12/expiring.p12"].map(CLI.cert)
+        for _ in 0..<3 {
+            #expect(try Self.importsReleasedTogether(files, store: store.path) == [0, 0, 0, 0])
+            let aliases = try store.listJSON().compactMap { $0["alias"] as? String }
+            #expect(aliases.sorted() == ["com.example.app-production", "com.example.app-sandbox", "com.example.app-universal", "com.example.soon-universal"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials").count == 8)
+            for alias in aliases { #expect(try store.run(["remove", alias]).status == 0) }
+        }
+        // The same certificate three times at once: exactly one import wins.
+        let same = Array(repeating: CLI.cert("p12/keychain-legacy.p12"), count: 3)
+        let statuses = try Self.importsReleasedTogether(same, store: store.path)
+        #expect(statuses.sorted() == [0, 2, 2])
+        #expect(try store.listJSON().count == 1)
+    }
+
     @Test func rotationReplacesOnlyWhenAsked() throws {
         let store = try Store()
         let folder = try TemporaryFolder()

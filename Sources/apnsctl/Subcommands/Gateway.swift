@@ -105,7 +105,7 @@ extension Gateway {
         @Option(name: .customLong("goaway-after"), help: "Fault: send GOAWAY after this many streams on a connection.")
         var goAwayAfter: Int?
 
-        @Option(name: .customLong("close-after"), help: "Fault: close the connection abruptly after this many streams.")
+        @Option(name: .customLong("close-after"), help: "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered).")
         var closeAfter: Int?
 
         @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
@@ -134,7 +134,8 @@ extension Gateway {
             if !(0...65535).contains(port) { throw ValidationError("--port is between 0 (any free port) and 65535.") }
             if !(1...Int(Int32.max)).contains(maxConcurrentStreams) { throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).") }
             if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) { throw ValidationError("--latency-ms is between 0 and 600000.") }
-            for count in [goAwayAfter, closeAfter].compactMap({ $0 }) where count < 1 { throw ValidationError("--goaway-after and --close-after count streams from 1.") }
+            if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after counts answered streams from 1.") }
+            if let closeAfter, closeAfter < 0 { throw ValidationError("--close-after is 0 (close on the first request, unanswered) or more.") }
         }
 
         func run() async throws {
