@@ -248,6 +248,19 @@ struct GatewayCommandTests {
         #expect(try gateway.deliveries().isEmpty)
     }
 
+    @Test func environmentProxyIsBypassedForLoopbackButAnExplicitOneIsUsed() throws {
+        let pki = try PKI()
+        let gateway = try pki.gateway("sandbox")
+        let deadProxy = "http://127.0.0.1:1"
+        let bypassed = try CLI.run(["handshake", pki.identity("sandbox"), "--password-env", "MINT"] + gateway.connection,
+                                   environment: ["MINT": Self.password, "HTTPS_PROXY": deadProxy])
+        #expect(bypassed.status == 0, "\(bypassed.stderr)")
+        let explicit = try CLI.run(["handshake", pki.identity("sandbox"), "--password-env", "MINT", "--proxy", deadProxy, "--json"] + gateway.connection,
+                                   environment: ["MINT": Self.password])
+        #expect(explicit.status == 2)
+        #expect((try Self.json(explicit)["handshake"] as? [String: Any])?["proxy"] != nil)
+    }
+
     @Test func keyThatDoesNotMatchIsRefusedBeforeConnecting() throws {
         let result = try CLI.run(["send", "--password-env", "P", CLI.cert("p12/mismatched-key.p12"), "--token", Self.token, "--alert", "x",
                                   "--gateway", "127.0.0.1:1"], environment: ["P": "apnsctl-test"])
