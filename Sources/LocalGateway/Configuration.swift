@@ -47,6 +47,9 @@ extension LocalGateway {
             /// Close the TCP connection, without GOAWAY, when a connection's stream number
             /// `closeAfterStreams + 1` arrives (it is never answered).
             public var closeAfterStreams: Int?
+            /// Once, when the gateway accepts its notification number N: record it as delivered,
+            /// then cut the connection without answering it (an answer lost in flight).
+            public var dropAfterAccepted: Int?
             /// SETTINGS_MAX_CONCURRENT_STREAMS advertised at the start of each connection.
             public var maxConcurrentStreams: Int = 1000
             /// Raise (or lower) the limit on a connection once it has accepted this many

@@ -41,6 +41,12 @@ public final class LocalGateway: Sendable {
         public var connectionsClosedByFault = 0
         /// SETTINGS frames sent after the first, changing MAX_CONCURRENT_STREAMS.
         public var settingsChanges = 0
+        /// Streams that arrived above the last-stream-id of a GOAWAY already sent: refused
+        /// unprocessed.
+        public var refusedAfterGoAway = 0
+        /// apns-ids of notifications recorded as accepted whose answer was never sent, because
+        /// ``Configuration/Faults/dropAfterAccepted`` cut the connection first.
+        public var answersDropped: [String] = []
 
         public var rejectedTotal: Int { rejected.values.reduce(0, +) }
     }
@@ -49,6 +55,7 @@ public final class LocalGateway: Sendable {
         var channel: (any Channel)?
         var statistics = Statistics()
         var log: FileHandle?
+        var dropTaken = false
     }
 
     public let configuration: Configuration
@@ -211,6 +218,15 @@ public final class LocalGateway: Sendable {
         try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: gateway))
     }
 
+    /// True exactly once: when the gateway's accepted count is about to reach `limit`.
+    func takeDrop(atAccepted limit: Int) -> Bool {
+        state.withLockedValue { state in
+            guard !state.dropTaken, state.statistics.accepted + 1 >= limit else { return false }
+            state.dropTaken = true
+            return true
+        }
+    }
+
     @discardableResult
     func updateStatistics<T>(_ body: (inout Statistics) -> T) -> T {
         state.withLockedValue { body(&$0.statistics) }
@@ -239,6 +255,13 @@ final class GatewayConnectionState {
     var accepted = 0
     var limitChanged = false
     var goingAway = false
+    var closing = false
+    /// The last-stream-id of the GOAWAY sent, once sent.
+    var lastStreamID: HTTP2StreamID?
+    /// The highest stream processed (validated and decided) so far.
+    var highestProcessed: HTTP2StreamID = .rootStream
+    /// Streams processed whose answer is not yet written (added latency).
+    var awaitingAnswer = 0
     var peerCertificate: PushCertificate??
 
     init(number: Int, channel: any Channel, advertisedLimit: Int) {

@@ -88,6 +88,16 @@ final class GatewayStreamHandler: ChannelInboundHandler {
     private func respond(context: ChannelHandlerContext, bodyRead: Bool) {
         guard !answered else { return }
         answered = true
+        let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
+        if let last = connection.lastStreamID, streamID > last {
+            // Above the last stream our GOAWAY named: not processed, as RFC 9113 section 6.8
+            // promises; the client sends it again on a new connection.
+            gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
+            context.writeAndFlush(wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
+            return
+        }
+        connection.highestProcessed = max(connection.highestProcessed, streamID)
+        connection.awaitingAnswer += 1
         let request = IncomingRequest(headers: headers, body: body, bodyRead: bodyRead)
         let decision = gateway.validator.evaluate(request, certificate: connection.clientCertificate())
         let latency = gateway.configuration.faults.latency
@@ -101,7 +111,25 @@ final class GatewayStreamHandler: ChannelInboundHandler {
     }
 
     private func write(_ decision: Decision, context: ChannelHandlerContext, early: Bool) {
-        guard context.channel.isActive else { return }
+        connection.awaitingAnswer -= 1
+        guard context.channel.isActive else {
+            closeIfGoneAway()
+            return
+        }
+        if let limit = gateway.configuration.faults.dropAfterAccepted, decision.record != nil,
+           gateway.takeDrop(atAccepted: limit) {
+            // Processed and recorded, then the connection is cut before the answer goes out:
+            // the client cannot know it was delivered.
+            var record = decision.record ?? [:]
+            record["connection"] = connection.number
+            gateway.log(record)
+            gateway.updateStatistics {
+                $0.accepted += 1
+                $0.answersDropped.append(decision.apnsID)
+            }
+            connection.channel.close(mode: .all, promise: nil)
+            return
+        }
         if let record = decision.record {
             var record = record
             record["connection"] = connection.number
@@ -160,15 +188,25 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         let faults = gateway.configuration.faults
         connection.answered += 1
         if let limit = faults.goAwayAfterStreams, connection.answered >= limit, !connection.goingAway {
+            // As APNs: the last stream named is the highest one processed; those still being
+            // answered (added latency) are answered before the connection closes.
             connection.goingAway = true
+            connection.lastStreamID = connection.highestProcessed
             gateway.updateStatistics { $0.goAwaysSent += 1 }
-            let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
             let reason = (try? JSONSerialization.data(withJSONObject: ["reason": faults.goAwayReason])) ?? Data()
             let goAway = HTTP2Frame(streamID: .rootStream,
-                                    payload: .goAway(lastStreamID: streamID, errorCode: .noError,
+                                    payload: .goAway(lastStreamID: connection.highestProcessed, errorCode: .noError,
                                                      opaqueData: connection.channel.allocator.buffer(bytes: reason)))
-            let channel = connection.channel
-            channel.writeAndFlush(goAway).whenComplete { _ in channel.close(promise: nil) }
+            connection.channel.writeAndFlush(goAway, promise: nil)
         }
+        closeIfGoneAway()
+    }
+
+    /// After GOAWAY, the connection closes once every stream it processed has its answer.
+    private func closeIfGoneAway() {
+        guard connection.goingAway, connection.awaitingAnswer == 0, !connection.closing else { return }
+        connection.closing = true
+        let channel = connection.channel
+        channel.eventLoop.assumeIsolated().execute { channel.close(promise: nil) }
     }
 }

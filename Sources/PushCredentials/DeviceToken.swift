@@ -68,14 +68,42 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
 
     /// Lower-case hex, as APNs expects it in the request path.
     public var hex: String {
-        String(bytes.flatMap { byte in
-            [Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]]
-        })
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            var index = 0
+            for byte in bytes {
+                buffer[index] = Self.hexDigits[Int(byte >> 4)]
+                buffer[index + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
+        }
     }
 
     public var description: String { hex }
 
-    private static let hexDigits = Array("0123456789abcdef")
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Parses plain hex (either case, nothing else) straight from bytes: the form token files
+    /// nearly always hold. Returns nil for anything else, which ``init(_:)`` then explains.
+    public init?(plainHex text: some Collection<UInt8>) {
+        guard !text.isEmpty, text.count % 2 == 0, text.count <= Self.maximumByteCount * 2 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var high: UInt8 = 0
+        var isHigh = true
+        for character in text {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character &- UInt8(ascii: "A") &+ 10
+            default: return nil
+            }
+            if isHigh { high = value } else { bytes.append(high << 4 | value) }
+            isHigh.toggle()
+        }
+        self.bytes = bytes
+    }
 
     public init(from decoder: any Decoder) throws {
         try self.init(decoder.singleValueContainer().decode(String.self))

@@ -166,10 +166,25 @@ final class ConnectionObserver: ChannelInboundHandler {
 
 /// One request on its own stream.
 struct StreamRequest: Sendable {
-    var headers: [(String, String)]
-    var body: [UInt8]
+    var headers: HPACKHeaders
+    var body: ByteBuffer?
     var timeout: TimeAmount
     var timeoutSeconds: Double
+}
+
+/// How a stream ended: the server's answer, or an error and whether the request was written.
+typealias StreamCompletion = @Sendable (Result<PushResponse, GatewayError>, _ written: Bool) -> Void
+
+/// Lets a stream's completion run once, whichever of the stream and its opening fails first.
+/// Both happen on the connection's event loop.
+final class StreamCompletionOnce: @unchecked Sendable {
+    private var completion: StreamCompletion?
+    init(_ completion: @escaping StreamCompletion) { self.completion = completion }
+    func call(_ result: Result<PushResponse, GatewayError>, _ written: Bool) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result, written)
+    }
 }
 
 /// Writes one notification on its stream and collects the answer.
@@ -182,7 +197,7 @@ final class StreamHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTP2Frame.FramePayload
 
     private let request: StreamRequest
-    private let result: OncePromise<PushResponse>
+    private let completion: StreamCompletion
     private let connection: GatewayConnection
     private var started = false
     private var finished = false
@@ -193,9 +208,9 @@ final class StreamHandler: ChannelInboundHandler {
     private var streamID: HTTP2StreamID?
     private var timeout: Scheduled<Void>?
 
-    init(request: StreamRequest, result: OncePromise<PushResponse>, connection: GatewayConnection) {
+    init(request: StreamRequest, connection: GatewayConnection, completion: @escaping StreamCompletion) {
         self.request = request
-        self.result = result
+        self.completion = completion
         self.connection = connection
     }
 
@@ -213,11 +228,10 @@ final class StreamHandler: ChannelInboundHandler {
         started = true
         connection.streamOpened()
         startedAt = DispatchTime.now()
-        let headers = HPACKHeaders(request.headers)
-        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: request.body.isEmpty))), promise: nil)
-        if !request.body.isEmpty {
-            let buffer = context.channel.allocator.buffer(bytes: request.body)
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
+        let body = request.body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        context.write(wrapOutboundOut(.headers(.init(headers: request.headers, endStream: body == nil))), promise: nil)
+        if let body {
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
         }
         context.flush()
         streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
@@ -275,7 +289,9 @@ final class StreamHandler: ChannelInboundHandler {
             finish()  // answer without END_STREAM, then NO_ERROR: take what came
             return
         }
-        if code == .refusedStream {
+        if code == .refusedStream || connection.goAway != nil {
+            // REFUSED_STREAM: not processed. After GOAWAY, a server resets the streams it will
+            // not answer (nginx and swift-nio-http2 send CANCEL); the last-stream-id decides.
             context.eventLoop.assumeIsolated().execute { [self] in fail(unansweredError(closing: false)) }
             return
         }
@@ -303,11 +319,11 @@ final class StreamHandler: ChannelInboundHandler {
         connection.streamFinished()
         let latency = GatewayConnection.seconds(since: startedAt)
         guard let status else {
-            result.complete(.failure(GatewayError(.http2Failed, "The server ended the stream without a :status.",
-                                                  hint: "This is not an APNs-compatible server.")))
+            completion(.failure(GatewayError(.http2Failed, "The server ended the stream without a :status.",
+                                             hint: "This is not an APNs-compatible server.")), true)
             return
         }
-        result.complete(.success(PushResponse(status: status, headers: responseHeaders, body: body, latency: latency)))
+        completion(.success(PushResponse(status: status, headers: responseHeaders, body: body, latency: latency)), true)
     }
 
     private func fail(_ error: GatewayError) {
@@ -315,7 +331,7 @@ final class StreamHandler: ChannelInboundHandler {
         finished = true
         timeout?.cancel()
         if started { connection.streamFinished() }
-        result.complete(.failure(error))
+        completion(.failure(error), started)
     }
 }
 

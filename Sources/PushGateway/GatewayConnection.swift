@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -105,11 +106,17 @@ public final class GatewayConnection: Sendable {
 
     let state: NIOLockedValueBox<State>
 
-    public init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    public convenience init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, tokenCache: nil)
+    }
+
+    /// `tokenCache`: a provider-token cache shared with other connections of the same key, so
+    /// reconnecting does not sign a new token (APNs refuses more than one new token every 20 minutes).
+    init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup, tokenCache: ProviderTokenCache?) {
         self.configuration = configuration
         self.group = eventLoopGroup
         if case .token(let key) = configuration.credential {
-            tokens = ProviderTokenCache(key: key, clock: configuration.clock, renewAfter: configuration.tokenRenewAfter)
+            tokens = tokenCache ?? ProviderTokenCache(key: key, clock: configuration.clock, renewAfter: configuration.tokenRenewAfter)
         } else {
             tokens = nil
         }
@@ -132,6 +139,9 @@ public final class GatewayConnection: Sendable {
 
     /// The server's current SETTINGS_MAX_CONCURRENT_STREAMS (nil before SETTINGS or when unlimited).
     public var maxConcurrentStreams: Int? { state.withLockedValue { $0.maxConcurrentStreams.map(Int.init) } }
+
+    /// The HTTP/2 stream multiplexer, once connected.
+    var streamMultiplexer: NIOHTTP2Handler.StreamMultiplexer? { state.withLockedValue { $0.multiplexer } }
 
     /// Streams opened on this connection so far.
     public var streamsOpened: Int { state.withLockedValue { $0.streamsOpened } }
@@ -248,20 +258,27 @@ public final class GatewayConnection: Sendable {
                                    hint: "Check the .p8 key file is an EC P-256 key.")
             }
         }
-        let request = StreamRequest(headers: headers, body: body,
+        let request = StreamRequest(headers: HPACKHeaders(headers), body: body.isEmpty ? nil : ByteBuffer(bytes: body),
                                     timeout: Self.amount(configuration.timeouts.request),
                                     timeoutSeconds: configuration.timeouts.request)
         let result = OncePromise<PushResponse>()
+        open(request, on: multiplexer) { outcome, _ in result.complete(outcome.mapError { $0 }) }
+        return try await result.value
+    }
+
+    /// Opens a stream for `request`; `completion` runs exactly once, on the connection's event loop.
+    func open(_ request: StreamRequest, on multiplexer: NIOHTTP2Handler.StreamMultiplexer,
+              completion: @escaping StreamCompletion) {
         let connection = self
+        let once = StreamCompletionOnce(completion)
         multiplexer.createStreamChannel { streamChannel in
             streamChannel.eventLoop.makeCompletedFuture {
                 try streamChannel.pipeline.syncOperations.addHandler(
-                    StreamHandler(request: request, result: result, connection: connection))
+                    StreamHandler(request: request, connection: connection, completion: once.call))
             }
         }.whenFailure { error in
-            result.complete(.failure(GatewayError.connectionClosed("before the stream could open (\(error))")))
+            once.call(.failure(GatewayError.connectionClosed("before the stream could open (\(error))")), false)
         }
-        return try await result.value
     }
 
     /// Closes the connection. Streams still waiting fail with ``GatewayError/Code/connectionClosed``.

@@ -108,6 +108,9 @@ extension Gateway {
         @Option(name: .customLong("close-after"), help: "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered).")
         var closeAfter: Int?
 
+        @Option(name: .customLong("drop-after"), help: "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight).")
+        var dropAfter: Int?
+
         @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
         var maxConcurrentStreams = 1000
 
@@ -135,6 +138,7 @@ extension Gateway {
             if !(1...Int(Int32.max)).contains(maxConcurrentStreams) { throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).") }
             if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) { throw ValidationError("--latency-ms is between 0 and 600000.") }
             if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after counts answered streams from 1.") }
+            if let dropAfter, dropAfter < 1 { throw ValidationError("--drop-after is 1 or more.") }
             if let closeAfter, closeAfter < 0 { throw ValidationError("--close-after is 0 (close on the first request, unanswered) or more.") }
         }
 
@@ -162,6 +166,7 @@ extension Gateway {
                 configuration.faults.seed = seed
                 configuration.faults.goAwayAfterStreams = goAwayAfter
                 configuration.faults.closeAfterStreams = closeAfter
+                configuration.faults.dropAfterAccepted = dropAfter
                 configuration.faults.maxConcurrentStreams = maxConcurrentStreams
                 configuration.faults.changeMaxConcurrentStreams = changeStreams.flatMap(parsedChange)
                 configuration.faults.answerEarlyAndReset = earlyAnswer

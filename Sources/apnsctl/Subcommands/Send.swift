@@ -5,8 +5,11 @@ import PushGateway
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Send a notification and explain APNs' answer.",
+        abstract: "Send a notification and explain APNs' answer, or send one to every token of a file.",
         discussion: """
+            One device: --token TOKEN. Many: --tokens FILE (or - for standard input), one token per \
+            line, # comments and blank lines skipped; see "Bulk sending" below.
+
             The device token may be pasted in any form: plain hex, upper case, with spaces, or as old iOS \
             code printed it (<740f4707 bebcf74f ...>). The payload is --alert (with --title, --sound, \
             --badge), --background, or a JSON file (--payload FILE, or - for standard input); its size is \
@@ -16,6 +19,21 @@ struct Send: AsyncParsableCommand {
             a token from a development build sent to production or the reverse.
 
             Exit status: 0 accepted; 1 rejected; 2 could not send.
+
+            Bulk sending (--tokens): one HTTP/2 connection (--connections N for more), as many \
+            notifications in flight as the server's SETTINGS_MAX_CONCURRENT_STREAMS allows, following \
+            changes to it. Every line gets exactly one result, as a JSON line in --results FILE (or on \
+            standard output with --json): line, token, status, reason, apns_id, attempts, and \
+            "uncertain": true when an answer was lost with its connection and the notification was sent \
+            again. 429, 500 and 503 and lost connections are retried with back-off and the same apns-id, \
+            up to --max-attempts; notifications APNs answered are never sent again. A journal \
+            (FILE.journal) records what is in flight, so a run stopped by Ctrl-C, a crash or a reboot \
+            continues with --resume FILE without sending anything twice. Ctrl-C stops taking tokens, \
+            waits for those in flight and writes their results; a second Ctrl-C stops waiting.
+
+            Bulk exit status: 0 every line accepted; 1 some rejected, failed or malformed; 2 the run \
+            could not start or stopped early (a credential APNs refuses, the gateway unreachable); \
+            130 interrupted.
             """
     )
 
@@ -23,7 +41,28 @@ struct Send: AsyncParsableCommand {
     var credential: String
 
     @Option(help: ArgumentHelp("The device token.", valueName: "TOKEN"))
-    var token: String
+    var token: String?
+
+    @Option(help: ArgumentHelp("Send to every token in this file (one per line), or - for standard input.", valueName: "FILE|-"))
+    var tokens: String?
+
+    @Option(help: ArgumentHelp("With --tokens: write one JSON line per token here (a new file).", valueName: "FILE"))
+    var results: String?
+
+    @Option(help: ArgumentHelp("With --tokens: continue the run whose results are in FILE, skipping tokens it finished; new results are appended to it unless --results names another file.", valueName: "FILE"))
+    var resume: String?
+
+    @Flag(name: .customLong("resend-uncertain"), help: "With --resume: also send again the notifications the interrupted run had in flight (they may be delivered twice).")
+    var resendUncertain = false
+
+    @Option(help: ArgumentHelp("With --tokens: HTTP/2 connections to use (1 to 16).", valueName: "N"))
+    var connections: Int = 1
+
+    @Option(name: .customLong("max-attempts"), help: ArgumentHelp("With --tokens: sends per notification at most, retries included (1 to 20).", valueName: "N"))
+    var maxAttempts: Int = 5
+
+    @Flag(help: "With --tokens: no progress bar and no summary.")
+    var quiet = false
 
     @Option(help: ArgumentHelp("Alert text (the body).", valueName: "TEXT"))
     var alert: String?
@@ -68,6 +107,19 @@ struct Send: AsyncParsableCommand {
     @OptionGroup var credentials: CredentialOptions
 
     func validate() throws {
+        if (token == nil) == (tokens == nil) { throw ValidationError("Give --token TOKEN for one device, or --tokens FILE for many.") }
+        if tokens == nil, results != nil || resume != nil || resendUncertain || quiet {
+            throw ValidationError("--results, --resume, --resend-uncertain and --quiet go with --tokens.")
+        }
+        if tokens != nil {
+            if apnsID != nil { throw ValidationError("--apns-id is for one notification; with --tokens each gets its own.") }
+            if !(1...16).contains(connections) { throw ValidationError("--connections must be between 1 and 16.") }
+            if !(1...20).contains(maxAttempts) { throw ValidationError("--max-attempts must be between 1 and 20.") }
+            if results == nil, resume == nil, !json { throw ValidationError("Give --results FILE (or --json to write the results to standard output).") }
+            if resendUncertain, resume == nil { throw ValidationError("--resend-uncertain goes with --resume.") }
+            if tokens == "-", payload == "-" { throw ValidationError("--tokens - and --payload - cannot both read standard input.") }
+            if tokens == "-", credentials.password.passwordStdin { throw ValidationError("--tokens - and --password-stdin cannot both read standard input.") }
+        }
         let sources = [alert != nil, background, payload != nil].filter { $0 }.count
         if sources != 1 { throw ValidationError("Give exactly one of --alert TEXT, --background and --payload FILE.") }
         if alert == nil, title != nil || sound != nil || badge != nil { throw ValidationError("--title, --sound and --badge go with --alert.") }
@@ -82,33 +134,57 @@ struct Send: AsyncParsableCommand {
         if payload == "-", credentials.password.passwordStdin { throw ValidationError("--payload - and --password-stdin cannot both read standard input.") }
     }
 
+    /// What both forms need: the credential, the gateway and the notification (for `token`).
+    struct Prepared {
+        var loaded: LoadedCredential
+        var environment: PushEnvironment
+        var configuration: GatewayConfiguration
+        var topic: String?
+        var type: PushType
+        var body: [UInt8]
+        var notification: PushNotification
+    }
+
+    func prepare(token deviceToken: DeviceToken, quietNotes: Bool) throws -> Prepared {
+        let style = TerminalStyle.stderr
+        let type: PushType = pushType.map { PushType($0) } ?? (background ? .background : .alert)
+        let body = try makePayload()
+        try Payload.validate(body, pushType: type)
+        let loaded = try credentials.load(credential)
+        let (environment, note) = connection.chosenEnvironment(for: loaded)
+        let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
+        // The push type's suffix (.voip, .complication...) unless the bundle ID already has it,
+        // as a VoIP Services certificate's does.
+        let topic = self.topic ?? loaded.defaultTopic.map { base in
+            type.topicSuffix.map { base.hasSuffix($0) ? base : base + $0 } ?? base
+        }
+        let notification = PushNotification(
+            deviceToken: deviceToken, topic: topic, pushType: type,
+            priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),
+            expiration: expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }, collapseID: collapseID,
+            apnsID: apnsID.flatMap(UUID.init(uuidString:)), payload: body)
+        try notification.validate()
+        if !quietNotes {
+            for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
+            for warning in loaded.preflightFindings(environment: environment, topic: topic) {
+                printError(style.paint("warning: ", .yellow, .bold) + warning.message)
+            }
+        }
+        return Prepared(loaded: loaded, environment: environment, configuration: configuration, topic: topic, type: type,
+                        body: body, notification: notification)
+    }
+
     func run() async throws {
+        if let tokens {
+            try await runBulk(tokensPath: tokens)
+            return
+        }
         let style = TerminalStyle.stdout
         let result: SendOutput = try await withUserErrors {
-            let deviceToken = try DeviceToken(token)
-            let type: PushType = pushType.map { PushType($0) } ?? (background ? .background : .alert)
-            let body = try makePayload()
-            try Payload.validate(body, pushType: type)
-            let loaded = try credentials.load(credential)
-            let (environment, note) = connection.chosenEnvironment(for: loaded)
-            let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
-            // The push type's suffix (.voip, .complication...) unless the bundle ID already has it,
-            // as a VoIP Services certificate's does.
-            let topic = self.topic ?? loaded.defaultTopic.map { base in
-                type.topicSuffix.map { base.hasSuffix($0) ? base : base + $0 } ?? base
-            }
-            let notification = PushNotification(
-                deviceToken: deviceToken, topic: topic, pushType: type,
-                priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),
-                expiration: expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }, collapseID: collapseID,
-                apnsID: apnsID.flatMap(UUID.init(uuidString:)), payload: body)
-            try notification.validate()
-            if !json {
-                for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
-                for warning in loaded.preflightFindings(environment: environment, topic: topic) {
-                    printError(style.paint("warning: ", .yellow, .bold) + warning.message)
-                }
-            }
+            let deviceToken = try DeviceToken(token ?? "")
+            let prepared = try prepare(token: deviceToken, quietNotes: json)
+            let (loaded, environment, configuration, topic, type, body, notification) =
+                (prepared.loaded, prepared.environment, prepared.configuration, prepared.topic, prepared.type, prepared.body, prepared.notification)
             let connection = GatewayConnection(configuration: configuration)
             defer { Task { await connection.close() } }
             _ = try await connection.connect()

@@ -1,0 +1,303 @@
+import Foundation
+import PushCredentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The final outcome of one line of a token file: exactly one per line that is not blank or a
+/// comment, written as one JSON line.
+public struct BulkResult: Sendable {
+    public var line: Int
+    /// The token as lower-case hex; for a malformed line, the line's text.
+    public var token: String
+    public var status: Int?
+    public var reason: APNsReason?
+    public var apnsID: UUID?
+    /// How many times it was sent (0 when it never was).
+    public var attempts: Int
+    /// True when an earlier attempt's outcome is unknown (its answer was lost with its
+    /// connection), so the device may have received the notification more than once.
+    public var uncertain = false
+    /// For 410 Unregistered: when the token stopped being valid.
+    public var timestamp: Date?
+    /// When no answer was final: an error code (`malformed_token`, `outcome_unknown`,
+    /// `connection_closed`...).
+    public var error: String?
+    public var message: String?
+
+    public init(line: Int, token: String, status: Int? = nil, reason: APNsReason? = nil, apnsID: UUID? = nil, attempts: Int,
+                uncertain: Bool = false, timestamp: Date? = nil, error: String? = nil, message: String? = nil) {
+        self.line = line
+        self.token = token
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.attempts = attempts
+        self.uncertain = uncertain
+        self.timestamp = timestamp
+        self.error = error
+        self.message = message
+    }
+
+    public var isAccepted: Bool { status == 200 }
+
+    /// One JSON line, keys always in the same order: `line`, `token`, `status`, `reason`,
+    /// `apns_id`, `attempts`, then the optional ones.
+    public var jsonLine: String {
+        var text = "{\"line\":\(line),\"token\":"
+        Self.appendString(token, to: &text)
+        text += ",\"status\":" + (status.map(String.init) ?? "null")
+        text += ",\"reason\":"
+        if let reason { Self.appendString(reason.rawValue, to: &text) } else { text += "null" }
+        text += ",\"apns_id\":"
+        if let apnsID { text += "\"" + apnsID.uuidString.lowercased() + "\"" } else { text += "null" }
+        text += ",\"attempts\":\(attempts)"
+        if uncertain { text += ",\"uncertain\":true" }
+        if let timestamp {
+            text += ",\"timestamp\":\"" + Self.dateFormatter.string(from: timestamp) + "\""
+        }
+        if let error {
+            text += ",\"error\":"
+            Self.appendString(error, to: &text)
+        }
+        if let message {
+            text += ",\"message\":"
+            Self.appendString(message, to: &text)
+        }
+        text += "}\n"
+        return text
+    }
+
+    nonisolated(unsafe) private static let dateFormatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    /// A JSON string literal (RFC 8259 escaping).
+    static func appendString(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                text += String(format: "\\u%04x", scalar.value)
+            default:
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}
+
+/// What a previous run left: lines with a final result (skipped), and lines it had sent
+/// without recording an answer (uncertain), read from the results file and its journal.
+public final class ResumeState: Sendable {
+    public enum LineStatus: Equatable {
+        case pending
+        case done
+        case uncertain(apnsID: UUID, attempts: Int)
+        case mismatch
+    }
+
+    /// Per line: 0 when the line has no final result, else a hash of its token (1 for lines
+    /// that were malformed). Four bytes a line: 4 MB for a million tokens.
+    private let done: [UInt32]
+    private let uncertainLines: [Int: (UUID, Int)]
+    /// Lines with a final result.
+    public let finalCount: Int
+    /// Byte length of the results file up to its last complete line (a line torn by a crash is
+    /// dropped, and the file is cut there before appending).
+    public let validLength: Int
+    /// How many lines the journal says were in flight when the previous run stopped.
+    public var uncertainCount: Int { uncertainLines.count }
+
+    init(done: [UInt32], uncertain: [Int: (UUID, Int)], finalCount: Int, validLength: Int) {
+        self.done = done
+        self.uncertainLines = uncertain
+        self.finalCount = finalCount
+        self.validLength = validLength
+    }
+
+    public func status(line: Int, token: DeviceToken?) -> LineStatus {
+        if line < done.count, done[line] != 0 {
+            guard let token else { return .done }
+            let expected = done[line]
+            return expected == 1 || expected == Self.hash(token.hex.utf8) ? .done : .mismatch
+        }
+        if let (apnsID, attempts) = uncertainLines[line] { return .uncertain(apnsID: apnsID, attempts: attempts) }
+        return .pending
+    }
+
+    /// The journal that belongs to a results file.
+    public static func journalPath(forResults path: String) -> String { path + ".journal" }
+
+    /// Reads a results file written by `apnsctl send --tokens` and, when it exists, its journal.
+    public static func load(resultsPath path: String) throws -> ResumeState {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw CredentialError(.fileNotFound, path: path, "The results file to resume cannot be read.",
+                                  hint: "Give the --results file of the run to continue.")
+        }
+        var done: [UInt32] = []
+        var finalCount = 0
+        var validLength = 0
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            var lineNumber = 0
+            while start < bytes.count {
+                guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }  // torn: ignore
+                lineNumber += 1
+                let record = UnsafeBufferPointer(rebasing: bytes[start..<newline])
+                if !record.isEmpty {
+                    guard let (line, tokenHash) = parse(record) else {
+                        throw CredentialError(.corrupt, path: path,
+                                              "Line \(lineNumber) is not a result written by `apnsctl send --tokens`.",
+                                              hint: "Give the --results file of the run to continue, unchanged.")
+                    }
+                    if line >= done.count { done += [UInt32](repeating: 0, count: max(line + 1 - done.count, done.count)) }
+                    if done[line] == 0 { finalCount += 1 }
+                    done[line] = tokenHash
+                }
+                start = newline + 1
+                validLength = start
+            }
+        }
+        var uncertain: [Int: (UUID, Int)] = [:]
+        let journal = journalPath(forResults: path)
+        if let text = try? String(contentsOfFile: journal, encoding: .utf8) {
+            for record in text.split(separator: "\n") {
+                let fields = record.split(separator: " ")
+                guard fields.count >= 2, let line = Int(fields[1]), line > 0 else { continue }
+                let isDone = line < done.count && done[line] != 0
+                if fields[0] == "S", fields.count >= 4, let apnsID = UUID(uuidString: String(fields[2])), let attempt = Int(fields[3]) {
+                    if !isDone { uncertain[line] = (apnsID, attempt) }
+                } else if fields[0] == "C" {
+                    uncertain[line] = nil
+                }
+            }
+        }
+        return ResumeState(done: done, uncertain: uncertain, finalCount: finalCount, validLength: validLength)
+    }
+
+    /// `{"line":N,"token":"...",...}` → N and the token's hash (1 for malformed lines).
+    private static func parse(_ record: UnsafeBufferPointer<UInt8>) -> (Int, UInt32)? {
+        let linePrefix = Array(#"{"line":"#.utf8)
+        guard record.count > linePrefix.count, record.starts(with: linePrefix) else { return nil }
+        var index = linePrefix.count
+        var line = 0
+        while index < record.count, let digit = record[index].asciiDigit {
+            line = line * 10 + digit
+            index += 1
+            if line > 100_000_000 { return nil }
+        }
+        guard line > 0 else { return nil }
+        let tokenPrefix = Array(#","token":""#.utf8)
+        guard record[index...].starts(with: tokenPrefix) else { return nil }
+        index += tokenPrefix.count
+        guard let close = record[index...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        let token = record[index..<close]
+        let malformed = record.count > 24 && String(decoding: record, as: UTF8.self).contains(#""error":"malformed_token""#)
+        return (line, malformed ? 1 : hash(token))
+    }
+
+    /// FNV-1a, never 0 or 1 (those mean "not done" and "malformed").
+    static func hash(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var value: UInt32 = 2_166_136_261
+        for byte in bytes { value = (value ^ UInt32(byte)) &* 16_777_619 }
+        return value < 2 ? value + 2 : value
+    }
+}
+
+private extension UInt8 {
+    var asciiDigit: Int? { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) ? Int(self - UInt8(ascii: "0")) : nil }
+}
+
+/// An append-only file written in large pieces: the results, or the journal. Data reaches the
+/// kernel at each ``flush()``, so a killed process loses only what was not yet flushed.
+public final class AppendFile: @unchecked Sendable {
+    public let path: String?
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8] = []
+    /// The first write error; nothing more is written after it.
+    public private(set) var failure: String?
+
+    init(descriptor: Int32, path: String?, ownsDescriptor: Bool) {
+        self.descriptor = descriptor
+        self.path = path
+        self.ownsDescriptor = ownsDescriptor
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// Standard output (results with --json).
+    public static var standardOutput: AppendFile { AppendFile(descriptor: 1, path: nil, ownsDescriptor: false) }
+
+    /// Opens `path` for appending (made 0600 when new). `truncateTo` cuts a torn last line first;
+    /// `exclusive` refuses an existing file.
+    public static func open(path: String, truncateTo length: Int? = nil, exclusive: Bool = false) throws -> AppendFile {
+        var flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC
+        if exclusive { flags |= O_EXCL }
+        let descriptor = Glibc.open(path, flags, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            if errno == EEXIST {
+                throw CredentialError(.invalidArgument, path: path, "The results file already exists.",
+                                      hint: "Continue that run with --resume \(path), or choose another --results file.")
+            }
+            throw CredentialError(.writeFailed, path: path, "The file cannot be opened for writing (\(reason)).",
+                                  hint: "Check the folder exists and is writable.")
+        }
+        if let length, ftruncate(descriptor, off_t(length)) != 0 {
+            Glibc.close(descriptor)
+            throw CredentialError(.writeFailed, path: path, "The results file cannot be repaired (\(String(cString: strerror(errno)))).",
+                                  hint: "Check the file is writable.")
+        }
+        return AppendFile(descriptor: descriptor, path: path, ownsDescriptor: true)
+    }
+
+    public func append(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public var hasPending: Bool { !buffer.isEmpty }
+
+    public func flush() {
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard failure == nil else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = String(cString: strerror(errno))
+                return
+            }
+            offset += written
+        }
+    }
+
+    /// Flushes and forces the data to disk.
+    public func sync() {
+        flush()
+        if failure == nil, path != nil { fsync(descriptor) }
+    }
+
+    public func close() {
+        sync()
+        if ownsDescriptor { Glibc.close(descriptor) }
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import NIOConcurrencyHelpers
+import PushCredentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One line of a token file that needs an answer.
+public enum TokenEntry: Sendable {
+    /// A device token to send to.
+    case token(line: Int, token: DeviceToken)
+    /// A line that is not a device token; `message` says why.
+    case malformed(line: Int, text: String, message: String)
+    /// A line a previous run sent without recording an answer (see ``ResumeState``): it may or
+    /// may not have been delivered.
+    case uncertain(line: Int, token: DeviceToken, apnsID: UUID, attempts: Int)
+    /// The token on this line differs from the one the results being resumed name for it.
+    case mismatch(line: Int, message: String)
+}
+
+/// Reads a token file (or standard input) on a thread of its own and hands lines over in
+/// batches, so that neither a slow pipe nor a large file ever blocks the connection's event
+/// loop, and memory stays constant: at most ``capacity`` entries wait at any time.
+///
+/// Lines: one token each, in any form ``DeviceToken`` accepts; blank lines and `#` comments
+/// (whole-line or trailing) are skipped. Line numbers count every line, from 1, so they match
+/// what an editor shows.
+public final class TokenFeed: @unchecked Sendable {
+    /// Longest line read as a token; longer ones are reported malformed without being kept.
+    public static let maximumLineLength = 1_024
+
+    private struct Shared {
+        var ready: [TokenEntry] = []
+        var finished = false
+        var stopped = false
+        var wantsWake = false
+        var readError: String?
+        var linesRead = 0
+    }
+
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private let resume: ResumeState?
+    private let capacity: Int
+    private let shared = NIOLockedValueBox(Shared())
+    private let space = NSCondition()
+    private var wake: (@Sendable () -> Void)?
+
+    /// Reads `descriptor` (closed at the end when `ownsDescriptor`); lines with a final
+    /// answer in `resume` are skipped.
+    public init(descriptor: Int32, ownsDescriptor: Bool, resume: ResumeState? = nil, capacity: Int = 8_192) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
+        self.resume = resume
+        self.capacity = capacity
+    }
+
+    /// Opens a token file, or standard input for "-".
+    public static func open(path: String, resume: ResumeState? = nil) throws -> TokenFeed {
+        if path == "-" { return TokenFeed(descriptor: 0, ownsDescriptor: false, resume: resume) }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CredentialError(.fileNotFound, path: path, "The token file does not exist.",
+                                  hint: "Check the path, or give - to read tokens from standard input.")
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            throw CredentialError(.isDirectory, path: path, "This is a folder, not a token file.", hint: "Give the file that lists the tokens.")
+        }
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CredentialError(.unreadable, path: path, "The token file cannot be opened (\(String(cString: strerror(errno)))).",
+                                  hint: "Check its permissions.")
+        }
+        return TokenFeed(descriptor: descriptor, ownsDescriptor: true, resume: resume)
+    }
+
+    /// Counts the lines that hold something other than a comment (the total a progress bar
+    /// shows), for a regular file; nil for a pipe. Reads the file once, in constant memory.
+    public static func countEntries(path: String) -> Int? {
+        guard path != "-", let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var count = 0
+        var lineHasContent = false
+        var inComment = false
+        while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {
+            data.withUnsafeBytes { raw in
+                for byte in raw {
+                    switch byte {
+                    case UInt8(ascii: "\n"):
+                        if lineHasContent { count += 1 }
+                        lineHasContent = false
+                        inComment = false
+                    case UInt8(ascii: "#"):
+                        inComment = true
+                    case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                        break
+                    default:
+                        if !inComment { lineHasContent = true }
+                    }
+                }
+            }
+        }
+        if lineHasContent { count += 1 }
+        return count
+    }
+
+    /// Starts reading. `wake` is called (from the reader thread) when entries arrive after a
+    /// ``take()`` found none.
+    public func start(wake: @escaping @Sendable () -> Void) {
+        self.wake = wake
+        let thread = Thread { [self] in readAll() }
+        thread.name = "apnsctl token reader"
+        thread.start()
+    }
+
+    /// Takes every entry read so far without waiting. `finished` is true once the input is
+    /// exhausted (or reading stopped) and nothing is left.
+    public func take() -> (entries: [TokenEntry], finished: Bool) {
+        let result: ([TokenEntry], Bool) = shared.withLockedValue { shared in
+            let entries = shared.ready
+            shared.ready = []
+            shared.ready.reserveCapacity(256)
+            if entries.isEmpty && !shared.finished { shared.wantsWake = true }
+            return (entries, entries.isEmpty && shared.finished)
+        }
+        if !result.0.isEmpty { space.lock(); space.signal(); space.unlock() }
+        return result
+    }
+
+    /// Stops reading; lines not yet read are left for a later run.
+    public func stop() {
+        shared.withLockedValue { $0.stopped = true }
+        space.lock(); space.broadcast(); space.unlock()
+    }
+
+    /// Why reading ended early, when it did (an I/O error).
+    public var readError: String? { shared.withLockedValue { $0.readError } }
+
+    // MARK: The reader thread
+
+    private func readAll() {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var line: [UInt8] = []
+        line.reserveCapacity(Self.maximumLineLength)
+        var lineNumber = 0
+        var overlong = false
+        var batch: [TokenEntry] = []
+        batch.reserveCapacity(256)
+        var failure: String?
+
+        func endLine() {
+            lineNumber += 1
+            if let entry = entry(line: line, number: lineNumber, overlong: overlong) { batch.append(entry) }
+            line.removeAll(keepingCapacity: true)
+            overlong = false
+        }
+
+        reading: while !isStopped {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                failure = "reading the tokens failed (\(String(cString: strerror(errno))))"
+                break
+            }
+            if count == 0 { break }
+            for index in 0..<count {
+                let byte = chunk[index]
+                if byte == UInt8(ascii: "\n") {
+                    endLine()
+                    if batch.count >= 256 {
+                        guard hand(&batch) else { break reading }
+                    }
+                } else if line.count < Self.maximumLineLength {
+                    line.append(byte)
+                } else {
+                    overlong = true
+                }
+            }
+            // A slow pipe: pass on what came rather than wait for a full batch.
+            if !batch.isEmpty { guard hand(&batch) else { break } }
+        }
+        if !isStopped, failure == nil, !line.isEmpty || overlong {
+            endLine()
+        }
+        if !batch.isEmpty { _ = hand(&batch) }
+        if ownsDescriptor { close(descriptor) }
+        let lines = lineNumber
+        shared.withLockedValue {
+            $0.finished = true
+            $0.readError = failure
+            $0.linesRead = lines
+        }
+        notify(force: true)
+    }
+
+    private var isStopped: Bool { shared.withLockedValue { $0.stopped } }
+
+    /// Moves a batch to the shared queue, waiting while it is full. False when stopped.
+    private func hand(_ batch: inout [TokenEntry]) -> Bool {
+        space.lock()
+        while true {
+            let (full, stopped) = shared.withLockedValue { ($0.ready.count >= capacity, $0.stopped) }
+            if stopped { space.unlock(); return false }
+            if !full { break }
+            space.wait(until: Date().addingTimeInterval(0.05))
+        }
+        space.unlock()
+        shared.withLockedValue { $0.ready.append(contentsOf: batch) }
+        batch.removeAll(keepingCapacity: true)
+        notify(force: false)
+        return true
+    }
+
+    private func notify(force: Bool) {
+        let call = shared.withLockedValue { shared -> Bool in
+            let call = shared.wantsWake || force
+            shared.wantsWake = false
+            return call
+        }
+        if call { wake?() }
+    }
+
+    /// Turns one line into an entry; nil for blank lines, comments and lines already answered.
+    private func entry(line: [UInt8], number: Int, overlong: Bool) -> TokenEntry? {
+        if overlong {
+            if resume?.status(line: number, token: nil) == .done { return nil }
+            return .malformed(line: number, text: Self.preview(line),
+                              message: "The line is longer than \(Self.maximumLineLength) bytes; a device token is 64 hex digits.")
+        }
+        var end = line.firstIndex(of: UInt8(ascii: "#")) ?? line.endIndex
+        var start = line.startIndex
+        while start < end, Self.isSpace(line[start]) { start += 1 }
+        while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        let text = line[start..<end]
+        var token = DeviceToken(plainHex: text)
+        var problem: String?
+        if token == nil {
+            do {
+                token = try DeviceToken(String(decoding: text, as: UTF8.self))
+            } catch {
+                problem = (error as? CredentialError)?.message ?? "This is not a device token."
+            }
+        }
+        switch resume?.status(line: number, token: token) ?? .pending {
+        case .done:
+            return nil
+        case .mismatch:
+            return .mismatch(line: number,
+                             message: "Line \(number) holds a different token from the one the results being resumed record for it.")
+        case .uncertain(let apnsID, let attempts):
+            if let token { return .uncertain(line: number, token: token, apnsID: apnsID, attempts: attempts) }
+            fallthrough
+        case .pending:
+            guard let token else {
+                return .malformed(line: number, text: Self.preview(text), message: problem ?? "This is not a device token.")
+            }
+            return .token(line: number, token: token)
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+    }
+
+    /// At most 100 characters of a bad line, for the report.
+    static func preview(_ bytes: some Collection<UInt8>) -> String {
+        let text = String(decoding: bytes.prefix(100), as: UTF8.self)
+        return bytes.count > 100 ? text + "…" : text
+    }
+}
