@@ -168,7 +168,9 @@ final class ConnectionObserver: ChannelInboundHandler {
 struct StreamRequest: Sendable {
     var headers: HPACKHeaders
     var body: ByteBuffer?
-    var timeout: TimeAmount
+    /// Nil: no timer per stream (the bulk sender watches whole connections instead, which
+    /// costs nothing per notification).
+    var timeout: TimeAmount?
     var timeoutSeconds: Double
 }
 
@@ -236,7 +238,8 @@ final class StreamHandler: ChannelInboundHandler {
         context.flush()
         streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
         let seconds = request.timeoutSeconds
-        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: request.timeout) { [self] in
+        guard let limit = request.timeout else { return }
+        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: limit) { [self] in
             fail(GatewayError.requestTimeout(seconds: seconds))
             context.close(promise: nil)  // sends RST_STREAM CANCEL
         }

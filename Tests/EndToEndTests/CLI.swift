@@ -10,6 +10,11 @@ enum CLI {
 
     static func cert(_ relative: String) -> String { certs.appendingPathComponent(relative).path }
 
+    /// The optimised build, for tests that send tens of thousands of notifications (SwiftNIO's
+    /// debug build is some twenty times slower): APNSCTL_RELEASE_BIN when set (scripts/test
+    /// sets it), else the binary under test.
+    static let throughputBinary: String = ProcessInfo.processInfo.environment["APNSCTL_RELEASE_BIN"] ?? binary
+
     /// The binary built next to this test bundle (swift test builds both into one folder),
     /// or APNSCTL_BIN when set.
     static let binary: String = {

@@ -13,11 +13,11 @@ final class GatewayProcess: @unchecked Sendable {
     let caFile: String
     let logFile: String
 
-    init(_ folder: TemporaryFolder, name: String, arguments: [String]) throws {
+    init(_ folder: TemporaryFolder, name: String, arguments: [String], binary: String = CLI.binary) throws {
         let portFile = folder.path("\(name).port")
         caFile = folder.path("\(name)-ca.pem")
         logFile = folder.path("\(name).jsonl")
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["gateway", "serve", "--port-file", portFile, "--ca-out", caFile, "--log", logFile] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

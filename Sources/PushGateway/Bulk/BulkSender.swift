@@ -114,18 +114,40 @@ public final class BulkSender: @unchecked Sendable {
             self.token = token
             self.hex = token.hex
             self.apnsID = apnsID
-            self.apnsIDText = apnsID.uuidString.lowercased()
+            self.apnsIDText = Self.lowercaseText(apnsID)
             self.attempts = attempts
             self.uncertain = uncertain
         }
 
         var countedAttempts: Int { attempts - refusals }
+
+        /// `uuidString.lowercased()` without its formatting and copying.
+        static func lowercaseText(_ id: UUID) -> String {
+            let digits: StaticString = "0123456789abcdef"
+            return withUnsafeBytes(of: id.uuid) { bytes in
+                String(unsafeUninitializedCapacity: 36) { buffer in
+                    var index = 0
+                    for (position, byte) in bytes.enumerated() {
+                        if position == 4 || position == 6 || position == 8 || position == 10 {
+                            buffer[index] = UInt8(ascii: "-")
+                            index += 1
+                        }
+                        buffer[index] = digits.utf8Start[Int(byte >> 4)]
+                        buffer[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                        index += 2
+                    }
+                    return index
+                }
+            }
+        }
     }
 
     final class Lane: @unchecked Sendable {
         let connection: GatewayConnection
         var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
         var inFlight = 0
+        /// When a stream of this connection last finished (or the first was sent).
+        var lastProgress = DispatchTime.now()
         init(connection: GatewayConnection) { self.connection = connection }
     }
 
@@ -198,6 +220,7 @@ public final class BulkSender: @unchecked Sendable {
             feed.start { [self] in loop.execute { self.schedulePump() } }
             slots = (0..<max(1, options.connections)).map { _ in Slot() }
             for slot in slots { connect(slot) }
+            watchConnections()
         }
         let summary = try await promise.futureResult.get()
         return summary
@@ -290,6 +313,24 @@ public final class BulkSender: @unchecked Sendable {
         }
     }
 
+    /// Once a second: a connection with streams in flight and no answer for the request timeout
+    /// is closed; its streams count as lost in flight and are sent again on a new one.
+    private func watchConnections() {
+        loop.scheduleTask(in: .seconds(1)) { [self] in
+            guard !finished else { return }
+            let limit = configuration.timeouts.request
+            for slot in slots {
+                for lane in slot.retired + [slot.lane].compactMap({ $0 }) where lane.inFlight > 0 {
+                    if GatewayConnection.seconds(since: lane.lastProgress) > limit {
+                        lane.lastProgress = .now()
+                        Task { await lane.connection.close() }
+                    }
+                }
+            }
+            watchConnections()
+        }
+    }
+
     // MARK: The pump
 
     private func schedulePump() {
@@ -316,6 +357,7 @@ public final class BulkSender: @unchecked Sendable {
             }
             let limit = min(lane.connection.maxConcurrentStreams ?? options.maxInFlightPerConnection, options.maxInFlightPerConnection)
             while lane.inFlight < limit, let item = nextItem() {
+                if lane.inFlight == 0 { lane.lastProgress = .now() }
                 lane.inFlight += 1
                 inFlight += 1
                 item.attempts += 1
@@ -390,9 +432,8 @@ public final class BulkSender: @unchecked Sendable {
             }
             headers.add(name: APNsHeader.authorization, value: "bearer " + jwt)
         }
-        let request = StreamRequest(headers: headers, body: body,
-                                    timeout: GatewayConnection.amount(configuration.timeouts.request),
-                                    timeoutSeconds: configuration.timeouts.request)
+        // No timer per stream: ``watchConnections()`` closes a connection that stops answering.
+        let request = StreamRequest(headers: headers, body: body, timeout: nil, timeoutSeconds: configuration.timeouts.request)
         guard let multiplexer = lane.multiplexer else { return }
         lane.connection.open(request, on: multiplexer) { [self] result, written in
             loop.assumeIsolated().execute { [self] in completed(item, lane, result, written: written) }
@@ -402,6 +443,7 @@ public final class BulkSender: @unchecked Sendable {
     // MARK: Outcomes
 
     private func completed(_ item: Item, _ lane: Lane, _ result: Result<PushResponse, GatewayError>, written: Bool) {
+        lane.lastProgress = .now()
         lane.inFlight -= 1
         inFlight -= 1
         switch result {

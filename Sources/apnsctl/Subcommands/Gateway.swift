@@ -108,6 +108,9 @@ extension Gateway {
         @Option(name: .customLong("close-after"), help: "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered).")
         var closeAfter: Int?
 
+        @Option(name: .customLong("stats"), help: ArgumentHelp("On exit, write what the gateway counted (streams, accepted, rejected by reason, most concurrent streams, refused streams, GOAWAYs) here as JSON.", valueName: "FILE"))
+        var statsFile: String?
+
         @Option(name: .customLong("drop-after"), help: "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight).")
         var dropAfter: Int?
 
@@ -183,6 +186,10 @@ extension Gateway {
                 await Self.waitForTermination()
                 try await gateway.stop()
                 let statistics = gateway.statistics
+                if let statsFile {
+                    let data = try ReportSchema.encoder().encode(statistics)
+                    try data.write(to: URL(fileURLWithPath: statsFile), options: .atomic)
+                }
                 printError("apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections.")
             }
         }

@@ -1,0 +1,323 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `apnsctl send --tokens`: the real binary against the real local gateway, with faults.
+/// Every test checks the results file against the gateway's own record of deliveries.
+@Suite(.serialized)
+struct BulkSendTests {
+    /// One PKI and sandbox identity for the suite's gateways.
+    static let pki: Result<GatewayCommandTests.PKI, any Error> = Result { try GatewayCommandTests.PKI() }
+
+    struct Run {
+        let folder: TemporaryFolder
+        let tokens: [String]
+        let tokenFile: String
+        let resultsFile: String
+    }
+
+    /// A token file: `count` distinct tokens (seeded), with `extra` lines inserted at given
+    /// 0-based positions of the written file.
+    static func makeTokens(_ count: Int, seed: UInt64, in folder: TemporaryFolder, extra: [Int: String] = [:]) throws -> (tokens: [String], lines: [String], path: String) {
+        var generator = SeededGenerator(seed: seed)
+        var tokens: [String] = []
+        tokens.reserveCapacity(count)
+        for _ in 0..<count {
+            tokens.append((0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined())
+        }
+        var lines = tokens
+        for (position, text) in extra.sorted(by: { $0.key < $1.key }) { lines.insert(text, at: position) }
+        let path = folder.path("tokens.txt")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return (tokens, lines, path)
+    }
+
+    static func results(_ path: String) throws -> [[String: Any]] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+        }
+    }
+
+    static func stats(_ path: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    }
+
+    /// Deliveries the gateway recorded, counted by apns-id.
+    static func deliveryCounts(_ gateway: GatewayProcess) throws -> (counts: [String: Int], dropped: Set<String>) {
+        var counts: [String: Int] = [:]
+        var dropped: Set<String> = []
+        for record in try gateway.deliveries() {
+            let id = try #require(record["apns_id"] as? String)
+            counts[id, default: 0] += 1
+            if record["answer_dropped"] as? Bool == true { dropped.insert(id) }
+        }
+        return (counts, dropped)
+    }
+
+    /// Checks the results cover each token line exactly once, with the token of that line.
+    static func expectOneResultPerLine(_ results: [[String: Any]], lines: [String]) {
+        var seen: [Int: Int] = [:]
+        for result in results {
+            guard let line = result["line"] as? Int else {
+                Issue.record("a result without a line number: \(result)")
+                continue
+            }
+            seen[line, default: 0] += 1
+        }
+        let expected = Set(lines.enumerated().compactMap { index, text -> Int? in
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : index + 1
+        })
+        #expect(Set(seen.keys) == expected, "lines with results differ from the token lines")
+        let duplicated = seen.filter { $0.value > 1 }
+        #expect(duplicated.isEmpty, "lines with more than one result: \(duplicated.keys.sorted().prefix(10))")
+        for result in results {
+            if let line = result["line"] as? Int, line <= lines.count, result["error"] as? String != "malformed_token" {
+                #expect(result["token"] as? String == lines[line - 1].lowercased(), "line \(line) reports another token")
+            }
+        }
+    }
+
+    func gateway(_ extra: [String]) throws -> (GatewayCommandTests.PKI, GatewayProcess, String) {
+        let pki = try Self.pki.get()
+        let statsFile = pki.folder.path("stats-\(UUID().uuidString.prefix(8)).json")
+        let gateway = try GatewayProcess(pki.folder, name: "bulk-\(UUID().uuidString.prefix(8))",
+                                         arguments: ["--environment", "sandbox", "--client-ca", pki.clientCA, "--stats", statsFile] + extra,
+                                         binary: CLI.throughputBinary)
+        return (pki, gateway, statsFile)
+    }
+
+    /// Runs the optimised binary with the identity's password in the environment.
+    static func send(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 300) throws -> CLI.Result {
+        try CLI.runProgram(CLI.throughputBinary, arguments + ["--password-env", "MINT"], stdin: stdin,
+                           environment: ["MINT": GatewayCommandTests.password], timeout: timeout)
+    }
+
+    @Test func hundredThousandTokensWithFaultsAndGoAwayGetOneResultEachAndOneDeliveryEach() throws {
+        let (pki, gateway, statsFile) = try gateway(["--rate-503", "0.03", "--rate-429", "0.02", "--goaway-after", "10000", "--seed", "7"])
+        let folder = try TemporaryFolder()
+        let (tokens, lines, tokenFile) = try Self.makeTokens(100_000, seed: 1, in: folder)
+        let resultsFile = folder.path("results.jsonl")
+        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                               "--results", resultsFile, "--max-attempts", "10"] + gateway.connection)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("100,000 accepted"), "\(run.stderr)")
+
+        let results = try Self.results(resultsFile)
+        #expect(results.count == tokens.count)
+        Self.expectOneResultPerLine(results, lines: lines)
+        #expect(results.allSatisfy { $0["status"] as? Int == 200 })
+        // The faults happened and were retried, with the same apns-id; none was uncertain,
+        // because GOAWAY says exactly what was processed.
+        #expect(results.filter { ($0["attempts"] as? Int ?? 0) > 1 }.count > 1_000)
+        #expect(results.allSatisfy { $0["uncertain"] == nil })
+
+        let (counts, _) = try Self.deliveryCounts(gateway)
+        for result in results {
+            let id = try #require(result["apns_id"] as? String)
+            #expect(counts[id] == 1, "line \(result["line"] ?? "?") was delivered \(counts[id] ?? 0) times")
+        }
+        #expect(counts.count == results.count)
+        #expect(!FileManager.default.fileExists(atPath: resultsFile + ".journal"), "a finished run leaves no journal")
+
+        kill(gateway.process.processIdentifier, SIGTERM)
+        gateway.process.waitUntilExit()
+        let stats = try Self.stats(statsFile)
+        #expect((stats["go_aways_sent"] as? Int ?? 0) >= 9, "\(stats)")
+        let rejected = stats["rejected"] as? [String: Int] ?? [:]
+        #expect((rejected["ServiceUnavailable"] ?? 0) > 1_000 && (rejected["TooManyRequests"] ?? 0) > 1_000, "\(stats)")
+    }
+
+    @Test func anAbruptDropMarksExactlyTheNotificationsWhoseAnswerWasLost() throws {
+        let (pki, gateway, _) = try gateway(["--rate-503", "0.02", "--drop-after", "30000", "--max-concurrent-streams", "100", "--seed", "3"])
+        let folder = try TemporaryFolder()
+        let (tokens, lines, tokenFile) = try Self.makeTokens(60_000, seed: 2, in: folder)
+        let resultsFile = folder.path("results.jsonl")
+        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                               "--results", resultsFile, "--max-attempts", "10"] + gateway.connection)
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let results = try Self.results(resultsFile)
+        #expect(results.count == tokens.count)
+        Self.expectOneResultPerLine(results, lines: lines)
+        #expect(results.allSatisfy { $0["status"] as? Int == 200 })
+
+        let (counts, dropped) = try Self.deliveryCounts(gateway)
+        #expect(dropped.count == 1, "the fault drops exactly one answer")
+        let twice = Set(counts.filter { $0.value > 1 }.keys)
+        // Only the notification whose answer was lost reached the gateway twice...
+        #expect(twice == dropped)
+        #expect(counts.values.allSatisfy { $0 <= 2 })
+        // ...and the results mark it, and only notifications that were in flight at the drop.
+        let uncertain = results.filter { $0["uncertain"] as? Bool == true }
+        let uncertainIDs = Set(uncertain.compactMap { $0["apns_id"] as? String })
+        #expect(dropped.isSubset(of: uncertainIDs))
+        #expect(uncertain.allSatisfy { ($0["attempts"] as? Int ?? 0) >= 2 })
+        #expect(!uncertain.isEmpty && uncertain.count <= 100, "at most the 100 streams in flight; got \(uncertain.count)")
+        // Every other notification was delivered exactly once.
+        for result in results where !(result["uncertain"] as? Bool ?? false) {
+            let id = try #require(result["apns_id"] as? String)
+            #expect(counts[id] == 1)
+        }
+        #expect(run.stderr.contains("uncertain"), "\(run.stderr)")
+    }
+
+    @Test func streamsFollowTheAdvertisedLimitAsItRises() throws {
+        let (pki, gateway, statsFile) = try gateway(["--max-concurrent-streams", "1", "--change-streams", "200:16"])
+        let folder = try TemporaryFolder()
+        let (tokens, lines, tokenFile) = try Self.makeTokens(3_000, seed: 3, in: folder)
+        let resultsFile = folder.path("results.jsonl")
+        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                               "--results", resultsFile] + gateway.connection)
+        #expect(run.status == 0, "\(run.stderr)")
+        let results = try Self.results(resultsFile)
+        #expect(results.count == tokens.count)
+        Self.expectOneResultPerLine(results, lines: lines)
+
+        kill(gateway.process.processIdentifier, SIGTERM)
+        gateway.process.waitUntilExit()
+        let stats = try Self.stats(statsFile)
+        // Never above what was advertised: nothing refused, no violation...
+        #expect(stats["refused_streams"] as? Int == 0, "\(stats)")
+        #expect(stats["stream_limit_violations"] as? Int == 0, "\(stats)")
+        #expect(stats["settings_changes"] as? Int == 1, "\(stats)")
+        // ...and the raise was used: more than one stream at once, never more than 16.
+        let most = stats["max_concurrent_streams_observed"] as? Int ?? 0
+        #expect(most > 1 && most <= 16, "most concurrent streams: \(most)")
+        #expect(stats["accepted"] as? Int == tokens.count)
+    }
+
+    @Test func resumeAfterSIGKILLDeliversNothingTwice() throws {
+        let (pki, gateway, _) = try gateway(["--latency-ms", "3", "--max-concurrent-streams", "50"])
+        let folder = try TemporaryFolder()
+        let (tokens, lines, tokenFile) = try Self.makeTokens(15_000, seed: 4, in: folder)
+        let resultsFile = folder.path("results.jsonl")
+        let arguments = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                         "--password-env", "MINT"] + gateway.connection
+
+        // First run: killed without warning once a few thousand results are written.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.throughputBinary)
+        process.arguments = arguments + ["--results", resultsFile]
+        var environment = ProcessInfo.processInfo.environment
+        environment["MINT"] = GatewayCommandTests.password
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var written = 0
+        for _ in 0..<600 {
+            written = (try? String(contentsOfFile: resultsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if written >= 3_000 { break }
+            usleep(50_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let firstRun = try Self.results(resultsFile).count
+        #expect(firstRun >= 3_000 && firstRun < tokens.count, "killed mid-run: \(firstRun) results")
+        #expect(FileManager.default.fileExists(atPath: resultsFile + ".journal"))
+
+        // Second run: continues the same results file.
+        let resumed = try CLI.runProgram(CLI.throughputBinary, arguments + ["--resume", resultsFile],
+                                         environment: ["MINT": GatewayCommandTests.password], timeout: 300)
+        #expect([0, 1].contains(resumed.status), "\(resumed.stderr)")
+        let results = try Self.results(resultsFile)
+        #expect(results.count == tokens.count)
+        Self.expectOneResultPerLine(results, lines: lines)
+        #expect(resumed.stderr.contains("skipped (already done)"), "\(resumed.stderr)")
+
+        let (counts, _) = try Self.deliveryCounts(gateway)
+        #expect(counts.values.allSatisfy { $0 == 1 }, "a notification was delivered twice")
+        var delivered: [String: Int] = [:]
+        for record in try gateway.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        #expect(delivered.values.allSatisfy { $0 == 1 }, "a device received the notification twice")
+        // What the kill left in flight is reported, not resent; everything else was delivered.
+        let unknown = results.filter { $0["error"] as? String == "outcome_unknown" }
+        #expect(unknown.count <= 50)
+        #expect(unknown.allSatisfy { $0["uncertain"] as? Bool == true })
+        for result in results where result["status"] as? Int == 200 {
+            #expect(counts[result["apns_id"] as? String ?? ""] == 1)
+        }
+        #expect(delivered.count + unknown.filter { delivered[$0["token"] as? String ?? ""] == nil }.count == tokens.count)
+    }
+
+    @Test func malformedLinesAreReportedWithTheirNumbersAndTheRunGoesOn() throws {
+        let (pki, gateway, _) = try gateway([])
+        let folder = try TemporaryFolder()
+        let long = String(repeating: "ab", count: 700)
+        let (tokens, lines, tokenFile) = try Self.makeTokens(500, seed: 5, in: folder, extra: [
+            0: "# device tokens for the smoke test", 1: "", 10: "not-a-token", 20: "abc", 30: long, 40: "   ",
+            50: "<740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad>  # pasted from a log",
+        ])
+        // stdin and --json: results on standard output.
+        let input = try String(contentsOfFile: tokenFile, encoding: .utf8)
+        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", "-", "--json"]
+                                + gateway.connection, stdin: input)
+        #expect(run.status == 1, "malformed lines make the exit status 1: \(run.stderr)")
+        let results = try run.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(results.count == tokens.count + 4)
+        let malformed = results.filter { $0["error"] as? String == "malformed_token" }
+        #expect(Set(malformed.compactMap { $0["line"] as? Int }) == [11, 21, 31])
+        let messages = Dictionary(uniqueKeysWithValues: malformed.map { ($0["line"] as? Int ?? 0, $0["message"] as? String ?? "") })
+        #expect(messages[11]?.contains("'n' at position 1") == true, "\(messages)")
+        #expect(messages[21]?.contains("3 hex digits") == true, "\(messages)")
+        #expect(messages[31]?.contains("longer than") == true, "\(messages)")
+        #expect(malformed.allSatisfy { $0["attempts"] as? Int == 0 && $0["status"] is NSNull })
+        // The pasted form with a trailing comment is a token like any other.
+        let pasted = try #require(results.first { $0["line"] as? Int == 51 })
+        #expect(pasted["token"] as? String == GatewayCommandTests.token)
+        #expect(pasted["status"] as? Int == 200)
+        #expect(results.filter { $0["status"] as? Int == 200 }.count == tokens.count + 1)
+        #expect(try gateway.deliveries().count == tokens.count + 1)
+        _ = lines
+    }
+
+    @Test func resumingWithAnotherTokenFileIsRefused() throws {
+        let (pki, gateway, _) = try gateway([])
+        let folder = try TemporaryFolder()
+        let (_, _, tokenFile) = try Self.makeTokens(50, seed: 6, in: folder)
+        let resultsFile = folder.path("results.jsonl")
+        let base = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk"] + gateway.connection
+        let first = try pki.run(base + ["--tokens", tokenFile, "--results", resultsFile])
+        #expect(first.status == 0, "\(first.stderr)")
+        // Writing over an existing results file is refused.
+        let again = try pki.run(base + ["--tokens", tokenFile, "--results", resultsFile])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("already exists") && again.stderr.contains("--resume"), "\(again.stderr)")
+
+        let other = TemporaryFolderFile(folder: folder, name: "other.txt")
+        var generator = SeededGenerator(seed: 99)
+        try (0..<50).map { _ in (0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined() }
+            .joined(separator: "\n").write(toFile: other.path, atomically: true, encoding: .utf8)
+        let wrong = try pki.run(base + ["--tokens", other.path, "--resume", resultsFile])
+        #expect(wrong.status == 2, "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("different token"), "\(wrong.stderr)")
+        #expect(try gateway.deliveries().count == 50, "nothing more was sent")
+    }
+}
+
+struct TemporaryFolderFile {
+    let folder: TemporaryFolder
+    let name: String
+    var path: String { folder.path(name) }
+}
+
+/// SplitMix64: the same tokens every run.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
