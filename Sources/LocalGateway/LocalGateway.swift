@@ -235,10 +235,18 @@ public final class LocalGateway: Sendable {
     /// Appends one JSON line and lets it reach the file before the answer goes out, so a test
     /// that got 200 can read the line.
     func log(_ record: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        // Without a log file there is nothing to write: skip the serialising too.
+        guard state.withLockedValue({ $0.log != nil }) else { return }
+        let line: [UInt8]
+        if let fast = RecordEncoder.line(record) {
+            line = fast
+        } else {
+            guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+            line = [UInt8](data) + [0x0A]
+        }
         state.withLockedValue { state in
             // A full disk must not bring the gateway down; the record is lost and counted nowhere else.
-            try? state.log?.write(contentsOf: data + Data("\n".utf8))
+            try? state.log?.write(contentsOf: line)
         }
     }
 }
@@ -256,6 +264,8 @@ final class GatewayConnectionState {
     var limitChanged = false
     var goingAway = false
     var closing = false
+    /// Cut by the drop fault: nothing more is processed.
+    var dropped = false
     /// The last-stream-id of the GOAWAY sent, once sent.
     var lastStreamID: HTTP2StreamID?
     /// The highest stream processed (validated and decided) so far.

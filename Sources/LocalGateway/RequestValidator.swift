@@ -41,7 +41,23 @@ final class RequestValidator: Sendable {
     let registry: [String: LocalGateway.DeviceRegistration]?
     let clock: GatewayClock
     let faults: LocalGateway.Configuration.Faults
+    /// Whether accepted notifications are written to a log; only then is their record filled in.
+    let recordsNotifications: Bool
     private let random: NIOLockedValueBox<SplitMix64>
+    /// Provider tokens whose signature and team have been checked, by their header text. A
+    /// client sends one token on every request for up to an hour, and its ES256 check costs
+    /// more than the rest of the request; the age is still judged on every request.
+    private let verifiedTokens = NIOLockedValueBox<[String: VerifiedToken]>([:])
+    static let verifiedTokensLimit = 1_024
+    private let parsedPayloads = NIOLockedValueBox<[[UInt8]: ParsedPayload]>([:])
+    static let parsedPayloadsLimit = 64
+    private let randomBytes = NIOLockedValueBox(RandomPool())
+
+    struct VerifiedToken {
+        var keyID: String
+        var teamID: String
+        var issuedAt: Int64
+    }
 
     /// Headers a request may carry once only.
     static let singleHeaders: Set<String> = [":method", ":path", ":scheme", ":authority", APNsHeader.topic, APNsHeader.pushType,
@@ -52,6 +68,7 @@ final class RequestValidator: Sendable {
         environment = configuration.environment
         clock = configuration.clock
         faults = configuration.faults
+        recordsNotifications = configuration.logFile != nil
         random = NIOLockedValueBox(SplitMix64(seed: configuration.faults.seed))
         var keys: [String: RegisteredKey] = [:]
         for key in configuration.tokenKeys {
@@ -76,7 +93,7 @@ final class RequestValidator: Sendable {
 
     func evaluate(_ request: IncomingRequest, certificate: PushCertificate?) -> Decision {
         let givenID = request.first(APNsHeader.id)
-        let apnsID = givenID.flatMap { Self.isCanonicalUUID($0) ? $0.lowercased() : nil } ?? UUID().uuidString.lowercased()
+        let apnsID = givenID.flatMap { Self.isCanonicalUUID($0) ? $0.lowercased() : nil } ?? randomUUIDString()
         func reject(_ reason: APNsReason, timestamp: Int64? = nil) -> Decision {
             Decision(status: reason.status ?? 400, reason: reason, apnsID: apnsID, timestamp: timestamp, record: nil)
         }
@@ -87,19 +104,22 @@ final class RequestValidator: Sendable {
         let prefix = "/3/device/"
         if path == prefix || path == "/3/device" { return reject(.missingDeviceToken) }
         guard path.hasPrefix(prefix) else { return reject(.badPath) }
-        let tokenText = String(path.dropFirst(prefix.count))
-        guard tokenText.allSatisfy(\.isHexDigit), let token = try? DeviceToken(tokenText) else { return reject(.badDeviceToken) }
+        // Plain hex, as clients send it, is read straight from the bytes; anything else takes
+        // the general parser, which decides as before.
+        guard let token = Self.plainHexToken(path: path, after: prefix.utf8.count)
+                ?? Self.parseToken(Substring(path.utf8.dropFirst(prefix.utf8.count))) else { return reject(.badDeviceToken) }
 
-        // A header given twice.
-        var seen: Set<String> = []
+        // A header given twice (at most a dozen names can repeat: a list beats a set here).
+        var seen: [String] = []
         for header in request.headers where Self.singleHeaders.contains(header.name) {
-            if !seen.insert(header.name).inserted { return reject(.duplicateHeaders) }
+            if seen.contains(header.name) { return reject(.duplicateHeaders) }
+            seen.append(header.name)
         }
 
         // Authentication and topic.
         let topicHeader = request.first(APNsHeader.topic)
         let topic: String
-        var authRecord: [String: Any]
+        let authentication: Authentication
         if let certificate {
             guard certificate.environments.contains(environment) else { return reject(.badCertificateEnvironment) }
             if let topicHeader {
@@ -110,12 +130,12 @@ final class RequestValidator: Sendable {
                 guard certificate.coveredTopics.count == 1, let only = certificate.coveredTopics.first else { return reject(.missingTopic) }
                 topic = only
             }
-            authRecord = ["auth": "certificate", "certificate_subject": certificate.subject]
+            authentication = .certificate(subject: certificate.subject)
         } else {
             guard let authorization = request.first(APNsHeader.authorization) else { return reject(.missingProviderToken) }
             switch verifyToken(authorization) {
             case .rejected(let reason): return reject(reason)
-            case .valid(let keyID, let teamID): authRecord = ["auth": "token", "key_id": keyID, "team_id": teamID]
+            case .valid(let keyID, let teamID): authentication = .token(keyID: keyID, teamID: teamID)
             }
             guard let topicHeader, !topicHeader.isEmpty else { return reject(.missingTopic) }
             topic = topicHeader
@@ -140,9 +160,7 @@ final class RequestValidator: Sendable {
             // APNs documents no reason for a payload that is not a JSON object. PayloadEmpty
             // ("the message payload is empty") is the closest documented meaning: there is no
             // usable payload. Keeping to Apple's list means clients never meet an invented reason.
-            guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)), object is [String: Any] else {
-                return reject(.payloadEmpty)
-            }
+            guard let object = parsePayload(request.body) else { return reject(.payloadEmpty) }
             payloadObject = object
         }
 
@@ -156,21 +174,50 @@ final class RequestValidator: Sendable {
         // Injected faults, for accepted notifications only.
         if let fault = pickFault() { return reject(fault) }
 
+        // Without a log nothing reads the record: an empty one still says "accepted".
+        guard recordsNotifications else { return Decision(status: 200, reason: nil, apnsID: apnsID, timestamp: nil, record: [:]) }
         var headers: [String: String] = [:]
         for header in request.headers where !header.name.hasPrefix(":") && header.name != APNsHeader.authorization {
             headers[header.name] = header.value
         }
         var record: [String: Any] = [
-            "received_at": ISO8601DateFormatter().string(from: Date()),
+            "received_at": RecordEncoder.timestamp(Date()),
             "environment": environment.rawValue,
             "device_token": token.hex,
             "topic": topic,
             "apns_id": apnsID,
             "headers": headers,
         ]
+        let authRecord: [String: Any] = switch authentication {
+        case .certificate(let subject): ["auth": "certificate", "certificate_subject": subject]
+        case .token(let keyID, let teamID): ["auth": "token", "key_id": keyID, "team_id": teamID]
+        }
         record.merge(authRecord) { current, _ in current }
         if let payloadObject { record["payload"] = payloadObject }
         return Decision(status: 200, reason: nil, apnsID: apnsID, timestamp: nil, record: record)
+    }
+
+    enum Authentication {
+        case certificate(subject: String)
+        case token(keyID: String, teamID: String)
+    }
+
+    /// A payload parsed as a JSON object, or nil when it is not one. Clients send the same
+    /// payload to many devices, so the answer for recent payloads is kept by their bytes;
+    /// the same bytes always parse the same way.
+    private func parsePayload(_ body: [UInt8]) -> [String: Any]? {
+        if let known = parsedPayloads.withLockedValue({ $0[body] }) { return known.object }
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        parsedPayloads.withLockedValue { payloads in
+            if payloads.count >= Self.parsedPayloadsLimit { payloads.removeAll(keepingCapacity: true) }
+            payloads[body] = ParsedPayload(object: object)
+        }
+        return object
+    }
+
+    /// A parsed payload: read-only once made, so it may be shared between event loops.
+    struct ParsedPayload: @unchecked Sendable {
+        var object: [String: Any]?
     }
 
     enum TokenCheck {
@@ -180,6 +227,32 @@ final class RequestValidator: Sendable {
 
     /// Checks `bearer <JWT>`: ES256 over a registered key, the key's team, and an age under an hour.
     private func verifyToken(_ authorization: String) -> TokenCheck {
+        let verified: VerifiedToken
+        if let known = verifiedTokens.withLockedValue({ $0[authorization] }) {
+            verified = known
+        } else {
+            switch verifySignature(authorization) {
+            case .rejected(let reason): return .rejected(reason)
+            case .verified(let token):
+                verified = token
+                verifiedTokens.withLockedValue { tokens in
+                    if tokens.count >= Self.verifiedTokensLimit { tokens.removeAll(keepingCapacity: true) }
+                    tokens[authorization] = token
+                }
+            }
+        }
+        let age = clock.now().timeIntervalSince1970 - Double(verified.issuedAt)
+        if age > 3_600 { return .rejected(.expiredProviderToken) }
+        return .valid(keyID: verified.keyID, teamID: verified.teamID)
+    }
+
+    private enum SignatureCheck {
+        case verified(VerifiedToken)
+        case rejected(APNsReason)
+    }
+
+    /// The parts of ``verifyToken(_:)`` that do not change with time: form, signature, team.
+    private func verifySignature(_ authorization: String) -> SignatureCheck {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .rejected(.invalidProviderToken) }
         let segments = parts[1].split(separator: ".", omittingEmptySubsequences: false)
@@ -197,9 +270,62 @@ final class RequestValidator: Sendable {
             return .rejected(.invalidProviderToken)
         }
         guard claims.iss == key.teamID else { return .rejected(.invalidProviderToken) }
-        let age = clock.now().timeIntervalSince1970 - Double(claims.iat)
-        if age > 3_600 { return .rejected(.expiredProviderToken) }
-        return .valid(keyID: header.kid, teamID: claims.iss)
+        return .verified(VerifiedToken(keyID: header.kid, teamID: claims.iss, issuedAt: claims.iat))
+    }
+
+    /// The token in `path` from byte `offset` on, when it is plain hex of an even length a
+    /// token can have (the form every client sends); nil for anything else.
+    private static func plainHexToken(path: String, after offset: Int) -> DeviceToken? {
+        var path = path
+        return path.withUTF8 { utf8 -> DeviceToken? in
+            let count = utf8.count - offset
+            guard count > 0, count % 2 == 0, count <= DeviceToken.maximumByteCount * 2 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count / 2)
+            for index in 0..<count {
+                let character = utf8[offset + index]
+                let value: UInt8
+                switch character {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character &- UInt8(ascii: "a") &+ 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character &- UInt8(ascii: "A") &+ 10
+                default: return nil
+                }
+                bytes[index / 2] |= index % 2 == 0 ? value << 4 : value
+            }
+            return try? DeviceToken(bytes: bytes)
+        }
+    }
+
+    /// A random (version 4) UUID in lower case, as `UUID().uuidString.lowercased()` gives, without
+    /// Foundation opening the random device for every answer: system randomness is drawn a few
+    /// kilobytes at a time.
+    func randomUUIDString() -> String {
+        var bytes = randomBytes.withLockedValue { $0.next() }
+        return withUnsafeMutableBytes(of: &bytes) { raw -> String in
+            raw[6] = raw[6] & 0x0F | 0x40  // version 4
+            raw[8] = raw[8] & 0x3F | 0x80  // RFC 4122 variant
+            let digits: StaticString = "0123456789abcdef"
+            return String(unsafeUninitializedCapacity: 36) { text in
+                var position = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    text[position] = digits.utf8Start[Int(byte >> 4)]
+                    text[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
+
+    /// Any other spelling of a token in a path: hex digits only (full-width ones included, as
+    /// `isHexDigit` has them), then ``DeviceToken/init(_:)`` decides.
+    private static func parseToken(_ text: Substring) -> DeviceToken? {
+        guard text.allSatisfy(\.isHexDigit) else { return nil }
+        return try? DeviceToken(String(text))
     }
 
     private func pickFault() -> APNsReason? {
@@ -216,6 +342,28 @@ final class RequestValidator: Sendable {
     static func isCanonicalUUID(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+    }
+}
+
+/// Sixteen random bytes at a time from a pool refilled from the system's generator.
+struct RandomPool {
+    private var pool: [(UInt64, UInt64)] = []
+
+    mutating func next() -> (UInt64, UInt64) {
+        if pool.isEmpty {
+            pool = Array(repeating: (0, 0), count: 256)
+            // One read for the lot (SystemRandomNumberGenerator makes a system call per number).
+            let handle = FileHandle(forReadingAtPath: "/dev/urandom")
+            let bytes = (try? handle?.read(upToCount: pool.count * 16)) ?? nil
+            try? handle?.close()
+            if let bytes, bytes.count == pool.count * 16 {
+                pool.withUnsafeMutableBytes { $0.copyBytes(from: bytes) }
+            } else {
+                var generator = SystemRandomNumberGenerator()
+                pool = pool.map { _ in (generator.next(), generator.next()) }
+            }
+        }
+        return pool.removeLast()
     }
 }
 
