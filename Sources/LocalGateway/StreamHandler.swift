@@ -88,6 +88,7 @@ final class GatewayStreamHandler: ChannelInboundHandler {
     private func respond(context: ChannelHandlerContext, bodyRead: Bool) {
         guard !answered else { return }
         answered = true
+        if connection.dropped { return }  // being cut: nothing more is processed or answered
         let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
         if let last = connection.lastStreamID, streamID > last {
             // Above the last stream our GOAWAY named: not processed, as RFC 9113 section 6.8
@@ -112,22 +113,27 @@ final class GatewayStreamHandler: ChannelInboundHandler {
 
     private func write(_ decision: Decision, context: ChannelHandlerContext, early: Bool) {
         connection.awaitingAnswer -= 1
-        guard context.channel.isActive else {
+        guard context.channel.isActive, !connection.dropped else {
             closeIfGoneAway()
             return
         }
         if let limit = gateway.configuration.faults.dropAfterAccepted, decision.record != nil,
            gateway.takeDrop(atAccepted: limit) {
             // Processed and recorded, then the connection is cut before the answer goes out:
-            // the client cannot know it was delivered.
+            // the client cannot know it was delivered. Answers already written still leave, and
+            // nothing more is processed on this connection, so this is the only answer lost.
             var record = decision.record ?? [:]
             record["connection"] = connection.number
+            record["answer_dropped"] = true
             gateway.log(record)
             gateway.updateStatistics {
                 $0.accepted += 1
                 $0.answersDropped.append(decision.apnsID)
             }
-            connection.channel.close(mode: .all, promise: nil)
+            connection.dropped = true
+            let channel = connection.channel
+            channel.flush()
+            channel.eventLoop.scheduleTask(in: .milliseconds(50)) { channel.close(promise: nil) }
             return
         }
         if let record = decision.record {

@@ -246,6 +246,48 @@ struct BulkSendTests {
         #expect(delivered.count + unknown.filter { delivered[$0["token"] as? String ?? ""] == nil }.count == tokens.count)
     }
 
+    @Test func ctrlCFinishesWhatIsInFlightAndResumeCompletesTheRest() throws {
+        let (pki, gateway, _) = try gateway(["--latency-ms", "5", "--max-concurrent-streams", "20"])
+        let folder = try TemporaryFolder()
+        let (tokens, lines, tokenFile) = try Self.makeTokens(8_000, seed: 8, in: folder)
+        let resultsFile = folder.path("results.jsonl")
+        let arguments = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                         "--password-env", "MINT"] + gateway.connection
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.throughputBinary)
+        process.arguments = arguments + ["--results", resultsFile]
+        var environment = ProcessInfo.processInfo.environment
+        environment["MINT"] = GatewayCommandTests.password
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        for _ in 0..<600 {
+            if ((try? String(contentsOfFile: resultsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= 1_000 { break }
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGINT)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(stderr.contains("interrupted") && stderr.contains("--resume"), "\(stderr)")
+
+        // What was in flight was answered and written: every delivery so far has its result.
+        let partial = try Self.results(resultsFile)
+        #expect(partial.count < tokens.count)
+        #expect(try gateway.deliveries().count == partial.count)
+
+        let resumed = try CLI.runProgram(CLI.throughputBinary, arguments + ["--resume", resultsFile],
+                                         environment: ["MINT": GatewayCommandTests.password], timeout: 300)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let results = try Self.results(resultsFile)
+        Self.expectOneResultPerLine(results, lines: lines)
+        #expect(results.allSatisfy { $0["status"] as? Int == 200 && $0["uncertain"] == nil })
+        let (counts, _) = try Self.deliveryCounts(gateway)
+        #expect(counts.count == tokens.count && counts.values.allSatisfy { $0 == 1 })
+    }
+
     @Test func malformedLinesAreReportedWithTheirNumbersAndTheRunGoesOn() throws {
         let (pki, gateway, _) = try gateway([])
         let folder = try TemporaryFolder()
