@@ -205,11 +205,18 @@ public final class LocalGateway: Sendable {
             HTTP2Setting(parameter: .maxHeaderListSize, value: 8_192),
         ]
         settings.maximumRecentlyResetStreams = 1_024
+        // curl resets every stream it has finished with (RST_STREAM after the answer). NIO's
+        // default flood limit, 200 resets in 30 s, closed such a connection with GOAWAY
+        // ENHANCE_YOUR_CALM after about 200 notifications, which APNs does not do. Still a limit,
+        // sized for fast clients; the window's timestamps are preallocated, so it is kept short.
+        var streamSettings = NIOHTTP2Handler.StreamConfiguration()
+        streamSettings.streamResetFrameRateLimit.maximumCount = 50_000
+        streamSettings.streamResetFrameRateLimit.windowLength = .seconds(1)
         let gateway = self
         // Stream channels run on their connection's event loop, so the state may travel bound to it.
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: settings, streamConfiguration: .init()
+            mode: .server, connectionConfiguration: settings, streamConfiguration: streamSettings
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(GatewayStreamHandler(gateway: gateway, connection: boundConnection.value))
