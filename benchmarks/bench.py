@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Helpers for benchmarks/run: workload files, the aioapns client, timed runs and the report.
+
+Every measurement is appended to a JSON-lines results file by `measure`; `report` turns that
+file into the Markdown table and the target verdicts. Throughput is always notifications that
+got a 200 divided by the wall-clock time of the client process (start to exit), so the same
+rule applies to every tool.
+"""
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import re
+import ssl
+import statistics
+import subprocess
+import sys
+import time
+
+
+# ---------------------------------------------------------------- workload files
+
+def token(i):
+    """A deterministic 64-hex device token."""
+    return hashlib.sha256(b"apnsctl-bench-%d" % i).hexdigest()
+
+
+def cmd_tokens(args):
+    with open(args.file, "w") as out:
+        chunk = []
+        for i in range(args.count):
+            chunk.append(token(i))
+            if len(chunk) == 10000:
+                out.write("\n".join(chunk) + "\n")
+                chunk = []
+        if chunk:
+            out.write("\n".join(chunk) + "\n")
+
+
+def cmd_jwt(args):
+    import jwt  # PyJWT, installed with aioapns
+
+    with open(args.key) as f:
+        key = f.read()
+    print(jwt.encode({"iss": args.team_id, "iat": int(time.time())}, key, algorithm="ES256",
+                     headers={"kid": args.key_id}))
+
+
+def cmd_curl_config(args):
+    """A curl config: shared options once, then one url line per notification."""
+    with open(args.file, "w") as out:
+        out.write('header = "apns-topic: %s"\n' % args.topic)
+        out.write('header = "apns-push-type: alert"\n')
+        out.write('header = "authorization: bearer %s"\n' % args.jwt)
+        out.write('data-binary = "@%s"\n' % args.payload)
+        out.write('write-out = "%{http_code}\\n"\n')
+        for i in range(args.count):
+            out.write('url = "https://127.0.0.1:%d/3/device/%s"\n' % (args.port, token(i)))
+
+
+def cmd_h2load_uris(args):
+    with open(args.file, "w") as out:
+        for i in range(args.count):
+            out.write("https://127.0.0.1:%d/3/device/%s\n" % (args.port, token(i)))
+
+
+# ---------------------------------------------------------------- aioapns client
+
+def cmd_aioapns(args):
+    """Sends `count` notifications with aioapns on one connection; prints a JSON summary."""
+    from aioapns import APNs, NotificationRequest, PushType
+    from aioapns.connection import APNsDevelopmentClientProtocol
+
+    # aioapns only knows Apple's hosts: point its sandbox protocol at the local server.
+    APNsDevelopmentClientProtocol.APNS_SERVER = "127.0.0.1"
+    APNsDevelopmentClientProtocol.APNS_PORT = args.port
+
+    with open(args.key) as f:
+        key = f.read()
+    message = json.loads(open(args.payload).read())
+
+    async def main():
+        context = ssl.create_default_context(cafile=args.ca)
+        client = APNs(key=key, key_id=args.key_id, team_id=args.team_id, topic=args.topic,
+                      use_sandbox=True, ssl_context=context, max_connections=1)
+        ok = failed = 0
+        next_index = 0
+
+        async def worker():
+            nonlocal ok, failed, next_index
+            while next_index < args.count:
+                i = next_index
+                next_index += 1
+                result = await client.send_notification(NotificationRequest(
+                    device_token=token(i), message=message, push_type=PushType.ALERT))
+                if result.is_successful:
+                    ok += 1
+                else:
+                    failed += 1
+
+        await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+        return ok, failed
+
+    ok, failed = asyncio.run(main())
+    print(json.dumps({"ok": ok, "failed": failed}))
+
+
+# ---------------------------------------------------------------- timed runs
+
+def successes(tool, stdout, results_file):
+    """Notifications answered 200, as the client itself reports them."""
+    if tool == "h2load":
+        match = re.search(r"requests: .* (\d+) succeeded", stdout)
+        return int(match.group(1)) if match else 0
+    if tool == "curl":
+        return sum(1 for line in stdout.splitlines() if line.strip() == "200")
+    if tool == "aioapns":
+        for line in reversed(stdout.splitlines()):
+            if line.startswith("{"):
+                return json.loads(line).get("ok", 0)
+        return 0
+    if tool == "apnsctl":
+        count = 0
+        if results_file and os.path.exists(results_file):
+            with open(results_file) as f:
+                for line in f:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    status = record.get("status")
+                    if status is None and isinstance(record.get("response"), dict):
+                        status = record["response"].get("status")
+                    if status in (200, "200") or record.get("ok") is True or record.get("success") is True:
+                        count += 1
+        return count
+    return 0
+
+
+def parse_time_v(path):
+    """Peak RSS (KiB) from /usr/bin/time -v."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if "Maximum resident set size" in line:
+                    return int(line.rsplit(":", 1)[1])
+    except OSError:
+        pass
+    return None
+
+
+def cmd_measure(args):
+    """Runs the command `repeats` times; appends one record (all runs) to the results file."""
+    rates, rss, errors = [], [], []
+    for run in range(args.repeats):
+        if args.results_file and os.path.exists(args.results_file):
+            os.remove(args.results_file)
+        time_file = args.log + ".time"
+        command = ["/usr/bin/time", "-v", "-o", time_file] + args.command
+        start = time.perf_counter()
+        with open(args.log + ".stderr", "w") as err:
+            proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=err, text=True,
+                                  timeout=args.timeout)
+        elapsed = time.perf_counter() - start
+        with open(args.log, "a") as log:
+            log.write("# run %d: exit %d, %.3f s\n%s\n" % (run + 1, proc.returncode, elapsed, proc.stdout[-4000:]))
+            log.write(open(args.log + ".stderr").read()[-4000:])
+        ok = successes(args.tool, proc.stdout, args.results_file)
+        peak = parse_time_v(time_file)
+        # curl exits 92 when a server resets a stream it has answered (nginx does, for every
+        # `return`), though every answer arrived: the answers decide, not the exit status.
+        if ok != args.count or (proc.returncode != 0 and args.tool != "curl"):
+            errors.append("run %d: exit %d, %d of %d answered 200" % (run + 1, proc.returncode, ok, args.count))
+        rates.append(ok / elapsed)
+        if peak:
+            rss.append(peak)
+        print("  %s/%s run %d: %d ok in %.2f s = %.0f notifications/s%s" % (
+            args.tool, args.server, run + 1, ok, elapsed, ok / elapsed,
+            ", peak RSS %.1f MiB" % (peak / 1024) if peak else ""), file=sys.stderr)
+    record = {"label": args.label or args.tool, "tool": args.tool, "server": args.server,
+              "connections": args.connections, "streams": args.streams, "count": args.count,
+              "rates": rates, "rss_kib": rss, "errors": errors}
+    with open(args.out, "a") as out:
+        out.write(json.dumps(record) + "\n")
+
+
+def cmd_skip(args):
+    record = {"label": args.label or args.tool, "tool": args.tool, "server": args.server,
+              "connections": args.connections, "streams": args.streams, "count": args.count,
+              "rates": [], "rss_kib": [], "errors": [], "note": args.note}
+    with open(args.out, "a") as out:
+        out.write(json.dumps(record) + "\n")
+
+
+def cmd_time_runs(args):
+    """Times one command `repeats` times, process start to exit; appends a record."""
+    durations, failures = [], 0
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        proc = subprocess.run(args.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        durations.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            failures += 1
+            sys.stderr.write(proc.stderr[-2000:])
+    record = {"label": args.label, "durations": durations, "failures": failures}
+    with open(args.out, "a") as out:
+        out.write(json.dumps(record) + "\n")
+    print("  %s: median %.1f ms over %d runs%s" % (args.label, statistics.median(durations) * 1000, len(durations),
+          ", %d failed" % failures if failures else ""), file=sys.stderr)
+
+
+# ---------------------------------------------------------------- report
+
+def fmt_rate(value):
+    return "{:,.0f}".format(value)
+
+
+def cmd_report(args):
+    rows = [json.loads(line) for line in open(args.results) if line.strip()]
+    throughput = [r for r in rows if "rates" in r]
+    cold = [r for r in rows if "durations" in r]
+
+    def median(row):
+        return statistics.median(row["rates"]) if row["rates"] else None
+
+    def find(label, server):
+        for r in throughput:
+            if r["label"] == label and r["server"] == server and r["rates"]:
+                return r
+        return None
+
+    print("| tool | server | connections | streams | notifications | median notifications/s | min – max | vs h2load, same server |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    for r in throughput:
+        h2 = find("h2load", r["server"])
+        if not r["rates"]:
+            print("| %s | %s | %s | %s | %s | %s | | |" % (r["label"], r["server"], r["connections"], r["streams"],
+                                                        "{:,}".format(r["count"]), r.get("note", "not run")))
+            continue
+        ratio = "%.2f×" % (median(r) / median(h2)) if h2 else ""
+        flag = " ⚠" if r["errors"] else ""
+        print("| %s | %s | %s | %s | %s | %s%s | %s – %s | %s |" % (
+            r["label"], r["server"], r["connections"], r["streams"], "{:,}".format(r["count"]),
+            fmt_rate(median(r)), flag, fmt_rate(min(r["rates"])), fmt_rate(max(r["rates"])), ratio))
+    errors = [(r["label"], r["server"], e) for r in throughput for e in r["errors"]]
+    if errors:
+        print("\n⚠ runs with errors (failed or non-200 answers; their rate counts only the 200s):")
+        for label, server, e in errors:
+            print("- %s on %s: %s" % (label, server, e))
+
+    if cold:
+        print("\nCold start, one notification, process start to exit:\n")
+        print("| client | runs | median ms | min – max ms |")
+        print("| --- | ---: | ---: | --- |")
+        for r in cold:
+            d = [x * 1000 for x in r["durations"]]
+            print("| %s | %d | %.1f | %.1f – %.1f |%s" % (r["label"], len(d), statistics.median(d), min(d), max(d),
+                                                       " (%d failed)" % r["failures"] if r["failures"] else ""))
+
+    print("\nTargets:\n")
+    bulk = find("apnsctl bulk", "LocalGateway")
+    h2_local, h2_nginx = find("h2load", "LocalGateway"), find("h2load", "nginx")
+    curl = find("curl --parallel", "LocalGateway")
+    rss_row = find("apnsctl bulk, RSS run", "LocalGateway")
+
+    def verdict(ok):
+        return "**PASS**" if ok else "**FAIL**"
+
+    if bulk and h2_local:
+        ratio = median(bulk) / median(h2_local)
+        print("- apnsctl bulk ≥ ½ h2load on LocalGateway: %s — %s vs %s notifications/s (%.2f×)" % (
+            verdict(ratio >= 0.5), fmt_rate(median(bulk)), fmt_rate(median(h2_local)), ratio))
+    else:
+        print("- apnsctl bulk ≥ ½ h2load on LocalGateway: not measured (apnsctl bulk send not available in this build)")
+    if bulk and curl:
+        ratio = median(bulk) / median(curl)
+        print("- apnsctl bulk ≥ 4× curl --parallel: %s — %s vs %s notifications/s (%.1f×)" % (
+            verdict(ratio >= 4), fmt_rate(median(bulk)), fmt_rate(median(curl)), ratio))
+    else:
+        print("- apnsctl bulk ≥ 4× curl --parallel: not measured")
+    if rss_row and rss_row["rss_kib"]:
+        peak = max(rss_row["rss_kib"]) / 1024
+        partial = "" if rss_row["count"] >= 1000000 else " (a shorter run; the target is for 1,000,000)"
+        print("- apnsctl peak RSS < 64 MiB for %s tokens: %s — %.1f MiB%s" % (
+            "{:,}".format(rss_row["count"]), verdict(peak < 64), peak, partial))
+    else:
+        print("- apnsctl peak RSS < 64 MiB for 1,000,000 tokens: not measured")
+    if h2_local and h2_nginx:
+        ratio = median(h2_local) / median(h2_nginx)
+        print("- LocalGateway ≥ ½ nginx (h2load client): %s — %s vs %s notifications/s (%.2f×)" % (
+            verdict(ratio >= 0.5), fmt_rate(median(h2_local)), fmt_rate(median(h2_nginx)), ratio))
+    else:
+        print("- LocalGateway ≥ ½ nginx (h2load client): not measured")
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="command_name", required=True)
+
+    p = sub.add_parser("tokens"); p.add_argument("count", type=int); p.add_argument("file"); p.set_defaults(func=cmd_tokens)
+    p = sub.add_parser("jwt"); p.add_argument("key"); p.add_argument("key_id"); p.add_argument("team_id"); p.set_defaults(func=cmd_jwt)
+    p = sub.add_parser("curl-config")
+    for name in ("file", "topic", "jwt", "payload"):
+        p.add_argument("--" + name, required=True)
+    p.add_argument("--port", type=int, required=True); p.add_argument("--count", type=int, required=True)
+    p.set_defaults(func=cmd_curl_config)
+    p = sub.add_parser("h2load-uris"); p.add_argument("--file", required=True)
+    p.add_argument("--port", type=int, required=True); p.add_argument("--count", type=int, required=True)
+    p.set_defaults(func=cmd_h2load_uris)
+    p = sub.add_parser("aioapns")
+    for name in ("ca", "key", "key-id", "team-id", "topic", "payload"):
+        p.add_argument("--" + name, required=True)
+    p.add_argument("--port", type=int, required=True); p.add_argument("--count", type=int, required=True)
+    p.add_argument("--concurrency", type=int, default=1000)
+    p.set_defaults(func=cmd_aioapns)
+
+    for name, func in (("measure", cmd_measure), ("skip", cmd_skip)):
+        p = sub.add_parser(name)
+        p.add_argument("--out", required=True); p.add_argument("--tool", required=True); p.add_argument("--label")
+        p.add_argument("--server", required=True); p.add_argument("--connections", type=int, default=1)
+        p.add_argument("--streams", default=""); p.add_argument("--count", type=int, required=True)
+        if name == "measure":
+            p.add_argument("--repeats", type=int, default=3); p.add_argument("--log", required=True)
+            p.add_argument("--results-file"); p.add_argument("--timeout", type=float, default=1800)
+            p.add_argument("command", nargs=argparse.REMAINDER)
+        else:
+            p.add_argument("--note", required=True)
+        p.set_defaults(func=func)
+    p = sub.add_parser("time-runs")
+    p.add_argument("--out", required=True); p.add_argument("--label", required=True); p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("command", nargs=argparse.REMAINDER); p.set_defaults(func=cmd_time_runs)
+    p = sub.add_parser("report"); p.add_argument("results"); p.set_defaults(func=cmd_report)
+
+    args = parser.parse_args()
+    if getattr(args, "command", None) and args.command[:1] == ["--"]:
+        args.command = args.command[1:]
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()
