@@ -1,4 +1,5 @@
 import Foundation
+import PushGateway
 
 /// Writes a delivery record as one line of JSON with sorted keys, as JSONSerialization would,
 /// at a fraction of its cost: the gateway writes one record per accepted notification, and
@@ -66,18 +67,6 @@ enum RecordEncoder {
     }
 
     private static func appendString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        TextEncoding.appendJSONString(value, to: &text)
     }
 }

@@ -91,6 +91,28 @@ struct BulkSendTests {
         return (pki, gateway, statsFile)
     }
 
+    /// Starts the optimised binary in the background (arguments carry --password-env MINT).
+    static func startSend(_ arguments: [String], stderr: Any) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.throughputBinary)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["MINT"] = GatewayCommandTests.password
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = stderr
+        try process.run()
+        return process
+    }
+
+    /// Waits (at most 30 s) until the results file has `count` lines.
+    static func waitForResults(_ path: String, atLeast count: Int) {
+        for _ in 0..<1_500 {
+            if ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= count { return }
+            usleep(20_000)
+        }
+    }
+
     /// Runs the optimised binary with the identity's password in the environment.
     static func send(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 300) throws -> CLI.Result {
         try CLI.runProgram(CLI.throughputBinary, arguments + ["--password-env", "MINT"], stdin: stdin,
@@ -200,21 +222,8 @@ struct BulkSendTests {
                          "--password-env", "MINT"] + gateway.connection
 
         // First run: killed without warning once a few thousand results are written.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.throughputBinary)
-        process.arguments = arguments + ["--results", resultsFile]
-        var environment = ProcessInfo.processInfo.environment
-        environment["MINT"] = GatewayCommandTests.password
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var written = 0
-        for _ in 0..<600 {
-            written = (try? String(contentsOfFile: resultsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0
-            if written >= 3_000 { break }
-            usleep(50_000)
-        }
+        let process = try Self.startSend(arguments + ["--results", resultsFile], stderr: FileHandle.nullDevice)
+        Self.waitForResults(resultsFile, atLeast: 3_000)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
@@ -253,20 +262,9 @@ struct BulkSendTests {
         let resultsFile = folder.path("results.jsonl")
         let arguments = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
                          "--password-env", "MINT"] + gateway.connection
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.throughputBinary)
-        process.arguments = arguments + ["--results", resultsFile]
-        var environment = ProcessInfo.processInfo.environment
-        environment["MINT"] = GatewayCommandTests.password
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        for _ in 0..<600 {
-            if ((try? String(contentsOfFile: resultsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= 1_000 { break }
-            usleep(20_000)
-        }
+        let process = try Self.startSend(arguments + ["--results", resultsFile], stderr: errors)
+        Self.waitForResults(resultsFile, atLeast: 1_000)
         kill(process.processIdentifier, SIGINT)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

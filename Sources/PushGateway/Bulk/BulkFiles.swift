@@ -77,23 +77,8 @@ public struct BulkResult: Sendable {
         return formatter
     }()
 
-    /// A JSON string literal (RFC 8259 escaping).
     static func appendString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                text += String(format: "\\u%04x", scalar.value)
-            default:
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        TextEncoding.appendJSONString(value, to: &text)
     }
 }
 

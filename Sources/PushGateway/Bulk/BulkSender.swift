@@ -114,32 +114,12 @@ public final class BulkSender: @unchecked Sendable {
             self.token = token
             self.hex = token.hex
             self.apnsID = apnsID
-            self.apnsIDText = Self.lowercaseText(apnsID)
+            self.apnsIDText = TextEncoding.lowercaseUUID(apnsID)
             self.attempts = attempts
             self.uncertain = uncertain
         }
 
         var countedAttempts: Int { attempts - refusals }
-
-        /// `uuidString.lowercased()` without its formatting and copying.
-        static func lowercaseText(_ id: UUID) -> String {
-            let digits: StaticString = "0123456789abcdef"
-            return withUnsafeBytes(of: id.uuid) { bytes in
-                String(unsafeUninitializedCapacity: 36) { buffer in
-                    var index = 0
-                    for (position, byte) in bytes.enumerated() {
-                        if position == 4 || position == 6 || position == 8 || position == 10 {
-                            buffer[index] = UInt8(ascii: "-")
-                            index += 1
-                        }
-                        buffer[index] = digits.utf8Start[Int(byte >> 4)]
-                        buffer[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                        index += 2
-                    }
-                    return index
-                }
-            }
-        }
     }
 
     final class Lane: @unchecked Sendable {

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Small text encoders for paths that run once per notification (result lines, the gateway's
+/// delivery record), where Foundation's formatters cost more than the rest of the work.
+public enum TextEncoding {
+    /// Appends `value` as a JSON string literal (RFC 8259 escaping).
+    public static func appendJSONString(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+
+    /// The 16 bytes of a UUID as `uuidString.lowercased()` writes them.
+    public static func lowercaseUUID(_ bytes: UnsafeRawBufferPointer) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var position = 0
+            for (index, byte) in bytes.prefix(16).enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                text[position] = digits.utf8Start[Int(byte >> 4)]
+                text[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                position += 2
+            }
+            return position
+        }
+    }
+
+    public static func lowercaseUUID(_ id: UUID) -> String {
+        withUnsafeBytes(of: id.uuid) { lowercaseUUID($0) }
+    }
+}
