@@ -210,6 +210,56 @@ def cmd_time_runs(args):
           ", %d failed" % failures if failures else ""), file=sys.stderr)
 
 
+# ---------------------------------------------------------------- profile summary
+
+# What a share of the gateway's time is, by frames found in a sample's stack (demangled).
+PERF_COMPONENTS = [
+    ("the gateway's own stream handler (validation and answer included)", ["GatewayStreamHandler."]),
+    ("  request validation (RequestValidator.evaluate)", ["RequestValidator.evaluate"]),
+    ("  encoding the answer's headers (HPACK)", ["HPACKEncoder."]),
+    ("decoding request headers (HPACK)", ["HPACKDecoder."]),
+    ("swift-nio-http2 header-block validation", ["HeaderBlockValidator."]),
+    ("swift-nio-http2 stream bookkeeping (StreamMap, open-stream list removals)", ["StreamMap", "CircularBuffer.remove(at:)"]),
+    ("creating a child channel per stream", ["HTTP2StreamChannel.configure"]),
+    ("TLS records (BoringSSL encrypt/decrypt)", ["SSL_read", "SSL_write", "tls_open_record", "tls_seal_record"]),
+    ("system calls (socket reads and writes)", ["entry_SYSCALL"]),
+    ("reference counting (swift_retain/release, any caller)", ["swift_retain", "swift_release"]),
+    ("memory allocation (malloc/free, any caller)", ["malloc", "_int_free", "cfree", "free"]),
+]
+
+
+def read_perf_stacks(path):
+    stacks, current = [], []
+    for line in open(path, errors="replace"):
+        line = line.strip()
+        if not line:
+            if current:
+                stacks.append(current)
+                current = []
+            continue
+        parts = line.split(None, 1)
+        symbol = parts[1] if len(parts) > 1 else parts[0]
+        current.append(re.sub(r"\+0x[0-9a-f]+$", "", symbol))
+    if current:
+        stacks.append(current)
+    return stacks
+
+
+def cmd_perf_summary(args):
+    stacks = read_perf_stacks(args.file)
+    total = len(stacks) or 1
+    print("| where | share of samples |")
+    print("| --- | ---: |")
+    for label, patterns in PERF_COMPONENTS:
+        if label.startswith("reference") or label.startswith("memory"):
+            # self time only: the leaf frame
+            hits = sum(1 for st in stacks if st and any(st[0] == p or st[0].startswith(p + "@") for p in patterns))
+        else:
+            hits = sum(1 for st in stacks if any(p in frame for frame in st for p in patterns))
+        print("| %s | %.1f%% |" % (label.replace("  ", "&nbsp;&nbsp;"), 100.0 * hits / total))
+    print("\n%d samples." % len(stacks))
+
+
 # ---------------------------------------------------------------- report
 
 def fmt_rate(value):
@@ -293,6 +343,15 @@ def cmd_report(args):
     else:
         print("- LocalGateway ≥ ½ nginx (h2load client): not measured")
 
+    bulk_nginx, curl_nginx = find("apnsctl bulk", "nginx"), find("curl --parallel", "nginx")
+    if bulk_nginx and (curl_nginx or h2_nginx):
+        print("\nFor information, against nginx (where the server is not the limit): apnsctl bulk %s notifications/s" % fmt_rate(median(bulk_nginx)), end="")
+        if h2_nginx:
+            print(", %.2f× h2load" % (median(bulk_nginx) / median(h2_nginx)), end="")
+        if curl_nginx:
+            print(", %.1f× curl --parallel" % (median(bulk_nginx) / median(curl_nginx)), end="")
+        print(".")
+
 
 # ---------------------------------------------------------------- main
 
@@ -333,6 +392,7 @@ def main():
     p.add_argument("--out", required=True); p.add_argument("--label", required=True); p.add_argument("--repeats", type=int, default=10)
     p.add_argument("command", nargs=argparse.REMAINDER); p.set_defaults(func=cmd_time_runs)
     p = sub.add_parser("report"); p.add_argument("results"); p.set_defaults(func=cmd_report)
+    p = sub.add_parser("perf-summary"); p.add_argument("file"); p.set_defaults(func=cmd_perf_summary)
 
     args = parser.parse_args()
     if getattr(args, "command", None) and args.command[:1] == ["--"]:
