@@ -52,6 +52,97 @@ final class TLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
+/// Sits between TLS and HTTP/2 for the bulk sender. It calls back at the end of each batch of
+/// reads; it gathers the HTTP/2 frames written before a flush into one buffer, because
+/// swift-nio-ssl seals and sends each write as a TLS record and system call of its own; and
+/// while the sender opens a batch of streams it holds their flushes back, so the whole batch
+/// leaves in one record instead of one per notification.
+final class BatchingHandler: ChannelDuplexHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    private let readComplete: @Sendable () -> Void
+    private var context: ChannelHandlerContext?
+    private var holding = false
+    private var flushHeld = false
+    private var gathered: ByteBuffer?
+    private var promises: [EventLoopPromise<Void>] = []
+
+    init(readComplete: @escaping @Sendable () -> Void) { self.readComplete = readComplete }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        release(context: context)
+        self.context = nil
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        readComplete()
+        context.fireChannelReadComplete()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .byteBuffer(let buffer) = unwrapOutboundIn(data) else {
+            release(context: context)
+            context.write(data, promise: promise)
+            return
+        }
+        if gathered == nil {
+            var fresh = context.channel.allocator.buffer(capacity: max(buffer.readableBytes, 16_384))
+            fresh.writeImmutableBuffer(buffer)
+            gathered = fresh
+        } else {
+            gathered!.writeImmutableBuffer(buffer)
+        }
+        if let promise { promises.append(promise) }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if holding {
+            flushHeld = true
+            return
+        }
+        release(context: context)
+        context.flush()
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        release(context: context)
+        context.flush()
+        context.close(mode: mode, promise: promise)
+    }
+
+    /// Passes what was gathered on as one write.
+    private func release(context: ChannelHandlerContext) {
+        guard let buffer = gathered else { return }
+        gathered = nil
+        let waiting = promises
+        promises = []
+        if waiting.isEmpty {
+            context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
+        } else {
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            for other in waiting { promise.futureResult.cascade(to: other) }
+            context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise)
+        }
+    }
+
+    /// From here until ``endBatch()``, flushes wait.
+    func beginBatch() { holding = true }
+
+    /// Sends everything written since ``beginBatch()`` with one flush.
+    func endBatch() {
+        holding = false
+        if flushHeld, let context {
+            flushHeld = false
+            release(context: context)
+            context.flush()
+        }
+    }
+}
+
 /// Sees the connection-level frames (stream 0: SETTINGS, GOAWAY, PING) that swift-nio-http2
 /// passes up the parent pipeline, and the connection's end.
 final class ConnectionObserver: ChannelInboundHandler {

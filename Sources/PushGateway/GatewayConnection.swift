@@ -102,6 +102,7 @@ public final class GatewayConnection: Sendable {
         var openStreams = 0
         var maxOpenStreams = 0
         var streamsOpened = 0
+        var batching: BatchingHandler?
     }
 
     let state: NIOLockedValueBox<State>
@@ -112,7 +113,14 @@ public final class GatewayConnection: Sendable {
 
     /// `tokenCache`: a provider-token cache shared with other connections of the same key, so
     /// reconnecting does not sign a new token (APNs refuses more than one new token every 20 minutes).
-    init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup, tokenCache: ProviderTokenCache?) {
+    /// Called on the event loop at the end of each batch of reads, before swift-nio-http2 flushes
+    /// what was written during them: the bulk sender opens its next streams there, so that many
+    /// requests leave in one TLS record and one system call.
+    let readComplete: (@Sendable () -> Void)?
+
+    init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup, tokenCache: ProviderTokenCache?,
+         readComplete: (@Sendable () -> Void)? = nil) {
+        self.readComplete = readComplete
         self.configuration = configuration
         self.group = eventLoopGroup
         if case .token(let key) = configuration.credential {
@@ -139,6 +147,9 @@ public final class GatewayConnection: Sendable {
 
     /// The server's current SETTINGS_MAX_CONCURRENT_STREAMS (nil before SETTINGS or when unlimited).
     public var maxConcurrentStreams: Int? { state.withLockedValue { $0.maxConcurrentStreams.map(Int.init) } }
+
+    /// The bulk sender's flush batching (on the event loop only).
+    var batching: BatchingHandler? { state.withLockedValue { $0.batching } }
 
     /// The HTTP/2 stream multiplexer, once connected.
     var streamMultiplexer: NIOHTTP2Handler.StreamMultiplexer? { state.withLockedValue { $0.multiplexer } }
@@ -364,6 +375,12 @@ public final class GatewayConnection: Sendable {
                                               })
             let observer = TLSObserver(result: tlsResult) { context, alpn in
                 guard alpn == nil || alpn == "h2" else { throw GatewayError.alpnRejected(alpn ?? "") }
+                if let hook = connection.readComplete {
+                    // Between TLS and HTTP/2: it sees the end of reads first and every flush.
+                    let batching = BatchingHandler(readComplete: hook)
+                    try context.pipeline.syncOperations.addHandler(batching)
+                    connection.update { $0.batching = batching }
+                }
                 let multiplexer = try context.pipeline.syncOperations.configureHTTP2Pipeline(
                     mode: .client,
                     connectionConfiguration: Self.connectionConfiguration(limits),

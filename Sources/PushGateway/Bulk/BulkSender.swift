@@ -125,6 +125,7 @@ public final class BulkSender: @unchecked Sendable {
     final class Lane: @unchecked Sendable {
         let connection: GatewayConnection
         var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+        var batching: BatchingHandler?
         var inFlight = 0
         /// When a stream of this connection last finished (or the first was sent).
         var lastProgress = DispatchTime.now()
@@ -157,6 +158,9 @@ public final class BulkSender: @unchecked Sendable {
     private var stopping = false
     private var finished = false
     private var pumpScheduled = false
+    /// Something finished since the last pump: the next end of reads (or the scheduled pump,
+    /// whichever comes first) fills the connections again.
+    private var pumpWanted = false
     private var inFlight = 0
     private var retries: [Int: Scheduled<Void>] = [:]
     private var nextRetryID = 0
@@ -230,7 +234,11 @@ public final class BulkSender: @unchecked Sendable {
         guard !slot.connecting, !finished, !(stopping && inFlight == 0) else { return }
         slot.connecting = true
         let delay = slot.failures == 0 ? 0 : backoff(attempt: slot.failures)
-        let connection = GatewayConnection(configuration: configuration, eventLoopGroup: loop, tokenCache: tokens)
+        let connection = GatewayConnection(configuration: configuration, eventLoopGroup: loop, tokenCache: tokens) { [self] in
+            // End of a batch of answers: open the next streams now, and swift-nio-http2 sends
+            // them all with one flush right after.
+            if pumpWanted { pump() }
+        }
         loop.scheduleTask(in: GatewayConnection.amount(delay)) { [self] in
             Task {
                 do {
@@ -256,6 +264,7 @@ public final class BulkSender: @unchecked Sendable {
         }
         let lane = Lane(connection: connection)
         lane.multiplexer = connection.streamMultiplexer
+        lane.batching = connection.batching
         if let old = slot.lane { retire(old, from: slot) }
         slot.lane = lane
         schedulePump()
@@ -314,6 +323,7 @@ public final class BulkSender: @unchecked Sendable {
     // MARK: The pump
 
     private func schedulePump() {
+        pumpWanted = true
         guard !pumpScheduled else { return }
         pumpScheduled = true
         loop.execute { [self] in
@@ -324,6 +334,7 @@ public final class BulkSender: @unchecked Sendable {
 
     /// Fills every usable connection up to its limit, journals the batch, then writes it.
     private func pump() {
+        pumpWanted = false
         guard !finished else { return }
         var batch: [(Item, Lane)] = []
         for slot in slots {
@@ -348,7 +359,15 @@ public final class BulkSender: @unchecked Sendable {
             for (item, _) in batch { output.journalSend(line: item.line, apnsID: item.apnsIDText, attempt: item.attempts) }
             output.flushJournal()  // the journal reaches the kernel before any of these streams exist
             summary.requests += batch.count
-            for (item, lane) in batch { submit(item, on: lane) }
+            var lanes: [Lane] = []
+            for (item, lane) in batch {
+                if !lanes.contains(where: { $0 === lane }) {
+                    lanes.append(lane)
+                    lane.batching?.beginBatch()
+                }
+                submit(item, on: lane)
+            }
+            for lane in lanes { lane.batching?.endBatch() }
         }
         output.flushResults()
         if let failure = output.failure, !stopping {
@@ -416,7 +435,8 @@ public final class BulkSender: @unchecked Sendable {
         let request = StreamRequest(headers: headers, body: body, timeout: nil, timeoutSeconds: configuration.timeouts.request)
         guard let multiplexer = lane.multiplexer else { return }
         lane.connection.open(request, on: multiplexer) { [self] result, written in
-            loop.assumeIsolated().execute { [self] in completed(item, lane, result, written: written) }
+            // Always on the event loop, usually while swift-nio-http2 reads answers.
+            completed(item, lane, result, written: written)
         }
     }
 
@@ -448,9 +468,6 @@ public final class BulkSender: @unchecked Sendable {
                 }
             }
         case .failure(let error):
-            if ProcessInfo.processInfo.environment["APNSCTL_DEBUG_BULK"] != nil {
-                FileHandle.standardError.write(Data("debug: line \(item.line) written=\(written) \(error.code) \(error.message)\n".utf8))
-            }
             let notProcessed = !written || (error.code == .goAway && error.isRetryable)
                 || (error.code == .streamReset && error.isRetryable)
             if error.code == .goAway && !error.isRetryable {
