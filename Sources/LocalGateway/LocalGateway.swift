@@ -197,6 +197,8 @@ public final class LocalGateway: Sendable {
         }
         let ssl = NIOSSLServerHandler(context: sslContext)
         try channel.pipeline.syncOperations.addHandler(ssl)
+        // Answers written during one batch of reads leave as one TLS record, not one each.
+        try channel.pipeline.syncOperations.addHandler(BatchingHandler())
         let connection = GatewayConnectionState(number: number, channel: channel,
                                                 advertisedLimit: configuration.faults.maxConcurrentStreams)
         var settings = NIOHTTP2Handler.ConnectionConfiguration()

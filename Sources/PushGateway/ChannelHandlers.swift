@@ -57,33 +57,35 @@ final class TLSObserver: ChannelInboundHandler, RemovableChannelHandler {
 /// swift-nio-ssl seals and sends each write as a TLS record and system call of its own; and
 /// while the sender opens a batch of streams it holds their flushes back, so the whole batch
 /// leaves in one record instead of one per notification.
-final class BatchingHandler: ChannelDuplexHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = IOData
-    typealias OutboundOut = IOData
+///
+/// The local gateway puts one in front of its HTTP/2 handler too, for its answers.
+public final class BatchingHandler: ChannelDuplexHandler, @unchecked Sendable {
+    public typealias InboundIn = ByteBuffer
+    public typealias InboundOut = ByteBuffer
+    public typealias OutboundIn = IOData
+    public typealias OutboundOut = IOData
 
-    private let readComplete: @Sendable () -> Void
+    private let readComplete: (@Sendable () -> Void)?
     private var context: ChannelHandlerContext?
     private var holding = false
     private var flushHeld = false
     private var gathered: ByteBuffer?
     private var promises: [EventLoopPromise<Void>] = []
 
-    init(readComplete: @escaping @Sendable () -> Void) { self.readComplete = readComplete }
+    public init(readComplete: (@Sendable () -> Void)? = nil) { self.readComplete = readComplete }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-    func handlerRemoved(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    public func handlerRemoved(context: ChannelHandlerContext) {
         release(context: context)
         self.context = nil
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        readComplete()
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        readComplete?()
         context.fireChannelReadComplete()
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .byteBuffer(let buffer) = unwrapOutboundIn(data) else {
             release(context: context)
             context.write(data, promise: promise)
@@ -99,7 +101,7 @@ final class BatchingHandler: ChannelDuplexHandler, @unchecked Sendable {
         if let promise { promises.append(promise) }
     }
 
-    func flush(context: ChannelHandlerContext) {
+    public func flush(context: ChannelHandlerContext) {
         if holding {
             flushHeld = true
             return
@@ -108,7 +110,7 @@ final class BatchingHandler: ChannelDuplexHandler, @unchecked Sendable {
         context.flush()
     }
 
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         release(context: context)
         context.flush()
         context.close(mode: mode, promise: promise)
