@@ -277,22 +277,8 @@ final class RequestValidator: Sendable {
     /// token can have (the form every client sends); nil for anything else.
     private static func plainHexToken(path: String, after offset: Int) -> DeviceToken? {
         var path = path
-        return path.withUTF8 { utf8 -> DeviceToken? in
-            let count = utf8.count - offset
-            guard count > 0, count % 2 == 0, count <= DeviceToken.maximumByteCount * 2 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: count / 2)
-            for index in 0..<count {
-                let character = utf8[offset + index]
-                let value: UInt8
-                switch character {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character &- UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character &- UInt8(ascii: "a") &+ 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character &- UInt8(ascii: "A") &+ 10
-                default: return nil
-                }
-                bytes[index / 2] |= index % 2 == 0 ? value << 4 : value
-            }
-            return try? DeviceToken(bytes: bytes)
+        return path.withUTF8 { utf8 in
+            offset < utf8.count ? DeviceToken(plainHex: UnsafeBufferPointer(rebasing: utf8[offset...])) : nil
         }
     }
 
@@ -304,20 +290,7 @@ final class RequestValidator: Sendable {
         return withUnsafeMutableBytes(of: &bytes) { raw -> String in
             raw[6] = raw[6] & 0x0F | 0x40  // version 4
             raw[8] = raw[8] & 0x3F | 0x80  // RFC 4122 variant
-            let digits: StaticString = "0123456789abcdef"
-            return String(unsafeUninitializedCapacity: 36) { text in
-                var position = 0
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    text[position] = digits.utf8Start[Int(byte >> 4)]
-                    text[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    position += 2
-                }
-                return position
-            }
+            return TextEncoding.lowercaseUUID(UnsafeRawBufferPointer(raw))
         }
     }
 

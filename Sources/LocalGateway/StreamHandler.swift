@@ -145,9 +145,12 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             gateway.updateStatistics { $0.rejected[reason.rawValue, default: 0] += 1 }
         }
 
-        var responseHeaders = HPACKHeaders([(":status", String(decision.status)), (APNsHeader.id, decision.apnsID)])
+        // The ids are new for every answer: not worth a place in the HPACK table.
+        var responseHeaders = HPACKHeaders()
+        responseHeaders.add(name: ":status", value: String(decision.status))
+        responseHeaders.add(name: APNsHeader.id, value: decision.apnsID, indexing: .nonIndexable)
         if decision.status == 200, gateway.configuration.environment == .sandbox {
-            responseHeaders.add(name: APNsHeader.uniqueID, value: UUID().uuidString.lowercased())
+            responseHeaders.add(name: APNsHeader.uniqueID, value: gateway.validator.randomUUIDString(), indexing: .nonIndexable)
         }
         var bodyBytes: [UInt8] = []
         if let reason = decision.reason {
