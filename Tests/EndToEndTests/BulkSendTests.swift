@@ -340,6 +340,17 @@ struct BulkSendTests {
         #expect(wrong.status == 2, "\(wrong.stderr)")
         #expect(wrong.stderr.contains("different token"), "\(wrong.stderr)")
         #expect(try gateway.deliveries().count == 50, "nothing more was sent")
+
+        // A run that cannot start leaves no results file or journal behind.
+        let never = folder.path("never.jsonl")
+        let unreachable = try pki.run(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk",
+                                       "--tokens", tokenFile, "--results", never, "--gateway", "127.0.0.1:1", "--ca", gateway.caFile])
+        #expect(unreachable.status == 2)
+        #expect(unreachable.stderr.contains("Connection refused"), "\(unreachable.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: never) && !FileManager.default.fileExists(atPath: never + ".journal"))
+        let missing = try pki.run(base + ["--tokens", folder.path("no-such-file.txt"), "--results", never])
+        #expect(missing.status == 2 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: never))
     }
 }
 

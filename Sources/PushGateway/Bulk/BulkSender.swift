@@ -572,7 +572,7 @@ public final class BulkSender: @unchecked Sendable {
 
     private func stop(_ cause: StopCause, message: String?, hint: String?) {
         guard !finished else { return }
-        if summary.stoppedBy == nil || cause == .interrupted && summary.stoppedBy == nil {
+        if summary.stoppedBy == nil {
             summary.stoppedBy = cause
             summary.stopMessage = message
             summary.stopHint = hint

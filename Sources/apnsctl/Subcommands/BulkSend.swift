@@ -14,11 +14,12 @@ import Darwin
 extension Send {
     func runBulk(tokensPath: String) async throws {
         let style = TerminalStyle.stderr
-        let resultsToStandardOutput = results == nil && resume == nil
-        let (sender, output, resultsPath, total, skipped) = try await withUserErrors { () -> (BulkSender, BulkOutput, String?, Int?, Int) in
+        let (sender, resultsPath, total, skipped) = try await withUserErrors { () -> (BulkSender, String?, Int?, Int) in
             // A placeholder token: the template's own token is never sent.
             let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
             let state = try resume.map { try ResumeState.load(resultsPath: $0) }
+            // Everything that can be refused is checked before any file is made.
+            let feed = try TokenFeed.open(path: tokensPath, resume: state)
             let resultsPath = results ?? resume
             let output: BulkOutput
             if let resultsPath {
@@ -35,7 +36,6 @@ extension Send {
             } else {
                 output = BulkOutput(results: .standardOutput, journal: nil)
             }
-            let feed = try TokenFeed.open(path: tokensPath, resume: state)
             var options = BulkSender.Options()
             options.connections = connections
             options.maxAttempts = maxAttempts
@@ -44,9 +44,8 @@ extension Send {
                                         options: options, feed: feed, output: output)
             let showProgress = !quiet && style.isTerminal
             let total = showProgress ? TokenFeed.countEntries(path: tokensPath).map { max(0, $0 - (state?.finalCount ?? 0)) } : nil
-            return (sender, output, resultsPath, total, state?.finalCount ?? 0)
+            return (sender, resultsPath, total, state?.finalCount ?? 0)
         }
-        _ = output
 
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { count in
             if count == 1 {
@@ -68,6 +67,12 @@ extension Send {
         } catch let error as GatewayError {
             progress?.finish()
             error.print()
+            // Nothing was sent: a new results file and its journal are not left behind to be
+            // refused as "already exists" next time.
+            if let resultsPath, resultsPath != resume, Self.isEmptyFile(resultsPath) {
+                unlink(resultsPath)
+                unlink(ResumeState.journalPath(forResults: resultsPath))
+            }
             throw ExitStatus.couldNotCheck
         }
         progress?.finish()
@@ -85,6 +90,11 @@ extension Send {
             throw cause == .interrupted ? ExitCode(130) : ExitStatus.couldNotCheck
         }
         if summary.accepted < summary.results { throw ExitStatus.problem }
+    }
+
+    static func isEmptyFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_size == 0
     }
 
     private func render(_ summary: BulkSender.Summary, resultsPath: String?, style: TerminalStyle) -> String {
