@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "apnsctl", targets: ["apnsctl"]),
+        .library(name: "PushCore", targets: ["PushCore"]),
         .library(name: "PushCredentials", targets: ["PushCredentials"]),
         .library(name: "PushGateway", targets: ["PushGateway"]),
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .systemLibrary(
@@ -35,9 +37,19 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        // The APNs vocabulary shared by client, gateway and CLI, and the bulk engine's state
+        // machine: no NIO, no C of its own.
+        .target(
+            name: "PushCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         .target(
             name: "PushCredentials",
             dependencies: [
+                "PushCore",
                 "COpenSSL",
                 "COpenSSLShim",
                 "CLibSecret",
@@ -51,7 +63,9 @@ let package = Package(
         .target(
             name: "PushGateway",
             dependencies: [
+                "PushCore",
                 "PushCredentials",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -90,6 +104,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "PushCoreTests",
+            dependencies: ["PushCore"]
         ),
         .testTarget(
             name: "PushCredentialsTests",

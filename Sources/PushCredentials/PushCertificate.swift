@@ -3,15 +3,6 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// An APNs environment.
-public enum PushEnvironment: String, Codable, Sendable, CaseIterable, Comparable, CustomStringConvertible {
-    case sandbox
-    case production
-
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs == .sandbox && rhs == .production }
-    public var description: String { rawValue }
-}
-
 /// Where a certificate's environments were read from.
 public enum EnvironmentSource: String, Codable, Sendable {
     /// Apple's marker extensions `1.2.840.113635.100.6.3.1` / `.2`.

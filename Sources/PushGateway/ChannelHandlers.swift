@@ -173,11 +173,15 @@ final class ConnectionObserver: ChannelInboundHandler {
                     state.report.maxConcurrentStreams = state.maxConcurrentStreams
                 }
             }
+            if list.contains(where: { $0.parameter == .maxConcurrentStreams }) {
+                connection.events?(.settings(maxConcurrentStreams: connection.maxConcurrentStreams))
+            }
             settings.complete(.success(()))
         case .goAway(let lastStreamID, let errorCode, let opaqueData):
             let info = GatewayError.GoAwayInfo(lastStreamID: Int(lastStreamID), errorCode: Self.name(errorCode),
                                                reason: Self.reason(opaqueData))
             connection.update { $0.goAway = info }
+            connection.events?(.goAway(lastStreamID: Int(lastStreamID)))
         default:
             break
         }
@@ -213,6 +217,9 @@ final class ConnectionObserver: ChannelInboundHandler {
         }
         settings.complete(.failure(GatewayError.connectionClosed("before the server's HTTP/2 SETTINGS arrived")))
         context.fireChannelInactive()
+        // After the streams' own ends, which swift-nio-http2 delivers as the connection goes.
+        let events = connection.events
+        context.eventLoop.assumeIsolated().execute { events?(.closed) }
     }
 
     /// APNs puts `{"reason":"Shutdown"}` in GOAWAY's debug data.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import PushCredentials
@@ -23,59 +24,20 @@ public enum ClientCredential: Sendable {
     }
 }
 
-/// A clock the connection reads to date and renew provider tokens; tests give their own.
-public struct GatewayClock: Sendable {
-    public let now: @Sendable () -> Date
-    public init(now: @escaping @Sendable () -> Date) { self.now = now }
-    public static let system = GatewayClock { Date() }
-}
 
-/// Caches the provider token (JWT) and renews it after ``renewAfter``.
-///
-/// APNs rejects tokens older than 60 minutes (ExpiredProviderToken) and refreshing more often
-/// than every 20 minutes (TooManyProviderTokenUpdates), so one token serves every request on
-/// every connection until it is 50 minutes old. The token is a secret: it is never logged or
-/// put into an error.
-final class ProviderTokenCache: Sendable {
-    /// Renewal age: inside APNs' window of 20 to 60 minutes.
-    static let defaultRenewAfter: TimeInterval = 50 * 60
-
-    private struct State {
-        var token: String?
-        var issuedAt: Date?
-        var renewals = 0
-    }
-
-    let key: ProviderKey
-    let clock: GatewayClock
-    let renewAfter: TimeInterval
-    private let state = NIOLockedValueBox(State())
-
-    init(key: ProviderKey, clock: GatewayClock, renewAfter: TimeInterval = ProviderTokenCache.defaultRenewAfter) {
-        self.key = key
-        self.clock = clock
-        self.renewAfter = renewAfter
-    }
-
-    /// The current token, made anew when there is none or it is ``renewAfter`` old (or the clock
-    /// went backwards).
-    func token() throws -> String {
-        let now = clock.now()
-        return try state.withLockedValue { state in
-            if let token = state.token, let issuedAt = state.issuedAt,
-               now >= issuedAt, now.timeIntervalSince(issuedAt) < renewAfter {
-                return token
-            }
-            let token = try key.makeJWT(issuedAt: now)
-            state.token = token
-            state.issuedAt = now
-            state.renewals += 1
-            return token
+extension ClientCredential {
+    /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key
+    /// (with its key ID): names the credential without revealing anything secret.
+    public var fingerprint: String {
+        switch self {
+        case .certificate(let der, _, _):
+            return "sha256:" + Self.hex(SHA256.hash(data: der))
+        case .token(let key):
+            return "sha256:" + Self.hex(SHA256.hash(data: key.privateKey.publicKey.derRepresentation)) + " key " + key.keyID
+        case .none:
+            return "none"
         }
     }
 
-    /// When the cached token was issued (nil before the first request).
-    var issuedAt: Date? { state.withLockedValue { $0.issuedAt } }
-    /// How many tokens were made so far.
-    var tokensMade: Int { state.withLockedValue { $0.renewals } }
+    private static func hex(_ digest: SHA256.Digest) -> String { digest.map { String(format: "%02x", $0) }.joined() }
 }

@@ -28,12 +28,15 @@ public struct GatewayConfiguration: Sendable {
     /// RST_STREAM frames per 30 seconds and a budget of 200 "glitches" that never refills.
     /// A server that answers early and then resets every stream with NO_ERROR (nginx does, and
     /// RFC 9113 section 8.1 allows it) would get a bulk sender's connection killed after a few
-    /// hundred notifications. The client trusts its gateway far more than a server trusts
-    /// the Internet, so these limits are raised deliberately, but not removed: a runaway
-    /// server resetting more than ``resetFramesPerSecond`` streams a second is still cut off.
+    /// hundred notifications, and its answered streams counted as abuse. swift-nio-http2 counts
+    /// every inbound RST_STREAM, answered or not, so its limit is put out of any real server's
+    /// reach; the bulk engine counts only the streams reset without an answer
+    /// (``BulkEngine/Configuration/unansweredResetsPerSecond``).
     public struct HTTP2Limits: Sendable {
-        /// Inbound RST_STREAM frames tolerated per one-second window.
-        public var resetFramesPerSecond: Int = 10_000
+        /// Inbound RST_STREAM frames tolerated within ``resetFrameWindow``.
+        public var resetFrames: Int = 20_000
+        /// The window for ``resetFrames``: one millisecond, so that only a flood trips it.
+        public var resetFrameWindow: Double = 0.001
         /// Stream errors tolerated per one-second window.
         public var streamErrorsPerSecond: Int = 10_000
         /// Connection "glitches" (suspicious events) before the connection is closed. The
@@ -46,7 +49,8 @@ public struct GatewayConfiguration: Sendable {
         /// swift-nio-http2's own defaults, for tests that show why they are not used.
         public static var nioDefaults: HTTP2Limits {
             var limits = HTTP2Limits()
-            limits.resetFramesPerSecond = 200
+            limits.resetFrames = 200
+            limits.resetFrameWindow = 30
             limits.streamErrorsPerSecond = 200
             limits.maximumGlitches = 200
             limits.recentlyResetStreams = 32
@@ -117,10 +121,14 @@ public final class GatewayConnection: Sendable {
     /// what was written during them: the bulk sender opens its next streams there, so that many
     /// requests leave in one TLS record and one system call.
     let readComplete: (@Sendable () -> Void)?
+    /// Called on the event loop when the server's SETTINGS change its stream limit, when it
+    /// sends GOAWAY, and when the connection ends (the bulk sender's engine hears of each).
+    let events: (@Sendable (ConnectionEvent) -> Void)?
 
     init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup, tokenCache: ProviderTokenCache?,
-         readComplete: (@Sendable () -> Void)? = nil) {
+         readComplete: (@Sendable () -> Void)? = nil, events: (@Sendable (ConnectionEvent) -> Void)? = nil) {
         self.readComplete = readComplete
+        self.events = events
         self.configuration = configuration
         self.group = eventLoopGroup
         if case .token(let key) = configuration.credential {
@@ -246,30 +254,43 @@ public final class GatewayConnection: Sendable {
     /// reason. Throws ``GatewayError`` only when no answer came (closed connection, GOAWAY,
     /// timeout); ``GatewayError/isRetryable`` says whether the server did not process it.
     public func send(_ notification: PushNotification) async throws -> PushResponse {
-        try notification.validate()
-        return try await send(headers: notification.headers(authority: authority), body: notification.payload)
+        do {
+            try notification.validate()
+        } catch let error as PushCoreError {
+            throw GatewayError(.invalidNotification, error.message, hint: error.hint)
+        }
+        let encoder = RequestEncoder(template: notification.template, authority: authority)
+        return try await send(encoder.headers(for: notification, bearer: try bearer()), body: notification.payload)
     }
 
-    /// Sends a request exactly as given (plus `authorization` for token authentication). For
+    /// Sends a request exactly as given, plus `authorization` for token authentication. For
     /// tests that must send what ``PushNotification`` refuses to build (a wrong method, a
     /// duplicate header, an oversized payload).
     func send(headers given: [(String, String)], body: [UInt8]) async throws -> PushResponse {
+        var headers = given.map { RequestEncoder.Header($0.0, $0.1) }
+        if let bearer = try bearer() { headers.append(RequestEncoder.Header(APNsHeader.authorization, "bearer " + bearer)) }
+        return try await send(headers, body: body)
+    }
+
+    /// The provider token for the next request (nil with certificate authentication).
+    func bearer() throws -> String? {
+        guard let tokens else { return nil }
+        do {
+            return try tokens.token()
+        } catch {
+            throw GatewayError(.invalidCredential, "The provider token cannot be signed.",
+                               hint: "Check the .p8 key file is an EC P-256 key.")
+        }
+    }
+
+    private func send(_ headers: [RequestEncoder.Header], body: [UInt8]) async throws -> PushResponse {
         let (multiplexer, goAway, closed) = state.withLockedValue { ($0.multiplexer, $0.goAway, $0.isClosed) }
         if let goAway { throw GatewayError.goAway(goAway, processed: false) }
         guard let multiplexer, !closed else {
             if closed, let detail = state.withLockedValue({ $0.closeDetail }) { throw GatewayError.connectionClosed(detail) }
             throw GatewayError.notConnected
         }
-        var headers = given
-        if let tokens {
-            do {
-                headers.append((APNsHeader.authorization, "bearer \(try tokens.token())"))
-            } catch {
-                throw GatewayError(.invalidCredential, "The provider token cannot be signed.",
-                                   hint: "Check the .p8 key file is an EC P-256 key.")
-            }
-        }
-        let request = StreamRequest(headers: HPACKHeaders(headers), body: body.isEmpty ? nil : ByteBuffer(bytes: body),
+        let request = StreamRequest(headers: HPACKHeaders(encoded: headers), body: body.isEmpty ? nil : ByteBuffer(bytes: body),
                                     timeout: Self.amount(configuration.timeouts.request),
                                     timeoutSeconds: configuration.timeouts.request)
         let result = OncePromise<PushResponse>()
@@ -290,6 +311,14 @@ public final class GatewayConnection: Sendable {
         }.whenFailure { error in
             once.call(.failure(GatewayError.connectionClosed("before the stream could open (\(error))")), false)
         }
+    }
+
+    /// Tells the server this side is going away (GOAWAY, NO_ERROR): it opens no more streams,
+    /// and the server may still answer those in flight.
+    func sendGoAway() {
+        guard let channel = state.withLockedValue({ $0.channel }) else { return }
+        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))
+        channel.writeAndFlush(frame, promise: nil)
     }
 
     /// Closes the connection. Streams still waiting fail with ``GatewayError/Code/connectionClosed``.
@@ -542,8 +571,8 @@ public final class GatewayConnection: Sendable {
     static func streamConfiguration(_ limits: GatewayConfiguration.HTTP2Limits) -> NIOHTTP2Handler.StreamConfiguration {
         var configuration = NIOHTTP2Handler.StreamConfiguration()
         if !limits.useNIODefaultWindows {
-            configuration.streamResetFrameRateLimit.maximumCount = limits.resetFramesPerSecond
-            configuration.streamResetFrameRateLimit.windowLength = .seconds(1)
+            configuration.streamResetFrameRateLimit.maximumCount = limits.resetFrames
+            configuration.streamResetFrameRateLimit.windowLength = Self.amount(limits.resetFrameWindow)
             configuration.streamErrorRateLimit.maximumCount = limits.streamErrorsPerSecond
             configuration.streamErrorRateLimit.windowLength = .seconds(1)
         }
@@ -551,11 +580,7 @@ public final class GatewayConnection: Sendable {
     }
 
     /// `:authority`: the host, with the port when it is not 443.
-    var authority: String {
-        let endpoint = configuration.endpoint
-        if endpoint.port == 443 { return endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host }
-        return endpoint.description
-    }
+    var authority: String { RequestEncoder.authority(host: configuration.endpoint.host, port: configuration.endpoint.port) }
 
     @discardableResult
     func update<T>(_ body: (inout State) -> T) -> T { state.withLockedValue(body) }
@@ -594,6 +619,13 @@ public final class GatewayConnection: Sendable {
     func streamFinished() { update { $0.openStreams -= 1 } }
 }
 
+/// What a connection tells its owner as it happens.
+enum ConnectionEvent: Sendable {
+    case settings(maxConcurrentStreams: Int?)
+    case goAway(lastStreamID: Int)
+    case closed
+}
+
 /// A promise that may be completed from any thread, and only once; later completions are
 /// ignored (a timeout racing an answer).
 final class OncePromise<Value: Sendable>: Sendable {
@@ -625,6 +657,17 @@ final class OncePromise<Value: Sendable>: Sendable {
                 }
                 if let ready { continuation.resume(with: ready) }
             }
+        }
+    }
+}
+
+extension HPACKHeaders {
+    /// The request encoder's headers, with its indexing advice.
+    init(encoded headers: [RequestEncoder.Header]) {
+        self.init()
+        reserveCapacity(headers.count)
+        for header in headers {
+            add(name: header.name, value: header.value, indexing: header.indexable ? .indexable : .nonIndexable)
         }
     }
 }

@@ -1,86 +1,12 @@
 import Foundation
 import PushCredentials
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// The final outcome of one line of a token file: exactly one per line that is not blank or a
-/// comment, written as one JSON line.
-public struct BulkResult: Sendable {
-    public var line: Int
-    /// The token as lower-case hex; for a malformed line, the line's text.
-    public var token: String
-    public var status: Int?
-    public var reason: APNsReason?
-    public var apnsID: UUID?
-    /// How many times it was sent (0 when it never was).
-    public var attempts: Int
-    /// True when an earlier attempt's outcome is unknown (its answer was lost with its
-    /// connection), so the device may have received the notification more than once.
-    public var uncertain = false
-    /// For 410 Unregistered: when the token stopped being valid.
-    public var timestamp: Date?
-    /// When no answer was final: an error code (`malformed_token`, `outcome_unknown`,
-    /// `connection_closed`...).
-    public var error: String?
-    public var message: String?
-
-    public init(line: Int, token: String, status: Int? = nil, reason: APNsReason? = nil, apnsID: UUID? = nil, attempts: Int,
-                uncertain: Bool = false, timestamp: Date? = nil, error: String? = nil, message: String? = nil) {
-        self.line = line
-        self.token = token
-        self.status = status
-        self.reason = reason
-        self.apnsID = apnsID
-        self.attempts = attempts
-        self.uncertain = uncertain
-        self.timestamp = timestamp
-        self.error = error
-        self.message = message
-    }
-
-    public var isAccepted: Bool { status == 200 }
-
-    /// One JSON line, keys always in the same order: `line`, `token`, `status`, `reason`,
-    /// `apns_id`, `attempts`, then the optional ones.
-    public var jsonLine: String {
-        var text = "{\"line\":\(line),\"token\":"
-        Self.appendString(token, to: &text)
-        text += ",\"status\":" + (status.map(String.init) ?? "null")
-        text += ",\"reason\":"
-        if let reason { Self.appendString(reason.rawValue, to: &text) } else { text += "null" }
-        text += ",\"apns_id\":"
-        if let apnsID { text += "\"" + apnsID.uuidString.lowercased() + "\"" } else { text += "null" }
-        text += ",\"attempts\":\(attempts)"
-        if uncertain { text += ",\"uncertain\":true" }
-        if let timestamp {
-            text += ",\"timestamp\":\"" + Self.dateFormatter.string(from: timestamp) + "\""
-        }
-        if let error {
-            text += ",\"error\":"
-            Self.appendString(error, to: &text)
-        }
-        if let message {
-            text += ",\"message\":"
-            Self.appendString(message, to: &text)
-        }
-        text += "}\n"
-        return text
-    }
-
-    nonisolated(unsafe) private static let dateFormatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
-
-    static func appendString(_ value: String, to text: inout String) {
-        TextEncoding.appendJSONString(value, to: &text)
-    }
-}
 
 /// What a previous run left: lines with a final result (skipped), and lines it had sent
 /// without recording an answer (uncertain), read from the results file and its journal.
@@ -104,7 +30,11 @@ public final class ResumeState: Sendable {
     /// How many lines the journal says were in flight when the previous run stopped.
     public var uncertainCount: Int { uncertainLines.count }
 
-    init(done: [UInt32], uncertain: [Int: (UUID, Int)], finalCount: Int, validLength: Int) {
+    /// The run the results belong to (nil in a results file that has no header line).
+    public let header: BulkRunHeader?
+
+    init(done: [UInt32], uncertain: [Int: (UUID, Int)], finalCount: Int, validLength: Int, header: BulkRunHeader?) {
+        self.header = header
         self.done = done
         self.uncertainLines = uncertain
         self.finalCount = finalCount
@@ -131,11 +61,12 @@ public final class ResumeState: Sendable {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
             throw CredentialError(.fileNotFound, path: path, "The results file to resume cannot be read.",
-                                  hint: "Give the --results file of the run to continue.")
+                                  hint: "Give the results file of the run to continue.")
         }
         var done: [UInt32] = []
         var finalCount = 0
         var validLength = 0
+        var header: BulkRunHeader?
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
@@ -144,11 +75,13 @@ public final class ResumeState: Sendable {
                 guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }  // torn: ignore
                 lineNumber += 1
                 let record = UnsafeBufferPointer(rebasing: bytes[start..<newline])
-                if !record.isEmpty {
+                if lineNumber == 1, let found = BulkRunHeader.parse(record) {
+                    header = found
+                } else if !record.isEmpty {
                     guard let (line, tokenHash) = parse(record) else {
                         throw CredentialError(.corrupt, path: path,
                                               "Line \(lineNumber) is not a result written by `apnsctl send --tokens`.",
-                                              hint: "Give the --results file of the run to continue, unchanged.")
+                                              hint: "Give the results file of the run to continue, unchanged.")
                     }
                     if line >= done.count { done += [UInt32](repeating: 0, count: max(line + 1 - done.count, done.count)) }
                     if done[line] == 0 { finalCount += 1 }
@@ -172,7 +105,7 @@ public final class ResumeState: Sendable {
                 }
             }
         }
-        return ResumeState(done: done, uncertain: uncertain, finalCount: finalCount, validLength: validLength)
+        return ResumeState(done: done, uncertain: uncertain, finalCount: finalCount, validLength: validLength, header: header)
     }
 
     /// `{"line":N,"token":"...",...}` → N and the token's hash (1 for malformed lines).
@@ -212,13 +145,13 @@ private extension UInt8 {
 /// kernel at each ``flush()``, so a killed process loses only what was not yet flushed.
 public final class AppendFile: @unchecked Sendable {
     public let path: String?
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
     /// The first write error; nothing more is written after it.
     public private(set) var failure: String?
 
-    init(descriptor: Int32, path: String?, ownsDescriptor: Bool) {
+    init(descriptor: FileDescriptor, path: String?, ownsDescriptor: Bool) {
         self.descriptor = descriptor
         self.path = path
         self.ownsDescriptor = ownsDescriptor
@@ -226,27 +159,32 @@ public final class AppendFile: @unchecked Sendable {
     }
 
     /// Standard output (results with --json).
-    public static var standardOutput: AppendFile { AppendFile(descriptor: 1, path: nil, ownsDescriptor: false) }
+    public static var standardOutput: AppendFile { AppendFile(descriptor: .standardOutput, path: nil, ownsDescriptor: false) }
 
     /// Opens `path` for appending (made 0600 when new). `truncateTo` cuts a torn last line first;
     /// `exclusive` refuses an existing file.
     public static func open(path: String, truncateTo length: Int? = nil, exclusive: Bool = false) throws -> AppendFile {
-        var flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC
-        if exclusive { flags |= O_EXCL }
-        let descriptor = Glibc.open(path, flags, 0o600)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            if errno == EEXIST {
-                throw CredentialError(.invalidArgument, path: path, "The results file already exists.",
-                                      hint: "Continue that run with --resume \(path), or choose another --results file.")
-            }
-            throw CredentialError(.writeFailed, path: path, "The file cannot be opened for writing (\(reason)).",
+        var options: FileDescriptor.OpenOptions = [.create, .append, .closeOnExec]
+        if exclusive { options.insert(.exclusiveCreate) }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .writeOnly, options: options,
+                                                 permissions: [.ownerReadWrite])
+        } catch Errno.fileExists {
+            throw CredentialError(.invalidArgument, path: path, "The results file already exists.",
+                                  hint: "Continue that run, or choose another results file.")
+        } catch {
+            throw CredentialError(.writeFailed, path: path, "The file cannot be opened for writing (\(Self.describe(error))).",
                                   hint: "Check the folder exists and is writable.")
         }
-        if let length, ftruncate(descriptor, off_t(length)) != 0 {
-            Glibc.close(descriptor)
-            throw CredentialError(.writeFailed, path: path, "The results file cannot be repaired (\(String(cString: strerror(errno)))).",
-                                  hint: "Check the file is writable.")
+        if let length {
+            do {
+                try descriptor.resize(to: Int64(length))
+            } catch {
+                try? descriptor.close()
+                throw CredentialError(.writeFailed, path: path, "The results file cannot be repaired (\(Self.describe(error))).",
+                                      hint: "Check the file is writable.")
+            }
         }
         return AppendFile(descriptor: descriptor, path: path, ownsDescriptor: true)
     }
@@ -263,26 +201,72 @@ public final class AppendFile: @unchecked Sendable {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         guard failure == nil else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = String(cString: strerror(errno))
-                return
-            }
-            offset += written
+        do {
+            _ = try descriptor.writeAll(buffer)
+        } catch {
+            failure = Self.describe(error)
         }
     }
 
     /// Flushes and forces the data to disk.
     public func sync() {
         flush()
-        if failure == nil, path != nil { fsync(descriptor) }
+        #if canImport(Glibc) || canImport(Darwin)
+        if failure == nil, path != nil, fsync(descriptor.rawValue) != 0 { failure = Self.describe(Errno(rawValue: errno)) }
+        #endif
     }
 
     public func close() {
         sync()
-        if ownsDescriptor { Glibc.close(descriptor) }
+        if ownsDescriptor { try? descriptor.close() }
+    }
+
+    /// "No space left on device", without the type's own decoration.
+    static func describe(_ error: any Error) -> String {
+        if let errno = error as? Errno {
+            switch errno {
+            case .noSpace: return "no space left on the device"
+            case .fileTooLarge: return "the file is larger than this process may write"
+            case .permissionDenied: return "permission denied"
+            case .noSuchFileOrDirectory: return "no such file or folder"
+            default: return String(describing: errno)
+            }
+        }
+        return String(describing: error)
+    }
+}
+
+/// Where a bulk run's results and journal go. Loop-confined, like the sender.
+///
+/// The journal holds a line `S <line> <apns-id> <attempt>` for every send before it happens and
+/// `C <line>` when a line turned out not to be processed; a line with an `S` and neither a
+/// result nor a later `C` was in flight when the run stopped.
+public final class BulkOutput: @unchecked Sendable {
+    let results: AppendFile
+    let journal: AppendFile?
+
+    /// `journal` nil: no crash protection (results on standard output).
+    public init(results: AppendFile, journal: AppendFile?) {
+        self.results = results
+        self.journal = journal
+    }
+
+    func record(_ result: BulkResult) { results.append(result.jsonLine) }
+    func journalSend(line: Int, apnsID: String, attempt: Int) { journal?.append("S \(line) \(apnsID) \(attempt)\n") }
+    func journalClear(line: Int) { journal?.append("C \(line)\n") }
+    func flushJournal() { journal?.flush() }
+    func flushResults() { results.flush() }
+
+    var resultsFailure: String? { results.failure.map { "\($0)" } }
+    var journalFailure: String? { journal?.failure }
+    var failure: String? { results.failure ?? journal?.failure }
+
+    /// Closes both; a run that ended with every line done no longer needs its journal.
+    func finish(clean: Bool) {
+        results.close()
+        journal?.close()
+        if clean, results.failure == nil, let path = journal?.path {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }

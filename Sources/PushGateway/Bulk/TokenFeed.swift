@@ -8,19 +8,6 @@ import Glibc
 import Darwin
 #endif
 
-/// One line of a token file that needs an answer.
-public enum TokenEntry: Sendable {
-    /// A device token to send to.
-    case token(line: Int, token: DeviceToken)
-    /// A line that is not a device token; `message` says why.
-    case malformed(line: Int, text: String, message: String)
-    /// A line a previous run sent without recording an answer (see ``ResumeState``): it may or
-    /// may not have been delivered.
-    case uncertain(line: Int, token: DeviceToken, apnsID: UUID, attempts: Int)
-    /// The token on this line differs from the one the results being resumed name for it.
-    case mismatch(line: Int, message: String)
-}
-
 /// Reads a token file (or standard input) on a thread of its own and hands lines over in
 /// batches, so that neither a slow pipe nor a large file ever blocks the connection's event
 /// loop, and memory stays constant: at most ``capacity`` entries wait at any time.

@@ -177,6 +177,12 @@ func withUserErrors<R>(_ body: () async throws -> R) async throws -> R {
     } catch let error as GatewayError {
         error.print()
         throw ExitStatus.couldNotCheck
+    } catch let error as PushCoreError {
+        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
+        let flag = error.subject.map { " (--\($0))" } ?? ""
+        if let hint = error.hint { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint + flag }
+        printError(text)
+        throw ExitStatus.couldNotCheck
     } catch let exit as ExitCode {
         throw exit
     } catch {

@@ -17,21 +17,32 @@ extension Send {
         let (sender, resultsPath, total, skipped) = try await withUserErrors { () -> (BulkSender, String?, Int?, Int) in
             // A placeholder token: the template's own token is never sent.
             let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
+            let template = prepared.notification.template
+            let header = BulkRunHeader(credential: prepared.configuration.credential.fingerprint, template: template,
+                                       gateway: prepared.configuration.endpoint.description)
             let state = try resume.map { try ResumeState.load(resultsPath: $0) }
+            if let resume, let state { try Self.checkSameRun(state, header, resultsPath: resume) }
             // Everything that can be refused is checked before any file is made.
             let feed = try TokenFeed.open(path: tokensPath, resume: state)
             let resultsPath = results ?? resume
             let output: BulkOutput
             if let resultsPath {
                 let file: AppendFile
-                if let resume, resultsPath == resume {
+                let continuing = resultsPath == resume
+                if continuing {
                     file = try AppendFile.open(path: resultsPath, truncateTo: state?.validLength)
                 } else {
+                    if FileManager.default.fileExists(atPath: resultsPath) {
+                        throw CredentialError(.invalidArgument, path: resultsPath, "The results file already exists.",
+                                              hint: "Continue that run with --resume \(Self.shellQuote(resultsPath)), or choose another --results file.")
+                    }
                     file = try AppendFile.open(path: resultsPath, exclusive: true)
+                    file.append(header.jsonLine)
+                    file.flush()
                 }
                 let journalPath = ResumeState.journalPath(forResults: resultsPath)
                 // A new run starts a new journal; a resumed one keeps what it has.
-                let journal = try AppendFile.open(path: journalPath, truncateTo: resultsPath == resume ? nil : 0)
+                let journal = try AppendFile.open(path: journalPath, truncateTo: continuing ? nil : 0)
                 output = BulkOutput(results: file, journal: journal)
             } else {
                 output = BulkOutput(results: .standardOutput, journal: nil)
@@ -40,7 +51,7 @@ extension Send {
             options.connections = connections
             options.maxAttempts = maxAttempts
             options.resendUncertain = resendUncertain
-            let sender = try BulkSender(configuration: prepared.configuration, template: prepared.notification,
+            let sender = try BulkSender(configuration: prepared.configuration, template: template,
                                         options: options, feed: feed, output: output)
             let showProgress = !quiet && style.isTerminal
             let total = showProgress ? TokenFeed.countEntries(path: tokensPath).map { max(0, $0 - (state?.finalCount ?? 0)) } : nil
@@ -69,7 +80,7 @@ extension Send {
             error.print()
             // Nothing was sent: a new results file and its journal are not left behind to be
             // refused as "already exists" next time.
-            if let resultsPath, resultsPath != resume, Self.isEmptyFile(resultsPath) {
+            if let resultsPath, resultsPath != resume, Self.holdsNoResults(resultsPath) {
                 unlink(resultsPath)
                 unlink(ResumeState.journalPath(forResults: resultsPath))
             }
@@ -92,9 +103,57 @@ extension Send {
         if summary.accepted < summary.results { throw ExitStatus.problem }
     }
 
-    static func isEmptyFile(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_size == 0
+    /// A resumed run must be the run the results file was started for: same credential, topic,
+    /// push type, payload and gateway. Otherwise one announcement would go out two ways.
+    static func checkSameRun(_ state: ResumeState, _ header: BulkRunHeader, resultsPath: String) throws {
+        guard let recorded = state.header else {
+            printError(TerminalStyle.stderr.paint("error:", .red, .bold)
+                + " \(resultsPath): this results file has no run header, so what it was sent with cannot be checked.\n  "
+                + TerminalStyle.stderr.paint("hint:", .bold) + " Start a new run with --results NEW-FILE; the lines already done are listed in \(resultsPath).")
+            throw ExitCode(64)
+        }
+        let differences = recorded.differences(from: header)
+        guard differences.isEmpty else {
+            printError(TerminalStyle.stderr.paint("error:", .red, .bold)
+                + " \(resultsPath) belongs to another run: \(differences.joined(separator: ", ")) differ\(differences.count == 1 ? "s" : ""). Nothing was sent.\n  "
+                + TerminalStyle.stderr.paint("hint:", .bold) + " Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with --results NEW-FILE.")
+            throw ExitCode(64)
+        }
+    }
+
+    /// The command that continues this run, ready to paste: the same arguments, with the results
+    /// file given to --resume.
+    static func resumeCommand(arguments: [String], resultsPath: String) -> String {
+        var words: [String] = [arguments.first ?? "apnsctl"]
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--results" || argument == "--resume" {
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--results=") || argument.hasPrefix("--resume=") {
+                index += 1
+                continue
+            }
+            words.append(argument)
+            index += 1
+        }
+        words += ["--resume", resultsPath]
+        return words.map(shellQuote).joined(separator: " ")
+    }
+
+    /// `word` as a POSIX shell reads it back: unchanged when safe, else in single quotes.
+    static func shellQuote(_ word: String) -> String {
+        let safe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
+        if !word.isEmpty, word.allSatisfy({ safe.contains($0) }) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// True when the file has nothing but its run header (or nothing at all).
+    static func holdsNoResults(_ path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        return data.split(separator: UInt8(ascii: "\n")).allSatisfy { BulkRunHeader.parse($0) != nil }
     }
 
     private func render(_ summary: BulkSender.Summary, resultsPath: String?, style: TerminalStyle) -> String {
@@ -125,7 +184,7 @@ extension Send {
                          + (summary.unfinished > 0 ? " (\(count(summary.unfinished)) lines left unfinished)" : ""))
             if let hint = summary.stopHint { lines.append("  " + style.paint("→ \(hint)", .bold)) }
             if let resultsPath {
-                lines.append("  continue with: apnsctl send … --tokens \(tokens ?? "FILE") --resume \(resultsPath)")
+                lines.append("  continue with: " + Self.resumeCommand(arguments: CommandLine.arguments, resultsPath: resultsPath))
             }
         }
         return lines.joined(separator: "\n")

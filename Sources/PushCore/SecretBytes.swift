@@ -32,7 +32,7 @@ public struct SecretBytes: Sendable, CustomStringConvertible, CustomDebugStringC
     public var bytes: [UInt8] { storage.bytes }
 
     /// The bytes as a NUL-terminated C string for OpenSSL password arguments.
-    func withCString<R>(_ body: (UnsafePointer<CChar>, Int32) throws -> R) rethrows -> R {
+    package func withCString<R>(_ body: (UnsafePointer<CChar>, Int32) throws -> R) rethrows -> R {
         var copy = storage.bytes.map { CChar(bitPattern: $0) }
         copy.append(0)
         defer { for index in copy.indices { copy[index] = 0 } }

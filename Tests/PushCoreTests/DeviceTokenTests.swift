@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushCore
 import Testing
 
 /// Device tokens in every form people paste them, and clear errors for the rest.
@@ -26,20 +26,20 @@ struct DeviceTokenTests {
     }
 
     @Test func oddLengthSaysHowManyDigits() {
-        let error = #expect(throws: CredentialError.self) { try DeviceToken(String(Self.hex.dropLast())) }
-        #expect(error?.code == .invalidArgument)
+        let error = #expect(throws: PushCoreError.self) { try DeviceToken(String(Self.hex.dropLast())) }
+        #expect(error?.code == .invalidDeviceToken)
         #expect(error?.message.contains("63 hex digits") == true)
         #expect(error?.message.contains("even number") == true)
     }
 
     @Test func nonHexSaysWhichCharacterAndWhere() {
-        let error = #expect(throws: CredentialError.self) { try DeviceToken("740fg707") }
+        let error = #expect(throws: PushCoreError.self) { try DeviceToken("740fg707") }
         #expect(error?.message.contains("'g' at position 5") == true)
     }
 
     @Test(arguments: ["", "   ", "<>", String(repeating: "ab", count: 101), "74 0f <47>", "0x740f"])
     func otherBadInputIsAnError(_ text: String) {
-        #expect(throws: CredentialError.self) { try DeviceToken(text) }
+        #expect(throws: PushCoreError.self) { try DeviceToken(text) }
     }
 
     @Test func codableAsHexString() throws {

@@ -1,0 +1,14 @@
+/// Header names of the provider API, in one place for the client, the local gateway and the
+/// request encoder.
+public enum APNsHeader {
+    public static let topic = "apns-topic"
+    public static let pushType = "apns-push-type"
+    public static let priority = "apns-priority"
+    public static let expiration = "apns-expiration"
+    public static let collapseID = "apns-collapse-id"
+    public static let id = "apns-id"
+    public static let uniqueID = "apns-unique-id"
+    public static let authorization = "authorization"
+    public static let contentLength = "content-length"
+    public static let retryAfter = "retry-after"
+}

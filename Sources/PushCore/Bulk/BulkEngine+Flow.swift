@@ -1,0 +1,370 @@
+import Foundation
+
+extension BulkEngine {
+    // MARK: Sending
+
+    /// Fills every connection that takes new streams up to its limit. Returns the results of
+    /// lines that need no send (malformed, earlier outcome unknown) and, last, the batch to
+    /// journal; the batch is sent only after ``journalWritten(ok:now:)``.
+    public mutating func fill(now: Double) -> [Action] {
+        var actions: [Action] = []
+        guard !isFinished, !stopping, pendingBatch.isEmpty else { return actions }
+        for slot in slots {
+            guard let id = slot.connection, let connection = connections[id], connection.takesNewStreams else { continue }
+            let limit = min(connection.limit ?? configuration.maxInFlightPerConnection, configuration.maxInFlightPerConnection)
+            while connection.inFlight.count < limit, !stopping, let item = nextItem(now: now, into: &actions) {
+                item.attempts += 1
+                let send = Send(id: nextSendID, connection: id, line: item.line, token: item.token, apnsID: item.apnsID,
+                                attempt: item.attempts)
+                nextSendID += 1
+                connection.inFlight[send.id] = InFlight(item: item, sentAt: now)
+                sendConnection[send.id] = id
+                pendingBatch.append((send, item))
+            }
+        }
+        if !pendingBatch.isEmpty { actions.append(.journal(pendingBatch.map(\.0))) }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// The journal of the last batch reached the kernel (`ok`), or could not be written: then
+    /// nothing of the batch is sent and the run stops.
+    public mutating func journalWritten(ok: Bool, now: Double, failure: String? = nil) -> [Action] {
+        let batch = pendingBatch
+        pendingBatch = []
+        var actions: [Action] = []
+        if ok {
+            summary.requests += batch.count
+            progress.requests = summary.requests
+            for (send, _) in batch { actions.append(.open(send)) }
+            return actions
+        }
+        for (send, item) in batch {
+            if let id = sendConnection[send.id] { connections[id].map { finishStream(send.id, on: $0) } }
+            item.attempts -= 1
+            summary.unfinished += 1
+        }
+        stop(.outputFailed, message: "The journal cannot be written\(failure.map { " (\($0))" } ?? ""); nothing more is sent.",
+             hint: "Free some disk space, then continue the run.", now: now, into: &actions)
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// Results could not be written: nothing more is sent; what is in flight is in the journal.
+    public mutating func outputFailed(_ message: String, now: Double) -> [Action] {
+        var actions: [Action] = []
+        stop(.outputFailed, message: "The results cannot be written (\(message)); nothing more is sent.",
+             hint: "Free some disk space, then continue the run.", now: now, into: &actions)
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// Once a second or so: retries that are due, requests past their timeout, connections past
+    /// their drain deadline.
+    public mutating func tick(now: Double) -> [Action] {
+        var actions: [Action] = []
+        if !retries.isEmpty {
+            var waiting: [(due: Double, item: Item)] = []
+            for retry in retries {
+                if retry.due <= now { ready.append(retry.item) } else { waiting.append(retry) }
+            }
+            retries = waiting
+        }
+        for connection in connections.values.sorted(by: { $0.id < $1.id }) {
+            if case .draining(let deadline) = connection.state, deadline <= now {
+                actions.append(.close(connection.id))
+                continue
+            }
+            if case .goingAway = connection.state, connection.inFlight.isEmpty {
+                // Everything it owed is answered; the server would close it soon anyway.
+                actions.append(.close(connection.id))
+                continue
+            }
+            let expired = connection.inFlight.filter { !$0.value.closedUnanswered && now - $0.value.sentAt >= configuration.requestTimeout }
+            for (sendID, flight) in expired.sorted(by: { $0.key < $1.key }) {
+                finishStream(sendID, on: connection)
+                actions.append(.cancel(sendID, connection.id))
+                lost(flight.item, code: "timeout",
+                     message: "No answer within \(Self.format(configuration.requestTimeout)) s.", now: now, into: &actions)
+            }
+        }
+        if let deadline = stopDeadline, deadline <= now {
+            stopDeadline = nil
+            closeAll(into: &actions)
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// Stops taking token lines, lets what is in flight finish (at most
+    /// ``Configuration/drainTimeout``), and ends the run. A second call stops waiting.
+    public mutating func stop(_ cause: BulkStopCause, message: String?, hint: String?, now: Double) -> [Action] {
+        var actions: [Action] = []
+        stop(cause, message: message, hint: hint, now: now, into: &actions)
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// Lines in flight now.
+    public var inFlightCount: Int { connections.values.reduce(0) { $0 + $1.inFlight.count } }
+
+    public func elapsed(now: Double) -> Double { started.map { now - $0 } ?? 0 }
+
+    // MARK: Outcomes
+
+    mutating func finalAnswer(_ item: Item, _ response: PushResponse, into actions: inout [Action]) {
+        if response.isAccepted {
+            summary.accepted += 1
+            progress.accepted += 1
+        } else {
+            summary.rejected[response.reason?.rawValue ?? "HTTP \(response.status)", default: 0] += 1
+            progress.rejected += 1
+        }
+        if item.attempts > 1 { summary.retried += 1 }
+        if item.uncertain { summary.uncertain += 1 }
+        record(BulkResult(line: item.line, token: item.token, status: response.status, reason: response.reason,
+                          apnsID: UUID(uuidString: item.apnsID), attempts: item.attempts, uncertain: item.uncertain,
+                          timestamp: response.timestamp),
+               into: &actions)
+    }
+
+    mutating func finalFailure(_ item: Item, code: String, message: String, uncertain: Bool, into actions: inout [Action]) {
+        summary.failed += 1
+        progress.failed += 1
+        if item.attempts > 1 { summary.retried += 1 }
+        if uncertain { summary.uncertain += 1 }
+        record(BulkResult(line: item.line, token: item.token, apnsID: UUID(uuidString: item.apnsID), attempts: item.attempts,
+                          uncertain: uncertain, error: code, message: message),
+               into: &actions)
+    }
+
+    mutating func record(_ result: BulkResult, into actions: inout [Action]) {
+        summary.results += 1
+        progress.finished += 1
+        actions.append(.record(result))
+    }
+
+    /// The server did not process it: safe to send again, and not uncertain.
+    mutating func notProcessed(_ item: Item, now: Double, into actions: inout [Action]) {
+        actions.append(.clearJournal(line: item.line))
+        if stopping {
+            summary.unfinished += 1
+        } else if item.attempts < configuration.maxAttempts {
+            ready.append(item)
+        } else {
+            finalFailure(item, code: "not_processed",
+                         message: "The server did not process it in \(item.attempts) sends (the most allowed).",
+                         uncertain: item.uncertain, into: &actions)
+        }
+    }
+
+    /// The answer was lost: the server may have delivered it. Sent again, and marked.
+    mutating func lost(_ item: Item, code: String, message: String, now: Double, into actions: inout [Action]) {
+        item.uncertain = true
+        if stopping {
+            // Its journal entry stays: a resumed run reports it as outcome_unknown.
+            summary.unfinished += 1
+        } else if item.attempts < configuration.maxAttempts {
+            ready.append(item)
+        } else {
+            finalFailure(item, code: code, message: message, uncertain: true, into: &actions)
+        }
+    }
+
+    /// At or below GOAWAY's last-stream-id: the server says it processed it, but the answer
+    /// never came. Not sent again.
+    mutating func unansweredAfterGoAway(_ item: Item, into actions: inout [Action]) {
+        finalFailure(item, code: "unanswered_after_goaway",
+                     message: "The server processed it (GOAWAY said so) but its answer never came.", uncertain: true,
+                     into: &actions)
+    }
+
+    mutating func countUnansweredReset(_ connection: Connection, now: Double, into actions: inout [Action]) {
+        if now - connection.resetWindowStart >= 1 {
+            connection.resetWindowStart = now
+            connection.resetsInWindow = 0
+        }
+        connection.resetsInWindow += 1
+        if connection.resetsInWindow > configuration.unansweredResetsPerSecond, connection.takesNewStreams {
+            goAwayAndDrain(connection, now: now, into: &actions)
+        }
+    }
+
+    // MARK: Helpers
+
+    mutating func nextItem(now: Double, into actions: inout [Action]) -> Item? {
+        if readyIndex < ready.count {
+            let item = ready[readyIndex]
+            readyIndex += 1
+            if readyIndex == ready.count {
+                ready.removeAll(keepingCapacity: true)
+                readyIndex = 0
+            }
+            return item
+        }
+        while !stopping, lineIndex < lines.count {
+            let entry = lines[lineIndex]
+            lineIndex += 1
+            switch entry {
+            case .token(let line, let token):
+                return Item(line: line, token: token.hex, apnsID: makeID())
+            case .malformed(let line, let text, let message):
+                progress.failed += 1
+                summary.malformed += 1
+                record(BulkResult(line: line, token: text, attempts: 0, error: "malformed_token", message: message),
+                       into: &actions)
+            case .uncertain(let line, let token, let apnsID, let attempts):
+                let id = TextEncoding.lowercaseUUID(apnsID)
+                if configuration.resendUncertain && attempts < configuration.maxAttempts {
+                    return Item(line: line, token: token.hex, apnsID: id, attempts: attempts, uncertain: true)
+                }
+                summary.failed += 1
+                summary.uncertain += 1
+                progress.failed += 1
+                record(BulkResult(line: line, token: token.hex, apnsID: apnsID, attempts: attempts, uncertain: true,
+                                  error: "outcome_unknown",
+                                  message: "An earlier run sent this and stopped before its answer was recorded; it may have been delivered, so it is not sent again."),
+                       into: &actions)
+            case .mismatch(_, let message):
+                stop(.wrongTokenFile, message: message,
+                     hint: "Resume with the token file the results were written for, or start a new results file.",
+                     now: now, into: &actions)
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// Removes an answered send from its connection.
+    mutating func take(_ sendID: SendID) -> InFlight? {
+        guard let id = sendConnection[sendID], let connection = connections[id],
+            let flight = connection.inFlight[sendID]
+        else { return nil }
+        finishStream(sendID, on: connection)
+        return flight
+    }
+
+    mutating func finishStream(_ sendID: SendID, on connection: Connection) {
+        connection.inFlight[sendID] = nil
+        sendConnection[sendID] = nil
+        if connection.inFlight.isEmpty, case .draining = connection.state {
+            // Nothing left to wait for.
+            connection.state = .draining(deadline: -.infinity)
+        }
+    }
+
+    mutating func connect(slot: Int, delay: Double, into actions: inout [Action]) {
+        let id = nextConnectionID
+        nextConnectionID += 1
+        connections[id] = Connection(id: id, slot: slot)
+        slots[slot].connection = id
+        actions.append(.connect(id, delay: delay))
+    }
+
+    /// A connection left its slot (GOAWAY, closed, draining): a new one takes its place while
+    /// there is work.
+    mutating func replace(_ connection: Connection, into actions: inout [Action]) {
+        guard slots[connection.slot].connection == connection.id else { return }
+        slots[connection.slot].connection = nil
+        guard !stopping, !isFinished else { return }
+        connect(slot: connection.slot, delay: 0, into: &actions)
+    }
+
+    mutating func goAwayAndDrain(_ connection: Connection, now: Double, into actions: inout [Action]) {
+        guard connection.state != .closed else { return }
+        if case .draining = connection.state { return }
+        connection.state = connection.inFlight.isEmpty ? .draining(deadline: -.infinity)
+            : .draining(deadline: now + configuration.drainTimeout)
+        actions.append(.goAway(connection.id))
+        replace(connection, into: &actions)
+        if connection.inFlight.isEmpty { actions.append(.close(connection.id)) }
+    }
+
+    mutating func stop(_ cause: BulkStopCause, message: String?, hint: String?, now: Double, into actions: inout [Action]) {
+        guard !isFinished else { return }
+        if summary.stoppedBy == nil {
+            summary.stoppedBy = cause
+            summary.stopMessage = message
+            summary.stopHint = hint
+        }
+        guard !stopping else {
+            if cause == .interrupted { closeAll(into: &actions) }  // asked twice: stop waiting
+            return
+        }
+        stopping = true
+        actions.append(.stopReading)
+        summary.unfinished += ready.count - readyIndex + retries.count
+        ready.removeAll()
+        readyIndex = 0
+        retries.removeAll()
+        stopDeadline = now + configuration.drainTimeout
+        for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
+            switch connection.state {
+            case .connecting:
+                connection.state = .closed
+                connections[connection.id] = nil
+                actions.append(.close(connection.id))
+            case .ready:
+                if connection.inFlight.isEmpty {
+                    connection.state = .closed
+                    connections[connection.id] = nil
+                    actions.append(.close(connection.id))
+                } else {
+                    connection.state = .draining(deadline: now + configuration.drainTimeout)
+                    actions.append(.goAway(connection.id))
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    mutating func closeAll(into actions: inout [Action]) {
+        for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
+            actions.append(.close(connection.id))
+        }
+    }
+
+    mutating func checkFinished(now: Double, into actions: inout [Action]) {
+        guard !isFinished, pendingBatch.isEmpty, inFlightCount == 0 else { return }
+        let waiting = readyIndex < ready.count || !retries.isEmpty
+        let inputDone = stopping || (feedFinished && lineIndex >= lines.count && !waiting)
+        guard inputDone else { return }
+        isFinished = true
+        if !stopping { actions.append(.stopReading) }
+        for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
+            connection.state = .closed
+            actions.append(.close(connection.id))
+        }
+        connections.removeAll()
+        summary.seconds = elapsed(now: now)
+        summary.rate = summary.seconds > 0 ? Double(summary.results) / summary.seconds : 0
+        actions.append(.finished(summary))
+    }
+
+    mutating func retryDelay(_ item: Item, _ response: PushResponse) -> Double {
+        let jittered = backoff(attempt: item.attempts)
+        guard let retryAfter = response.retryAfter else { return jittered }
+        return max(jittered, min(Double(retryAfter), configuration.retryAfterCap))
+    }
+
+    mutating func backoff(attempt: Int) -> Double {
+        let ceiling = min(configuration.backoffCap, configuration.backoffBase * pow(2, Double(max(0, attempt - 1))))
+        return Double.random(in: 0...ceiling, using: &random)
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+
+    /// Reasons that concern the credential, the topic or the notification itself rather than
+    /// one device: every other token would get the same answer.
+    public static func affectsEveryNotification(_ reason: APNsReason) -> Bool {
+        guard reason.isKnown else { return false }
+        let perDevice: Set<APNsReason> = [
+            .badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken, .tooManyRequests,
+            .internalServerError, .serviceUnavailable, .idleTimeout, .shutdown,
+        ]
+        return !perDevice.contains(reason)
+    }
+}

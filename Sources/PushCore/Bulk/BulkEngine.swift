@@ -1,0 +1,435 @@
+import Foundation
+
+/// The decisions of a bulk run, with no I/O: which notification goes on which connection and
+/// when, what a stream's end means, what is sent again, what is final, and when the run ends.
+///
+/// A driver feeds it events (token lines, a connection ready or lost, a stream opened, answered,
+/// reset or closed, a GOAWAY, the clock) and carries out the ``Action``s it returns, in order.
+/// Everything here is testable without a socket, in the manner of swift-nio-http2's
+/// connection-management state machines.
+///
+/// The rules it keeps:
+/// - In flight per connection: at most the server's current SETTINGS_MAX_CONCURRENT_STREAMS.
+/// - Nothing is sent before its journal entry is written: ``fill(now:)`` ends with
+///   ``Action/journal(_:)`` and the sends wait for ``journalWritten(ok:now:)``.
+/// - An answer is final. A RST_STREAM after an answer (RFC 9113 §8.1: nginx ends every answered
+///   stream with NO_ERROR) is a normal completion and counts toward nothing.
+/// - "Not processed" (REFUSED_STREAM, above a GOAWAY's last-stream-id, never opened) is sent
+///   again and is not uncertain.
+/// - An answer lost with its connection may have been delivered: sent again, marked uncertain.
+/// - At or below a GOAWAY's last-stream-id without an answer: processed, not sent again.
+/// - 429, 500 and 503 are retried with back-off and full jitter, never sooner than Retry-After.
+/// - ``Configuration/maxAttempts`` caps every send of a notification, refusals included.
+/// - A request unanswered for ``Configuration/requestTimeout`` is cancelled.
+/// - When this side closes a connection it sends GOAWAY and waits, at most
+///   ``Configuration/drainTimeout``, for the answers in flight.
+/// - A rejection that every notification would get (the credential, the topic, the payload)
+///   stops the run, and the lines it stopped are not final: a resumed run sends them.
+public struct BulkEngine {
+    public typealias ConnectionID = Int
+    public typealias SendID = Int
+
+    public struct Configuration: Sendable {
+        public var connections = 1
+        /// Sends per notification, the first and every refused one included.
+        public var maxAttempts = 5
+        /// Back-off before retry n (n ≥ 1) is random in 0...min(cap, base·2ⁿ⁻¹).
+        public var backoffBase: Double = 0.2
+        public var backoffCap: Double = 30
+        /// A `Retry-After` longer than this is cut to it.
+        public var retryAfterCap: Double = 600
+        /// How long one request may wait for its answer.
+        public var requestTimeout: Double = 30
+        /// After this side decides to close a connection (or the run stops), how long the
+        /// streams in flight may take to be answered.
+        public var drainTimeout: Double = 10
+        /// Connecting attempts in a row that may fail before the run gives up.
+        public var reconnectLimit = 6
+        /// Streams in flight per connection never exceed this, whatever the server allows.
+        public var maxInFlightPerConnection = 1_000
+        /// Streams a server may reset without answering, per connection and second, before this
+        /// side closes the connection. Resets after an answer never count.
+        public var unansweredResetsPerSecond = 1_000
+        /// Lines an earlier run sent without recording the answer: send them again (true) or
+        /// report them as `outcome_unknown` (false: nothing is delivered twice).
+        public var resendUncertain = false
+        /// Token lines held ready ahead of the connections.
+        public var readAhead = 4_096
+        public init() {}
+    }
+
+    /// One request of a notification on a connection.
+    public struct Send: Sendable, Equatable {
+        public var id: SendID
+        public var connection: ConnectionID
+        public var line: Int
+        /// The device token, lower-case hex.
+        public var token: String
+        /// The notification's `apns-id`, the same on every send of it.
+        public var apnsID: String
+        /// 1 for the first send.
+        public var attempt: Int
+    }
+
+    /// How the server reset a stream.
+    public enum ResetCode: Sendable, Equatable {
+        case noError
+        case refusedStream
+        case other(String)
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Open a connection for ``ConnectionID`` after `delay` seconds; report with
+        /// ``connected(_:maxConcurrentStreams:now:)`` or ``connectFailed(_:message:retryable:now:)``.
+        case connect(ConnectionID, delay: Double)
+        /// Write these sends to the journal and make them reach the kernel, then call
+        /// ``journalWritten(ok:now:)``.
+        case journal([Send])
+        /// Write the request on its connection.
+        case open(Send)
+        /// Write this final result.
+        case record(BulkResult)
+        /// The journal's entry for this line is void: it was not processed.
+        case clearJournal(line: Int)
+        /// Reset this stream (CANCEL): its answer is no longer awaited.
+        case cancel(SendID, ConnectionID)
+        /// Tell the server this side is going away (GOAWAY), then wait for answers in flight.
+        case goAway(ConnectionID)
+        /// Close the connection now.
+        case close(ConnectionID)
+        /// Stop reading token lines.
+        case stopReading
+        /// The run is over; every line read is accounted for in the summary.
+        case finished(BulkSummary)
+        /// No connection could ever be made: the run fails with the last connecting error.
+        case abort(message: String)
+    }
+
+    enum ConnectionState: Equatable {
+        case connecting
+        case ready
+        /// The server sent GOAWAY: streams above `lastStreamID` were not processed.
+        case goingAway(lastStreamID: Int)
+        /// This side sent GOAWAY and waits until `deadline` for the answers in flight.
+        case draining(deadline: Double)
+        case closed
+    }
+
+    final class Connection {
+        let id: ConnectionID
+        let slot: Int
+        var state = ConnectionState.connecting
+        var limit: Int?
+        var inFlight: [SendID: InFlight] = [:]
+        var resetWindowStart: Double = 0
+        var resetsInWindow = 0
+        init(id: ConnectionID, slot: Int) {
+            self.id = id
+            self.slot = slot
+        }
+        var lastStreamID: Int? {
+            if case .goingAway(let last) = state { return last }
+            return nil
+        }
+        var takesNewStreams: Bool { state == .ready }
+    }
+
+    final class Item {
+        let line: Int
+        let token: String
+        let apnsID: String
+        var attempts: Int
+        var uncertain: Bool
+        init(line: Int, token: String, apnsID: String, attempts: Int = 0, uncertain: Bool = false) {
+            self.line = line
+            self.token = token
+            self.apnsID = apnsID
+            self.attempts = attempts
+            self.uncertain = uncertain
+        }
+    }
+
+    struct InFlight {
+        let item: Item
+        let sentAt: Double
+        var streamID: Int?
+        /// The stream ended with neither an answer nor a reset: what it means depends on a
+        /// GOAWAY that may come next, or on the connection's end.
+        var closedUnanswered = false
+    }
+
+    struct Slot {
+        var connection: ConnectionID?
+        var failures = 0
+    }
+
+    public let configuration: Configuration
+    var random: SplitMix64
+    var makeID: () -> String
+
+    var connections: [ConnectionID: Connection] = [:]
+    var slots: [Slot]
+    var nextConnectionID = 1
+    var nextSendID = 1
+    var sendConnection: [SendID: ConnectionID] = [:]
+    var lines: [TokenEntry] = []
+    var lineIndex = 0
+    var ready: [Item] = []
+    var readyIndex = 0
+    var retries: [(due: Double, item: Item)] = []
+    var pendingBatch: [(Send, Item)] = []
+    var feedFinished = false
+    var stopping = false
+    var stopDeadline: Double?
+    var isFinished = false
+    var everConnected = false
+    var lastConnectError = ""
+    var started: Double?
+    public internal(set) var summary = BulkSummary()
+    public internal(set) var progress = BulkProgress()
+
+    /// `seed` draws the back-off jitter; `makeID` makes each notification's `apns-id` (tests
+    /// give their own, for repeatable runs).
+    public init(configuration: Configuration, seed: UInt64 = UInt64.random(in: .min ... .max),
+                makeID: @escaping () -> String = { TextEncoding.lowercaseUUID(UUID()) }) {
+        self.configuration = configuration
+        self.random = SplitMix64(seed: seed)
+        self.makeID = makeID
+        slots = Array(repeating: Slot(), count: max(1, configuration.connections))
+    }
+
+    // MARK: Starting and input
+
+    /// Opens the connections.
+    public mutating func start(now: Double) -> [Action] {
+        started = now
+        var actions: [Action] = []
+        for slot in slots.indices { connect(slot: slot, delay: 0, into: &actions) }
+        return actions
+    }
+
+    /// True while the engine wants more token lines.
+    public var wantsTokens: Bool {
+        !stopping && !feedFinished && lines.count - lineIndex < configuration.readAhead
+    }
+
+    /// Token lines in file order; `finished` once the input has no more.
+    public mutating func tokens(_ entries: [TokenEntry], finished: Bool, now: Double) -> [Action] {
+        if lineIndex > 0 && lineIndex >= lines.count / 2 {
+            lines.removeFirst(lineIndex)
+            lineIndex = 0
+        }
+        lines += entries
+        if finished { feedFinished = true }
+        var actions: [Action] = []
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    // MARK: Connections
+
+    public mutating func connected(_ id: ConnectionID, maxConcurrentStreams: Int?, now: Double) -> [Action] {
+        guard let connection = connections[id], connection.state == .connecting else { return [] }
+        var actions: [Action] = []
+        slots[connection.slot].failures = 0
+        everConnected = true
+        progress.connected = true
+        summary.connections += 1
+        connection.limit = maxConcurrentStreams
+        if stopping {
+            connection.state = .closed
+            actions.append(.close(id))
+            checkFinished(now: now, into: &actions)
+        } else {
+            connection.state = .ready
+        }
+        return actions
+    }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS changed (nil: no limit).
+    public mutating func settings(_ id: ConnectionID, maxConcurrentStreams: Int?) {
+        connections[id]?.limit = maxConcurrentStreams
+    }
+
+    public mutating func connectFailed(_ id: ConnectionID, message: String, retryable: Bool, now: Double) -> [Action] {
+        guard let connection = connections[id], connection.state == .connecting else { return [] }
+        connection.state = .closed
+        connections[id] = nil
+        lastConnectError = message
+        let slot = connection.slot
+        slots[slot].connection = nil
+        slots[slot].failures += 1
+        var actions: [Action] = []
+        if retryable && slots[slot].failures < configuration.reconnectLimit && !stopping {
+            connect(slot: slot, delay: backoff(attempt: slots[slot].failures), into: &actions)
+            return actions
+        }
+        let alive = connections.values.contains { $0.state != .closed }
+        if !alive {
+            if !everConnected {
+                isFinished = true
+                actions.append(.stopReading)
+                actions.append(.abort(message: message))
+                return actions
+            }
+            stop(.connectionFailed, message: "The gateway cannot be reached any more: \(message)", hint: nil,
+                 now: now, into: &actions)
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// The server sent GOAWAY: no new streams on this connection; streams above `lastStreamID`
+    /// were not processed.
+    public mutating func goAway(_ id: ConnectionID, lastStreamID: Int, now: Double) -> [Action] {
+        guard let connection = connections[id], connection.state != .closed else { return [] }
+        var actions: [Action] = []
+        connection.state = .goingAway(lastStreamID: lastStreamID)
+        replace(connection, into: &actions)
+        for (sendID, flight) in connection.inFlight {
+            guard let stream = flight.streamID, stream <= lastStreamID else {
+                finishStream(sendID, on: connection)
+                notProcessed(flight.item, now: now, into: &actions)
+                continue
+            }
+            if flight.closedUnanswered {
+                finishStream(sendID, on: connection)
+                unansweredAfterGoAway(flight.item, into: &actions)
+            }
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// The connection is gone. What was in flight is decided by the GOAWAY, if one came.
+    public mutating func connectionClosed(_ id: ConnectionID, now: Double) -> [Action] {
+        guard let connection = connections[id], connection.state != .closed else { return [] }
+        let lastStreamID = connection.lastStreamID
+        connection.state = .closed
+        connections[id] = nil
+        var actions: [Action] = []
+        replace(connection, into: &actions)
+        for (sendID, flight) in connection.inFlight.sorted(by: { $0.key < $1.key }) {
+            finishStream(sendID, on: connection)
+            switch (flight.streamID, lastStreamID) {
+            case (nil, _):
+                notProcessed(flight.item, now: now, into: &actions)
+            case (let stream?, let last?):
+                if stream > last {
+                    notProcessed(flight.item, now: now, into: &actions)
+                } else {
+                    unansweredAfterGoAway(flight.item, into: &actions)
+                }
+            case (_?, nil):
+                lost(flight.item, code: "connection_closed",
+                     message: "The connection closed before the answer arrived.", now: now, into: &actions)
+            }
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    // MARK: Streams
+
+    /// The request's headers were written on stream `streamID`.
+    public mutating func streamOpened(_ sendID: SendID, streamID: Int) {
+        guard let id = sendConnection[sendID], let connection = connections[id] else { return }
+        connection.inFlight[sendID]?.streamID = streamID
+    }
+
+    public mutating func answered(_ sendID: SendID, _ response: PushResponse, now: Double) -> [Action] {
+        guard let flight = take(sendID) else { return [] }
+        var actions: [Action] = []
+        let item = flight.item
+        if response.isAccepted {
+            finalAnswer(item, response, into: &actions)
+        } else if response.isRetryable {
+            // APNs did not take it: safe to send again.
+            actions.append(.clearJournal(line: item.line))
+            if stopping {
+                summary.unfinished += 1
+            } else if item.attempts < configuration.maxAttempts {
+                retries.append((due: now + retryDelay(item, response), item: item))
+            } else {
+                finalAnswer(item, response, into: &actions)
+            }
+        } else if let reason = response.reason, Self.affectsEveryNotification(reason) {
+            // Every other line would get the same answer. This one is not final: the cause is
+            // the credential, topic or payload, and a resumed run sends it once that is fixed.
+            actions.append(.clearJournal(line: item.line))
+            summary.unfinished += 1
+            if !stopping {
+                stop(.credentialRejected, message: "APNs answered \(response.status) \(reason.rawValue): \(reason.explanation)",
+                     hint: reason.fix, now: now, into: &actions)
+            }
+        } else {
+            finalAnswer(item, response, into: &actions)
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// The server reset the stream. After an answer this is a normal completion (the send is
+    /// already done and nothing is counted).
+    public mutating func reset(_ sendID: SendID, code: ResetCode, now: Double) -> [Action] {
+        guard let id = sendConnection[sendID], let connection = connections[id],
+            let flight = connection.inFlight[sendID]
+        else { return [] }
+        var actions: [Action] = []
+        finishStream(sendID, on: connection)
+        if code == .refusedStream {
+            notProcessed(flight.item, now: now, into: &actions)
+        } else if let last = connection.lastStreamID, (flight.streamID ?? Int.max) > last {
+            notProcessed(flight.item, now: now, into: &actions)
+        } else {
+            let name: String
+            switch code {
+            case .noError: name = "NO_ERROR"
+            case .refusedStream: name = "REFUSED_STREAM"
+            case .other(let other): name = other
+            }
+            lost(flight.item, code: "stream_reset",
+                 message: "The server reset the stream (\(name)) without answering.", now: now, into: &actions)
+            countUnansweredReset(connection, now: now, into: &actions)
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// The stream ended with neither an answer nor a reset: the connection is closing or going
+    /// away. Decided when the GOAWAY or the connection's end is known.
+    public mutating func streamClosed(_ sendID: SendID, now: Double) -> [Action] {
+        guard let id = sendConnection[sendID], let connection = connections[id],
+            let flight = connection.inFlight[sendID]
+        else { return [] }
+        var actions: [Action] = []
+        if flight.streamID == nil {
+            finishStream(sendID, on: connection)
+            notProcessed(flight.item, now: now, into: &actions)
+        } else if let last = connection.lastStreamID {
+            finishStream(sendID, on: connection)
+            if flight.streamID! > last {
+                notProcessed(flight.item, now: now, into: &actions)
+            } else {
+                unansweredAfterGoAway(flight.item, into: &actions)
+            }
+        } else {
+            connection.inFlight[sendID]?.closedUnanswered = true
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+}
+
+/// A small, fast, seedable generator for back-off jitter (not for anything secret).
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// One line of a token file that needs an answer.
+public enum TokenEntry: Sendable {
+    /// A device token to send to.
+    case token(line: Int, token: DeviceToken)
+    /// A line that is not a device token; `message` says why.
+    case malformed(line: Int, text: String, message: String)
+    /// A line a previous run sent without recording an answer (see ``ResumeState``): it may or
+    /// may not have been delivered.
+    case uncertain(line: Int, token: DeviceToken, apnsID: UUID, attempts: Int)
+    /// The token on this line differs from the one the results being resumed name for it.
+    case mismatch(line: Int, message: String)
+}
+
+/// The final outcome of one line of a token file: exactly one per line that is not blank or a
+/// comment, written as one JSON line.
+public struct BulkResult: Sendable, Equatable {
+    public var line: Int
+    /// The token as lower-case hex; for a malformed line, the line's text.
+    public var token: String
+    public var status: Int?
+    public var reason: APNsReason?
+    public var apnsID: UUID?
+    /// How many times it was sent (0 when it never was).
+    public var attempts: Int
+    /// True when an earlier attempt's outcome is unknown (its answer was lost with its
+    /// connection), so the device may have received the notification more than once.
+    public var uncertain = false
+    /// For 410 Unregistered: when the token stopped being valid.
+    public var timestamp: Date?
+    /// When no answer was final: an error code (`malformed_token`, `outcome_unknown`,
+    /// `connection_closed`...).
+    public var error: String?
+    public var message: String?
+
+    public init(line: Int, token: String, status: Int? = nil, reason: APNsReason? = nil, apnsID: UUID? = nil, attempts: Int,
+                uncertain: Bool = false, timestamp: Date? = nil, error: String? = nil, message: String? = nil) {
+        self.line = line
+        self.token = token
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.attempts = attempts
+        self.uncertain = uncertain
+        self.timestamp = timestamp
+        self.error = error
+        self.message = message
+    }
+
+    public var isAccepted: Bool { status == 200 }
+
+    /// One JSON line, keys always in the same order: `line`, `token`, `status`, `reason`,
+    /// `apns_id`, `attempts`, then the optional ones.
+    public var jsonLine: String {
+        var text = "{\"line\":\(line),\"token\":"
+        Self.appendString(token, to: &text)
+        text += ",\"status\":" + (status.map(String.init) ?? "null")
+        text += ",\"reason\":"
+        if let reason { Self.appendString(reason.rawValue, to: &text) } else { text += "null" }
+        text += ",\"apns_id\":"
+        if let apnsID { text += "\"" + apnsID.uuidString.lowercased() + "\"" } else { text += "null" }
+        text += ",\"attempts\":\(attempts)"
+        if uncertain { text += ",\"uncertain\":true" }
+        if let timestamp {
+            text += ",\"timestamp\":\"" + Self.dateFormatter.string(from: timestamp) + "\""
+        }
+        if let error {
+            text += ",\"error\":"
+            Self.appendString(error, to: &text)
+        }
+        if let message {
+            text += ",\"message\":"
+            Self.appendString(message, to: &text)
+        }
+        text += "}\n"
+        return text
+    }
+
+    nonisolated(unsafe) private static let dateFormatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    static func appendString(_ value: String, to text: inout String) {
+        TextEncoding.appendJSONString(value, to: &text)
+    }
+}
+
+
+/// Why a run ended before every line was done.
+public enum BulkStopCause: String, Sendable, Codable {
+    case interrupted
+    case credentialRejected = "credential_rejected"
+    case connectionFailed = "connection_failed"
+    case outputFailed = "output_failed"
+    case wrongTokenFile = "wrong_token_file"
+}
+
+/// What a bulk run did, for the summary line and `--json`.
+public struct BulkSummary: Sendable, Encodable, Equatable {
+    /// Final result lines written by this run.
+    public var results = 0
+    public var accepted = 0
+    /// Rejections by reason (`BadDeviceToken`: 3); retryable answers that ran out of
+    /// attempts count here too.
+    public var rejected: [String: Int] = [:]
+    /// Lines that needed more than one send.
+    public var retried = 0
+    /// Lines with no answer in the end (transport failures, unknown outcomes).
+    public var failed = 0
+    public var malformed = 0
+    /// Lines whose result says `uncertain`.
+    public var uncertain = 0
+    /// Lines read but left without a result (the run stopped); `--resume` sends them.
+    public var unfinished = 0
+    /// Requests written, retries included.
+    public var requests = 0
+    public var connections = 0
+    public var seconds: Double = 0
+    /// Final results per second.
+    public var rate: Double = 0
+    public var stoppedBy: BulkStopCause?
+    public var stopMessage: String?
+    public var stopHint: String?
+    /// Resumed runs: lines skipped because an earlier run has their result.
+    public var skipped = 0
+
+    public init() {}
+
+    public var rejectedTotal: Int { rejected.values.reduce(0, +) }
+}
+
+/// Counts for a progress display.
+public struct BulkProgress: Sendable {
+    public var finished = 0
+    public var accepted = 0
+    public var rejected = 0
+    public var failed = 0
+    public var inFlight = 0
+    public var requests = 0
+    public var elapsed: Double = 0
+    public var connected = false
+    public init() {}
+}

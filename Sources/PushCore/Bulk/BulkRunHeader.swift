@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+
+/// The first line of a bulk run's results file: what was sent, to where, as whom. `--resume`
+/// compares it with the run it is asked to continue, so that one announcement never goes out
+/// with two texts, two credentials or to two gateways.
+public struct BulkRunHeader: Codable, Equatable, Sendable {
+    /// The version of this header's layout.
+    public var version = 1
+    /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key.
+    public var credential: String
+    public var topic: String?
+    public var pushType: String
+    public var priority: Int?
+    public var expiration: Int?
+    public var collapseID: String?
+    /// Hex SHA-256 of the payload's bytes.
+    public var payloadSHA256: String
+    /// `host:port` of the gateway.
+    public var gateway: String
+
+    public init(credential: String, template: NotificationTemplate, gateway: String) {
+        self.credential = credential
+        topic = template.topic
+        pushType = template.pushType.rawValue
+        priority = template.priority?.rawValue
+        expiration = template.expiration.map { Int($0.timeIntervalSince1970) }
+        collapseID = template.collapseID
+        payloadSHA256 = SHA256.hash(data: template.payload).map { String(format: "%02x", $0) }.joined()
+        self.gateway = gateway
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, credential, topic, priority, expiration, gateway
+        case pushType = "push_type"
+        case collapseID = "collapse_id"
+        case payloadSHA256 = "payload_sha256"
+    }
+
+    private struct Line: Codable { var run: BulkRunHeader }
+
+    /// `{"run":{...}}` and a newline.
+    public var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain strings and numbers cannot fail.
+        let data = (try? encoder.encode(Line(run: self))) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// The header in a results file's first line, or nil when the line is not one.
+    public static func parse(_ line: some Collection<UInt8>) -> BulkRunHeader? {
+        guard line.starts(with: Array(#"{"run":"#.utf8)) else { return nil }
+        return try? JSONDecoder().decode(Line.self, from: Data(line)).run
+    }
+
+    /// What differs between the run recorded here and `other`, in words ("the payload",
+    /// "the credential"...), empty when they are the same run.
+    public func differences(from other: BulkRunHeader) -> [String] {
+        var differences: [String] = []
+        if credential != other.credential { differences.append("the credential") }
+        if topic != other.topic { differences.append("the topic (\(topic ?? "none") then, \(other.topic ?? "none") now)") }
+        if pushType != other.pushType { differences.append("the push type (\(pushType) then, \(other.pushType) now)") }
+        if payloadSHA256 != other.payloadSHA256 { differences.append("the payload") }
+        if priority != other.priority || expiration != other.expiration || collapseID != other.collapseID {
+            differences.append("the priority, expiration or collapse ID")
+        }
+        if gateway != other.gateway { differences.append("the gateway (\(gateway) then, \(other.gateway) now)") }
+        return differences
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Builds payloads with JSONSerialization, never by string concatenation, so that any text a
+/// user gives is escaped correctly.
+public enum Payload {
+    /// `{"aps":{"alert":{"title":..,"body":..},"sound":..,"badge":..}}` plus `custom` keys at the top level.
+    public static func alert(title: String? = nil, subtitle: String? = nil, body: String, sound: String? = nil,
+                             badge: Int? = nil, custom: [String: any Sendable] = [:]) throws -> [UInt8] {
+        var alert: [String: Any] = ["body": body]
+        if let title { alert["title"] = title }
+        if let subtitle { alert["subtitle"] = subtitle }
+        var aps: [String: Any] = ["alert": alert]
+        if let sound { aps["sound"] = sound }
+        if let badge { aps["badge"] = badge }
+        return try encode(aps: aps, custom: custom)
+    }
+
+    /// `{"aps":{"content-available":1}}` plus `custom` keys: no alert, sound or badge, as APNs
+    /// requires for background pushes.
+    public static func background(custom: [String: any Sendable] = [:]) throws -> [UInt8] {
+        try encode(aps: ["content-available": 1], custom: custom)
+    }
+
+    static func encode(aps: [String: Any], custom: [String: any Sendable]) throws -> [UInt8] {
+        guard custom["aps"] == nil else {
+            throw PushCoreError(.invalidNotification, "Custom payload data cannot use the key \"aps\": it is Apple's.",
+                               hint: "Put custom data under another key.")
+        }
+        var object: [String: Any] = custom
+        object["aps"] = aps
+        guard JSONSerialization.isValidJSONObject(object) else {
+            throw PushCoreError(.invalidNotification, "The custom payload data cannot be written as JSON.",
+                               hint: "Use strings, numbers, booleans, arrays and dictionaries only.")
+        }
+        return [UInt8](try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+
+    /// Checks a payload against the push type's size limit and that it is a JSON object.
+    public static func validate(_ payload: [UInt8], pushType: PushType) throws {
+        let limit = pushType.maximumPayloadSize
+        guard payload.count <= limit else {
+            throw PushCoreError(.invalidNotification,
+                               "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
+                               hint: "Shorten it by \(payload.count - limit) bytes or more.")
+        }
+        guard (try? JSONSerialization.jsonObject(with: Data(payload))) is [String: Any] else {
+            throw PushCoreError(.invalidNotification, "The payload is not a JSON object.",
+                               hint: "A payload looks like {\"aps\":{\"alert\":\"Hello\"}}.")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Every failure of the APNs vocabulary itself: a device token that is not one, a notification
+/// APNs would refuse, a token key or identifier that cannot be used, a results file to resume
+/// that does not belong to the run.
+///
+/// One struct with a code, as swift-certificates does: callers switch on ``code``; people read
+/// ``message`` (what was wrong) and ``hint`` (what to do, in words: never a command-line flag,
+/// which the command-line tool adds itself from the code). Neither contains key material.
+public struct PushCoreError: Error, CustomStringConvertible, Sendable, Equatable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// A device token that is not hexadecimal, has an odd length or is too long.
+        public static let invalidDeviceToken = Code("invalid_device_token")
+        /// A notification APNs would refuse (payload too large or not JSON, collapse ID too long).
+        public static let invalidNotification = Code("invalid_notification")
+        /// A key ID or team ID that is not 10 upper-case letters and digits.
+        public static let invalidIdentifier = Code("invalid_identifier")
+        /// A token key that cannot sign (not P-256, damaged).
+        public static let invalidKey = Code("invalid_key")
+        /// A results file whose run is not the one being resumed (another credential, topic,
+        /// push type, payload or gateway).
+        public static let runMismatch = Code("run_mismatch")
+        /// A results file that was not written by a bulk run.
+        public static let notAResultsFile = Code("not_a_results_file")
+    }
+
+    public let code: Code
+    public let message: String
+    public let hint: String?
+    /// What the error is about (an option's name or a file), for the front end to name.
+    public let subject: String?
+
+    public init(_ code: Code, _ message: String, hint: String? = nil, subject: String? = nil) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.subject = subject
+    }
+
+    public var description: String { hint.map { "\(message) \($0)" } ?? message }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+}
