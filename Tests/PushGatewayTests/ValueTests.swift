@@ -137,7 +137,7 @@ import Testing
 
     @Test func sizeLimitReportsTheActualSize() {
         let big = Array(("{\"a\":\"" + String(repeating: "x", count: 4_200) + "\"}").utf8)
-        let error = #expect(throws: GatewayError.self) { try Payload.validate(big, pushType: .alert) }
+        let error = #expect(throws: PushCoreError.self) { try Payload.validate(big, pushType: .alert) }
         #expect(error?.message.contains("\(big.count) bytes") == true)
         #expect(error?.message.contains("4096") == true)
         #expect(throws: Never.self) { try Payload.validate(big, pushType: .voip) }
@@ -148,7 +148,10 @@ import Testing
         let notification = PushNotification(deviceToken: Fixtures.token, topic: "com.example.app", pushType: .background,
                                         priority: .powerConsiderate, expiration: Date(timeIntervalSince1970: 0),
                                         collapseID: "c1", apnsID: id, payload: try Payload.background())
-        let headers = Dictionary(notification.headers(authority: "api.push.apple.com"), uniquingKeysWith: { first, _ in first })
+        let encoded = RequestEncoder(template: notification.template, authority: "api.push.apple.com")
+            .headers(for: notification, bearer: nil)
+        let headers = Dictionary(encoded.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        #expect(encoded.map(\.name).prefix(4) == [":method", ":scheme", ":path", ":authority"], "pseudo-headers first")
         #expect(headers[":method"] == "POST")
         #expect(headers[":path"] == "/3/device/\(Fixtures.token.hex)")
         #expect(headers[":authority"] == "api.push.apple.com")
