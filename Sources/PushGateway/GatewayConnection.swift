@@ -10,77 +10,6 @@ import NIOTLS
 import PushCredentials
 import X509
 
-/// How to reach a gateway and who to be there.
-public struct GatewayConfiguration: Sendable {
-    /// Each phase of connecting has its own limit, so a failure names the phase that hung.
-    public struct Timeouts: Sendable {
-        public var dns: Double = 10
-        public var connect: Double = 10
-        public var tls: Double = 10
-        /// From the end of TLS to the server's first SETTINGS frame.
-        public var http2: Double = 10
-        /// From writing a notification to the end of its answer.
-        public var request: Double = 30
-        public init() {}
-    }
-
-    /// swift-nio-http2 ships server-minded denial-of-service limits: at most 200 inbound
-    /// RST_STREAM frames per 30 seconds and a budget of 200 "glitches" that never refills.
-    /// A server that answers early and then resets every stream with NO_ERROR (nginx does, and
-    /// RFC 9113 section 8.1 allows it) would get a bulk sender's connection killed after a few
-    /// hundred notifications, and its answered streams counted as abuse. swift-nio-http2 counts
-    /// every inbound RST_STREAM, answered or not, so its limit is put out of any real server's
-    /// reach; the bulk engine counts only the streams reset without an answer
-    /// (``BulkEngine/Configuration/unansweredResetsPerSecond``).
-    public struct HTTP2Limits: Sendable {
-        /// Inbound RST_STREAM frames tolerated within ``resetFrameWindow``.
-        public var resetFrames: Int = 20_000
-        /// The window for ``resetFrames``: one millisecond, so that only a flood trips it.
-        public var resetFrameWindow: Double = 0.001
-        /// Stream errors tolerated per one-second window.
-        public var streamErrorsPerSecond: Int = 10_000
-        /// Connection "glitches" (suspicious events) before the connection is closed. The
-        /// budget never refills, so it must outlast the longest run.
-        public var maximumGlitches: Int = Int.max
-        /// Recently reset streams remembered, so that frames still in flight for them are
-        /// ignored rather than treated as a protocol error.
-        public var recentlyResetStreams: Int = 1_024
-        public init() {}
-        /// swift-nio-http2's own defaults, for tests that show why they are not used.
-        public static var nioDefaults: HTTP2Limits {
-            var limits = HTTP2Limits()
-            limits.resetFrames = 200
-            limits.resetFrameWindow = 30
-            limits.streamErrorsPerSecond = 200
-            limits.maximumGlitches = 200
-            limits.recentlyResetStreams = 32
-            limits.useNIODefaultWindows = true
-            return limits
-        }
-        var useNIODefaultWindows = false
-    }
-
-    public var endpoint: Endpoint
-    public var credential: ClientCredential
-    /// Extra trust roots (PEM or DER files), for a local gateway or a corporate proxy's CA.
-    public var caFiles: [String] = []
-    /// Whether the operating system's roots are trusted too (true unless told otherwise).
-    public var trustSystemRoots = true
-    /// An HTTP CONNECT proxy (`http://[user:password@]host:port`), as HTTPS_PROXY gives it.
-    public var proxy: URL?
-    public var timeouts = Timeouts()
-    public var http2Limits = HTTP2Limits()
-    /// Dates provider tokens; tests inject their own.
-    public var clock: GatewayClock = .system
-    /// Provider tokens are renewed at this age (APNs wants 20 to 60 minutes).
-    public var tokenRenewAfter: TimeInterval = 50 * 60
-
-    public init(endpoint: Endpoint, credential: ClientCredential) {
-        self.endpoint = endpoint
-        self.credential = credential
-    }
-}
-
 /// One HTTP/2 connection to an APNs-compatible gateway: TCP → TLS 1.2+ → ALPN h2 → HTTP/2,
 /// then any number of notifications, each on its own stream of this same connection.
 ///
@@ -295,21 +224,22 @@ public final class GatewayConnection: Sendable {
                                     timeoutSeconds: configuration.timeouts.request)
         let result = OncePromise<PushResponse>()
         open(request, on: multiplexer) { outcome, _ in result.complete(outcome.mapError { $0 }) }
-        return try await result.value
+        return try await result.get()
     }
 
     /// Opens a stream for `request`; `completion` runs exactly once, on the connection's event loop.
     func open(_ request: StreamRequest, on multiplexer: NIOHTTP2Handler.StreamMultiplexer,
               completion: @escaping StreamCompletion) {
         let connection = self
-        let once = StreamCompletionOnce(completion)
+        let once = Once<StreamOutcome>()
+        once.whenComplete { completion($0.result, $0.written) }
         multiplexer.createStreamChannel { streamChannel in
             streamChannel.eventLoop.makeCompletedFuture {
                 try streamChannel.pipeline.syncOperations.addHandler(
-                    StreamHandler(request: request, connection: connection, completion: once.call))
+                    StreamHandler(request: request, connection: connection) { once.complete(StreamOutcome(result: $0, written: $1)) })
             }
         }.whenFailure { error in
-            once.call(.failure(GatewayError.connectionClosed("before the stream could open (\(error))")), false)
+            once.complete(StreamOutcome(result: .failure(GatewayError.connectionClosed("before the stream could open (\(error))")), written: false))
         }
     }
 
@@ -381,206 +311,6 @@ public final class GatewayConnection: Sendable {
         return GatewayError(.connectFailed, "Connecting to \(address.displayString) failed: \(error).", isRetryable: true)
     }
 
-    /// TLS, then HTTP/2 up to the server's first SETTINGS frame. HTTP/2 is configured from
-    /// inside the handshake-completed event, before swift-nio-ssl hands over any bytes that
-    /// arrived with the server's Finished, so the server's SETTINGS cannot be lost.
-    private func handshake(channel: any Channel, sslContext: NIOSSLContext, evaluator: ServerTrustEvaluator,
-                           address: SocketAddress, onTLSDone: () -> Void) async throws {
-        let host = configuration.endpoint.host
-        let isIP = ServerTrustEvaluator.isIPAddress(host)
-        let tlsResult = OncePromise<String?>()
-        let settingsResult = OncePromise<Void>()
-        let connection = self
-        let limits = configuration.http2Limits
-        let tlsStart = DispatchTime.now()
-        let tlsTimeout = configuration.timeouts.tls
-        let http2Timeout = configuration.timeouts.http2
-        let addressText = address.displayString
-
-        try await channel.eventLoop.submit {
-            let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: isIP ? nil : host,
-                                              customVerificationCallback: { certificates, promise in
-                                                  evaluator.verify(certificates, promise: promise)
-                                              })
-            let observer = TLSObserver(result: tlsResult) { context, alpn in
-                guard alpn == nil || alpn == "h2" else { throw GatewayError.alpnRejected(alpn ?? "") }
-                if let hook = connection.readComplete {
-                    // Between TLS and HTTP/2: it sees the end of reads first and every flush.
-                    let batching = BatchingHandler(readComplete: hook)
-                    try context.pipeline.syncOperations.addHandler(batching)
-                    connection.update { $0.batching = batching }
-                }
-                let multiplexer = try context.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client,
-                    connectionConfiguration: Self.connectionConfiguration(limits),
-                    streamConfiguration: Self.streamConfiguration(limits),
-                    inboundStreamInitializer: { stream in stream.close() })  // APNs never pushes
-                try context.pipeline.syncOperations.addHandler(
-                    ConnectionObserver(connection: connection, settings: settingsResult))
-                connection.update { $0.multiplexer = multiplexer }
-            }
-            try channel.pipeline.syncOperations.addHandlers([tls, observer])
-            channel.eventLoop.scheduleTask(in: Self.amount(tlsTimeout)) {
-                if tlsResult.complete(.failure(GatewayError.tlsTimeout(addressText, seconds: tlsTimeout))) {
-                    channel.close(promise: nil)
-                }
-            }
-        }.get()
-
-        let alpn: String?
-        do {
-            alpn = try await tlsResult.value
-        } catch {
-            let outcome = evaluator.outcome
-            update {
-                $0.report.tlsHandshakeDuration = Self.seconds(since: tlsStart)
-                $0.report.serverCertificates = outcome.presented
-                $0.report.trust = outcome.verdict
-                $0.report.trustDetail = outcome.detail
-            }
-            throw tlsError(error, outcome: outcome, address: addressText)
-        }
-        let tlsDone = DispatchTime.now()
-        let version = try? await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).tlsVersion
-        }.get()
-        let outcome = evaluator.outcome
-        update {
-            $0.report.tlsHandshakeDuration = Self.seconds(since: tlsStart, until: tlsDone)
-            $0.report.alpn = alpn
-            $0.report.tlsVersion = version.flatMap { $0 }.map(Self.name)
-            $0.report.serverCertificates = outcome.presented
-            $0.report.trust = outcome.verdict
-            $0.report.trustDetail = outcome.detail
-        }
-        onTLSDone()
-
-        channel.eventLoop.scheduleTask(in: Self.amount(http2Timeout)) {
-            if settingsResult.complete(.failure(GatewayError.http2Timeout(addressText, seconds: http2Timeout))) {
-                channel.close(promise: nil)
-            }
-        }
-        try await settingsResult.value
-        update { $0.report.http2ReadyDuration = Self.seconds(since: tlsDone) }
-    }
-
-    private func tlsError(_ error: any Error, outcome: ServerTrustEvaluator.Outcome, address: String) -> GatewayError {
-        if let gatewayError = error as? GatewayError { return gatewayError }
-        let host = configuration.endpoint.host
-        switch outcome.verdict {
-        case .untrusted:
-            return GatewayError(.tlsUntrusted,
-                                "The server's certificate chain is not trusted: \(outcome.detail ?? "no trusted root").",
-                                hint: "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or give the root with --ca. For a local gateway, give its CA with --ca.")
-        case .hostnameMismatch:
-            return GatewayError(.tlsHostnameMismatch,
-                                "The server's certificate is not valid for \(host): \(outcome.detail ?? "the names differ").",
-                                hint: "Connect with a name the certificate lists (for a local gateway: localhost or 127.0.0.1), or check that DNS or a proxy is not sending you elsewhere.")
-        case .expired:
-            return GatewayError(.tlsCertificateExpired, "The server's certificate is not valid now: \(outcome.detail ?? "expired").",
-                                hint: "Check this machine's clock; if it is right, the server's certificate must be renewed.")
-        case .trusted, .notChecked:
-            break
-        }
-        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
-            return GatewayError(.tlsHostnameMismatch, "The server's certificate is not valid for \(host).",
-                                hint: "Connect with a name the certificate lists.")
-        }
-        if let closed = error as? TLSObserver.ClosedDuringHandshake {
-            return GatewayError(.tlsServerClosed, "The server at \(address) closed the connection during the TLS handshake\(closed.detail.map { " (\($0))" } ?? "").",
-                                hint: "A server that requires a client certificate closes like this when it rejects ours; also check the port speaks TLS.",
-                                isRetryable: true)
-        }
-        if let ssl = error as? NIOSSLError {
-            switch ssl {
-            case .uncleanShutdown:
-                return GatewayError(.tlsServerClosed, "The server at \(address) closed the connection during the TLS handshake.",
-                                    hint: "A server that requires a client certificate closes like this when it rejects ours.", isRetryable: true)
-            case .handshakeFailed(let inner):
-                return GatewayError(.tlsHandshakeFailed, "The TLS handshake with \(address) failed: \(inner).",
-                                    hint: Self.handshakeHint(String(describing: inner)))
-            default:
-                break
-            }
-        }
-        return GatewayError(.tlsHandshakeFailed, "The TLS handshake with \(address) failed: \(error).",
-                            hint: Self.handshakeHint(String(describing: error)))
-    }
-
-    private static func handshakeHint(_ text: String) -> String {
-        let lower = text.lowercased()
-        if lower.contains("certificate_required") || lower.contains("bad_certificate") || lower.contains("unknown_ca")
-            || lower.contains("certificate_unknown") || lower.contains("handshake_failure") {
-            return "The server rejected the client certificate: check it is a push certificate for this gateway's environment and that it has not expired or been revoked."
-        }
-        if lower.contains("protocol_version") || lower.contains("wrong_version") {
-            return "The server does not speak TLS 1.2 or newer, or this port is not a TLS port."
-        }
-        return "Run with --verbose to see the handshake report."
-    }
-
-    // MARK: Configuration helpers
-
-    private func makeTLS() throws -> (NIOSSLContext, ServerTrustEvaluator, HandshakeReport.TrustSource) {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
-        tls.applicationProtocols = ["h2"]
-        tls.certificateVerification = .fullVerification
-        if case .certificate(let der, let chain, let key) = configuration.credential {
-            do {
-                tls.certificateChain = try ([der] + chain).map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) }
-                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: key.bytes, format: .der))
-            } catch {
-                // The key's bytes never go into the message.
-                throw GatewayError(.invalidCredential, "The client certificate or its private key cannot be loaded for TLS.",
-                                   hint: "Check the file with `apnsctl inspect`; the key must belong to the certificate.")
-            }
-        }
-        let custom = try ServerTrustEvaluator.loadCertificates(paths: configuration.caFiles)
-        let roots: CertificateStore
-        let source: HandshakeReport.TrustSource
-        if configuration.trustSystemRoots {
-            roots = custom.isEmpty ? CertificateStore.systemTrustRoots : CertificateStore.systemTrustRoots.appending(contentsOf: custom)
-            source = custom.isEmpty ? .system : .systemAndCustom
-        } else {
-            roots = CertificateStore(custom)
-            source = .custom
-        }
-        let context: NIOSSLContext
-        do {
-            context = try NIOSSLContext(configuration: tls)
-        } catch {
-            throw GatewayError(.invalidCredential, "The TLS settings cannot be used: the private key may not match the certificate.",
-                               hint: "Check the file with `apnsctl inspect`.")
-        }
-        return (context, ServerTrustEvaluator(host: configuration.endpoint.host, roots: roots, clock: configuration.clock), source)
-    }
-
-    static func connectionConfiguration(_ limits: GatewayConfiguration.HTTP2Limits) -> NIOHTTP2Handler.ConnectionConfiguration {
-        var configuration = NIOHTTP2Handler.ConnectionConfiguration()
-        configuration.initialSettings = [
-            HTTP2Setting(parameter: .enablePush, value: 0),
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
-        ]
-        configuration.maximumConnectionGlitches = limits.maximumGlitches
-        configuration.maximumRecentlyResetStreams = limits.recentlyResetStreams
-        return configuration
-    }
-
-    static func streamConfiguration(_ limits: GatewayConfiguration.HTTP2Limits) -> NIOHTTP2Handler.StreamConfiguration {
-        var configuration = NIOHTTP2Handler.StreamConfiguration()
-        if !limits.useNIODefaultWindows {
-            configuration.streamResetFrameRateLimit.maximumCount = limits.resetFrames
-            configuration.streamResetFrameRateLimit.windowLength = Self.amount(limits.resetFrameWindow)
-            configuration.streamErrorRateLimit.maximumCount = limits.streamErrorsPerSecond
-            configuration.streamErrorRateLimit.windowLength = .seconds(1)
-        }
-        return configuration
-    }
-
-    /// `:authority`: the host, with the port when it is not 443.
-    var authority: String { RequestEncoder.authority(host: configuration.endpoint.host, port: configuration.endpoint.port) }
 
     @discardableResult
     func update<T>(_ body: (inout State) -> T) -> T { state.withLockedValue(body) }
@@ -628,38 +358,7 @@ enum ConnectionEvent: Sendable {
 
 /// A promise that may be completed from any thread, and only once; later completions are
 /// ignored (a timeout racing an answer).
-final class OncePromise<Value: Sendable>: Sendable {
-    private let box = NIOLockedValueBox<(result: Result<Value, any Error>?, waiter: CheckedContinuation<Value, any Error>?)>((nil, nil))
-
-    /// Returns false when it was already completed.
-    @discardableResult
-    func complete(_ result: Result<Value, any Error>) -> Bool {
-        let waiter: CheckedContinuation<Value, any Error>?? = box.withLockedValue { state in
-            guard state.result == nil else { return .none }
-            state.result = result
-            defer { state.waiter = nil }
-            return .some(state.waiter)
-        }
-        guard case .some(let continuation) = waiter else { return false }
-        continuation?.resume(with: result)
-        return true
-    }
-
-    var isCompleted: Bool { box.withLockedValue { $0.result != nil } }
-
-    var value: Value {
-        get async throws {
-            try await withCheckedThrowingContinuation { continuation in
-                let ready: Result<Value, any Error>? = box.withLockedValue { state in
-                    if let result = state.result { return result }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
-        }
-    }
-}
+typealias OncePromise<Value: Sendable> = Once<Result<Value, any Error>>
 
 extension HPACKHeaders {
     /// The request encoder's headers, with its indexing advice.

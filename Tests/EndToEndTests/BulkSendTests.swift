@@ -35,11 +35,14 @@ struct BulkSendTests {
         return (tokens, lines, path)
     }
 
+    /// The result lines of a results file; its first line must be the run header.
     static func results(_ path: String) throws -> [[String: Any]] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        return try text.split(separator: "\n").map { line in
+        let objects = try text.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
         }
+        #expect(objects.first?["run"] is [String: Any], "a results file starts with its run header")
+        return objects.filter { $0["run"] == nil }
     }
 
     static func stats(_ path: String) throws -> [String: Any] {
@@ -108,7 +111,8 @@ struct BulkSendTests {
     /// Waits (at most 30 s) until the results file has `count` lines.
     static func waitForResults(_ path: String, atLeast count: Int) {
         for _ in 0..<1_500 {
-            if ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= count { return }
+            // The run header is a line of its own.
+            if ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) > count { return }
             usleep(20_000)
         }
     }

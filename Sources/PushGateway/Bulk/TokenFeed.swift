@@ -1,12 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import PushCredentials
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemPackage
 
 /// Reads a token file (or standard input) on a thread of its own and hands lines over in
 /// batches, so that neither a slow pipe nor a large file ever blocks the connection's event
@@ -28,7 +23,7 @@ public final class TokenFeed: @unchecked Sendable {
         var linesRead = 0
     }
 
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let ownsDescriptor: Bool
     private let resume: ResumeState?
     private let capacity: Int
@@ -38,7 +33,7 @@ public final class TokenFeed: @unchecked Sendable {
 
     /// Reads `descriptor` (closed at the end when `ownsDescriptor`); lines with a final
     /// answer in `resume` are skipped.
-    public init(descriptor: Int32, ownsDescriptor: Bool, resume: ResumeState? = nil, capacity: Int = 8_192) {
+    public init(descriptor: FileDescriptor, ownsDescriptor: Bool, resume: ResumeState? = nil, capacity: Int = 8_192) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
         self.resume = resume
@@ -47,21 +42,22 @@ public final class TokenFeed: @unchecked Sendable {
 
     /// Opens a token file, or standard input for "-".
     public static func open(path: String, resume: ResumeState? = nil) throws -> TokenFeed {
-        if path == "-" { return TokenFeed(descriptor: 0, ownsDescriptor: false, resume: resume) }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        if path == "-" { return TokenFeed(descriptor: .standardInput, ownsDescriptor: false, resume: resume) }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw CredentialError(.fileNotFound, path: path, "The token file does not exist.",
-                                  hint: "Check the path, or give - to read tokens from standard input.")
+                                  hint: "Check the path, or read the tokens from standard input.")
         }
-        if info.st_mode & S_IFMT == S_IFDIR {
+        if isFolder.boolValue {
             throw CredentialError(.isDirectory, path: path, "This is a folder, not a token file.", hint: "Give the file that lists the tokens.")
         }
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw CredentialError(.unreadable, path: path, "The token file cannot be opened (\(String(cString: strerror(errno)))).",
+        do {
+            let descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+            return TokenFeed(descriptor: descriptor, ownsDescriptor: true, resume: resume)
+        } catch {
+            throw CredentialError(.unreadable, path: path, "The token file cannot be opened (\(AppendFile.describe(error))).",
                                   hint: "Check its permissions.")
         }
-        return TokenFeed(descriptor: descriptor, ownsDescriptor: true, resume: resume)
     }
 
     /// Counts the lines that hold something other than a comment (the total a progress bar
@@ -146,10 +142,11 @@ public final class TokenFeed: @unchecked Sendable {
         }
 
         reading: while !isStopped {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                failure = "reading the tokens failed (\(String(cString: strerror(errno))))"
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+            } catch {
+                failure = "reading the tokens failed (\(AppendFile.describe(error)))"
                 break
             }
             if count == 0 { break }
@@ -173,7 +170,7 @@ public final class TokenFeed: @unchecked Sendable {
             endLine()
         }
         if !batch.isEmpty { _ = hand(&batch) }
-        if ownsDescriptor { close(descriptor) }
+        if ownsDescriptor { try? descriptor.close() }
         let lines = lineNumber
         shared.withLockedValue {
             $0.finished = true

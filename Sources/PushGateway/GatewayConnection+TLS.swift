@@ -1,0 +1,214 @@
+import Dispatch
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import PushCredentials
+import X509
+
+/// TLS for a connection: the client context, and what a failed handshake means.
+extension GatewayConnection {
+    /// TLS, then HTTP/2 up to the server's first SETTINGS frame. HTTP/2 is configured from
+    /// inside the handshake-completed event, before swift-nio-ssl hands over any bytes that
+    /// arrived with the server's Finished, so the server's SETTINGS cannot be lost.
+    func handshake(channel: any Channel, sslContext: NIOSSLContext, evaluator: ServerTrustEvaluator,
+                           address: SocketAddress, onTLSDone: () -> Void) async throws {
+        let host = configuration.endpoint.host
+        let isIP = ServerTrustEvaluator.isIPAddress(host)
+        let tlsResult = OncePromise<String?>()
+        let settingsResult = OncePromise<Void>()
+        let connection = self
+        let limits = configuration.http2Limits
+        let tlsStart = DispatchTime.now()
+        let tlsTimeout = configuration.timeouts.tls
+        let http2Timeout = configuration.timeouts.http2
+        let addressText = address.displayString
+
+        try await channel.eventLoop.submit {
+            let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: isIP ? nil : host,
+                                              customVerificationCallback: { certificates, promise in
+                                                  evaluator.verify(certificates, promise: promise)
+                                              })
+            let observer = TLSObserver(result: tlsResult) { context, alpn in
+                guard alpn == nil || alpn == "h2" else { throw GatewayError.alpnRejected(alpn ?? "") }
+                if let hook = connection.readComplete {
+                    // Between TLS and HTTP/2: it sees the end of reads first and every flush.
+                    let batching = BatchingHandler(readComplete: hook)
+                    try context.pipeline.syncOperations.addHandler(batching)
+                    connection.update { $0.batching = batching }
+                }
+                let multiplexer = try context.pipeline.syncOperations.configureHTTP2Pipeline(
+                    mode: .client,
+                    connectionConfiguration: Self.connectionConfiguration(limits),
+                    streamConfiguration: Self.streamConfiguration(limits),
+                    inboundStreamInitializer: { stream in stream.close() })  // APNs never pushes
+                try context.pipeline.syncOperations.addHandler(
+                    ConnectionObserver(connection: connection, settings: settingsResult))
+                connection.update { $0.multiplexer = multiplexer }
+            }
+            try channel.pipeline.syncOperations.addHandlers([tls, observer])
+            channel.eventLoop.scheduleTask(in: Self.amount(tlsTimeout)) {
+                if tlsResult.complete(.failure(GatewayError.tlsTimeout(addressText, seconds: tlsTimeout))) {
+                    channel.close(promise: nil)
+                }
+            }
+        }.get()
+
+        let alpn: String?
+        do {
+            alpn = try await tlsResult.get()
+        } catch {
+            let outcome = evaluator.outcome
+            update {
+                $0.report.tlsHandshakeDuration = Self.seconds(since: tlsStart)
+                $0.report.serverCertificates = outcome.presented
+                $0.report.trust = outcome.verdict
+                $0.report.trustDetail = outcome.detail
+            }
+            throw tlsError(error, outcome: outcome, address: addressText)
+        }
+        let tlsDone = DispatchTime.now()
+        let version = try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).tlsVersion
+        }.get()
+        let outcome = evaluator.outcome
+        update {
+            $0.report.tlsHandshakeDuration = Self.seconds(since: tlsStart, until: tlsDone)
+            $0.report.alpn = alpn
+            $0.report.tlsVersion = version.flatMap { $0 }.map(Self.name)
+            $0.report.serverCertificates = outcome.presented
+            $0.report.trust = outcome.verdict
+            $0.report.trustDetail = outcome.detail
+        }
+        onTLSDone()
+
+        channel.eventLoop.scheduleTask(in: Self.amount(http2Timeout)) {
+            if settingsResult.complete(.failure(GatewayError.http2Timeout(addressText, seconds: http2Timeout))) {
+                channel.close(promise: nil)
+            }
+        }
+        try await settingsResult.get()
+        update { $0.report.http2ReadyDuration = Self.seconds(since: tlsDone) }
+    }
+
+    func tlsError(_ error: any Error, outcome: ServerTrustEvaluator.Outcome, address: String) -> GatewayError {
+        if let gatewayError = error as? GatewayError { return gatewayError }
+        let host = configuration.endpoint.host
+        switch outcome.verdict {
+        case .untrusted:
+            return GatewayError(.tlsUntrusted,
+                                "The server's certificate chain is not trusted: \(outcome.detail ?? "no trusted root").",
+                                hint: "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or trust that root explicitly. For a local gateway, trust the CA certificate it wrote.")
+        case .hostnameMismatch:
+            return GatewayError(.tlsHostnameMismatch,
+                                "The server's certificate is not valid for \(host): \(outcome.detail ?? "the names differ").",
+                                hint: "Connect with a name the certificate lists (for a local gateway: localhost or 127.0.0.1), or check that DNS or a proxy is not sending you elsewhere.")
+        case .expired:
+            return GatewayError(.tlsCertificateExpired, "The server's certificate is not valid now: \(outcome.detail ?? "expired").",
+                                hint: "Check this machine's clock; if it is right, the server's certificate must be renewed.")
+        case .trusted, .notChecked:
+            break
+        }
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return GatewayError(.tlsHostnameMismatch, "The server's certificate is not valid for \(host).",
+                                hint: "Connect with a name the certificate lists.")
+        }
+        if let closed = error as? TLSObserver.ClosedDuringHandshake {
+            return GatewayError(.tlsServerClosed, "The server at \(address) closed the connection during the TLS handshake\(closed.detail.map { " (\($0))" } ?? "").",
+                                hint: "A server that requires a client certificate closes like this when it rejects ours; also check the port speaks TLS.",
+                                isRetryable: true)
+        }
+        if let ssl = error as? NIOSSLError {
+            switch ssl {
+            case .uncleanShutdown:
+                return GatewayError(.tlsServerClosed, "The server at \(address) closed the connection during the TLS handshake.",
+                                    hint: "A server that requires a client certificate closes like this when it rejects ours.", isRetryable: true)
+            case .handshakeFailed(let inner):
+                return GatewayError(.tlsHandshakeFailed, "The TLS handshake with \(address) failed: \(inner).",
+                                    hint: Self.handshakeHint(String(describing: inner)))
+            default:
+                break
+            }
+        }
+        return GatewayError(.tlsHandshakeFailed, "The TLS handshake with \(address) failed: \(error).",
+                            hint: Self.handshakeHint(String(describing: error)))
+    }
+
+    static func handshakeHint(_ text: String) -> String {
+        let lower = text.lowercased()
+        if lower.contains("certificate_required") || lower.contains("bad_certificate") || lower.contains("unknown_ca")
+            || lower.contains("certificate_unknown") || lower.contains("handshake_failure") {
+            return "The server rejected the client certificate: check it is a push certificate for this gateway's environment and that it has not expired or been revoked."
+        }
+        if lower.contains("protocol_version") || lower.contains("wrong_version") {
+            return "The server does not speak TLS 1.2 or newer, or this port is not a TLS port."
+        }
+        return "The handshake report shows how far the connection got and what the server sent."
+    }
+
+    // MARK: Configuration helpers
+
+    func makeTLS() throws -> (NIOSSLContext, ServerTrustEvaluator, HandshakeReport.TrustSource) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["h2"]
+        tls.certificateVerification = .fullVerification
+        if case .certificate(let der, let chain, let key) = configuration.credential {
+            do {
+                tls.certificateChain = try ([der] + chain).map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: key.bytes, format: .der))
+            } catch {
+                // The key's bytes never go into the message.
+                throw GatewayError(.invalidCredential, "The client certificate or its private key cannot be loaded for TLS.",
+                                   hint: "Check the file with `apnsctl inspect`; the key must belong to the certificate.")
+            }
+        }
+        let custom = try ServerTrustEvaluator.loadCertificates(paths: configuration.caFiles)
+        let roots: CertificateStore
+        let source: HandshakeReport.TrustSource
+        if configuration.trustSystemRoots {
+            roots = custom.isEmpty ? CertificateStore.systemTrustRoots : CertificateStore.systemTrustRoots.appending(contentsOf: custom)
+            source = custom.isEmpty ? .system : .systemAndCustom
+        } else {
+            roots = CertificateStore(custom)
+            source = .custom
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw GatewayError(.invalidCredential, "The TLS settings cannot be used: the private key may not match the certificate.",
+                               hint: "Check the file with `apnsctl inspect`.")
+        }
+        return (context, ServerTrustEvaluator(host: configuration.endpoint.host, roots: roots, clock: configuration.clock), source)
+    }
+
+    static func connectionConfiguration(_ limits: GatewayConfiguration.HTTP2Limits) -> NIOHTTP2Handler.ConnectionConfiguration {
+        var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+        configuration.initialSettings = [
+            HTTP2Setting(parameter: .enablePush, value: 0),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
+        ]
+        configuration.maximumConnectionGlitches = limits.maximumGlitches
+        configuration.maximumRecentlyResetStreams = limits.recentlyResetStreams
+        return configuration
+    }
+
+    static func streamConfiguration(_ limits: GatewayConfiguration.HTTP2Limits) -> NIOHTTP2Handler.StreamConfiguration {
+        var configuration = NIOHTTP2Handler.StreamConfiguration()
+        if !limits.useNIODefaultWindows {
+            configuration.streamResetFrameRateLimit.maximumCount = limits.resetFrames
+            configuration.streamResetFrameRateLimit.windowLength = Self.amount(limits.resetFrameWindow)
+            configuration.streamErrorRateLimit.maximumCount = limits.streamErrorsPerSecond
+            configuration.streamErrorRateLimit.windowLength = .seconds(1)
+        }
+        return configuration
+    }
+
+    /// `:authority`: the host, with the port when it is not 443.
+    var authority: String { RequestEncoder.authority(host: configuration.endpoint.host, port: configuration.endpoint.port) }
+}
