@@ -9,8 +9,8 @@ public struct ProviderKey: Sendable {
     public let privateKey: P256.Signing.PrivateKey
 
     public init(keyID: String, teamID: String, privateKey: P256.Signing.PrivateKey) throws {
-        try Self.validateIdentifier(keyID, name: "key ID", option: "--key-id")
-        try Self.validateIdentifier(teamID, name: "team ID", option: "--team-id")
+        try Self.validateIdentifier(keyID, name: "key ID", code: .invalidKeyID)
+        try Self.validateIdentifier(teamID, name: "team ID", code: .invalidTeamID)
         self.keyID = keyID
         self.teamID = teamID
         self.privateKey = privateKey
@@ -21,9 +21,9 @@ public struct ProviderKey: Sendable {
         let bytes = try CredentialFile.readBytes(path: path)
         let key = try Self.parsePrivateKey(bytes, path: path)
         guard let keyID = keyID ?? Self.keyID(fromFileName: path) else {
-            throw CredentialError(.invalidArgument, path: path,
+            throw CredentialError(.keyIDRequired, path: path,
                                   "The key ID cannot be read from the file name (Apple names these files AuthKey_<KEYID>.p8).",
-                                  hint: "Give it with --key-id; it is shown next to the key under Certificates, Identifiers & Profiles > Keys.")
+                                  hint: "Give the key ID; it is shown next to the key under Certificates, Identifiers & Profiles > Keys.")
         }
         try self.init(keyID: keyID, teamID: teamID, privateKey: key)
     }
@@ -101,11 +101,11 @@ public struct ProviderKey: Sendable {
         value.count == 10 && value.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
     }
 
-    static func validateIdentifier(_ value: String, name: String, option: String) throws {
+    static func validateIdentifier(_ value: String, name: String, code: CredentialError.Code) throws {
         guard isIdentifier(value) else {
-            throw CredentialError(.invalidArgument, path: nil,
+            throw CredentialError(code, path: nil,
                                   "The \(name) \"\(value)\" is not 10 upper-case letters and digits.",
-                                  hint: "Copy the \(name) from the Apple Developer portal (Membership details for the team ID, Keys for the key ID) and give it with \(option).")
+                                  hint: "Copy the \(name) from the Apple Developer portal (Membership details for the team ID, Keys for the key ID).")
         }
     }
 }
