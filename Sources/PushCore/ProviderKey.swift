@@ -10,8 +10,8 @@ public struct ProviderKey: Sendable {
     public let privateKey: P256.Signing.PrivateKey
 
     public init(keyID: String, teamID: String, privateKey: P256.Signing.PrivateKey) throws {
-        try Self.validateIdentifier(keyID, name: "key ID", subject: "key-id")
-        try Self.validateIdentifier(teamID, name: "team ID", subject: "team-id")
+        try Self.validateIdentifier(keyID, name: "key ID", code: .invalidKeyID)
+        try Self.validateIdentifier(teamID, name: "team ID", code: .invalidTeamID)
         self.keyID = keyID
         self.teamID = teamID
         self.privateKey = privateKey
@@ -67,11 +67,10 @@ public struct ProviderKey: Sendable {
         value.count == 10 && value.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
     }
 
-    static func validateIdentifier(_ value: String, name: String, subject: String) throws {
+    static func validateIdentifier(_ value: String, name: String, code: PushCoreError.Code) throws {
         guard isIdentifier(value) else {
-            throw PushCoreError(.invalidIdentifier, "The \(name) \"\(value)\" is not 10 upper-case letters and digits.",
-                                hint: "Copy the \(name) from the Apple Developer portal (Membership details for the team ID, Keys for the key ID).",
-                                subject: subject)
+            throw PushCoreError(code, "The \(name) \"\(value)\" is not 10 upper-case letters and digits.",
+                                hint: "Copy the \(name) from the Apple Developer portal (Membership details for the team ID, Keys for the key ID).")
         }
     }
 }

@@ -17,8 +17,10 @@ public struct PushCoreError: Error, CustomStringConvertible, Sendable, Equatable
         public static let invalidDeviceToken = Code("invalid_device_token")
         /// A notification APNs would refuse (payload too large or not JSON, collapse ID too long).
         public static let invalidNotification = Code("invalid_notification")
-        /// A key ID or team ID that is not 10 upper-case letters and digits.
-        public static let invalidIdentifier = Code("invalid_identifier")
+        /// A key ID that is not 10 upper-case letters and digits.
+        public static let invalidKeyID = Code("invalid_key_id")
+        /// A team ID that is not 10 upper-case letters and digits.
+        public static let invalidTeamID = Code("invalid_team_id")
         /// A token key that cannot sign (not P-256, damaged).
         public static let invalidKey = Code("invalid_key")
         /// A results file whose run is not the one being resumed (another credential, topic,
@@ -31,14 +33,10 @@ public struct PushCoreError: Error, CustomStringConvertible, Sendable, Equatable
     public let code: Code
     public let message: String
     public let hint: String?
-    /// What the error is about (an option's name or a file), for the front end to name.
-    public let subject: String?
-
-    public init(_ code: Code, _ message: String, hint: String? = nil, subject: String? = nil) {
+    public init(_ code: Code, _ message: String, hint: String? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
-        self.subject = subject
     }
 
     public var description: String { hint.map { "\(message) \($0)" } ?? message }

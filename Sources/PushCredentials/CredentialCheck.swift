@@ -84,7 +84,7 @@ public enum CredentialCheck {
         if !missing.isEmpty {
             findings.append(Finding(code: "token_metadata_incomplete", severity: .problem,
                                     message: "The token key's metadata lacks \(missing.joined(separator: ", ")), so it cannot be checked against a deploy.",
-                                    hint: "Import it again with --replace \(credential.alias) --topic BUNDLE --environment sandbox|production|both."))
+                                    hint: "Import the .p8 again as the replacement of \(credential.alias), with its topics and environments."))
         }
         if keyPresent == false {
             findings.append(Finding(code: "secret_missing", severity: .problem,
@@ -97,7 +97,7 @@ public enum CredentialCheck {
         if let topic = expectations.topic, !credential.topics.isEmpty, !credential.topics.contains(topic) {
             findings.append(Finding(code: "topic_not_covered", severity: .problem,
                                     message: "The token key was imported for \(credential.topics.joined(separator: ", ")), not for \(topic).",
-                                    hint: "A token key can push to every app of its team; if \(topic) is one, add it with `apnsctl import --replace \(credential.alias) --topic \(topic) ...`."))
+                                    hint: "A token key can push to every app of its team; if \(topic) is one, import the .p8 again as the replacement of \(credential.alias), with \(topic) among its topics."))
         }
         return CheckResult(name: credential.alias, origin: "store", kind: .tokenKey, topics: credential.topics,
                            environments: credential.environments, keyId: credential.keyId, teamId: credential.teamId,
@@ -109,7 +109,7 @@ public enum CredentialCheck {
         if environments.isEmpty {
             return [Finding(code: "environment_unknown", severity: .problem,
                             message: "Nothing says which environment this \(what) is for, so it cannot be confirmed for \(expected).",
-                            hint: "Confirm with `apnsctl handshake --auth-check --environment \(expected)`.")]
+                            hint: "Confirm with an auth check against \(expected).")]
         }
         if !environments.contains(expected) {
             let other = environments.map(\.rawValue).joined(separator: " and ")

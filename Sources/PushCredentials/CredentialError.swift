@@ -4,7 +4,9 @@ import Foundation
 ///
 /// One struct with a code, in the style of swift-certificates and swift-nio: callers switch on
 /// ``code``; people read ``message`` (what was wrong) and ``hint`` (what to do about it).
-/// Neither ever contains a password or key material.
+/// Neither ever contains a password or key material. Hints say what to do in words and never
+/// name a command-line option: a front end that has options maps ``code`` (and ``alias``) to
+/// its own wording.
 public struct CredentialError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let name: String
@@ -35,6 +37,20 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let aliasNotFound = Code("alias_not_found")
         public static let alreadyImported = Code("already_imported")
         public static let aliasTaken = Code("alias_taken")
+        /// A token key (.p8) was given without the team ID every JWT must name.
+        public static let teamIDRequired = Code("team_id_required")
+        /// A token key's ID cannot be read from its file name and was not given.
+        public static let keyIDRequired = Code("key_id_required")
+        /// A team ID that is not 10 upper-case letters and digits.
+        public static let invalidTeamID = Code("invalid_team_id")
+        /// A key ID that is not 10 upper-case letters and digits.
+        public static let invalidKeyID = Code("invalid_key_id")
+        /// An alias that cannot be a file name in the store.
+        public static let invalidAlias = Code("invalid_alias")
+        /// The store's folder holds something other than a store.
+        public static let notAStore = Code("not_a_store")
+        /// A file that would be written exists already.
+        public static let fileExists = Code("file_exists")
     }
 
     public let code: Code
@@ -44,12 +60,21 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// What to do about it.
     public let hint: String?
+    /// The stored credential the error is about, when there is one (so that a front end can
+    /// name it in its own advice).
+    public let alias: String?
 
-    public init(_ code: Code, path: String?, _ message: String, hint: String? = nil) {
+    public init(_ code: Code, path: String?, _ message: String, hint: String? = nil, alias: String? = nil) {
         self.code = code
         self.path = path
         self.message = message
         self.hint = hint
+        self.alias = alias
+    }
+
+    /// The same error with another hint.
+    public func withHint(_ hint: String?) -> CredentialError {
+        CredentialError(code, path: path, message, hint: hint, alias: alias)
     }
 
     public var description: String {

@@ -1,41 +1,6 @@
 import Foundation
 import SwiftASN1
 
-/// Why a password is being asked for, so a prompt can say which file it is for.
-public struct PasswordRequest: Sendable {
-    public let path: String
-    /// "PKCS#12 bundle", "encrypted private key"...
-    public let what: String
-    /// True when an earlier answer was wrong (only interactive sources get a second chance).
-    public let isRetry: Bool
-
-    public init(path: String, what: String, isRetry: Bool = false) {
-        self.path = path
-        self.what = what
-        self.isRetry = isRetry
-    }
-}
-
-/// Supplies a password when (and only when) a file needs one.
-public struct PasswordSource: Sendable {
-    /// Interactive sources (a prompt on a terminal) are asked again after a wrong answer.
-    public var isInteractive: Bool
-    private let provide: @Sendable (PasswordRequest) throws -> SecretBytes?
-
-    public init(isInteractive: Bool = false, _ provide: @escaping @Sendable (PasswordRequest) throws -> SecretBytes?) {
-        self.isInteractive = isInteractive
-        self.provide = provide
-    }
-
-    /// Returns nil when the source has no password to give.
-    public func callAsFunction(_ request: PasswordRequest) throws -> SecretBytes? { try provide(request) }
-
-    /// A source that never has a password: files that need one fail with `passwordRequired`.
-    public static let none = PasswordSource { _ in nil }
-    /// Always gives `secret`.
-    public static func fixed(_ secret: SecretBytes) -> PasswordSource { PasswordSource { _ in secret } }
-}
-
 /// How a PKCS#12 bundle is protected, in words a person knows.
 public struct PKCS12Protection: Codable, Sendable, Equatable {
     public var mac: String
@@ -360,7 +325,7 @@ public struct CredentialFile: Sendable {
     }
 
     static let passwordOptionsHint =
-        "Give the password with --password-stdin, --password-env NAME or --password-file PATH, or run in a terminal to be asked."
+        "Give the password it was exported with."
 
     private static func canRetry(_ source: PasswordSource) -> Bool { source.isInteractive }
 

@@ -6,50 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// One credential in the store's index. Only public facts: secrets live in the Secret Service.
-public struct StoredCredential: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable {
-        case certificate
-        case tokenKey = "token_key"
-    }
-
-    public var alias: String
-    public var kind: Kind
-    public var topics: [String]
-    public var environments: [PushEnvironment]
-    public var importedAt: Date
-    public var source: String?
-    public var secret: SecretItem.Kind
-
-    // Certificates
-    /// The bundle as imported (PKCS#12 with a password), relative to the store folder.
-    public var bundleFile: String?
-    /// The public certificate chain (PEM), relative to the store folder: lets `list` and
-    /// `check` work without touching the Secret Service.
-    public var certificateFile: String?
-    public var sha256: String?
-    public var subject: String?
-    public var teamId: String?
-    public var notBefore: Date?
-    public var notAfter: Date?
-
-    // Token keys
-    public var keyId: String?
-    public var publicKeyFingerprint: String?
-
-    /// The Secret Service item holding this credential's secret.
-    public func secretItem(store: String) -> SecretItem {
-        SecretItem(store: store, alias: alias, kind: secret,
-                   identifier: kind == .tokenKey ? (keyId ?? "") : (sha256 ?? "").replacingOccurrences(of: ":", with: "").lowercased())
-    }
-}
-
-/// The index file's shape.
-struct StoreIndex: Codable {
-    var schemaVersion = 1
-    var credentials: [StoredCredential] = []
-}
-
 /// The folder that keeps imported credentials' public parts, with an index, under a lock.
 ///
 /// Writes are atomic (temporary file, fsync, rename) and made under an exclusive `flock` on
@@ -65,7 +21,7 @@ public struct CredentialStore: Sendable {
         self.secrets = secrets
     }
 
-    /// `--store DIR`, else `APNSCTL_STORE`, else `$XDG_DATA_HOME/apnsctl` (`~/.local/share/apnsctl`).
+    /// The folder given (`explicit`), else `APNSCTL_STORE`, else `$XDG_DATA_HOME/apnsctl` (`~/.local/share/apnsctl`).
     public static func defaultRoot(explicit: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let explicit, !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
         if let fromEnvironment = environment["APNSCTL_STORE"], !fromEnvironment.isEmpty { return URL(fileURLWithPath: fromEnvironment) }
@@ -114,7 +70,7 @@ public struct CredentialStore: Sendable {
         guard let secret = try secrets.lookup(item) else {
             throw CredentialError(.secretNotFound, path: nil,
                                   "The secret of \(credential.alias) is missing from the Secret Service (it was removed outside apnsctl, or the store was copied from another machine).",
-                                  hint: "Remove it with `apnsctl remove \(credential.alias)` and import the bundle again.")
+                                  hint: "Remove it from the store and import the bundle again.", alias: credential.alias)
         }
         switch credential.secret {
         case .pkcs12Password:
@@ -131,11 +87,11 @@ public struct CredentialStore: Sendable {
     public func tokenKey(of credential: StoredCredential) throws -> ProviderKey {
         guard credential.kind == .tokenKey, let keyID = credential.keyId, let teamID = credential.teamId else {
             throw CredentialError(.storeError, path: nil, "\(credential.alias) is not a complete token key.",
-                                  hint: "Import the .p8 again with --team-id.")
+                                  hint: "Import the .p8 again with its key ID and team ID.", alias: credential.alias)
         }
         guard let secret = try secrets.lookup(credential.secretItem(store: path)) else {
             throw CredentialError(.secretNotFound, path: nil, "The private key of \(credential.alias) is missing from the Secret Service.",
-                                  hint: "Remove it with `apnsctl remove \(credential.alias)` and import the .p8 again.")
+                                  hint: "Remove it from the store and import the .p8 again.", alias: credential.alias)
         }
         return try ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret)
     }
@@ -164,7 +120,7 @@ public struct CredentialStore: Sendable {
             if let existing = index.credentials.first(where: { $0.sha256 == certificate.sha256 }) {
                 throw CredentialError(.alreadyImported, path: file.path,
                                       "This certificate is already in the store as \(existing.alias); nothing changed.",
-                                      hint: "Use `apnsctl list` to see it, or `apnsctl remove \(existing.alias)` first to import it again.")
+                                      hint: "To import it again, remove \(existing.alias) from the store first.", alias: existing.alias)
             }
             let replaced = try self.replacement(named: replacing, in: index)
             if replaced == nil, requested == nil || requested == Self.defaultAlias(for: certificate),
@@ -172,7 +128,8 @@ public struct CredentialStore: Sendable {
                    && Set($0.environments) == Set(certificate.environments) }) {
                 throw CredentialError(.aliasTaken, path: file.path,
                                       "The store already has \(older.alias) for the same topic and environments (expires \(CertificateFindings.day(older.notAfter ?? Date()))).",
-                                      hint: "To rotate, run the same import with --replace \(older.alias): the old one is kept until the new one is stored. To keep both, give --alias NAME.")
+                                      hint: "To rotate, import it as the replacement of \(older.alias): the old one is kept until the new one is stored. To keep both, give the new one another alias.",
+                                      alias: older.alias)
             }
             let alias = try self.chooseAlias(requested ?? Self.defaultAlias(for: certificate), in: index, replacing: replaced)
             let keepBundle = file.format == .pkcs12 && !(file.password?.isEmpty ?? true)
@@ -218,7 +175,7 @@ public struct CredentialStore: Sendable {
         try withLock { index in
             if let existing = index.credentials.first(where: { $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID }) {
                 throw CredentialError(.alreadyImported, path: source, "Token key \(key.keyID) is already in the store as \(existing.alias); nothing changed.",
-                                      hint: "Use `apnsctl remove \(existing.alias)` first to import it again.")
+                                      hint: "To import it again, remove \(existing.alias) from the store first.", alias: existing.alias)
             }
             let replaced = try self.replacement(named: replacing, in: index)
             let alias = try self.chooseAlias(requested ?? "token-\(key.keyID)", in: index, replacing: replaced)
@@ -286,9 +243,9 @@ public struct CredentialStore: Sendable {
 
     public static func validateAlias(_ alias: String) throws {
         guard !alias.isEmpty, alias.count <= 100, sanitize(alias) == alias else {
-            throw CredentialError(.invalidArgument, path: nil,
+            throw CredentialError(.invalidAlias, path: nil,
                                   "The alias \"\(alias)\" may use only letters, digits, '.', '-' and '_', and may not start or end with '.' or '-'.",
-                                  hint: "For example --alias com.example.app-production.")
+                                  hint: "For example com.example.app-production.")
         }
     }
 
@@ -311,7 +268,8 @@ public struct CredentialStore: Sendable {
     func notFound(_ alias: String, in index: StoreIndex) -> CredentialError {
         let known = index.credentials.map(\.alias)
         return CredentialError(.aliasNotFound, path: nil, "No credential named \(alias) in the store at \(path).",
-                               hint: known.isEmpty ? "The store is empty: import one with `apnsctl import FILE`." : "Known aliases: \(known.joined(separator: ", ")).")
+                               hint: known.isEmpty ? "The store is empty: import the credential first." : "Known aliases: \(known.joined(separator: ", ")).",
+                               alias: alias)
     }
 
     /// Removes a replaced credential's secret and files (their names differ from the new
@@ -381,8 +339,8 @@ public struct CredentialStore: Sendable {
     private func prepareFolder() throws {
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         if !existing.isEmpty, !existing.contains("index.json"), !existing.contains(".lock"), !existing.contains("credentials") {
-            throw CredentialError(.storeError, path: root.path, "This folder is not empty and is not an apnsctl store; nothing was written.",
-                                  hint: "Give --store an empty or new folder.")
+            throw CredentialError(.notAStore, path: root.path, "This folder is not empty and is not an apnsctl store; nothing was written.",
+                                  hint: "Keep the store in an empty or new folder.")
         }
         for folder in [root, credentialsFolder] {
             do {
@@ -390,7 +348,7 @@ public struct CredentialStore: Sendable {
                 chmod(folder.path, 0o700)
             } catch {
                 throw CredentialError(.storeError, path: folder.path, "The store folder cannot be created (\(error.localizedDescription)).",
-                                      hint: "Choose another place with --store DIR or APNSCTL_STORE.")
+                                      hint: "Keep the store in a folder this user can create and write.")
             }
         }
     }
@@ -398,55 +356,5 @@ public struct CredentialStore: Sendable {
     /// Writes `data` to `relative` atomically (see ``PrivateFile/write(_:to:overwrite:)``).
     func writeFile(_ data: Data, to relative: String) throws {
         try PrivateFile.write([UInt8](data), to: root.appendingPathComponent(relative).path, overwrite: true)
-    }
-}
-
-#if canImport(Glibc)
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-private let systemWrite = Darwin.write
-#endif
-
-/// Files only their owner may read, written whole or not at all.
-public enum PrivateFile {
-    /// Writes `bytes` to `path` with mode 0600: a temporary file in the same folder, fsync, rename.
-    /// Without `overwrite`, an existing file is an error and is left as it was.
-    public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool) throws {
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw CredentialError(.writeFailed, path: path, "The file exists; nothing was written.",
-                                  hint: "Choose another path, or add --force where the command offers it.")
-        }
-        let destination = URL(fileURLWithPath: path)
-        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CredentialError(.writeFailed, path: path, "Cannot create the file (\(String(cString: strerror(errno)))).",
-                                  hint: "Check that the folder exists and is writable.")
-        }
-        var ok = bytes.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written <= 0 { return false }
-                offset += written
-            }
-            return true
-        }
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temporary.path, path) == 0 else {
-            unlink(temporary.path)
-            throw CredentialError(.writeFailed, path: path, "Writing the file failed (\(String(cString: strerror(errno)))).",
-                                  hint: "Check free disk space and the folder's permissions.")
-        }
-    }
-}
-
-extension CredentialFile {
-    /// The same certificate with a private key taken from elsewhere (the Secret Service).
-    func replacingKey(_ key: SecretBytes) -> CredentialFile {
-        CredentialFile(path: path, format: format, certificate: certificate, chain: chain,
-                       privateKey: CredentialFile.summarize(key: key, certificate: certificate),
-                       protection: protection, privateKeyPKCS8: key, password: nil, contents: contents)
     }
 }

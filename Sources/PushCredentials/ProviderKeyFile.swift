@@ -7,9 +7,9 @@ extension ProviderKey {
         let bytes = try CredentialFile.readBytes(path: path)
         let key = try Self.parsePrivateKey(bytes, path: path)
         guard let keyID = keyID ?? Self.keyID(fromFileName: path) else {
-            throw CredentialError(.invalidArgument, path: path,
+            throw CredentialError(.keyIDRequired, path: path,
                                   "The key ID cannot be read from the file name (Apple names these files AuthKey_<KEYID>.p8).",
-                                  hint: "Give it with --key-id; it is shown next to the key under Certificates, Identifiers & Profiles > Keys.")
+                                  hint: "Give the key ID; it is shown next to the key under Certificates, Identifiers & Profiles > Keys.")
         }
         try self.init(keyID: keyID, teamID: teamID, privateKey: key)
     }

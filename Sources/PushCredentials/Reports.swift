@@ -152,7 +152,7 @@ public enum CertificateFindings {
         } else if file.certificate.environments.isEmpty {
             findings.append(Finding(code: "environment_unknown", severity: .warning,
                                     message: "Neither Apple's extensions nor the common name say which APNs environment this certificate is for.",
-                                    hint: "Try it against both with `apnsctl handshake --auth-check`."))
+                                    hint: "Try it against both environments with an auth check."))
         }
         return findings
     }
@@ -165,7 +165,7 @@ public enum CertificateFindings {
         case .expiring:
             return [Finding(code: "expiring", severity: .problem,
                             message: "Expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter))), within the \(warnDays)-day warning window.",
-                            hint: "Create a new certificate in the Apple Developer portal now and import it with `apnsctl import --replace`.")]
+                            hint: "Create a new certificate in the Apple Developer portal now and import it as the replacement of this one.")]
         case .expired:
             return [Finding(code: "expired", severity: .problem,
                             message: "Expired \(-days) day\(days == -1 ? "" : "s") ago (\(Self.day(certificate.notAfter))).",

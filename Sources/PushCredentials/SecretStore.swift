@@ -115,7 +115,7 @@ public struct LibSecretStore: SecretStore {
             throw Self.unavailable(
                 "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set).",
                 hint: "Run inside a desktop session, or start one: `dbus-run-session -- bash`, then unlock a keyring with "
-                    + "`echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`. In CI, use --password-env/--password-file with the bundle file instead of the store.")
+                    + "`echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.")
         }
         try probeBus()
         var service: OpaquePointer?
@@ -139,7 +139,7 @@ public struct LibSecretStore: SecretStore {
         if secret_collection_get_locked(UnsafeMutablePointer(collection)) != 0 {
             throw CredentialError(.secretStoreLocked, path: nil,
                                   "The Secret Service's default collection (keyring) is locked, and apnsctl does not wait on an unlock prompt.",
-                                  hint: "Unlock it first (log in to the desktop session, or `echo -n PASSWORD | gnome-keyring-daemon --unlock --replace`), or use --password-env/--password-file with the bundle file.")
+                                  hint: "Unlock it first (log in to the desktop session, or `echo -n PASSWORD | gnome-keyring-daemon --unlock --replace`).")
         }
     }
 
@@ -195,7 +195,7 @@ public struct LibSecretStore: SecretStore {
         }
         if !activatable {
             throw Self.unavailable("no program provides the Secret Service (org.freedesktop.secrets) on this session bus.",
-                                   hint: "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration; or use --password-env/--password-file with the bundle file.")
+                                   hint: "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration.")
         }
     }
 
@@ -250,7 +250,7 @@ public struct LibSecretStore: SecretStore {
         let lowered = message.lowercased()
         if lowered.contains("org.freedesktop.secrets") || lowered.contains("serviceunknown") || lowered.contains("was not provided by any") {
             return Self.unavailable("no program provides the Secret Service (org.freedesktop.secrets) on this session bus.",
-                                    hint: "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration; or use --password-env/--password-file with the bundle file.")
+                                    hint: "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration.")
         }
         if lowered.contains("autolaunch") || lowered.contains("could not connect") || lowered.contains("no such file") || lowered.contains("connection refused") {
             return Self.unavailable("the D-Bus session bus does not answer (\(message)).",

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// One struct with a code, in the style of swift-nio and ``CredentialError``: callers switch on
 /// ``code``; people read ``message`` (what happened) and ``hint`` (what to do). Neither ever
-/// contains a private key, a JWT or a password. A rejected notification is *not* an error: it
+/// contains a private key, a JWT or a password. Hints say what to do in words, never naming a
+/// command-line option: a front end maps ``code`` to its own wording. A rejected notification is *not* an error: it
 /// is a ``PushResponse`` with a non-200 status.
 public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable {
     public struct Code: Hashable, Sendable, CustomStringConvertible, Codable {
@@ -18,10 +19,16 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
             try container.encode(name)
         }
 
-        /// The endpoint text (`--gateway`, `--port`) cannot be understood.
+        /// The endpoint text (a gateway address or port) cannot be understood.
         public static let invalidEndpoint = Code("invalid_endpoint")
-        /// The credential or CA file cannot be used for TLS.
+        /// The credential cannot be used for TLS.
         public static let invalidCredential = Code("invalid_credential")
+        /// A CA file given as an extra trust root cannot be read.
+        public static let caFileUnreadable = Code("ca_file_unreadable")
+        /// A CA file given as an extra trust root holds no readable certificate.
+        public static let caFileInvalid = Code("ca_file_invalid")
+        /// The proxy setting (given, or from HTTPS_PROXY) is not a proxy URL.
+        public static let invalidProxy = Code("invalid_proxy")
         /// The notification cannot be sent as given (payload too large, bad header value).
         public static let invalidNotification = Code("invalid_notification")
         /// The host name does not resolve.
@@ -87,6 +94,11 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
         self.isRetryable = isRetryable
     }
 
+    /// The same error with another hint.
+    public func withHint(_ hint: String?) -> GatewayError {
+        GatewayError(code, message, hint: hint, goAway: goAway, isRetryable: isRetryable)
+    }
+
     public var description: String {
         var text = "\(message)"
         if let hint { text += "\n  hint: \(hint)" }
@@ -122,7 +134,7 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
 
     public static func connectTimeout(_ address: String, seconds: Double) -> GatewayError {
         GatewayError(.connectTimeout, "No TCP connection to \(address) within \(format(seconds)) s.",
-                     hint: "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (HTTPS_PROXY).",
+                     hint: "A firewall may be dropping the packets; try port 2197, which APNs also serves, or an HTTPS proxy.",
                      isRetryable: true)
     }
 

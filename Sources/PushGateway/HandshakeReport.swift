@@ -1,7 +1,7 @@
 import Foundation
 
-/// What happened while connecting, phase by phase: for `apnsctl ping`-style diagnostics and
-/// for `--json` output. Durations are in seconds, measured with a monotonic clock.
+/// What happened while connecting, phase by phase: for handshake diagnostics and
+/// for JSON reports. Durations are in seconds, measured with a monotonic clock.
 public struct HandshakeReport: Codable, Sendable {
     public struct CertificateInfo: Codable, Sendable, Equatable {
         public var subject: String
@@ -30,7 +30,7 @@ public struct HandshakeReport: Codable, Sendable {
     public enum TrustSource: String, Codable, Sendable {
         /// The operating system's trust store.
         case system
-        /// The system store plus the CA file(s) given (`--ca`).
+        /// The system store plus the CA file(s) given (``GatewayConfiguration/caFiles``).
         case systemAndCustom = "system_and_custom"
         /// Only the CA file(s) given.
         case custom

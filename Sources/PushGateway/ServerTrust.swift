@@ -135,13 +135,13 @@ final class ServerTrustEvaluator: Sendable {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
-    /// Reads every certificate in PEM (or DER) files given with `--ca`.
+    /// Reads every certificate in the PEM (or DER) files given as extra trust roots.
     static func loadCertificates(paths: [String]) throws -> [Certificate] {
         var certificates: [Certificate] = []
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw GatewayError(.invalidCredential, "\(path): the CA file cannot be read.",
-                                   hint: "Check the path given with --ca.")
+                throw GatewayError(.caFileUnreadable, "\(path): the CA file cannot be read.",
+                                   hint: "Check the CA file's path and permissions.")
             }
             let text = String(decoding: data, as: UTF8.self)
             do {
@@ -152,11 +152,11 @@ final class ServerTrustEvaluator: Sendable {
                     certificates.append(try Certificate(derEncoded: [UInt8](data)))
                 }
             } catch {
-                throw GatewayError(.invalidCredential, "\(path): the CA file holds no readable certificate (\(error)).",
-                                   hint: "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the one `apnsctl gateway` writes with --ca-out.")
+                throw GatewayError(.caFileInvalid, "\(path): the CA file holds no readable certificate (\(error)).",
+                                   hint: "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the CA a local gateway writes out.")
             }
             if certificates.isEmpty {
-                throw GatewayError(.invalidCredential, "\(path): the CA file holds no certificate.", hint: "Give a PEM certificate file.")
+                throw GatewayError(.caFileInvalid, "\(path): the CA file holds no certificate.", hint: "Give a PEM certificate file.")
             }
         }
         return certificates

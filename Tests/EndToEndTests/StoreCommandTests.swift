@@ -332,6 +332,22 @@ struct StoreCommandTests {
         #expect(try store.listJSON().count == 1)
     }
 
+    @Test func hintsThatNameACommandWorkPasted() throws {
+        let store = try Store()
+        let pem = CLI.cert("pem/sandbox-bag-attributes.pem")
+        #expect(try store.run(["import", pem]).status == 0)
+        let again = try store.run(["import", pem])
+        #expect(again.status == 2)
+        // The hint names the alias and this store, so that the command acts on the same credential.
+        let commands = again.stderr.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        let remove = try #require(commands.first { $0.hasPrefix("apnsctl remove ") }, "\(again.stderr)")
+        #expect(remove.hasSuffix("--store \(store.path)"))
+        let pasted = try CLI.run(Array(remove.split(separator: " ").dropFirst().map(String.init)))
+        #expect(pasted.status == 0, "\(pasted.stderr)")
+        #expect(try store.listJSON().isEmpty)
+        #expect(try store.run(["import", pem]).status == 0)
+    }
+
     @Test func rotationReplacesOnlyWhenAsked() throws {
         let store = try Store()
         let folder = try TemporaryFolder()

@@ -123,7 +123,19 @@ struct ProviderKeyTests {
     }
 
     @Test func identifiersAreValidated() throws {
-        #expect(Result { try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "short") }.failure?.code == .invalidArgument)
+        // Each identifier has its own code, so that a front end can say which one to give again.
+        let team = #expect(throws: PushCoreError.self) { try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "short") }
+        #expect(team?.code == .invalidTeamID)
+        #expect(team?.hint?.contains("--") == false)
+        let key = #expect(throws: PushCoreError.self) {
+            try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "ABCDE12345", keyID: "bad")
+        }
+        #expect(key?.code == .invalidKeyID)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let unnamed = folder.appendingPathComponent("key.p8").path
+        try FileManager.default.copyItem(atPath: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), toPath: unnamed)
+        #expect(Result { try ProviderKey(path: unnamed, teamID: "ABCDE12345") }.failure?.code == .keyIDRequired)
         #expect(ProviderKey.keyID(fromFileName: "/x/AuthKey_ABC123DEFG.p8") == "ABC123DEFG")
         #expect(ProviderKey.keyID(fromFileName: "/x/key.p8") == nil)
     }

@@ -18,7 +18,7 @@ enum ExitStatus {
 /// Prints a user-facing error to stderr in the one format every command uses.
 func reportError(_ error: CredentialError, style: TerminalStyle = .stderr) {
     var text = style.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "") + error.message
-    if let hint = error.hint { text += "\n  " + style.paint("hint:", .bold) + " " + hint }
+    if let hint = ErrorHints.hint(for: error) { text += "\n  " + style.paint("hint:", .bold) + " " + hint }
     printError(text)
 }
 

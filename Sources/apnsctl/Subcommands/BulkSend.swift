@@ -34,7 +34,7 @@ extension Send {
                 } else {
                     if FileManager.default.fileExists(atPath: resultsPath) {
                         throw CredentialError(.invalidArgument, path: resultsPath, "The results file already exists.",
-                                              hint: "Continue that run with --resume \(Self.shellQuote(resultsPath)), or choose another --results file.")
+                                              hint: "Continue that run with --resume \(ErrorHints.shellQuoted(resultsPath)), or choose another --results file.")
                     }
                     file = try AppendFile.open(path: resultsPath, exclusive: true)
                     file.append(header.jsonLine)
@@ -140,14 +140,7 @@ extension Send {
             index += 1
         }
         words += ["--resume", resultsPath]
-        return words.map(shellQuote).joined(separator: " ")
-    }
-
-    /// `word` as a POSIX shell reads it back: unchanged when safe, else in single quotes.
-    static func shellQuote(_ word: String) -> String {
-        let safe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
-        if !word.isEmpty, word.allSatisfy({ safe.contains($0) }) { return word }
-        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return words.map(ErrorHints.shellQuoted).joined(separator: " ")
     }
 
     /// True when the file has nothing but its run header (or nothing at all).

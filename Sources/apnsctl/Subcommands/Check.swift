@@ -56,7 +56,10 @@ struct Check: AsyncParsableCommand {
             }
             let source = password.source()
             for reference in references {
-                results.append(check(reference, store: store, expectations: expectations, password: source))
+                var result = check(reference, store: store, expectations: expectations, password: source)
+                result.findings = FindingHints.forCommandLine(result.findings, about: .init(
+                    name: result.name, stored: reference.origin == "store", kind: result.kind, environment: environment))
+                results.append(result)
             }
         } catch let error as CredentialError {
             reportError(error)
@@ -109,7 +112,7 @@ struct Check: AsyncParsableCommand {
                                                    keyVerified: true, expectations: expectations)
             }
         } catch let error as CredentialError {
-            return .failed(name: name, origin: reference.origin, error: error)
+            return .failed(name: name, origin: reference.origin, error: error.forCommandLine)
         } catch {
             return .failed(name: name, origin: reference.origin, error: CredentialError(.corrupt, path: name, "\(error)"))
         }
@@ -138,13 +141,6 @@ struct Check: AsyncParsableCommand {
         }
         let bad = results.filter { !$0.ok }.count
         print("\n\(results.count) checked: \(results.count - bad) fine, \(bad) with findings or errors")
-    }
-}
-
-extension CredentialReference {
-    var origin: String {
-        if case .file = self { return "file" }
-        return "store"
     }
 }
 

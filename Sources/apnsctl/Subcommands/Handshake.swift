@@ -38,12 +38,13 @@ struct Handshake: AsyncParsableCommand {
 
     func run() async throws {
         let style = TerminalStyle.stdout
-        let outcome: HandshakeOutcome = try await withUserErrors {
+        let (output, check): (HandshakeOutput, HandshakeCheck) = try await withUserErrors {
             let loaded = try credentials.load(credential)
             let (environment, note) = connection.chosenEnvironment(for: loaded)
             let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
             let topic = self.topic ?? loaded.defaultTopic
-            let warnings = loaded.preflightFindings(environment: environment, topic: topic)
+            let warnings = FindingHints.forCommandLine(loaded.preflightFindings(environment: environment, topic: topic),
+                                                       about: .init(loaded, environment: environment))
             if !json {
                 for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
                 print("Connecting to \(style.paint(configuration.endpoint.description, .bold)) (\(environment)) as \(loaded.name) (\(loaded.kind == .tokenKey ? "token key" : "certificate"))")
@@ -53,52 +54,42 @@ struct Handshake: AsyncParsableCommand {
                 }
                 print("")
             }
-            return await HandshakeOutcome.run(configuration: configuration, environment: environment, credential: loaded,
-                                              topic: topic, authCheck: authCheck, warnings: warnings, notices: notices)
+            var check = await HandshakeCheck.run(configuration: configuration, topic: topic, authCheck: authCheck)
+            check.authCheck = check.authCheck?.forCommandLine
+            let output = HandshakeOutput(schemaVersion: ReportSchema.schemaVersion, credential: loaded.name, environment: environment,
+                                         topic: topic, notices: notices, warnings: warnings, handshake: check.handshake,
+                                         authCheck: check.authCheck)
+            return (output, check)
         }
         if json {
-            try printJSON(outcome.output)
+            try printJSON(output)
         } else {
-            print(HandshakeRenderer(style: style).render(outcome.output.handshake))
-            if let auth = outcome.output.authCheck { print(AuthCheckRenderer(style: style).render(auth)) }
-            if let error = outcome.error { error.print() }
+            print(HandshakeRenderer(style: style).render(output.handshake))
+            if let auth = output.authCheck { print(AuthCheckRenderer(style: style).render(auth)) }
+            if let error = check.error { error.print() }
         }
-        throw ExitCode(outcome.exitCode)
+        throw ExitCode(check.exitCode)
     }
 }
 
-/// The handshake and optional auth check, shared with `preflight`.
-struct HandshakeOutcome {
-    var output: HandshakeOutput
-    var error: GatewayError?
-
+extension HandshakeCheck {
+    /// 0 connected (and, with an auth check, accepted); 1 rejected; 2 could not connect or no verdict.
     var exitCode: Int32 {
-        if error != nil { return 2 }
-        if let auth = output.authCheck { return auth.verdict == .accepted ? 0 : auth.verdict == .rejected ? 1 : 2 }
-        return 0
+        switch verdict {
+        case .connected, .accepted: return 0
+        case .rejected: return 1
+        case .inconclusive, .failed: return 2
+        }
     }
+}
 
-    static func run(configuration: GatewayConfiguration, environment: PushEnvironment, credential: LoadedCredential, topic: String?,
-                    authCheck: Bool, warnings: [Finding], notices: [String]) async -> HandshakeOutcome {
-        let connection = GatewayConnection(configuration: configuration)
-        var output = HandshakeOutput(schemaVersion: ReportSchema.schemaVersion, credential: credential.name, environment: environment,
-                                     topic: topic, notices: notices, warnings: warnings, handshake: connection.handshakeReport)
-        do {
-            output.handshake = try await connection.connect()
-        } catch let error as GatewayError {
-            output.handshake = connection.handshakeReport
-            await connection.close()
-            return HandshakeOutcome(output: output, error: error)
-        } catch {
-            output.handshake = connection.handshakeReport
-            await connection.close()
-            return HandshakeOutcome(output: output, error: GatewayError(.connectionClosed, "\(error)", hint: nil))
-        }
-        if authCheck {
-            output.authCheck = await AuthCheck.run(on: connection, topic: topic)
-        }
-        await connection.close()
-        return HandshakeOutcome(output: output, error: nil)
+extension AuthCheck {
+    /// The check with the command line's hint when the notification could not be sent.
+    var forCommandLine: AuthCheck {
+        guard let error else { return self }
+        var check = self
+        check.fix = ErrorHints.hint(for: error)
+        return check
     }
 }
 
@@ -111,55 +102,6 @@ struct HandshakeOutput: Encodable {
     var warnings: [Finding]
     var handshake: HandshakeReport
     var authCheck: AuthCheck?
-}
-
-/// One notification to a made-up token, read as a verdict on the credential.
-struct AuthCheck: Encodable {
-    enum Verdict: String, Encodable { case accepted, rejected, inconclusive }
-
-    var verdict: Verdict
-    var status: Int?
-    var reason: String?
-    var explanation: String
-    var fix: String?
-    var latency: Double?
-
-    static func run(on connection: GatewayConnection, topic: String?) async -> AuthCheck {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        do {
-            let token = try DeviceToken(bytes.map { String(format: "%02x", $0) }.joined())
-            let notification = PushNotification(deviceToken: token, topic: topic, pushType: .background, priority: .powerConsiderate,
-                                                expiration: Date(timeIntervalSince1970: 0), payload: try Payload.background())
-            let response = try await connection.send(notification)
-            return interpret(response)
-        } catch let error as GatewayError {
-            return AuthCheck(verdict: .inconclusive, explanation: "The check notification could not be sent: \(error.message)", fix: error.hint)
-        } catch {
-            return AuthCheck(verdict: .inconclusive, explanation: "The check notification could not be sent: \(error)")
-        }
-    }
-
-    static func interpret(_ response: PushResponse) -> AuthCheck {
-        let reason = response.reason
-        let topicReasons: [APNsReason] = [.topicDisallowed, .badTopic, .missingTopic]
-        switch response.status {
-        case 200:
-            return AuthCheck(verdict: .accepted, status: 200, explanation: "The gateway accepted the credential and topic (and the made-up token: a test gateway without a device registry does).", latency: response.latency)
-        case 400 where reason.map { !topicReasons.contains($0) } ?? true:
-            return AuthCheck(verdict: .accepted, status: 400, reason: reason?.rawValue,
-                             explanation: "APNs answered \(reason?.rawValue ?? "400") for the made-up token, which it does only after accepting the credential and topic.",
-                             latency: response.latency)
-        case 403, 400:
-            return AuthCheck(verdict: .rejected, status: response.status, reason: reason?.rawValue,
-                             explanation: reason?.explanation ?? "APNs rejected the request with status \(response.status).", fix: reason?.fix,
-                             latency: response.latency)
-        default:
-            return AuthCheck(verdict: .inconclusive, status: response.status, reason: reason?.rawValue,
-                             explanation: "APNs answered \(response.status) \(reason?.rawValue ?? ""): no verdict on the credential; try again later.",
-                             fix: reason?.fix, latency: response.latency)
-        }
-    }
 }
 
 struct AuthCheckRenderer {

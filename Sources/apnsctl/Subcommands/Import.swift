@@ -55,7 +55,13 @@ struct Import: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if let alias { try CredentialStore.validateAlias(alias) }
+        if let alias {
+            do {
+                try CredentialStore.validateAlias(alias)
+            } catch let error as CredentialError {
+                throw error.forCommandLine
+            }
+        }
         if !isTokenKey, keyID != nil || !topic.isEmpty || environment != nil {
             throw ValidationError("--key-id, --topic and --environment are for token keys (.p8) only; a certificate carries its own.")
         }
@@ -67,8 +73,7 @@ struct Import: AsyncParsableCommand {
             let result: CredentialStore.ImportResult
             if isTokenKey {
                 guard let teamID else {
-                    throw CredentialError(.invalidArgument, path: file, "A token key needs the team ID it belongs to.",
-                                          hint: "Add --team-id TEAMID (Apple Developer portal > Membership details).")
+                    throw CredentialError(.teamIDRequired, path: file, "A token key needs the team ID it belongs to.")
                 }
                 let key = try ProviderKey(path: file, teamID: teamID, keyID: keyID)
                 result = try store.importTokenKey(key, topics: topic, environments: environment?.environments ?? [],

@@ -32,10 +32,12 @@ struct Inspect: AsyncParsableCommand {
         for path in files {
             do {
                 let file = try CredentialFile.read(path: path, password: source)
-                reports.append(FileReport(file, at: date, warnDays: report.warnDays))
+                var fileReport = FileReport(file, at: date, warnDays: report.warnDays)
+                fileReport.findings = FindingHints.forCommandLine(fileReport.findings, about: .init(name: path, stored: false, kind: .certificate))
+                reports.append(fileReport)
             } catch let error as CredentialError {
                 errors.append(error)
-                reports.append(FileReport(path: path, error: error))
+                reports.append(FileReport(path: path, error: error.forCommandLine))
             }
         }
 

@@ -47,9 +47,10 @@ struct Preflight: AsyncParsableCommand {
             return names
         }
         let style = TerminalStyle.stdout
-        var entries: [PreflightEntry] = []
+        let preflight = PreflightCheck(environment: environment, topic: topic, warnDays: warnDays, settings: connection.settings)
+        var entries: [PreflightReport] = []
         for name in names {
-            let entry = await check(name, environment: environment)
+            let entry = Self.forCommandLine(await preflight.check(name, loader: credentials.loader), environment: environment)
             entries.append(entry)
             if !json { print(render(entry, style: style)) }
         }
@@ -64,63 +65,37 @@ struct Preflight: AsyncParsableCommand {
         if !failed.isEmpty { throw ExitStatus.problem }
     }
 
-    /// Findings that would make a deploy fail; the rest are shown but do not block.
-    static let blocking: Set<String> = ["expired", "not_yet_valid", "environment_mismatch", "topic_not_covered", "key_mismatch", "not_push_certificate"]
-
-    private func check(_ name: String, environment: PushEnvironment) async -> PreflightEntry {
-        var entry = PreflightEntry(credential: name, ready: false, findings: [])
-        do {
-            let loaded = try credentials.load(name)
-            let topic = self.topic ?? loaded.defaultTopic
-            entry.topic = topic
-            entry.findings = loaded.preflightFindings(environment: environment, topic: topic, warnDays: warnDays)
-            let (configuration, _) = try connection.configuration(for: loaded, environment: environment)
-            let outcome = await HandshakeOutcome.run(configuration: configuration, environment: environment, credential: loaded,
-                                                     topic: topic, authCheck: true, warnings: entry.findings, notices: [])
-            entry.handshake = outcome.output.handshake
-            entry.authCheck = outcome.output.authCheck
-            if let error = outcome.error { entry.error = error.message + (error.hint.map { " (\($0))" } ?? "") }
-            entry.ready = outcome.error == nil && outcome.output.authCheck?.verdict == .accepted
-                && !entry.findings.contains { Self.blocking.contains($0.code) }
-        } catch let error as CredentialError {
-            entry.error = error.message
-        } catch let error as GatewayError {
-            entry.error = error.message
-        } catch {
-            entry.error = "\(error)"
+    /// The report with the command line's hints.
+    static func forCommandLine(_ report: PreflightReport, environment: PushEnvironment) -> PreflightReport {
+        var report = report
+        report.findings = FindingHints.forCommandLine(report.findings, about: .init(
+            name: report.credential, stored: report.isStored, environment: environment))
+        if let error = report.connectionError {
+            report.error = error.message + (ErrorHints.hint(for: error).map { " (\($0))" } ?? "")
         }
-        return entry
+        report.authCheck = report.authCheck?.forCommandLine
+        return report
     }
 
-    private func render(_ entry: PreflightEntry, style: TerminalStyle) -> String {
+    private func render(_ entry: PreflightReport, style: TerminalStyle) -> String {
         let mark = entry.ready ? style.paint("✓", .green, .bold) : style.paint("✗", .red, .bold)
         var verdict: String
         if let error = entry.error {
             verdict = "could not connect: \(error)"
         } else if let auth = entry.authCheck, auth.verdict != .accepted {
             verdict = "APNs \(auth.verdict == .rejected ? "rejects" : "gave no verdict on") it\(auth.reason.map { ": \($0)" } ?? "") — \(auth.fix ?? auth.explanation)"
-        } else if let blocking = entry.findings.first(where: { Self.blocking.contains($0.code) }) {
+        } else if let blocking = entry.blockingFinding {
             verdict = blocking.message
         } else {
             let total = entry.handshake?.totalDuration.map(HandshakeRenderer.milliseconds) ?? "?"
             verdict = "handshake \(total), accepted for \(entry.topic ?? "its topic")"
         }
         var lines = ["\(mark) \(style.paint(entry.credential, .bold))  \(verdict)"]
-        for finding in entry.findings where !(Self.blocking.contains(finding.code) && lines[0].contains(finding.message)) {
-            lines.append("    \(Self.blocking.contains(finding.code) ? style.paint("✗", .red) : style.paint("!", .yellow)) \(finding.message)")
+        for finding in entry.findings where !(PreflightCheck.isBlocking(finding) && lines[0].contains(finding.message)) {
+            lines.append("    \(PreflightCheck.isBlocking(finding) ? style.paint("✗", .red) : style.paint("!", .yellow)) \(finding.message)")
         }
         return lines.joined(separator: "\n")
     }
-}
-
-struct PreflightEntry: Encodable {
-    var credential: String
-    var ready: Bool
-    var topic: String?
-    var findings: [Finding]
-    var handshake: HandshakeReport?
-    var authCheck: AuthCheck?
-    var error: String?
 }
 
 struct PreflightOutput: Encodable {
@@ -128,5 +103,5 @@ struct PreflightOutput: Encodable {
     var environment: PushEnvironment
     var topic: String?
     var ready: Bool
-    var credentials: [PreflightEntry]
+    var credentials: [PreflightReport]
 }

@@ -153,11 +153,7 @@ struct Send: AsyncParsableCommand {
         let loaded = try credentials.load(credential)
         let (environment, note) = connection.chosenEnvironment(for: loaded)
         let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
-        // The push type's suffix (.voip, .complication...) unless the bundle ID already has it,
-        // as a VoIP Services certificate's does.
-        let topic = self.topic ?? loaded.defaultTopic.map { base in
-            type.topicSuffix.map { base.hasSuffix($0) ? base : base + $0 } ?? base
-        }
+        let topic = self.topic ?? loaded.defaultTopic(for: type)
         let notification = PushNotification(
             deviceToken: deviceToken, topic: topic, pushType: type,
             priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),

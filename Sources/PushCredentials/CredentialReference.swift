@@ -1,0 +1,29 @@
+import Foundation
+
+/// A credential named by a person: a stored alias, or a file to read with a password (so CI
+/// with the bundle and its password in its own secrets needs no store).
+public enum CredentialReference: Sendable {
+    case stored(StoredCredential)
+    case file(String)
+
+    /// An existing file wins over an alias of the same name only when it has a path separator
+    /// or an extension; a bare word is an alias first.
+    public static func resolve(_ argument: String, store: CredentialStore) throws -> CredentialReference {
+        let looksLikePath = argument.contains("/") || argument.contains(".p12") || argument.contains(".pem")
+            || argument.contains(".pfx") || argument.contains(".cer") || argument.contains(".p8")
+        if !looksLikePath, let stored = try store.credential(named: argument) { return .stored(stored) }
+        if FileManager.default.fileExists(atPath: argument) { return .file(argument) }
+        if let stored = try store.credential(named: argument) { return .stored(stored) }
+        let known = (try? store.list().map(\.alias)) ?? []
+        throw CredentialError(.aliasNotFound, path: nil, "\(argument) is neither a file nor a credential in the store at \(store.path).",
+                              hint: known.isEmpty ? "Name a .p12/.pem file, or import the credential into the store first."
+                                                  : "Stored credentials: \(known.joined(separator: ", ")).",
+                              alias: argument)
+    }
+
+    /// "file" or "store", as reports give it.
+    public var origin: String {
+        if case .file = self { return "file" }
+        return "store"
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// One credential in the store's index. Only public facts: secrets live in the Secret Service.
+public struct StoredCredential: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case certificate
+        case tokenKey = "token_key"
+    }
+
+    public var alias: String
+    public var kind: Kind
+    public var topics: [String]
+    public var environments: [PushEnvironment]
+    public var importedAt: Date
+    public var source: String?
+    public var secret: SecretItem.Kind
+
+    // Certificates
+    /// The bundle as imported (PKCS#12 with a password), relative to the store folder.
+    public var bundleFile: String?
+    /// The public certificate chain (PEM), relative to the store folder: lets `list` and
+    /// `check` work without touching the Secret Service.
+    public var certificateFile: String?
+    public var sha256: String?
+    public var subject: String?
+    public var teamId: String?
+    public var notBefore: Date?
+    public var notAfter: Date?
+
+    // Token keys
+    public var keyId: String?
+    public var publicKeyFingerprint: String?
+
+    /// The Secret Service item holding this credential's secret.
+    public func secretItem(store: String) -> SecretItem {
+        SecretItem(store: store, alias: alias, kind: secret,
+                   identifier: kind == .tokenKey ? (keyId ?? "") : (sha256 ?? "").replacingOccurrences(of: ":", with: "").lowercased())
+    }
+}
+
+/// The index file's shape.
+struct StoreIndex: Codable {
+    var schemaVersion = 1
+    var credentials: [StoredCredential] = []
+}

@@ -1,0 +1,98 @@
+import Foundation
+import PushCredentials
+
+/// The check a deploy runs for each credential: the findings for the environment and topic,
+/// a handshake, and an auth check, judged as one verdict: ready or not.
+public struct PreflightCheck: Sendable {
+    /// The environment being deployed against.
+    public var environment: PushEnvironment
+    /// The topic about to be pushed to; nil: each credential's own.
+    public var topic: String?
+    public var warnDays: Int
+    /// How to reach the gateway (its ``ConnectionSettings/environment`` is ignored: ``environment`` is used).
+    public var settings: ConnectionSettings
+    /// The date validity is judged at.
+    public var date: Date
+
+    public init(environment: PushEnvironment, topic: String? = nil, warnDays: Int = 30, settings: ConnectionSettings, date: Date = Date()) {
+        self.environment = environment
+        self.topic = topic
+        self.warnDays = warnDays
+        self.settings = settings
+        self.date = date
+    }
+
+    /// Findings that would make a deploy fail; the others are reported but do not block.
+    public static let blockingCodes: Set<String> = [
+        "expired", "not_yet_valid", "environment_mismatch", "topic_not_covered", "key_mismatch", "not_push_certificate",
+    ]
+
+    public static func isBlocking(_ finding: Finding) -> Bool { blockingCodes.contains(finding.code) }
+
+    /// Loads the credential `name` and checks it; a credential that cannot be loaded is not ready.
+    public func check(_ name: String, loader: CredentialLoader) async -> PreflightReport {
+        do {
+            return await check(try loader.load(name), reportedAs: name)
+        } catch {
+            var report = PreflightReport(credential: name)
+            report.error = (error as? CredentialError)?.message ?? (error as? GatewayError)?.message ?? "\(error)"
+            return report
+        }
+    }
+
+    /// Checks a loaded credential.
+    public func check(_ credential: LoadedCredential, reportedAs name: String? = nil) async -> PreflightReport {
+        var report = PreflightReport(credential: name ?? credential.name)
+        report.isStored = credential.isStored
+        let topic = self.topic ?? credential.defaultTopic
+        report.topic = topic
+        report.findings = credential.preflightFindings(environment: environment, topic: topic, warnDays: warnDays, at: date)
+        let plan: ConnectionSettings.Plan
+        do {
+            plan = try settings.configuration(for: credential, environment: environment)
+        } catch {
+            report.error = (error as? GatewayError)?.message ?? (error as? CredentialError)?.message ?? "\(error)"
+            return report
+        }
+        let outcome = await HandshakeCheck.run(configuration: plan.configuration, topic: topic, authCheck: true)
+        report.handshake = outcome.handshake
+        report.authCheck = outcome.authCheck
+        if let error = outcome.error {
+            report.connectionError = error
+            report.error = error.message + (error.hint.map { " (\($0))" } ?? "")
+        }
+        report.ready = outcome.verdict == .accepted && !report.findings.contains(where: Self.isBlocking)
+        return report
+    }
+}
+
+/// One credential's preflight verdict.
+public struct PreflightReport: Encodable, Sendable {
+    public var credential: String
+    /// True only when the credential would work for this deploy.
+    public var ready: Bool
+    public var topic: String?
+    public var findings: [Finding]
+    public var handshake: HandshakeReport?
+    public var authCheck: AuthCheck?
+    /// Why it could not be checked: the credential could not be loaded, or the gateway not reached.
+    public var error: String?
+    /// When the gateway could not be reached: the error (``error`` is its message and hint).
+    public var connectionError: GatewayError?
+    /// True when the credential came from the store (``credential`` is then its alias).
+    public var isStored = false
+
+    public init(credential: String, ready: Bool = false, topic: String? = nil, findings: [Finding] = []) {
+        self.credential = credential
+        self.ready = ready
+        self.topic = topic
+        self.findings = findings
+    }
+
+    /// The first finding that blocks the deploy.
+    public var blockingFinding: Finding? { findings.first(where: PreflightCheck.isBlocking) }
+
+    enum CodingKeys: String, CodingKey {
+        case credential, ready, topic, findings, handshake, authCheck, error
+    }
+}

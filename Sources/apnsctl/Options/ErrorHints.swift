@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+import PushGateway
+
+/// The command line's wording of the libraries' advice.
+///
+/// The libraries say what to do in words ("give the key's team ID") and carry a code; here each
+/// code whose remedy is an option of this tool gets a hint that names the option, and hints that
+/// name a command name it so that it works when pasted (with the same `--store`).
+enum ErrorHints {
+    /// The hint to print for a credential error.
+    static func hint(for error: CredentialError) -> String? {
+        switch error.code {
+        case .passwordRequired:
+            return "Give the password with --password-stdin, --password-env NAME or --password-file PATH, or run in a terminal to be asked."
+        case .teamIDRequired:
+            return "Add --team-id TEAMID (Apple Developer portal > Membership details)."
+        case .keyIDRequired:
+            return "Give it with --key-id; it is shown next to the key under Certificates, Identifiers & Profiles > Keys."
+        case .invalidTeamID:
+            return "Copy the team ID from the Apple Developer portal (Membership details) and give it with --team-id."
+        case .invalidKeyID:
+            return "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
+        case .invalidAlias:
+            return "For example --alias com.example.app-production."
+        case .aliasTaken:
+            guard let alias = error.alias else { return error.hint }
+            return "To rotate, run the same import with --replace \(shellQuoted(alias)): the old one is kept until the new one is stored. To keep both, give --alias NAME."
+        case .alreadyImported:
+            guard let alias = error.alias else { return error.hint }
+            return "Use `\(command("list"))` to see it, or `\(command("remove", alias))` first to import it again."
+        case .secretNotFound:
+            guard let alias = error.alias else { return error.hint }
+            return "Remove it with `\(command("remove", alias))` and import it again."
+        case .notAStore:
+            return "Give --store an empty or new folder."
+        case .fileExists:
+            return "Choose another path, or add --force where the command offers it."
+        case .secretStoreUnavailable, .secretStoreLocked:
+            let alternative = "In CI, name the bundle file and give its password with --password-env NAME or --password-file PATH instead of using the store."
+            return error.hint.map { $0 + " " + alternative } ?? alternative
+        default:
+            return error.hint
+        }
+    }
+
+    /// The hint to print for a gateway error.
+    static func hint(for error: GatewayError) -> String? {
+        switch error.code {
+        case .connectTimeout:
+            return "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (--proxy URL or HTTPS_PROXY)."
+        case .caFileUnreadable:
+            return "Check the path given with --ca."
+        case .caFileInvalid:
+            return "Give --ca a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the one `apnsctl gateway serve` writes with --ca-out."
+        case .tlsUntrusted:
+            return "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or give the root with --ca. For a local gateway, give its CA with --ca."
+        default:
+            return error.hint
+        }
+    }
+
+    /// The hint to print for an error of the APNs vocabulary.
+    static func hint(for error: PushCoreError) -> String? {
+        switch error.code {
+        case .invalidTeamID:
+            return "Copy the team ID from the Apple Developer portal (Membership details) and give it with --team-id."
+        case .invalidKeyID:
+            return "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
+        default:
+            return error.hint
+        }
+    }
+
+    /// `apnsctl ARGUMENTS…`, with the `--store` this run was given, each argument quoted for a shell.
+    static func command(_ arguments: String...) -> String {
+        var words = ["apnsctl"] + arguments
+        if let store = HintContext.store { words += ["--store", store] }
+        return words.map(shellQuoted).joined(separator: " ")
+    }
+
+    /// A word as a POSIX shell reads it back: bare when it is safe, else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let safe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-")
+        if !word.isEmpty, word.unicodeScalars.allSatisfy(safe.contains) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// What the hints need to know about this run: the `--store` given, if any.
+enum HintContext {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var storeValue: String?
+
+    static var store: String? {
+        get { lock.withLock { storeValue } }
+        set { lock.withLock { storeValue = newValue } }
+    }
+}
+
+extension CredentialError {
+    /// This error with the command line's hint.
+    var forCommandLine: CredentialError { withHint(ErrorHints.hint(for: self)) }
+}
+
+extension GatewayError {
+    /// This error with the command line's hint.
+    var forCommandLine: GatewayError { withHint(ErrorHints.hint(for: self)) }
+
+    func print() {
+        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + message
+        if let hint = ErrorHints.hint(for: self) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        printError(text)
+    }
+}
+
+/// Runs a command body, turning the libraries' errors into the project's messages and exit codes.
+func withUserErrors<R>(_ body: () async throws -> R) async throws -> R {
+    do {
+        return try await body()
+    } catch let error as CredentialError {
+        reportError(error)
+        throw ExitStatus.couldNotCheck
+    } catch let error as GatewayError {
+        error.print()
+        throw ExitStatus.couldNotCheck
+    } catch let error as PushCoreError {
+        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
+        if let hint = ErrorHints.hint(for: error) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        printError(text)
+        throw ExitStatus.couldNotCheck
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError(TerminalStyle.stderr.paint("error:", .red, .bold) + " \(error.localizedDescription)")
+        throw ExitStatus.couldNotCheck
+    }
+}
