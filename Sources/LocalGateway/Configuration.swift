@@ -120,7 +120,13 @@ extension LocalGateway {
         }
         var registry: [String: DeviceRegistration] = [:]
         for (token, registration) in raw {
-            registry[try DeviceToken(token).hex] = registration
+            do {
+                registry[try DeviceToken(token).hex] = registration
+            } catch let error as PushCoreError {
+                // Said of the registry file, so that the user knows where the bad token is.
+                throw CredentialError(.corrupt, path: path, "The device registry lists \"\(token)\", which is not a device token: \(error.message)",
+                                      hint: error.hint)
+            }
         }
         return registry
     }

@@ -45,7 +45,7 @@ struct CredentialLoaderTests {
         let missing = #expect(throws: CredentialError.self) { try Self.loader().load(p8) }
         #expect(missing?.code == .teamIDRequired)
         #expect(missing?.hint?.contains("--") == false)
-        let invalid = #expect(throws: CredentialError.self) { try Self.loader(teamID: "abc").load(p8) }
+        let invalid = #expect(throws: PushCoreError.self) { try Self.loader(teamID: "abc").load(p8) }
         #expect(invalid?.code == .invalidTeamID)
         #expect(invalid?.hint?.contains("--") == false)
 

@@ -226,7 +226,7 @@ public final class TokenFeed: @unchecked Sendable {
             do {
                 token = try DeviceToken(String(decoding: text, as: UTF8.self))
             } catch {
-                problem = (error as? CredentialError)?.message ?? "This is not a device token."
+                problem = (error as? PushCoreError)?.message ?? "This is not a device token."
             }
         }
         switch resume?.status(line: number, token: token) ?? .pending {

@@ -33,8 +33,11 @@ struct PasswordOptions: ParsableArguments {
     /// is a terminal, else none (files that need a password then fail with a clear message).
     func source(prompt: String = "Password") -> PasswordSource {
         if passwordStdin {
-            let once = ReadOnce { try PasswordOptions.readLine(from: FileHandle.standardInput, what: "standard input") }
-            return PasswordSource { _ in try once.value() }
+            // Standard input can be read only once, however many files need the password.
+            let once = Once<Result<SecretBytes, any Error>>()
+            return PasswordSource { _ in
+                try once.value { Result { try PasswordOptions.readLine(from: FileHandle.standardInput, what: "standard input") } }.get()
+            }
         }
         if let name = passwordEnv {
             return PasswordSource { _ in
@@ -85,23 +88,6 @@ struct PasswordOptions: ParsableArguments {
         let secret = SecretBytes(bytes)
         for index in bytes.indices { bytes[index] = 0 }
         return secret
-    }
-}
-
-/// Caches the result of a throwing computation made at most once (standard input can be
-/// read only once, however many files need the password).
-final class ReadOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cached: Result<SecretBytes, any Error>?
-    private let compute: () throws -> SecretBytes
-
-    init(_ compute: @escaping () throws -> SecretBytes) { self.compute = compute }
-
-    func value() throws -> SecretBytes {
-        lock.lock()
-        defer { lock.unlock() }
-        if cached == nil { cached = Result { try compute() } }
-        return try cached!.get()
     }
 }
 

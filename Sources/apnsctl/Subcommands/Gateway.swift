@@ -205,10 +205,11 @@ extension Gateway {
             signal(SIGINT, SIG_IGN)
             signal(SIGTERM, SIG_IGN)
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let once = ResumeOnce(continuation)
+                let signalled = Once<Bool>()
+                signalled.whenComplete { _ in continuation.resume() }
                 for number in [SIGINT, SIGTERM] {
                     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                    source.setEventHandler { once.resume() }
+                    source.setEventHandler { signalled.complete(true) }
                     source.resume()
                     SignalSources.keep(source)
                 }
@@ -270,20 +271,6 @@ extension Gateway {
                 print("Minted a TEST \(environment.rawValue) identity for \(topic) → \(out) (signed by \(caDir)/client-ca.pem; not valid with Apple).")
             }
         }
-    }
-}
-
-/// Resumes a continuation once, whichever signal comes first.
-final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-    func resume() {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
-        pending?.resume()
     }
 }
 
