@@ -281,6 +281,9 @@ final class GatewayConnectionState {
     var highestProcessed: HTTP2StreamID = .rootStream
     /// Streams processed whose answer is not yet written (added latency).
     var awaitingAnswer = 0
+    /// Open streams whose request is not complete yet: a GOAWAY refuses those above its
+    /// last-stream-id before it goes out.
+    var unprocessed: [HTTP2StreamID: GatewayStreamHandler] = [:]
     var peerCertificate: PushCertificate??
 
     init(number: Int, channel: any Channel, advertisedLimit: Int) {

@@ -24,8 +24,12 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         self.connection = connection
     }
 
+    private var streamID: HTTP2StreamID?
+
     func handlerAdded(context: ChannelHandlerContext) {
         let faults = gateway.configuration.faults
+        let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+        self.streamID = streamID
         connection.streamsSeen += 1
         connection.openStreams += 1
         counted = true
@@ -44,11 +48,25 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         if open > connection.advertisedLimit {
             // Above the limit we advertised (possible while a lowered limit is not yet
             // acknowledged): refuse without processing, so the client may retry it.
-            refused = true
             gateway.updateStatistics { $0.refusedStreams += 1 }
-            context.writeAndFlush(wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
-            context.close(promise: nil)
+            refuse()
+            return
         }
+        if let streamID { connection.unprocessed[streamID] = self }
+    }
+
+    /// Resets the stream with REFUSED_STREAM: not processed, safe for the client to send again.
+    ///
+    /// The frame goes out on the connection, not through the stream channel: a stream channel
+    /// that is not yet active only buffers its writes, and closing it (or letting it close)
+    /// makes swift-nio-http2 send RST_STREAM CANCEL instead and drop the buffered frame. On the
+    /// connection, the RST_STREAM passes the state machine at once, which then closes the
+    /// stream channel itself with this code.
+    func refuse() {
+        refused = true
+        guard let streamID else { return }
+        connection.unprocessed[streamID] = nil
+        connection.channel.writeAndFlush(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream)), promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -56,6 +74,7 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             counted = false
             connection.openStreams -= 1
         }
+        if let streamID, connection.unprocessed[streamID] === self { connection.unprocessed[streamID] = nil }
         context.fireChannelInactive()
     }
 
@@ -88,13 +107,15 @@ final class GatewayStreamHandler: ChannelInboundHandler {
     private func respond(context: ChannelHandlerContext, bodyRead: Bool) {
         guard !answered else { return }
         answered = true
+        if let streamID { connection.unprocessed[streamID] = nil }
         if connection.dropped { return }  // being cut: nothing more is processed or answered
-        let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
+        let streamID = self.streamID ?? .rootStream
         if let last = connection.lastStreamID, streamID > last {
             // Above the last stream our GOAWAY named: not processed, as RFC 9113 section 6.8
-            // promises; the client sends it again on a new connection.
+            // promises; the client sends it again on a new connection. (Such streams are
+            // normally refused before the GOAWAY goes out; see afterAnswer.)
             gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
-            context.writeAndFlush(wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
+            refuse()
             return
         }
         connection.highestProcessed = max(connection.highestProcessed, streamID)
@@ -202,6 +223,15 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             connection.goingAway = true
             connection.lastStreamID = connection.highestProcessed
             gateway.updateStatistics { $0.goAwaysSent += 1 }
+            // Streams above the last-stream-id whose request is still arriving are refused
+            // first, each with its own RST_STREAM REFUSED_STREAM: once the GOAWAY is out,
+            // swift-nio-http2 drops them silently, and the client would learn of them only
+            // from the GOAWAY.
+            let above = connection.unprocessed.filter { $0.key > connection.highestProcessed }
+            for (_, handler) in above.sorted(by: { $0.key < $1.key }) {
+                gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
+                handler.refuse()
+            }
             let reason = (try? JSONSerialization.data(withJSONObject: ["reason": faults.goAwayReason])) ?? Data()
             let goAway = HTTP2Frame(streamID: .rootStream,
                                     payload: .goAway(lastStreamID: connection.highestProcessed, errorCode: .noError,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct APNSCtl: AsyncParsableCommand {
@@ -17,6 +18,12 @@ struct APNSCtl: AsyncParsableCommand {
         version: APNSCtlVersion.current,
         subcommands: [Inspect.self, Import.self, List.self, Check.self, Export.self, Remove.self, Handshake.self, Send.self, Preflight.self, Gateway.self]
     )
+
+    static func main() async {
+        // A write past a file-size limit (ulimit -f) must fail with EFBIG, which is reported, not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
+        await main(nil)
+    }
 }
 
 enum APNSCtlVersion {
