@@ -22,7 +22,19 @@ struct APNSCtl: AsyncParsableCommand {
     static func main() async {
         // A write past a file-size limit (ulimit -f) must fail with EFBIG, which is reported, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
-        await main(nil)
+        do {
+            var command = try parseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // A library error that no command turned into its own message still gets one, with
+            // the command line's hint and exit status 2, never a bare description and status 1.
+            if reportLibraryError(error) { exit(withError: ExitStatus.couldNotCheck) }
+            exit(withError: error)
+        }
     }
 }
 

@@ -53,7 +53,8 @@ extension BulkEngine {
     /// Results could not be written: nothing more is sent; what is in flight is in the journal.
     public mutating func outputFailed(_ message: String, now: Double) -> [Action] {
         var actions: [Action] = []
-        stop(.outputFailed, message: "The results cannot be written (\(message)); nothing more is sent.",
+        stop(.outputFailed,
+             message: "The results cannot be written (\(message)); nothing more is sent. The counts below include answers whose result lines were lost with the write: the journal still has them, and the resumed run reports them as outcome_unknown.",
              hint: "Free some disk space, then continue the run.", now: now, into: &actions)
         checkFinished(now: now, into: &actions)
         return actions
@@ -220,6 +221,7 @@ extension BulkEngine {
                 }
                 summary.failed += 1
                 summary.uncertain += 1
+                summary.outcomeUnknown += 1
                 progress.failed += 1
                 record(BulkResult(line: line, token: token.hex, apnsID: apnsID, attempts: attempts, uncertain: true,
                                   error: "outcome_unknown",

@@ -113,6 +113,9 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     public var malformed = 0
     /// Lines whose result says `uncertain`.
     public var uncertain = 0
+    /// Of those, lines an earlier run had in flight when it stopped, reported as
+    /// `outcome_unknown` and not sent again.
+    public var outcomeUnknown = 0
     /// Lines read but left without a result (the run stopped); `--resume` sends them.
     public var unfinished = 0
     /// Requests written, retries included.

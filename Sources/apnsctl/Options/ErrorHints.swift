@@ -115,24 +115,32 @@ extension GatewayError {
     }
 }
 
+/// Prints a library error (credential, gateway or APNs vocabulary) with the command line's hint;
+/// false for any other error.
+func reportLibraryError(_ error: any Error) -> Bool {
+    switch error {
+    case let error as CredentialError:
+        reportError(error)
+    case let error as GatewayError:
+        error.print()
+    case let error as PushCoreError:
+        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
+        if let hint = ErrorHints.hint(for: error) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        printError(text)
+    default:
+        return false
+    }
+    return true
+}
+
 /// Runs a command body, turning the libraries' errors into the project's messages and exit codes.
 func withUserErrors<R>(_ body: () async throws -> R) async throws -> R {
     do {
         return try await body()
-    } catch let error as CredentialError {
-        reportError(error)
-        throw ExitStatus.couldNotCheck
-    } catch let error as GatewayError {
-        error.print()
-        throw ExitStatus.couldNotCheck
-    } catch let error as PushCoreError {
-        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
-        if let hint = ErrorHints.hint(for: error) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
-        printError(text)
-        throw ExitStatus.couldNotCheck
     } catch let exit as ExitCode {
         throw exit
     } catch {
+        if reportLibraryError(error) { throw ExitStatus.couldNotCheck }
         printError(TerminalStyle.stderr.paint("error:", .red, .bold) + " \(error.localizedDescription)")
         throw ExitStatus.couldNotCheck
     }

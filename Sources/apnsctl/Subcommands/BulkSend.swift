@@ -167,8 +167,11 @@ extension Send {
         if summary.uncertain > 0 { details.insert(style.paint("uncertain \(count(summary.uncertain))", .yellow), at: 0) }
         if summary.skipped > 0 { details.append("skipped (already done) \(count(summary.skipped))") }
         lines.append("  " + details.joined(separator: " · "))
-        if summary.uncertain > 0 {
-            lines.append("  uncertain: an answer was lost with its connection, so the notification was sent again and may have arrived twice (\"uncertain\": true in the results).")
+        if summary.uncertain > summary.outcomeUnknown {
+            lines.append("  uncertain: \(count(summary.uncertain - summary.outcomeUnknown)) answers were lost in flight, so those notifications were sent again and may have arrived twice (\"uncertain\": true in the results).")
+        }
+        if summary.outcomeUnknown > 0 {
+            lines.append("  outcome unknown: \(count(summary.outcomeUnknown)) lines were in flight when the earlier run stopped; they may have been delivered and were not sent again (\"error\": \"outcome_unknown\"; --resend-uncertain sends them).")
         }
         if let resultsPath { lines.append("  results:    \(resultsPath)") }
         if let cause = summary.stoppedBy {
