@@ -115,8 +115,12 @@ extension LocalGateway {
         do {
             raw = try JSONDecoder().decode([String: DeviceRegistration].self, from: Data(bytes))
         } catch {
-            throw CredentialError(.corrupt, path: path, "The device registry is not valid JSON of the expected shape (\(error)).",
-                                  hint: #"Write {"<hex token>": {"topic": "com.example.app", "environment": "sandbox"}}."#)
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "The device registry is not valid JSON of the expected shape (\(error)).",
+                hint: #"Write {"<hex token>": {"topic": "com.example.app", "environment": "sandbox"}}."#
+            )
         }
         var registry: [String: DeviceRegistration] = [:]
         for (token, registration) in raw {
@@ -124,8 +128,12 @@ extension LocalGateway {
                 registry[try DeviceToken(token).hex] = registration
             } catch let error as PushCoreError {
                 // Said of the registry file, so that the user knows where the bad token is.
-                throw CredentialError(.corrupt, path: path, "The device registry lists \"\(token)\", which is not a device token: \(error.message)",
-                                      hint: error.hint)
+                throw CredentialError(
+                    .corrupt,
+                    path: path,
+                    "The device registry lists \"\(token)\", which is not a device token: \(error.message)",
+                    hint: error.hint
+                )
             }
         }
         return registry

@@ -69,7 +69,10 @@ public final class LocalGateway: Sendable {
     public let serverCertificatePEM: String
 
     /// Reads every file the configuration names and prepares TLS, so mistakes show before start.
-    public init(configuration: Configuration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
+    public init(
+        configuration: Configuration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws {
         self.configuration = configuration
         self.group = eventLoopGroup
         validator = try RequestValidator(configuration: configuration)
@@ -94,15 +97,21 @@ public final class LocalGateway: Sendable {
                 chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
                 key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
             } catch {
-                throw CredentialError(.unreadable, path: "\(certificatePath), \(keyPath)",
-                                      "The gateway's certificate or key cannot be read as PEM.",
-                                      hint: "Give the server certificate PEM and its unencrypted private key PEM.")
+                throw CredentialError(
+                    .unreadable,
+                    path: "\(certificatePath), \(keyPath)",
+                    "The gateway's certificate or key cannot be read as PEM.",
+                    hint: "Give the server certificate PEM and its unencrypted private key PEM."
+                )
             }
             serverCertificateAuthorityPEM = nil
             serverCertificatePEM = (try? chain.first.map { PEMWriter.certificate(try $0.toDERBytes()) }) ?? ""
         }
 
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) },
+            privateKey: .privateKey(key)
+        )
         tls.minimumTLSVersion = .tlsv12
         // ALPN h2 for clients that offer it; clients that offer none (aioapns) still get
         // HTTP/2, because the pipeline below speaks nothing else.
@@ -112,9 +121,13 @@ public final class LocalGateway: Sendable {
             for path in configuration.clientCAFiles { clientRoots += try NIOSSLCertificate.fromPEMFile(path) }
             for pem in configuration.clientCAPEMs { clientRoots += try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)) }
         } catch {
-            throw CredentialError(.unreadable, path: configuration.clientCAFiles.joined(separator: ", "),
-                                  "A client CA file cannot be read as PEM certificates.",
-                                  hint: "Give the CA that signed the push identities (certs/ca/wwdr-test-ca.pem, or the one mint-identity wrote).")
+            throw CredentialError(
+                .unreadable,
+                path: configuration.clientCAFiles.joined(separator: ", "),
+                "A client CA file cannot be read as PEM certificates.",
+                hint:
+                    "Give the CA that signed the push identities (certs/ca/wwdr-test-ca.pem, or the one mint-identity wrote)."
+            )
         }
         if clientRoots.isEmpty {
             tls.certificateVerification = .none
@@ -123,7 +136,8 @@ public final class LocalGateway: Sendable {
             // Certificates are verified against the client CAs only; a client name is not a
             // host name. When token keys are accepted too, a client may present no certificate
             // (as with APNs, which takes both on one port).
-            tls.certificateVerification = configuration.tokenKeys.isEmpty ? .noHostnameVerification : .optionalVerification
+            tls.certificateVerification =
+                configuration.tokenKeys.isEmpty ? .noHostnameVerification : .optionalVerification
         }
         sslContext = try NIOSSLContext(configuration: tls)
     }
@@ -132,9 +146,15 @@ public final class LocalGateway: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         if let path = configuration.logFile {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw CredentialError(.writeFailed, path: path, "The notification log cannot be created.",
-                                      hint: "Check the folder exists and is writable.")
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                let handle = FileHandle(forWritingAtPath: path)
+            else {
+                throw CredentialError(
+                    .writeFailed,
+                    path: path,
+                    "The notification log cannot be created.",
+                    hint: "Check the folder exists and is writable."
+                )
             }
             state.withLockedValue { $0.log = handle }
         }
@@ -152,9 +172,12 @@ public final class LocalGateway: Sendable {
         do {
             channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
-            throw CredentialError(.invalidArgument, path: nil,
-                                  "The gateway cannot listen on \(configuration.host):\(configuration.port) (\(error)).",
-                                  hint: "Pick another --port, or 0 for any free port.")
+            throw CredentialError(
+                .invalidArgument,
+                path: nil,
+                "The gateway cannot listen on \(configuration.host):\(configuration.port) (\(error)).",
+                hint: "Pick another --port, or 0 for any free port."
+            )
         }
         state.withLockedValue { $0.channel = channel }
         return channel.localAddress?.port ?? configuration.port
@@ -163,7 +186,10 @@ public final class LocalGateway: Sendable {
     /// Stops listening and closes every connection.
     public func stop() async throws {
         let (channel, log) = state.withLockedValue { state in
-            defer { state.channel = nil; state.log = nil }
+            defer {
+                state.channel = nil
+                state.log = nil
+            }
             return (state.channel, state.log)
         }
         try? await channel?.close()
@@ -199,8 +225,11 @@ public final class LocalGateway: Sendable {
         try channel.pipeline.syncOperations.addHandler(ssl)
         // Answers written during one batch of reads leave as one TLS record, not one each.
         try channel.pipeline.syncOperations.addHandler(BatchingHandler())
-        let connection = GatewayConnectionState(number: number, channel: channel,
-                                                advertisedLimit: configuration.faults.maxConcurrentStreams)
+        let connection = GatewayConnectionState(
+            number: number,
+            channel: channel,
+            advertisedLimit: configuration.faults.maxConcurrentStreams
+        )
         var settings = NIOHTTP2Handler.ConnectionConfiguration()
         settings.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.faults.maxConcurrentStreams),
@@ -218,10 +247,14 @@ public final class LocalGateway: Sendable {
         // Stream channels run on their connection's event loop, so the state may travel bound to it.
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: settings, streamConfiguration: streamSettings
+            mode: .server,
+            connectionConfiguration: settings,
+            streamConfiguration: streamSettings
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(GatewayStreamHandler(gateway: gateway, connection: boundConnection.value))
+                try stream.pipeline.syncOperations.addHandler(
+                    GatewayStreamHandler(gateway: gateway, connection: boundConnection.value)
+                )
             }
         }
         try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: gateway))
@@ -250,7 +283,12 @@ public final class LocalGateway: Sendable {
         if let fast = RecordEncoder.line(record) {
             line = fast
         } else {
-            guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+            guard
+                let data = try? JSONSerialization.data(
+                    withJSONObject: record,
+                    options: [.sortedKeys, .withoutEscapingSlashes]
+                )
+            else { return }
             line = [UInt8](data) + [0x0A]
         }
         state.withLockedValue { state in
@@ -297,8 +335,9 @@ final class GatewayConnectionState {
         if let peerCertificate { return peerCertificate }
         let parsed: PushCertificate? = {
             guard let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
-                  let certificate = handler.peerCertificate,
-                  let der = try? certificate.toDERBytes() else { return nil }
+                let certificate = handler.peerCertificate,
+                let der = try? certificate.toDERBytes()
+            else { return nil }
             return try? PushCertificate(der: der)
         }()
         peerCertificate = .some(parsed)

@@ -24,7 +24,10 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// A fresh P-256 CA valid from a day ago for `years` years.
-    public static func generate(commonName: String = "apnsctl local gateway TEST CA", years: Int = 10) throws -> TestCertificateAuthority {
+    public static func generate(
+        commonName: String = "apnsctl local gateway TEST CA",
+        years: Int = 10
+    ) throws -> TestCertificateAuthority {
         let key = P256.Signing.PrivateKey()
         let privateKey = Certificate.PrivateKey(key)
         let name = try DistinguishedName {
@@ -34,17 +37,26 @@ public struct TestCertificateAuthority: Sendable {
         }
         let now = Date()
         let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: privateKey.publicKey,
-            notValidBefore: now.addingTimeInterval(-86_400), notValidAfter: now.addingTimeInterval(Double(years) * 365 * 86_400),
-            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: privateKey.publicKey,
+            notValidBefore: now.addingTimeInterval(-86_400),
+            notValidAfter: now.addingTimeInterval(Double(years) * 365 * 86_400),
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 SubjectKeyIdentifier(hash: privateKey.publicKey)
             },
-            issuerPrivateKey: privateKey)
-        return TestCertificateAuthority(certificate: certificate, privateKey: privateKey,
-                                        privateKeyPKCS8: SecretBytes([UInt8](key.pkcs8DERRepresentation)))
+            issuerPrivateKey: privateKey
+        )
+        return TestCertificateAuthority(
+            certificate: certificate,
+            privateKey: privateKey,
+            privateKeyPKCS8: SecretBytes([UInt8](key.pkcs8DERRepresentation))
+        )
     }
 
     /// Reads a CA certificate and its key (PKCS#8, SEC1 or PKCS#1 PEM; P-256, P-384 or RSA).
@@ -53,8 +65,12 @@ public struct TestCertificateAuthority: Sendable {
             certificate = try Certificate(pemEncoded: certificatePEM)
             privateKey = try Certificate.PrivateKey(pemEncoded: privateKeyPEM)
         } catch {
-            throw CredentialError(.corrupt, path: nil, "The CA certificate or key cannot be read (\(type(of: error))).",
-                                  hint: "Give the PEM files written by `apnsctl gateway` (--ca-out) or certs/ca/*.pem with its .key.")
+            throw CredentialError(
+                .corrupt,
+                path: nil,
+                "The CA certificate or key cannot be read (\(type(of: error))).",
+                hint: "Give the PEM files written by `apnsctl gateway` (--ca-out) or certs/ca/*.pem with its .key."
+            )
         }
         let document = try? PEMDocument(pemString: privateKeyPEM)
         privateKeyPKCS8 = SecretBytes(document?.derBytes ?? [])
@@ -75,14 +91,25 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// Signs a leaf certificate for `publicKey`.
-    func issue(subject: DistinguishedName, publicKey: Certificate.PublicKey, days: Int,
-               extensions: Certificate.Extensions) throws -> Certificate {
+    func issue(
+        subject: DistinguishedName,
+        publicKey: Certificate.PublicKey,
+        days: Int,
+        extensions: Certificate.Extensions
+    ) throws -> Certificate {
         let now = Date()
         return try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
-            notValidBefore: now.addingTimeInterval(-3_600), notValidAfter: now.addingTimeInterval(Double(days) * 86_400),
-            issuer: certificate.subject, subject: subject, signatureAlgorithm: signatureAlgorithm,
-            extensions: extensions, issuerPrivateKey: privateKey)
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now.addingTimeInterval(-3_600),
+            notValidAfter: now.addingTimeInterval(Double(days) * 86_400),
+            issuer: certificate.subject,
+            subject: subject,
+            signatureAlgorithm: signatureAlgorithm,
+            extensions: extensions,
+            issuerPrivateKey: privateKey
+        )
     }
 }
 
@@ -98,9 +125,19 @@ public struct MintedIdentity: Sendable {
     public var certificatePEM: String { PEMWriter.certificate(certificateDER) }
 
     /// The identity as a PKCS#12 file (certificate, key and the CA certificate).
-    public func pkcs12(password: SecretBytes, friendlyName: String, style: PKCS12Writer.Style = .modern) throws -> [UInt8] {
-        try PKCS12Writer.write(certificateDER: certificateDER, chainDER: [authority.certificateDER], privateKey: privateKeyPKCS8,
-                               password: password, friendlyName: friendlyName, style: style)
+    public func pkcs12(
+        password: SecretBytes,
+        friendlyName: String,
+        style: PKCS12Writer.Style = .modern
+    ) throws -> [UInt8] {
+        try PKCS12Writer.write(
+            certificateDER: certificateDER,
+            chainDER: [authority.certificateDER],
+            privateKey: privateKeyPKCS8,
+            password: password,
+            friendlyName: friendlyName,
+            style: style
+        )
     }
 }
 
@@ -117,13 +154,23 @@ extension LocalGateway {
     ///
     /// `apnsctl gateway mint-identity` writes ``MintedIdentity/pkcs12(password:friendlyName:style:)``
     /// and the CA for the gateway's `--client-ca`.
-    public static func mintIdentity(topic: String, environments: [PushEnvironment], teamID: String = "ABCDE12345",
-                                    organization: String = "Example Corp", keyType: KeyType = .rsa2048,
-                                    topics: [PushTopic]? = nil, days: Int = 395,
-                                    authority: TestCertificateAuthority? = nil) throws -> MintedIdentity {
+    public static func mintIdentity(
+        topic: String,
+        environments: [PushEnvironment],
+        teamID: String = "ABCDE12345",
+        organization: String = "Example Corp",
+        keyType: KeyType = .rsa2048,
+        topics: [PushTopic]? = nil,
+        days: Int = 395,
+        authority: TestCertificateAuthority? = nil
+    ) throws -> MintedIdentity {
         guard !topic.isEmpty, !environments.isEmpty else {
-            throw CredentialError(.invalidArgument, path: nil, "A push identity needs a topic and at least one environment.",
-                                  hint: "Give --topic com.example.app and --environment sandbox, production or both.")
+            throw CredentialError(
+                .invalidArgument,
+                path: nil,
+                "A push identity needs a topic and at least one environment.",
+                hint: "Give --topic com.example.app and --environment sandbox, production or both."
+            )
         }
         let authority = try authority ?? TestCertificateAuthority.generate()
         let (publicKey, pkcs8): (Certificate.PublicKey, SecretBytes)
@@ -138,14 +185,30 @@ extension LocalGateway {
             pkcs8 = SecretBytes([UInt8](key.pkcs8DERRepresentation))
         }
         let both = Set(environments).count == 2
-        let prefix = both ? "Apple Push Services"
-            : environments.first == .sandbox ? "Apple Development IOS Push Services" : "Apple Production IOS Push Services"
+        let prefix =
+            both
+            ? "Apple Push Services"
+            : environments.first == .sandbox
+                ? "Apple Development IOS Push Services" : "Apple Production IOS Push Services"
         let subject = DistinguishedName([
-            RelativeDistinguishedName(try RelativeDistinguishedName.Attribute(type: .RDNAttributeType.countryName, printableString: "US")),
-            RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .RDNAttributeType.organizationName, utf8String: organization)),
-            RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .RDNAttributeType.organizationalUnitName, utf8String: teamID)),
-            RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "\(prefix): \(topic)")),
-            RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .PushNameAttribute.userID, utf8String: topic)),
+            RelativeDistinguishedName(
+                try RelativeDistinguishedName.Attribute(type: .RDNAttributeType.countryName, printableString: "US")
+            ),
+            RelativeDistinguishedName(
+                RelativeDistinguishedName.Attribute(type: .RDNAttributeType.organizationName, utf8String: organization)
+            ),
+            RelativeDistinguishedName(
+                RelativeDistinguishedName.Attribute(type: .RDNAttributeType.organizationalUnitName, utf8String: teamID)
+            ),
+            RelativeDistinguishedName(
+                RelativeDistinguishedName.Attribute(
+                    type: .RDNAttributeType.commonName,
+                    utf8String: "\(prefix): \(topic)"
+                )
+            ),
+            RelativeDistinguishedName(
+                RelativeDistinguishedName.Attribute(type: .PushNameAttribute.userID, utf8String: topic)
+            ),
         ])
         var null = DER.Serializer()
         try null.serialize(ASN1Null())
@@ -154,31 +217,54 @@ extension LocalGateway {
             Critical(BasicConstraints.notCertificateAuthority)
             Critical(KeyUsage(digitalSignature: true))
             try ExtendedKeyUsage([.clientAuth])
-            AuthorityKeyIdentifier(keyIdentifier: try? authority.certificate.extensions.subjectKeyIdentifier?.keyIdentifier)
+            AuthorityKeyIdentifier(
+                keyIdentifier: try? authority.certificate.extensions.subjectKeyIdentifier?.keyIdentifier
+            )
         }
         if environments.contains(.sandbox) {
-            try extensions.append(Certificate.Extension(oid: .ApplePushExtensionID.development, critical: false, value: nullValue))
+            try extensions.append(
+                Certificate.Extension(oid: .ApplePushExtensionID.development, critical: false, value: nullValue)
+            )
         }
         if environments.contains(.production) {
-            try extensions.append(Certificate.Extension(oid: .ApplePushExtensionID.production, critical: false, value: nullValue))
+            try extensions.append(
+                Certificate.Extension(oid: .ApplePushExtensionID.production, critical: false, value: nullValue)
+            )
         }
-        let topicList = topics ?? (both ? [PushTopic(name: topic, kinds: ["app"]),
-                                           PushTopic(name: "\(topic).voip", kinds: ["voip"]),
-                                           PushTopic(name: "\(topic).complication", kinds: ["complication"])] : [])
+        let topicList =
+            topics
+            ?? (both
+                ? [
+                    PushTopic(name: topic, kinds: ["app"]),
+                    PushTopic(name: "\(topic).voip", kinds: ["voip"]),
+                    PushTopic(name: "\(topic).complication", kinds: ["complication"]),
+                ] : [])
         if !topicList.isEmpty {
             try extensions.append(PushTopicsExtension(topics: topicList).makeCertificateExtension())
         }
-        let certificate = try authority.issue(subject: subject, publicKey: publicKey, days: days, extensions: extensions)
+        let certificate = try authority.issue(
+            subject: subject,
+            publicKey: publicKey,
+            days: days,
+            extensions: extensions
+        )
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
-        return MintedIdentity(certificate: certificate, certificateDER: serializer.serializedBytes, privateKeyPKCS8: pkcs8,
-                              authority: authority)
+        return MintedIdentity(
+            certificate: certificate,
+            certificateDER: serializer.serializedBytes,
+            privateKeyPKCS8: pkcs8,
+            authority: authority
+        )
     }
 
     /// Mints a TLS server certificate for the gateway: `CN=<first name>`, SAN with every name
     /// (IP literals as IP addresses), EKU serverAuth, P-256.
-    public static func mintServerIdentity(names: [String] = ["localhost", "127.0.0.1", "::1"], days: Int = 825,
-                                          authority: TestCertificateAuthority) throws -> MintedIdentity {
+    public static func mintServerIdentity(
+        names: [String] = ["localhost", "127.0.0.1", "::1"],
+        days: Int = 825,
+        authority: TestCertificateAuthority
+    ) throws -> MintedIdentity {
         let key = P256.Signing.PrivateKey()
         let privateKey = Certificate.PrivateKey(key)
         var sans: [GeneralName] = []
@@ -201,11 +287,20 @@ extension LocalGateway {
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames(sans)
         }
-        let certificate = try authority.issue(subject: subject, publicKey: privateKey.publicKey, days: days, extensions: extensions)
+        let certificate = try authority.issue(
+            subject: subject,
+            publicKey: privateKey.publicKey,
+            days: days,
+            extensions: extensions
+        )
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
-        return MintedIdentity(certificate: certificate, certificateDER: serializer.serializedBytes,
-                              privateKeyPKCS8: SecretBytes([UInt8](key.pkcs8DERRepresentation)), authority: authority)
+        return MintedIdentity(
+            certificate: certificate,
+            certificateDER: serializer.serializedBytes,
+            privateKeyPKCS8: SecretBytes([UInt8](key.pkcs8DERRepresentation)),
+            authority: authority
+        )
     }
 }
 

@@ -60,9 +60,11 @@ final class RequestValidator: Sendable {
     }
 
     /// Headers a request may carry once only.
-    static let singleHeaders: Set<String> = [":method", ":path", ":scheme", ":authority", APNsHeader.topic, APNsHeader.pushType,
-                                             APNsHeader.priority, APNsHeader.expiration, APNsHeader.collapseID, APNsHeader.id,
-                                             APNsHeader.authorization]
+    static let singleHeaders: Set<String> = [
+        ":method", ":path", ":scheme", ":authority", APNsHeader.topic, APNsHeader.pushType,
+        APNsHeader.priority, APNsHeader.expiration, APNsHeader.collapseID, APNsHeader.id,
+        APNsHeader.authorization,
+    ]
 
     init(configuration: LocalGateway.Configuration) throws {
         environment = configuration.environment
@@ -73,10 +75,17 @@ final class RequestValidator: Sendable {
         var keys: [String: RegisteredKey] = [:]
         for key in configuration.tokenKeys {
             do {
-                keys[key.keyID] = RegisteredKey(teamID: key.teamID, publicKey: try P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM))
+                keys[key.keyID] = RegisteredKey(
+                    teamID: key.teamID,
+                    publicKey: try P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)
+                )
             } catch {
-                throw CredentialError(.unsupportedKey, path: nil, "The public key registered for key ID \(key.keyID) is not a P-256 public key in PEM.",
-                                      hint: "Give the SubjectPublicKeyInfo PEM of the AuthKey (openssl pkey -in AuthKey_X.p8 -pubout).")
+                throw CredentialError(
+                    .unsupportedKey,
+                    path: nil,
+                    "The public key registered for key ID \(key.keyID) is not a P-256 public key in PEM.",
+                    hint: "Give the SubjectPublicKeyInfo PEM of the AuthKey (openssl pkey -in AuthKey_X.p8 -pubout)."
+                )
             }
         }
         self.keys = keys
@@ -106,8 +115,10 @@ final class RequestValidator: Sendable {
         guard path.hasPrefix(prefix) else { return reject(.badPath) }
         // Plain hex, as clients send it, is read straight from the bytes; anything else takes
         // the general parser, which decides as before.
-        guard let token = Self.plainHexToken(path: path, after: prefix.utf8.count)
-                ?? Self.parseToken(Substring(path.utf8.dropFirst(prefix.utf8.count))) else { return reject(.badDeviceToken) }
+        guard
+            let token = Self.plainHexToken(path: path, after: prefix.utf8.count)
+                ?? Self.parseToken(Substring(path.utf8.dropFirst(prefix.utf8.count)))
+        else { return reject(.badDeviceToken) }
 
         // A header given twice (at most a dozen names can repeat: a list beats a set here).
         var seen: [String] = []
@@ -127,12 +138,16 @@ final class RequestValidator: Sendable {
                 topic = topicHeader
             } else {
                 // As APNs: a certificate that covers exactly one topic makes it the default.
-                guard certificate.coveredTopics.count == 1, let only = certificate.coveredTopics.first else { return reject(.missingTopic) }
+                guard certificate.coveredTopics.count == 1, let only = certificate.coveredTopics.first else {
+                    return reject(.missingTopic)
+                }
                 topic = only
             }
             authentication = .certificate(subject: certificate.subject)
         } else {
-            guard let authorization = request.first(APNsHeader.authorization) else { return reject(.missingProviderToken) }
+            guard let authorization = request.first(APNsHeader.authorization) else {
+                return reject(.missingProviderToken)
+            }
             switch verifyToken(authorization) {
             case .rejected(let reason): return reject(reason)
             case .valid(let keyID, let teamID): authentication = .token(keyID: keyID, teamID: teamID)
@@ -149,8 +164,12 @@ final class RequestValidator: Sendable {
             guard let value = Int(priority), [1, 5, 10].contains(value) else { return reject(.badPriority) }
             if pushType == .background, value != 5 { return reject(.badPriority) }
         }
-        if let expiration = request.first(APNsHeader.expiration), Int64(expiration) == nil { return reject(.badExpirationDate) }
-        if let collapseID = request.first(APNsHeader.collapseID), collapseID.utf8.count > 64 { return reject(.badCollapseId) }
+        if let expiration = request.first(APNsHeader.expiration), Int64(expiration) == nil {
+            return reject(.badExpirationDate)
+        }
+        if let collapseID = request.first(APNsHeader.collapseID), collapseID.utf8.count > 64 {
+            return reject(.badCollapseId)
+        }
 
         // The payload (not read when answering early).
         var payloadObject: Any?
@@ -166,16 +185,22 @@ final class RequestValidator: Sendable {
 
         // The device registry.
         if let registry {
-            guard let registration = registry[token.hex], registration.environment == environment else { return reject(.badDeviceToken) }
+            guard let registration = registry[token.hex], registration.environment == environment else {
+                return reject(.badDeviceToken)
+            }
             guard registration.topic == topic else { return reject(.deviceTokenNotForTopic) }
-            if let unregisteredAt = registration.unregisteredAt { return reject(.unregistered, timestamp: unregisteredAt) }
+            if let unregisteredAt = registration.unregisteredAt {
+                return reject(.unregistered, timestamp: unregisteredAt)
+            }
         }
 
         // Injected faults, for accepted notifications only.
         if let fault = pickFault() { return reject(fault) }
 
         // Without a log nothing reads the record: an empty one still says "accepted".
-        guard recordsNotifications else { return Decision(status: 200, reason: nil, apnsID: apnsID, timestamp: nil, record: [:]) }
+        guard recordsNotifications else {
+            return Decision(status: 200, reason: nil, apnsID: apnsID, timestamp: nil, record: [:])
+        }
         var headers: [String: String] = [:]
         for header in request.headers where !header.name.hasPrefix(":") && header.name != APNsHeader.authorization {
             headers[header.name] = header.value
@@ -188,10 +213,11 @@ final class RequestValidator: Sendable {
             "apns_id": apnsID,
             "headers": headers,
         ]
-        let authRecord: [String: Any] = switch authentication {
-        case .certificate(let subject): ["auth": "certificate", "certificate_subject": subject]
-        case .token(let keyID, let teamID): ["auth": "token", "key_id": keyID, "team_id": teamID]
-        }
+        let authRecord: [String: Any] =
+            switch authentication {
+            case .certificate(let subject): ["auth": "certificate", "certificate_subject": subject]
+            case .token(let keyID, let teamID): ["auth": "token", "key_id": keyID, "team_id": teamID]
+            }
         record.merge(authRecord) { current, _ in current }
         if let payloadObject { record["payload"] = payloadObject }
         return Decision(status: 200, reason: nil, apnsID: apnsID, timestamp: nil, record: record)
@@ -257,16 +283,24 @@ final class RequestValidator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .rejected(.invalidProviderToken) }
         let segments = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3,
-              let headerData = Data(base64URLEncoded: String(segments[0])),
-              let claimsData = Data(base64URLEncoded: String(segments[1])),
-              let signatureData = Data(base64URLEncoded: String(segments[2])) else { return .rejected(.invalidProviderToken) }
-        struct Header: Decodable { var alg: String; var kid: String }
-        struct Claims: Decodable { var iss: String; var iat: Int64 }
+            let headerData = Data(base64URLEncoded: String(segments[0])),
+            let claimsData = Data(base64URLEncoded: String(segments[1])),
+            let signatureData = Data(base64URLEncoded: String(segments[2]))
+        else { return .rejected(.invalidProviderToken) }
+        struct Header: Decodable {
+            var alg: String
+            var kid: String
+        }
+        struct Claims: Decodable {
+            var iss: String
+            var iat: Int64
+        }
         guard let header = try? JSONDecoder().decode(Header.self, from: headerData), header.alg == "ES256",
-              let claims = try? JSONDecoder().decode(Claims.self, from: claimsData),
-              let key = keys[header.kid],
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-              key.publicKey.isValidSignature(signature, for: Data("\(segments[0]).\(segments[1])".utf8)) else {
+            let claims = try? JSONDecoder().decode(Claims.self, from: claimsData),
+            let key = keys[header.kid],
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
+            key.publicKey.isValidSignature(signature, for: Data("\(segments[0]).\(segments[1])".utf8))
+        else {
             return .rejected(.invalidProviderToken)
         }
         guard claims.iss == key.teamID else { return .rejected(.invalidProviderToken) }

@@ -66,7 +66,10 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         refused = true
         guard let streamID else { return }
         connection.unprocessed[streamID] = nil
-        connection.channel.writeAndFlush(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream)), promise: nil)
+        connection.channel.writeAndFlush(
+            HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream)),
+            promise: nil
+        )
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -139,7 +142,8 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             return
         }
         if let limit = gateway.configuration.faults.dropAfterAccepted, decision.record != nil,
-           gateway.takeDrop(atAccepted: limit) {
+            gateway.takeDrop(atAccepted: limit)
+        {
             // Processed and recorded, then the connection is cut before the answer goes out:
             // the client cannot know it was delivered. Answers already written still leave, and
             // nothing more is processed on this connection, so this is the only answer lost.
@@ -171,7 +175,11 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         responseHeaders.add(name: ":status", value: String(decision.status))
         responseHeaders.add(name: APNsHeader.id, value: decision.apnsID, indexing: .nonIndexable)
         if decision.status == 200, gateway.configuration.environment == .sandbox {
-            responseHeaders.add(name: APNsHeader.uniqueID, value: gateway.validator.randomUUIDString(), indexing: .nonIndexable)
+            responseHeaders.add(
+                name: APNsHeader.uniqueID,
+                value: gateway.validator.randomUUIDString(),
+                indexing: .nonIndexable
+            )
         }
         var bodyBytes: [UInt8] = []
         if let reason = decision.reason {
@@ -181,7 +189,10 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             responseHeaders.add(name: "content-type", value: "application/json; charset=utf-8")
             responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
         }
-        context.write(wrapOutboundOut(.headers(.init(headers: responseHeaders, endStream: bodyBytes.isEmpty))), promise: nil)
+        context.write(
+            wrapOutboundOut(.headers(.init(headers: responseHeaders, endStream: bodyBytes.isEmpty))),
+            promise: nil
+        )
         if !bodyBytes.isEmpty {
             let buffer = context.channel.allocator.buffer(bytes: bodyBytes)
             context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
@@ -196,19 +207,26 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             // the connection, because the stream may already count as closed here (the body's
             // END_STREAM can arrive in the same read), and swift-nio-http2 always lets a
             // RST_STREAM out; the client sees what nginx's clients see.
-            connection.channel.writeAndFlush(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)), promise: nil)
+            connection.channel.writeAndFlush(
+                HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)),
+                promise: nil
+            )
         }
         afterAnswer(context: context)
     }
 
     private func changeLimitIfDue() {
         let faults = gateway.configuration.faults
-        if let change = faults.changeMaxConcurrentStreams, !connection.limitChanged, connection.accepted >= change.afterAccepted {
+        if let change = faults.changeMaxConcurrentStreams, !connection.limitChanged,
+            connection.accepted >= change.afterAccepted
+        {
             connection.limitChanged = true
             connection.advertisedLimit = change.to
             gateway.updateStatistics { $0.settingsChanges += 1 }
-            let settings = HTTP2Frame(streamID: .rootStream,
-                                      payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: change.to)])))
+            let settings = HTTP2Frame(
+                streamID: .rootStream,
+                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: change.to)]))
+            )
             connection.channel.writeAndFlush(settings, promise: nil)
         }
     }
@@ -233,9 +251,14 @@ final class GatewayStreamHandler: ChannelInboundHandler {
                 handler.refuse()
             }
             let reason = (try? JSONSerialization.data(withJSONObject: ["reason": faults.goAwayReason])) ?? Data()
-            let goAway = HTTP2Frame(streamID: .rootStream,
-                                    payload: .goAway(lastStreamID: connection.highestProcessed, errorCode: .noError,
-                                                     opaqueData: connection.channel.allocator.buffer(bytes: reason)))
+            let goAway = HTTP2Frame(
+                streamID: .rootStream,
+                payload: .goAway(
+                    lastStreamID: connection.highestProcessed,
+                    errorCode: .noError,
+                    opaqueData: connection.channel.allocator.buffer(bytes: reason)
+                )
+            )
             connection.channel.writeAndFlush(goAway, promise: nil)
         }
         closeIfGoneAway()

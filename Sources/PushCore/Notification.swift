@@ -17,8 +17,14 @@ public struct NotificationTemplate: Sendable, Equatable {
     /// The JSON payload.
     public var payload: [UInt8]
 
-    public init(topic: String?, pushType: PushType = .alert, priority: PushPriority? = nil, expiration: Date? = nil,
-                collapseID: String? = nil, payload: [UInt8]) {
+    public init(
+        topic: String?,
+        pushType: PushType = .alert,
+        priority: PushPriority? = nil,
+        expiration: Date? = nil,
+        collapseID: String? = nil,
+        payload: [UInt8]
+    ) {
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
@@ -31,18 +37,26 @@ public struct NotificationTemplate: Sendable, Equatable {
     public func validate() throws {
         let limit = pushType.maximumPayloadSize
         guard payload.count <= limit else {
-            throw PushCoreError(.invalidNotification,
-                                "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
-                                hint: "Shorten the text or custom data; APNs would answer 413 PayloadTooLarge.")
+            throw PushCoreError(
+                .invalidNotification,
+                "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
+                hint: "Shorten the text or custom data; APNs would answer 413 PayloadTooLarge."
+            )
         }
         guard !payload.isEmpty else {
-            throw PushCoreError(.invalidNotification, "The payload is empty.",
-                                hint: "Even a background push needs {\"aps\":{\"content-available\":1}}; APNs would answer 400 PayloadEmpty.")
+            throw PushCoreError(
+                .invalidNotification,
+                "The payload is empty.",
+                hint:
+                    "Even a background push needs {\"aps\":{\"content-available\":1}}; APNs would answer 400 PayloadEmpty."
+            )
         }
         if let collapseID, collapseID.utf8.count > 64 {
-            throw PushCoreError(.invalidNotification,
-                                "The collapse ID is \(collapseID.utf8.count) bytes; APNs takes at most 64.",
-                                hint: "Use a shorter identifier; APNs would answer 400 BadCollapseId.")
+            throw PushCoreError(
+                .invalidNotification,
+                "The collapse ID is \(collapseID.utf8.count) bytes; APNs takes at most 64.",
+                hint: "Use a shorter identifier; APNs would answer 400 BadCollapseId."
+            )
         }
     }
 }
@@ -60,12 +74,28 @@ public struct PushNotification: Sendable {
         self.apnsID = apnsID
     }
 
-    public init(deviceToken: DeviceToken, topic: String?, pushType: PushType = .alert, priority: PushPriority? = nil,
-                expiration: Date? = nil, collapseID: String? = nil, apnsID: UUID? = nil, payload: [UInt8]) {
-        self.init(deviceToken: deviceToken,
-                  template: NotificationTemplate(topic: topic, pushType: pushType, priority: priority, expiration: expiration,
-                                                 collapseID: collapseID, payload: payload),
-                  apnsID: apnsID)
+    public init(
+        deviceToken: DeviceToken,
+        topic: String?,
+        pushType: PushType = .alert,
+        priority: PushPriority? = nil,
+        expiration: Date? = nil,
+        collapseID: String? = nil,
+        apnsID: UUID? = nil,
+        payload: [UInt8]
+    ) {
+        self.init(
+            deviceToken: deviceToken,
+            template: NotificationTemplate(
+                topic: topic,
+                pushType: pushType,
+                priority: priority,
+                expiration: expiration,
+                collapseID: collapseID,
+                payload: payload
+            ),
+            apnsID: apnsID
+        )
     }
 
     public var topic: String? {

@@ -4,8 +4,14 @@ import Foundation
 /// user gives is escaped correctly.
 public enum Payload {
     /// `{"aps":{"alert":{"title":..,"body":..},"sound":..,"badge":..}}` plus `custom` keys at the top level.
-    public static func alert(title: String? = nil, subtitle: String? = nil, body: String, sound: String? = nil,
-                             badge: Int? = nil, custom: [String: any Sendable] = [:]) throws -> [UInt8] {
+    public static func alert(
+        title: String? = nil,
+        subtitle: String? = nil,
+        body: String,
+        sound: String? = nil,
+        badge: Int? = nil,
+        custom: [String: any Sendable] = [:]
+    ) throws -> [UInt8] {
         var alert: [String: Any] = ["body": body]
         if let title { alert["title"] = title }
         if let subtitle { alert["subtitle"] = subtitle }
@@ -23,29 +29,42 @@ public enum Payload {
 
     static func encode(aps: [String: Any], custom: [String: any Sendable]) throws -> [UInt8] {
         guard custom["aps"] == nil else {
-            throw PushCoreError(.invalidNotification, "Custom payload data cannot use the key \"aps\": it is Apple's.",
-                               hint: "Put custom data under another key.")
+            throw PushCoreError(
+                .invalidNotification,
+                "Custom payload data cannot use the key \"aps\": it is Apple's.",
+                hint: "Put custom data under another key."
+            )
         }
         var object: [String: Any] = custom
         object["aps"] = aps
         guard JSONSerialization.isValidJSONObject(object) else {
-            throw PushCoreError(.invalidNotification, "The custom payload data cannot be written as JSON.",
-                               hint: "Use strings, numbers, booleans, arrays and dictionaries only.")
+            throw PushCoreError(
+                .invalidNotification,
+                "The custom payload data cannot be written as JSON.",
+                hint: "Use strings, numbers, booleans, arrays and dictionaries only."
+            )
         }
-        return [UInt8](try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        return [UInt8](
+            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        )
     }
 
     /// Checks a payload against the push type's size limit and that it is a JSON object.
     public static func validate(_ payload: [UInt8], pushType: PushType) throws {
         let limit = pushType.maximumPayloadSize
         guard payload.count <= limit else {
-            throw PushCoreError(.invalidNotification,
-                               "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
-                               hint: "Shorten it by \(payload.count - limit) bytes or more.")
+            throw PushCoreError(
+                .invalidNotification,
+                "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
+                hint: "Shorten it by \(payload.count - limit) bytes or more."
+            )
         }
         guard (try? JSONSerialization.jsonObject(with: Data(payload))) is [String: Any] else {
-            throw PushCoreError(.invalidNotification, "The payload is not a JSON object.",
-                               hint: "A payload looks like {\"aps\":{\"alert\":\"Hello\"}}.")
+            throw PushCoreError(
+                .invalidNotification,
+                "The payload is not a JSON object.",
+                hint: "A payload looks like {\"aps\":{\"alert\":\"Hello\"}}."
+            )
         }
     }
 }

@@ -26,8 +26,11 @@ public struct ProviderKey: Sendable {
         do {
             key = try pkcs8.withUnsafeBytes { try P256.Signing.PrivateKey(derRepresentation: Array($0)) }
         } catch {
-            throw PushCoreError(.invalidKey, "The stored token key is not a P-256 private key.",
-                                hint: "Import the AuthKey_<KEYID>.p8 file again.")
+            throw PushCoreError(
+                .invalidKey,
+                "The stored token key is not a P-256 private key.",
+                hint: "Import the AuthKey_<KEYID>.p8 file again."
+            )
         }
         try self.init(keyID: keyID, teamID: teamID, privateKey: key)
     }
@@ -35,7 +38,9 @@ public struct ProviderKey: Sendable {
     /// SHA-256 of the public key's SubjectPublicKeyInfo, colon-separated hex: identifies the key
     /// without revealing it.
     public var publicKeyFingerprint: String {
-        SHA256.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02X", $0) }.joined(separator: ":")
+        SHA256.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02X", $0) }.joined(
+            separator: ":"
+        )
     }
 
     public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
@@ -43,12 +48,19 @@ public struct ProviderKey: Sendable {
     /// A provider authentication token: header `{"alg":"ES256","kid":KEYID}`, claims
     /// `{"iss":TEAMID,"iat":SECONDS}`, ES256 signature as raw r||s, base64url without padding.
     public func makeJWT(issuedAt: Date = Date()) throws -> String {
-        struct Header: Encodable { let alg = "ES256"; let kid: String }
-        struct Claims: Encodable { let iss: String; let iat: Int }
+        struct Header: Encodable {
+            let alg = "ES256"
+            let kid: String
+        }
+        struct Claims: Encodable {
+            let iss: String
+            let iat: Int
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let header = try encoder.encode(Header(kid: keyID)).base64URLEncodedString()
-        let claims = try encoder.encode(Claims(iss: teamID, iat: Int(issuedAt.timeIntervalSince1970))).base64URLEncodedString()
+        let claims = try encoder.encode(Claims(iss: teamID, iat: Int(issuedAt.timeIntervalSince1970)))
+            .base64URLEncodedString()
         let signingInput = "\(header).\(claims)"
         let signature = try privateKey.signature(for: Data(signingInput.utf8))
         return "\(signingInput).\(signature.rawRepresentation.base64URLEncodedString())"
@@ -69,8 +81,12 @@ public struct ProviderKey: Sendable {
 
     static func validateIdentifier(_ value: String, name: String, code: PushCoreError.Code) throws {
         guard isIdentifier(value) else {
-            throw PushCoreError(code, "The \(name) \"\(value)\" is not 10 upper-case letters and digits.",
-                                hint: "Copy the \(name) from the Apple Developer portal (Membership details for the team ID, Keys for the key ID).")
+            throw PushCoreError(
+                code,
+                "The \(name) \"\(value)\" is not 10 upper-case letters and digits.",
+                hint:
+                    "Copy the \(name) from the Apple Developer portal (Membership details for the team ID, Keys for the key ID)."
+            )
         }
     }
 }

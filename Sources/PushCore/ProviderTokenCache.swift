@@ -29,7 +29,8 @@ public final class ProviderTokenCache: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State()
 
-    public init(key: ProviderKey, clock: GatewayClock, renewAfter: TimeInterval = ProviderTokenCache.defaultRenewAfter) {
+    public init(key: ProviderKey, clock: GatewayClock, renewAfter: TimeInterval = ProviderTokenCache.defaultRenewAfter)
+    {
         self.key = key
         self.clock = clock
         self.renewAfter = renewAfter

@@ -21,8 +21,16 @@ public struct PushResponse: Sendable, Codable, Equatable {
     /// The body when it was not the JSON APNs sends (at most 512 bytes, for diagnosis).
     public var rawBody: String?
 
-    public init(status: Int, apnsID: UUID? = nil, apnsUniqueID: String? = nil, reason: APNsReason? = nil,
-                timestamp: Date? = nil, retryAfter: Int? = nil, latency: Double = 0, rawBody: String? = nil) {
+    public init(
+        status: Int,
+        apnsID: UUID? = nil,
+        apnsUniqueID: String? = nil,
+        reason: APNsReason? = nil,
+        timestamp: Date? = nil,
+        retryAfter: Int? = nil,
+        latency: Double = 0,
+        rawBody: String? = nil
+    ) {
         self.status = status
         self.apnsID = apnsID
         self.apnsUniqueID = apnsUniqueID
@@ -51,7 +59,9 @@ public struct PushResponse: Sendable, Codable, Equatable {
             var reason: String?
             var timestamp: Double?
         }
-        if let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)), decoded.reason != nil || decoded.timestamp != nil {
+        if let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)),
+            decoded.reason != nil || decoded.timestamp != nil
+        {
             reason = decoded.reason.map(APNsReason.init(rawValue:))
             timestamp = decoded.timestamp.map { Date(timeIntervalSince1970: $0 / 1000) }
         } else {
@@ -134,7 +144,9 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
@@ -182,11 +194,11 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         guard case .known(let known) = value else { return nil }
         switch known {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed:
+            .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
+            .missingTopic, .payloadEmpty, .topicDisallowed:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
+            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405
@@ -208,7 +220,9 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         switch known {
         case .badCollapseId: return "The apns-collapse-id header is longer than 64 bytes."
-        case .badDeviceToken: return "APNs does not know the device token in this environment. Most often it belongs to the other environment: a development build's token sent to production, or the reverse; otherwise it is not a device token at all."
+        case .badDeviceToken:
+            return
+                "APNs does not know the device token in this environment. Most often it belongs to the other environment: a development build's token sent to production, or the reverse; otherwise it is not a device token at all."
         case .badExpirationDate: return "The apns-expiration header is not a UNIX time in seconds."
         case .badMessageId: return "The apns-id header is not a canonical UUID."
         case .badPriority: return "The apns-priority header is not 1, 5 or 10, or a background push did not use 5."
@@ -218,24 +232,34 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .idleTimeout: return "The connection was idle too long and APNs closed it."
         case .invalidPushType: return "The apns-push-type header is not one APNs knows, or does not fit the topic."
         case .missingDeviceToken: return "The request path has no device token."
-        case .missingTopic: return "No apns-topic was sent, and the certificate covers several topics (or token authentication is used), so APNs cannot pick one."
+        case .missingTopic:
+            return
+                "No apns-topic was sent, and the certificate covers several topics (or token authentication is used), so APNs cannot pick one."
         case .payloadEmpty: return "The payload is empty."
         case .topicDisallowed: return "The certificate or key may not push to this topic."
         case .badCertificate: return "The client certificate is not valid for APNs."
-        case .badCertificateEnvironment: return "The client certificate is for the other environment: a development (sandbox) certificate against production or the reverse."
+        case .badCertificateEnvironment:
+            return
+                "The client certificate is for the other environment: a development (sandbox) certificate against production or the reverse."
         case .expiredProviderToken: return "The provider token (JWT) is older than one hour."
         case .forbidden: return "The request is not allowed with these credentials."
-        case .invalidProviderToken: return "The provider token is not valid: wrong key ID, wrong team ID, or a signature that does not verify with the registered key."
-        case .missingProviderToken: return "No certificate was presented and no provider token (authorization header) was sent."
+        case .invalidProviderToken:
+            return
+                "The provider token is not valid: wrong key ID, wrong team ID, or a signature that does not verify with the registered key."
+        case .missingProviderToken:
+            return "No certificate was presented and no provider token (authorization header) was sent."
         case .unrelatedKeyIdInToken: return "The key ID in the token does not belong to the team of the topic."
         case .badEnvironmentKeyIdInToken: return "The key ID in the token is for the other environment."
         case .badEnvironmentKeyInToken: return "The token key is restricted to the other environment."
         case .badPath: return "The request path is not /3/device/<token>."
         case .methodNotAllowed: return "Only POST is allowed."
         case .expiredToken: return "The device token has expired."
-        case .unregistered: return "The device token is no longer active for the topic: the app was uninstalled or notifications were turned off."
+        case .unregistered:
+            return
+                "The device token is no longer active for the topic: the app was uninstalled or notifications were turned off."
         case .payloadTooLarge: return "The payload is larger than 4096 bytes (5120 for VoIP)."
-        case .tooManyProviderTokenUpdates: return "The provider token was changed too often (more than once every 20 minutes)."
+        case .tooManyProviderTokenUpdates:
+            return "The provider token was changed too often (more than once every 20 minutes)."
         case .tooManyRequests: return "Too many notifications were sent to this device in a short time."
         case .internalServerError: return "APNs had an internal error."
         case .serviceUnavailable: return "APNs is temporarily unavailable."
@@ -250,32 +274,48 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         switch known {
         case .badCollapseId: return "Use a collapse ID of at most 64 bytes."
-        case .badDeviceToken: return "Send development builds' tokens to the sandbox (api.sandbox.push.apple.com) and TestFlight/App Store builds' tokens to production (api.push.apple.com); check the token was copied whole."
+        case .badDeviceToken:
+            return
+                "Send development builds' tokens to the sandbox (api.sandbox.push.apple.com) and TestFlight/App Store builds' tokens to production (api.push.apple.com); check the token was copied whole."
         case .badExpirationDate: return "Give the expiration as whole seconds since 1970 (0 = try once)."
-        case .badMessageId: return "Give apns-id as a UUID such as 123e4567-e89b-12d3-a456-426614174000, or leave it out."
+        case .badMessageId:
+            return "Give apns-id as a UUID such as 123e4567-e89b-12d3-a456-426614174000, or leave it out."
         case .badPriority: return "Use priority 10 (or 5) for alerts and 5 for background pushes."
         case .badTopic: return "Give the app's bundle ID, with .voip/.complication/... for those push types."
         case .deviceTokenNotForTopic: return "Check the topic is the bundle ID of the app that registered this token."
         case .duplicateHeaders: return "Send each apns-* header once."
         case .idleTimeout: return "Connect again; keep the connection busy or reconnect when idle."
-        case .invalidPushType: return "Use alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk or widgets, with the topic suffix that type needs."
+        case .invalidPushType:
+            return
+                "Use alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk or widgets, with the topic suffix that type needs."
         case .missingDeviceToken: return "Put the device token in the path: /3/device/<token>."
         case .missingTopic: return "Give the topic (the app's bundle ID) with --topic."
         case .payloadEmpty: return "Send a JSON payload such as {\"aps\":{\"alert\":\"Hello\"}}."
-        case .topicDisallowed: return "Use a certificate issued for this bundle ID (apnsctl inspect lists its topics), or a token key of the app's team."
+        case .topicDisallowed:
+            return
+                "Use a certificate issued for this bundle ID (apnsctl inspect lists its topics), or a token key of the app's team."
         case .badCertificate: return "Use the push certificate issued by Apple for this app, with its private key."
-        case .badCertificateEnvironment: return "Use the gateway of the certificate's environment (apnsctl inspect shows it), or make a Sandbox & Production certificate."
-        case .expiredProviderToken: return "Make a new token: tokens must be renewed at least every 60 minutes (and check the clock is right)."
+        case .badCertificateEnvironment:
+            return
+                "Use the gateway of the certificate's environment (apnsctl inspect shows it), or make a Sandbox & Production certificate."
+        case .expiredProviderToken:
+            return "Make a new token: tokens must be renewed at least every 60 minutes (and check the clock is right)."
         case .forbidden: return "Check the certificate or key belongs to the app's team and is not revoked."
-        case .invalidProviderToken: return "Check the key ID and team ID match the .p8 key on the developer portal, and the key is not revoked."
-        case .missingProviderToken: return "Give a certificate bundle with its key, or a token key (.p8 with --team-id)."
+        case .invalidProviderToken:
+            return "Check the key ID and team ID match the .p8 key on the developer portal, and the key is not revoked."
+        case .missingProviderToken:
+            return "Give a certificate bundle with its key, or a token key (.p8 with --team-id)."
         case .unrelatedKeyIdInToken: return "Use a key of the team that owns the app."
-        case .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken: return "Use the gateway the key is restricted to, or a key allowed for both environments."
+        case .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
+            return "Use the gateway the key is restricted to, or a key allowed for both environments."
         case .badPath: return "Send to /3/device/<token>."
         case .methodNotAllowed: return "Send with POST."
-        case .expiredToken, .unregistered: return "Stop sending to this token and remove it from your database; the app registers a new one when it runs."
+        case .expiredToken, .unregistered:
+            return
+                "Stop sending to this token and remove it from your database; the app registers a new one when it runs."
         case .payloadTooLarge: return "Shorten the payload."
-        case .tooManyProviderTokenUpdates: return "Reuse a token for at least 20 minutes; do not make a new one per notification or per connection."
+        case .tooManyProviderTokenUpdates:
+            return "Reuse a token for at least 20 minutes; do not make a new one per notification or per connection."
         case .tooManyRequests: return "Slow down for this device and retry later, honouring Retry-After."
         case .internalServerError, .serviceUnavailable: return "Retry later with back-off."
         case .shutdown: return "Connect again and resend what was not answered."

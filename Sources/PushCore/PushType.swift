@@ -20,8 +20,10 @@ public struct PushType: Hashable, Sendable, Codable, CustomStringConvertible, Ex
     public static let widgets = PushType("widgets")
 
     /// Every push type APNs documents.
-    public static let known: [PushType] = [.alert, .background, .voip, .complication, .fileprovider, .mdm, .location,
-                                           .liveactivity, .pushtotalk, .widgets]
+    public static let known: [PushType] = [
+        .alert, .background, .voip, .complication, .fileprovider, .mdm, .location,
+        .liveactivity, .pushtotalk, .widgets,
+    ]
 
     /// The largest payload APNs takes for this push type: 5120 bytes for VoIP, 4096 otherwise.
     public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }

@@ -71,8 +71,11 @@ public struct RequestEncoder: Sendable {
 
     /// The headers of one notification.
     public func headers(for notification: PushNotification, bearer: String?) -> [Header] {
-        headers(deviceHex: notification.deviceToken.hex, apnsID: notification.apnsID.map(TextEncoding.lowercaseUUID),
-                bearer: bearer)
+        headers(
+            deviceHex: notification.deviceToken.hex,
+            apnsID: notification.apnsID.map(TextEncoding.lowercaseUUID),
+            bearer: bearer
+        )
     }
 
     public var body: [UInt8] { template.payload }

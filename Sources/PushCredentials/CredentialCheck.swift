@@ -39,42 +39,87 @@ public struct CheckResult: Codable, Sendable {
 
     /// A credential that could not be checked.
     public static func failed(name: String, origin: String, error: CredentialError) -> CheckResult {
-        CheckResult(name: name, origin: origin, topics: [], environments: [], findings: [],
-                    error: FileReport.ErrorReport(code: error.code.name, message: error.message, hint: error.hint))
+        CheckResult(
+            name: name,
+            origin: origin,
+            topics: [],
+            environments: [],
+            findings: [],
+            error: FileReport.ErrorReport(code: error.code.name, message: error.message, hint: error.hint)
+        )
     }
 }
 
 /// Checks certificates and token keys against expectations. Every finding says what to do.
 public enum CredentialCheck {
-    public static func certificate(_ file: CredentialFile, name: String, origin: String, keyVerified: Bool,
-                                   expectations: CheckExpectations) -> CheckResult {
+    public static func certificate(
+        _ file: CredentialFile,
+        name: String,
+        origin: String,
+        keyVerified: Bool,
+        expectations: CheckExpectations
+    ) -> CheckResult {
         let certificate = file.certificate
         var findings = CertificateFindings.validity(certificate, at: expectations.date, warnDays: expectations.warnDays)
         if keyVerified, let key = file.privateKey, !key.matchesCertificate {
-            findings.append(Finding(code: "key_mismatch", severity: .problem,
-                                    message: "The private key does not belong to the certificate.",
-                                    hint: "Re-import the certificate with its own key."))
+            findings.append(
+                Finding(
+                    code: "key_mismatch",
+                    severity: .problem,
+                    message: "The private key does not belong to the certificate.",
+                    hint: "Re-import the certificate with its own key."
+                )
+            )
         }
         if !certificate.isPushCertificate {
-            findings.append(Finding(code: "not_push_certificate", severity: .problem,
-                                    message: "This is not an Apple push certificate.",
-                                    hint: "Use the certificate created for the Apple Push Notification service in the Apple Developer portal."))
+            findings.append(
+                Finding(
+                    code: "not_push_certificate",
+                    severity: .problem,
+                    message: "This is not an Apple push certificate.",
+                    hint:
+                        "Use the certificate created for the Apple Push Notification service in the Apple Developer portal."
+                )
+            )
         }
-        findings += environmentFindings(certificate.environments, expected: expectations.environment, what: "certificate")
+        findings += environmentFindings(
+            certificate.environments,
+            expected: expectations.environment,
+            what: "certificate"
+        )
         if let topic = expectations.topic, !certificate.covers(topic: topic) {
             let covered = certificate.coveredTopics
-            findings.append(Finding(code: "topic_not_covered", severity: .problem,
-                                    message: "The certificate does not cover the topic \(topic); it covers \(covered.isEmpty ? "no topic" : covered.joined(separator: ", ")).",
-                                    hint: "APNs would answer TopicDisallowed or DeviceTokenNotForTopic: use the certificate made for \(topic)'s App ID."))
+            findings.append(
+                Finding(
+                    code: "topic_not_covered",
+                    severity: .problem,
+                    message:
+                        "The certificate does not cover the topic \(topic); it covers \(covered.isEmpty ? "no topic" : covered.joined(separator: ", ")).",
+                    hint:
+                        "APNs would answer TopicDisallowed or DeviceTokenNotForTopic: use the certificate made for \(topic)'s App ID."
+                )
+            )
         }
-        return CheckResult(name: name, origin: origin, kind: .certificate, topics: certificate.coveredTopics,
-                           environments: certificate.environments, notAfter: certificate.notAfter,
-                           daysLeft: certificate.daysLeft(at: expectations.date),
-                           status: certificate.status(at: expectations.date, warnDays: expectations.warnDays),
-                           sha256: certificate.sha256, teamId: certificate.teamID, findings: findings)
+        return CheckResult(
+            name: name,
+            origin: origin,
+            kind: .certificate,
+            topics: certificate.coveredTopics,
+            environments: certificate.environments,
+            notAfter: certificate.notAfter,
+            daysLeft: certificate.daysLeft(at: expectations.date),
+            status: certificate.status(at: expectations.date, warnDays: expectations.warnDays),
+            sha256: certificate.sha256,
+            teamId: certificate.teamID,
+            findings: findings
+        )
     }
 
-    public static func tokenKey(_ credential: StoredCredential, keyPresent: Bool?, expectations: CheckExpectations) -> CheckResult {
+    public static func tokenKey(
+        _ credential: StoredCredential,
+        keyPresent: Bool?,
+        expectations: CheckExpectations
+    ) -> CheckResult {
         var findings: [Finding] = []
         var missing: [String] = []
         if credential.keyId == nil { missing.append("key ID") }
@@ -82,42 +127,87 @@ public enum CredentialCheck {
         if credential.topics.isEmpty { missing.append("topics") }
         if credential.environments.isEmpty { missing.append("environments") }
         if !missing.isEmpty {
-            findings.append(Finding(code: "token_metadata_incomplete", severity: .problem,
-                                    message: "The token key's metadata lacks \(missing.joined(separator: ", ")), so it cannot be checked against a deploy.",
-                                    hint: "Import the .p8 again as the replacement of \(credential.alias), with its topics and environments."))
+            findings.append(
+                Finding(
+                    code: "token_metadata_incomplete",
+                    severity: .problem,
+                    message:
+                        "The token key's metadata lacks \(missing.joined(separator: ", ")), so it cannot be checked against a deploy.",
+                    hint:
+                        "Import the .p8 again as the replacement of \(credential.alias), with its topics and environments."
+                )
+            )
         }
         if keyPresent == false {
-            findings.append(Finding(code: "secret_missing", severity: .problem,
-                                    message: "The private key is missing from the Secret Service.",
-                                    hint: "Remove the credential and import the .p8 again."))
+            findings.append(
+                Finding(
+                    code: "secret_missing",
+                    severity: .problem,
+                    message: "The private key is missing from the Secret Service.",
+                    hint: "Remove the credential and import the .p8 again."
+                )
+            )
         }
         if !credential.environments.isEmpty {
-            findings += environmentFindings(credential.environments, expected: expectations.environment, what: "token key")
+            findings += environmentFindings(
+                credential.environments,
+                expected: expectations.environment,
+                what: "token key"
+            )
         }
         if let topic = expectations.topic, !credential.topics.isEmpty, !credential.topics.contains(topic) {
-            findings.append(Finding(code: "topic_not_covered", severity: .problem,
-                                    message: "The token key was imported for \(credential.topics.joined(separator: ", ")), not for \(topic).",
-                                    hint: "A token key can push to every app of its team; if \(topic) is one, import the .p8 again as the replacement of \(credential.alias), with \(topic) among its topics."))
+            findings.append(
+                Finding(
+                    code: "topic_not_covered",
+                    severity: .problem,
+                    message:
+                        "The token key was imported for \(credential.topics.joined(separator: ", ")), not for \(topic).",
+                    hint:
+                        "A token key can push to every app of its team; if \(topic) is one, import the .p8 again as the replacement of \(credential.alias), with \(topic) among its topics."
+                )
+            )
         }
-        return CheckResult(name: credential.alias, origin: "store", kind: .tokenKey, topics: credential.topics,
-                           environments: credential.environments, keyId: credential.keyId, teamId: credential.teamId,
-                           findings: findings)
+        return CheckResult(
+            name: credential.alias,
+            origin: "store",
+            kind: .tokenKey,
+            topics: credential.topics,
+            environments: credential.environments,
+            keyId: credential.keyId,
+            teamId: credential.teamId,
+            findings: findings
+        )
     }
 
-    public static func environmentFindings(_ environments: [PushEnvironment], expected: PushEnvironment?, what: String) -> [Finding] {
+    public static func environmentFindings(
+        _ environments: [PushEnvironment],
+        expected: PushEnvironment?,
+        what: String
+    ) -> [Finding] {
         guard let expected else { return [] }
         if environments.isEmpty {
-            return [Finding(code: "environment_unknown", severity: .problem,
-                            message: "Nothing says which environment this \(what) is for, so it cannot be confirmed for \(expected).",
-                            hint: "Confirm with an auth check against \(expected).")]
+            return [
+                Finding(
+                    code: "environment_unknown",
+                    severity: .problem,
+                    message:
+                        "Nothing says which environment this \(what) is for, so it cannot be confirmed for \(expected).",
+                    hint: "Confirm with an auth check against \(expected)."
+                )
+            ]
         }
         if !environments.contains(expected) {
             let other = environments.map(\.rawValue).joined(separator: " and ")
-            return [Finding(code: "environment_mismatch", severity: .problem,
-                            message: "The \(what) is for \(other) only, but you are deploying against \(expected).",
-                            hint: expected == .production
-                                ? "APNs would answer 403 BadCertificateEnvironment: create a production (or \"Sandbox & Production\") certificate."
-                                : "APNs would answer 403 BadCertificateEnvironment: use a sandbox (development) or universal certificate.")]
+            return [
+                Finding(
+                    code: "environment_mismatch",
+                    severity: .problem,
+                    message: "The \(what) is for \(other) only, but you are deploying against \(expected).",
+                    hint: expected == .production
+                        ? "APNs would answer 403 BadCertificateEnvironment: create a production (or \"Sandbox & Production\") certificate."
+                        : "APNs would answer 403 BadCertificateEnvironment: use a sandbox (development) or universal certificate."
+                )
+            ]
         }
         return []
     }
@@ -139,16 +229,35 @@ public enum PrometheusExport {
             case [.sandbox, .production]: environment = "both"
             default: environment = "unknown"
             }
-            let pairs = [("credential", result.name), ("kind", result.kind?.rawValue ?? "unknown"),
-                         ("topic", result.topics.first ?? ""), ("environment", environment)]
+            let pairs = [
+                ("credential", result.name), ("kind", result.kind?.rawValue ?? "unknown"),
+                ("topic", result.topics.first ?? ""), ("environment", environment),
+            ]
             return "{" + pairs.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
         }
         let dated = results.filter { $0.notAfter != nil }
-        family("apnsctl_credential_expiry_timestamp_seconds", "When the credential's certificate expires, as a Unix timestamp.")
-        for result in dated { lines.append("apnsctl_credential_expiry_timestamp_seconds\(labels(result)) \(Int(result.notAfter!.timeIntervalSince1970))") }
-        family("apnsctl_credential_seconds_left", "Seconds until the credential's certificate expires (negative once expired).")
-        for result in dated { lines.append("apnsctl_credential_seconds_left\(labels(result)) \(Int(result.notAfter!.timeIntervalSince(date)))") }
-        family("apnsctl_credential_problem", "1 when the check found a problem with the credential (or could not check it), else 0.")
+        family(
+            "apnsctl_credential_expiry_timestamp_seconds",
+            "When the credential's certificate expires, as a Unix timestamp."
+        )
+        for result in dated {
+            lines.append(
+                "apnsctl_credential_expiry_timestamp_seconds\(labels(result)) \(Int(result.notAfter!.timeIntervalSince1970))"
+            )
+        }
+        family(
+            "apnsctl_credential_seconds_left",
+            "Seconds until the credential's certificate expires (negative once expired)."
+        )
+        for result in dated {
+            lines.append(
+                "apnsctl_credential_seconds_left\(labels(result)) \(Int(result.notAfter!.timeIntervalSince(date)))"
+            )
+        }
+        family(
+            "apnsctl_credential_problem",
+            "1 when the check found a problem with the credential (or could not check it), else 0."
+        )
         for result in results { lines.append("apnsctl_credential_problem\(labels(result)) \(result.ok ? 0 : 1)") }
         family("apnsctl_credential_findings", "Number of findings of each kind for the credential.")
         for result in results {
@@ -167,6 +276,7 @@ public enum PrometheusExport {
 
     /// Label values escape backslash, double quote and newline.
     static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

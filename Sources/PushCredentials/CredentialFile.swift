@@ -49,20 +49,36 @@ public struct CredentialFile: Sendable {
     public static func readBytes(path: String) throws -> [UInt8] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CredentialError(.fileNotFound, path: path, "No such file.",
-                                  hint: "Check the path; relative paths are taken from the current folder.")
+            throw CredentialError(
+                .fileNotFound,
+                path: path,
+                "No such file.",
+                hint: "Check the path; relative paths are taken from the current folder."
+            )
         }
         if isDirectory.boolValue {
-            throw CredentialError(.isDirectory, path: path, "This is a folder, not a certificate file.",
-                                  hint: "Name the .p12, .pem or .cer file inside it.")
+            throw CredentialError(
+                .isDirectory,
+                path: path,
+                "This is a folder, not a certificate file.",
+                hint: "Name the .p12, .pem or .cer file inside it."
+            )
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CredentialError(.unreadable, path: path, "The file cannot be read.",
-                                  hint: "Check its permissions (ls -l) and that it is not locked by another program.")
+            throw CredentialError(
+                .unreadable,
+                path: path,
+                "The file cannot be read.",
+                hint: "Check its permissions (ls -l) and that it is not locked by another program."
+            )
         }
         if data.isEmpty {
-            throw CredentialError(.emptyFile, path: path, "The file is empty (0 bytes).",
-                                  hint: "The export or download did not finish: export the certificate again.")
+            throw CredentialError(
+                .emptyFile,
+                path: path,
+                "The file is empty (0 bytes).",
+                hint: "The export or download did not finish: export the certificate again."
+            )
         }
         return [UInt8](data)
     }
@@ -77,17 +93,27 @@ public struct CredentialFile: Sendable {
             return try decodeDER(bytes, path: path)
         case .truncatedDER:
             let isBundle = ["p12", "pfx"].contains((path as NSString).pathExtension.lowercased())
-            throw CredentialError(.truncated, path: path,
-                                  "The file is cut short: its \(isBundle ? "PKCS#12" : "DER") structure announces more bytes than the file has (\(bytes.count) bytes).",
-                                  hint: "The copy or download was interrupted: copy or export the file again.")
+            throw CredentialError(
+                .truncated,
+                path: path,
+                "The file is cut short: its \(isBundle ? "PKCS#12" : "DER") structure announces more bytes than the file has (\(bytes.count) bytes).",
+                hint: "The copy or download was interrupted: copy or export the file again."
+            )
         case .corruptDER(let detail):
-            throw CredentialError(.corrupt, path: path,
-                                  "The file is damaged: it starts like a certificate or PKCS#12 bundle but is not valid DER (\(detail)).",
-                                  hint: "Export the certificate again; if it came by mail or chat, make sure it was sent as a binary attachment.")
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "The file is damaged: it starts like a certificate or PKCS#12 bundle but is not valid DER (\(detail)).",
+                hint:
+                    "Export the certificate again; if it came by mail or chat, make sure it was sent as a binary attachment."
+            )
         case .other(let description):
-            throw CredentialError(.notACertificate, path: path,
-                                  "This is not a certificate file: it looks like \(description).",
-                                  hint: "Give a .p12/.pfx bundle, a PEM file or a DER .cer certificate.")
+            throw CredentialError(
+                .notACertificate,
+                path: path,
+                "This is not a certificate file: it looks like \(description).",
+                hint: "Give a .p12/.pfx bundle, a PEM file or a DER .cer certificate."
+            )
         }
     }
 
@@ -110,7 +136,8 @@ public struct CredentialFile: Sendable {
         guard head.first == 0x30 else { return .other(describeForeign(bytes)) }
         do {
             let node = try BER.parse(bytes)
-            guard case .constructed(let children) = node.content, let first = children.first(where: { _ in true }) else {
+            guard case .constructed(let children) = node.content, let first = children.first(where: { _ in true })
+            else {
                 return .corruptDER("an empty structure")
             }
             if first.identifier == .integer { return .pkcs12 }
@@ -145,17 +172,29 @@ public struct CredentialFile: Sendable {
 
     static func decodeDER(_ bytes: [UInt8], path: String) throws -> CredentialFile {
         let certificate = try parseCertificate(bytes, path: path)
-        return CredentialFile(path: path, format: .der, certificate: certificate, chain: [], privateKey: nil,
-                              protection: nil, privateKeyPKCS8: nil, password: nil, contents: bytes)
+        return CredentialFile(
+            path: path,
+            format: .der,
+            certificate: certificate,
+            chain: [],
+            privateKey: nil,
+            protection: nil,
+            privateKeyPKCS8: nil,
+            password: nil,
+            contents: bytes
+        )
     }
 
     static func parseCertificate(_ der: [UInt8], path: String) throws -> PushCertificate {
         do {
             return try PushCertificate(der: der)
         } catch {
-            throw CredentialError(.corrupt, path: path,
-                                  "A certificate in the file could not be parsed (\(error)).",
-                                  hint: "The file is damaged or is not an X.509 certificate: export it again.")
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "A certificate in the file could not be parsed (\(error)).",
+                hint: "The file is damaged or is not an X.509 certificate: export it again."
+            )
         }
     }
 
@@ -165,19 +204,28 @@ public struct CredentialFile: Sendable {
         let text = String(decoding: bytes, as: UTF8.self)
         let blocks = PEMBlock.blocks(in: text)
         if let damaged = blocks.first(where: { $0.der == nil }) {
-            throw CredentialError(.corrupt, path: path,
-                                  "The PEM block \"\(damaged.label)\" is damaged: its base64 body does not decode.",
-                                  hint: "Copy the whole block again, from -----BEGIN to -----END, without edits.")
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "The PEM block \"\(damaged.label)\" is damaged: its base64 body does not decode.",
+                hint: "Copy the whole block again, from -----BEGIN to -----END, without edits."
+            )
         }
-        let certificateBlocks = blocks.filter { ["CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE"].contains($0.label) }
+        let certificateBlocks = blocks.filter {
+            ["CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE"].contains($0.label)
+        }
         let keyBlocks = blocks.filter(\.isPrivateKey)
         guard !certificateBlocks.isEmpty else {
-            let found = blocks.isEmpty ? "no complete PEM block" : blocks.map { "\"\($0.label)\"" }.joined(separator: ", ")
-            throw CredentialError(.noCertificate, path: path,
-                                  "The PEM file holds no certificate (found \(found)).",
-                                  hint: keyBlocks.isEmpty
-                                      ? "Give the file that holds the -----BEGIN CERTIFICATE----- block."
-                                      : "This file has only a private key: give the certificate too, e.g. `cat cert.pem key.pem > bundle.pem`, or a token key (.p8) to `apnsctl import`.")
+            let found =
+                blocks.isEmpty ? "no complete PEM block" : blocks.map { "\"\($0.label)\"" }.joined(separator: ", ")
+            throw CredentialError(
+                .noCertificate,
+                path: path,
+                "The PEM file holds no certificate (found \(found)).",
+                hint: keyBlocks.isEmpty
+                    ? "Give the file that holds the -----BEGIN CERTIFICATE----- block."
+                    : "This file has only a private key: give the certificate too, e.g. `cat cert.pem key.pem > bundle.pem`, or a token key (.p8) to `apnsctl import`."
+            )
         }
         let certificates = try certificateBlocks.map { try parseCertificate($0.der!, path: path) }
 
@@ -188,37 +236,66 @@ public struct CredentialFile: Sendable {
         }
         let (leaf, chain) = pickLeaf(certificates, key: key)
         let summary = key.map { summarize(key: $0, certificate: leaf) }
-        return CredentialFile(path: path, format: .pem, certificate: leaf, chain: chain, privateKey: summary,
-                              protection: nil, privateKeyPKCS8: key, password: usedPassword, contents: bytes)
+        return CredentialFile(
+            path: path,
+            format: .pem,
+            certificate: leaf,
+            chain: chain,
+            privateKey: summary,
+            protection: nil,
+            privateKeyPKCS8: key,
+            password: usedPassword,
+            contents: bytes
+        )
     }
 
-    private static func decodeKey(_ block: PEMBlock, path: String, password: PasswordSource)
+    private static func decodeKey(
+        _ block: PEMBlock,
+        path: String,
+        password: PasswordSource
+    )
         throws -> (SecretBytes, SecretBytes?)
     {
         if !block.isEncrypted {
             if case .key(let key) = OpenSSL.decodePrivateKeyPEM(block.text, password: nil) { return (key, nil) }
-            throw CredentialError(.corrupt, path: path, "The private key block \"\(block.label)\" could not be decoded.",
-                                  hint: "Export the key again; the block may have been edited or cut.")
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "The private key block \"\(block.label)\" could not be decoded.",
+                hint: "Export the key again; the block may have been edited or cut."
+            )
         }
         var retry = false
         while true {
-            guard let secret = try password(PasswordRequest(path: path, what: "encrypted private key", isRetry: retry)) else {
-                throw CredentialError(.passwordRequired, path: path, "The private key is encrypted and needs its password.",
-                                      hint: passwordOptionsHint)
+            guard let secret = try password(PasswordRequest(path: path, what: "encrypted private key", isRetry: retry))
+            else {
+                throw CredentialError(
+                    .passwordRequired,
+                    path: path,
+                    "The private key is encrypted and needs its password.",
+                    hint: passwordOptionsHint
+                )
             }
             switch OpenSSL.decodePrivateKeyPEM(block.text, password: secret) {
             case .key(let key):
                 return (key, secret)
             case .wrongPassword:
                 if retry || !canRetry(password) {
-                    throw CredentialError(.wrongPassword, path: path, "Wrong password for the encrypted private key.",
-                                          hint: "Check the password; it is the one chosen when the key was exported.")
+                    throw CredentialError(
+                        .wrongPassword,
+                        path: path,
+                        "Wrong password for the encrypted private key.",
+                        hint: "Check the password; it is the one chosen when the key was exported."
+                    )
                 }
                 retry = true
             case .failed:
-                throw CredentialError(.unknownEncryption, path: path,
-                                      "The private key is encrypted with an algorithm OpenSSL cannot use here.",
-                                      hint: "Re-encrypt it: openssl pkcs8 -topk8 -v2 aes-256-cbc -in key.pem -out key-new.pem")
+                throw CredentialError(
+                    .unknownEncryption,
+                    path: path,
+                    "The private key is encrypted with an algorithm OpenSSL cannot use here.",
+                    hint: "Re-encrypt it: openssl pkcs8 -topk8 -v2 aes-256-cbc -in key.pem -out key-new.pem"
+                )
             }
         }
     }
@@ -227,26 +304,42 @@ public struct CredentialFile: Sendable {
 
     static func decodePKCS12(_ bytes: [UInt8], path: String, password: PasswordSource) throws -> CredentialFile {
         guard let file = OpenSSL.PKCS12File(der: bytes) else {
-            throw CredentialError(.corrupt, path: path,
-                                  "The file is damaged: it starts like a PKCS#12 bundle but OpenSSL cannot decode its structure.",
-                                  hint: "Export the bundle again (Keychain Access: select certificate and key, File > Export Items, .p12).")
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "The file is damaged: it starts like a PKCS#12 bundle but OpenSSL cannot decode its structure.",
+                hint:
+                    "Export the bundle again (Keychain Access: select certificate and key, File > Export Items, .p12)."
+            )
         }
         guard let raw = file.protection() else {
-            throw CredentialError(.corrupt, path: path, "The PKCS#12 bundle's contents cannot be decoded.",
-                                  hint: "Export the bundle again.")
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "The PKCS#12 bundle's contents cannot be decoded.",
+                hint: "Export the bundle again."
+            )
         }
         let protection = describe(raw)
         if raw.hasUnknownAlgorithm {
             var names: [String] = []
-            for name in raw.mac + raw.certificates + raw.keys where name.first?.isNumber == true && !names.contains(name) { names.append(name) }
-            throw CredentialError(.unknownEncryption, path: path,
-                                  "The bundle is encrypted with an algorithm OpenSSL does not know (\(names.joined(separator: ", "))).",
-                                  hint: "Export it again with common settings, e.g. `openssl pkcs12 -export` (AES-256) or from Keychain Access.")
+            for name in raw.mac + raw.certificates + raw.keys
+            where name.first?.isNumber == true && !names.contains(name) { names.append(name) }
+            throw CredentialError(
+                .unknownEncryption,
+                path: path,
+                "The bundle is encrypted with an algorithm OpenSSL does not know (\(names.joined(separator: ", "))).",
+                hint:
+                    "Export it again with common settings, e.g. `openssl pkcs12 -export` (AES-256) or from Keychain Access."
+            )
         }
         if protection.usesLegacyAlgorithms && !OpenSSL.legacyProviderLoaded {
-            throw CredentialError(.legacyProviderUnavailable, path: path,
-                                  "This bundle uses \(protection.certificates) / \(protection.key), which OpenSSL 3 reads only with its legacy provider, and that provider could not be loaded.",
-                                  hint: OpenSSL.legacyProviderHint)
+            throw CredentialError(
+                .legacyProviderUnavailable,
+                path: path,
+                "This bundle uses \(protection.certificates) / \(protection.key), which OpenSSL 3 reads only with its legacy provider, and that provider could not be loaded.",
+                hint: OpenSSL.legacyProviderHint
+            )
         }
 
         // Find the password. The empty password is tried first so unprotected bundles open without a prompt.
@@ -255,18 +348,29 @@ public struct CredentialFile: Sendable {
             if !file.verifyMAC(password: nil) {
                 var retry = false
                 while true {
-                    guard let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: retry)) else {
-                        throw CredentialError(.passwordRequired, path: path, "The bundle is password-protected and no password was given.",
-                                              hint: passwordOptionsHint)
+                    guard
+                        let candidate = try password(
+                            PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: retry)
+                        )
+                    else {
+                        throw CredentialError(
+                            .passwordRequired,
+                            path: path,
+                            "The bundle is password-protected and no password was given.",
+                            hint: passwordOptionsHint
+                        )
                     }
                     if file.verifyMAC(password: candidate) {
                         secret = candidate
                         break
                     }
                     if retry || !canRetry(password) {
-                        throw CredentialError(.wrongPassword, path: path,
-                                              "Wrong password: the bundle's integrity check (MAC) fails with the password given.",
-                                              hint: "Use the password chosen when the bundle was exported. The file itself is intact.")
+                        throw CredentialError(
+                            .wrongPassword,
+                            path: path,
+                            "Wrong password: the bundle's integrity check (MAC) fails with the password given.",
+                            hint: "Use the password chosen when the bundle was exported. The file itself is intact."
+                        )
                     }
                     retry = true
                 }
@@ -279,37 +383,60 @@ public struct CredentialFile: Sendable {
         } catch let failure as OpenSSL.DecryptFailure {
             if !file.hasMAC, secret == nil, failure.looksLikeBadDecrypt {
                 // With no MAC the password can only be checked by decrypting: the empty one failed.
-                guard let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: false)) else {
-                    throw CredentialError(.passwordRequired, path: path, "The bundle is password-protected and no password was given.",
-                                          hint: passwordOptionsHint)
+                guard let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: false))
+                else {
+                    throw CredentialError(
+                        .passwordRequired,
+                        path: path,
+                        "The bundle is password-protected and no password was given.",
+                        hint: passwordOptionsHint
+                    )
                 }
                 do {
                     return try finish(try file.parse(password: candidate), candidate)
                 } catch let second as OpenSSL.DecryptFailure {
                     if second.looksLikeBadDecrypt {
-                        throw CredentialError(.wrongPassword, path: path,
-                                              "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
-                                              hint: "Use the password chosen when the bundle was exported.")
+                        throw CredentialError(
+                            .wrongPassword,
+                            path: path,
+                            "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
+                            hint: "Use the password chosen when the bundle was exported."
+                        )
                     }
-                    throw CredentialError(.corrupt, path: path, "The bundle's contents are damaged (\(second.errors.last ?? "decryption failed")).",
-                                          hint: "Export the bundle again.")
+                    throw CredentialError(
+                        .corrupt,
+                        path: path,
+                        "The bundle's contents are damaged (\(second.errors.last ?? "decryption failed")).",
+                        hint: "Export the bundle again."
+                    )
                 }
             }
             if failure.looksUnsupported {
-                throw CredentialError(.unknownEncryption, path: path,
-                                      "OpenSSL cannot decrypt this bundle's encryption (\(protection.certificates) / \(protection.key)): \(failure.errors.last ?? "unsupported").",
-                                      hint: protection.usesLegacyAlgorithms ? OpenSSL.legacyProviderHint : "Export it again with common settings.")
+                throw CredentialError(
+                    .unknownEncryption,
+                    path: path,
+                    "OpenSSL cannot decrypt this bundle's encryption (\(protection.certificates) / \(protection.key)): \(failure.errors.last ?? "unsupported").",
+                    hint: protection.usesLegacyAlgorithms
+                        ? OpenSSL.legacyProviderHint : "Export it again with common settings."
+                )
             }
-            throw CredentialError(.corrupt, path: path,
-                                  "The bundle's contents are damaged (\(failure.errors.last ?? "decryption failed")).",
-                                  hint: "Export the bundle again.")
+            throw CredentialError(
+                .corrupt,
+                path: path,
+                "The bundle's contents are damaged (\(failure.errors.last ?? "decryption failed")).",
+                hint: "Export the bundle again."
+            )
         }
         return try finish(contents, secret)
 
         func finish(_ contents: OpenSSL.PKCS12Contents, _ secret: SecretBytes?) throws -> CredentialFile {
             guard let leafDER = contents.leaf else {
-                throw CredentialError(.noCertificate, path: path, "The bundle holds no certificate\(contents.privateKey != nil ? ", only a private key" : "").",
-                                      hint: "Export the certificate together with its key (in Keychain Access select both).")
+                throw CredentialError(
+                    .noCertificate,
+                    path: path,
+                    "The bundle holds no certificate\(contents.privateKey != nil ? ", only a private key" : "").",
+                    hint: "Export the certificate together with its key (in Keychain Access select both)."
+                )
             }
             let leaf = try parseCertificate(leafDER, path: path)
             let chain = try contents.others.map { try parseCertificate($0, path: path) }
@@ -318,9 +445,17 @@ public struct CredentialFile: Sendable {
                 if let matches = contents.keyMatches { summary.matchesCertificate = matches }
                 return summary
             }
-            return CredentialFile(path: path, format: .pkcs12, certificate: leaf, chain: chain, privateKey: summary,
-                                  protection: protection, privateKeyPKCS8: contents.privateKey, password: secret,
-                                  contents: bytes)
+            return CredentialFile(
+                path: path,
+                format: .pkcs12,
+                certificate: leaf,
+                chain: chain,
+                privateKey: summary,
+                protection: protection,
+                privateKeyPKCS8: contents.privateKey,
+                password: secret,
+                contents: bytes
+            )
         }
     }
 
@@ -360,9 +495,16 @@ public struct CredentialFile: Sendable {
             return unique.isEmpty ? "none" : unique.joined(separator: ", ")
         }
         let all = raw.certificates + raw.keys
-        let legacy = all.contains { $0.contains("RC2") || $0.contains("RC4") || $0.contains("des-cbc") || $0.contains("DES-CBC") && !$0.contains("TripleDES") }
-        return PKCS12Protection(mac: friendly(raw.mac), certificates: friendly(raw.certificates),
-                                key: friendly(raw.keys), usesLegacyAlgorithms: legacy)
+        let legacy = all.contains {
+            $0.contains("RC2") || $0.contains("RC4") || $0.contains("des-cbc")
+                || $0.contains("DES-CBC") && !$0.contains("TripleDES")
+        }
+        return PKCS12Protection(
+            mac: friendly(raw.mac),
+            certificates: friendly(raw.certificates),
+            key: friendly(raw.keys),
+            usesLegacyAlgorithms: legacy
+        )
     }
 
     // MARK: Helpers
@@ -370,7 +512,9 @@ public struct CredentialFile: Sendable {
     /// The leaf is the certificate the key belongs to; failing that, the first that is not a CA.
     static func pickLeaf(_ certificates: [PushCertificate], key: SecretBytes?) -> (PushCertificate, [PushCertificate]) {
         var index = 0
-        if let key, let match = certificates.firstIndex(where: { OpenSSL.keyMatches(certificateDER: $0.der, privateKey: key) }) {
+        if let key,
+            let match = certificates.firstIndex(where: { OpenSSL.keyMatches(certificateDER: $0.der, privateKey: key) })
+        {
             index = match
         } else if let firstLeaf = certificates.firstIndex(where: { !$0.isCertificateAuthority }) {
             index = firstLeaf
@@ -382,8 +526,10 @@ public struct CredentialFile: Sendable {
 
     static func summarize(key: SecretBytes, certificate: PushCertificate) -> PrivateKeySummary {
         let description = OpenSSL.privateKeyDescription(key)
-        return PrivateKeySummary(type: description?.type ?? "unknown", bits: description?.bits ?? 0,
-                                 matchesCertificate: OpenSSL.keyMatches(certificateDER: certificate.der, privateKey: key))
+        return PrivateKeySummary(
+            type: description?.type ?? "unknown",
+            bits: description?.bits ?? 0,
+            matchesCertificate: OpenSSL.keyMatches(certificateDER: certificate.der, privateKey: key)
+        )
     }
 }
-

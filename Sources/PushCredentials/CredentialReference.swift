@@ -9,16 +9,22 @@ public enum CredentialReference: Sendable {
     /// An existing file wins over an alias of the same name only when it has a path separator
     /// or an extension; a bare word is an alias first.
     public static func resolve(_ argument: String, store: CredentialStore) throws -> CredentialReference {
-        let looksLikePath = argument.contains("/") || argument.contains(".p12") || argument.contains(".pem")
+        let looksLikePath =
+            argument.contains("/") || argument.contains(".p12") || argument.contains(".pem")
             || argument.contains(".pfx") || argument.contains(".cer") || argument.contains(".p8")
         if !looksLikePath, let stored = try store.credential(named: argument) { return .stored(stored) }
         if FileManager.default.fileExists(atPath: argument) { return .file(argument) }
         if let stored = try store.credential(named: argument) { return .stored(stored) }
         let known = (try? store.list().map(\.alias)) ?? []
-        throw CredentialError(.aliasNotFound, path: nil, "\(argument) is neither a file nor a credential in the store at \(store.path).",
-                              hint: known.isEmpty ? "Name a .p12/.pem file, or import the credential into the store first."
-                                                  : "Stored credentials: \(known.joined(separator: ", ")).",
-                              alias: argument)
+        throw CredentialError(
+            .aliasNotFound,
+            path: nil,
+            "\(argument) is neither a file nor a credential in the store at \(store.path).",
+            hint: known.isEmpty
+                ? "Name a .p12/.pem file, or import the credential into the store first."
+                : "Stored credentials: \(known.joined(separator: ", ")).",
+            alias: argument
+        )
     }
 
     /// "file" or "store", as reports give it.

@@ -22,10 +22,17 @@ public struct CredentialStore: Sendable {
     }
 
     /// The folder given (`explicit`), else `APNSCTL_STORE`, else `$XDG_DATA_HOME/apnsctl` (`~/.local/share/apnsctl`).
-    public static func defaultRoot(explicit: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    public static func defaultRoot(
+        explicit: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
         if let explicit, !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
-        if let fromEnvironment = environment["APNSCTL_STORE"], !fromEnvironment.isEmpty { return URL(fileURLWithPath: fromEnvironment) }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return URL(fileURLWithPath: data).appendingPathComponent("apnsctl") }
+        if let fromEnvironment = environment["APNSCTL_STORE"], !fromEnvironment.isEmpty {
+            return URL(fileURLWithPath: fromEnvironment)
+        }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data).appendingPathComponent("apnsctl")
+        }
         let home = environment["HOME"] ?? NSHomeDirectory()
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/apnsctl")
     }
@@ -51,8 +58,13 @@ public struct CredentialStore: Sendable {
             let data = try Data(contentsOf: indexURL)
             return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
         } catch {
-            throw CredentialError(.storeError, path: indexURL.path, "The store's index cannot be read (\(error)).",
-                                  hint: "It was edited or damaged outside apnsctl; restore it from a backup or move the store folder away and import again.")
+            throw CredentialError(
+                .storeError,
+                path: indexURL.path,
+                "The store's index cannot be read (\(error)).",
+                hint:
+                    "It was edited or damaged outside apnsctl; restore it from a backup or move the store folder away and import again."
+            )
         }
     }
 
@@ -68,30 +80,51 @@ public struct CredentialStore: Sendable {
     public func identity(of credential: StoredCredential) throws -> CredentialFile {
         let item = credential.secretItem(store: path)
         guard let secret = try secrets.lookup(item) else {
-            throw CredentialError(.secretNotFound, path: nil,
-                                  "The secret of \(credential.alias) is missing from the Secret Service (it was removed outside apnsctl, or the store was copied from another machine).",
-                                  hint: "Remove it from the store and import the bundle again.", alias: credential.alias)
+            throw CredentialError(
+                .secretNotFound,
+                path: nil,
+                "The secret of \(credential.alias) is missing from the Secret Service (it was removed outside apnsctl, or the store was copied from another machine).",
+                hint: "Remove it from the store and import the bundle again.",
+                alias: credential.alias
+            )
         }
         switch credential.secret {
         case .pkcs12Password:
-            guard let bundle = credential.bundleFile else { throw CredentialError(.storeError, path: nil, "\(credential.alias) has no bundle file.", hint: nil) }
+            guard let bundle = credential.bundleFile else {
+                throw CredentialError(.storeError, path: nil, "\(credential.alias) has no bundle file.", hint: nil)
+            }
             return try CredentialFile.read(path: root.appendingPathComponent(bundle).path, password: .fixed(secret))
         case .privateKey:
             let certificate = try self.certificate(of: credential)
             return certificate.replacingKey(secret)
         case .tokenKey:
-            throw CredentialError(.storeError, path: nil, "\(credential.alias) is a token key, not a certificate.", hint: nil)
+            throw CredentialError(
+                .storeError,
+                path: nil,
+                "\(credential.alias) is a token key, not a certificate.",
+                hint: nil
+            )
         }
     }
 
     public func tokenKey(of credential: StoredCredential) throws -> ProviderKey {
         guard credential.kind == .tokenKey, let keyID = credential.keyId, let teamID = credential.teamId else {
-            throw CredentialError(.storeError, path: nil, "\(credential.alias) is not a complete token key.",
-                                  hint: "Import the .p8 again with its key ID and team ID.", alias: credential.alias)
+            throw CredentialError(
+                .storeError,
+                path: nil,
+                "\(credential.alias) is not a complete token key.",
+                hint: "Import the .p8 again with its key ID and team ID.",
+                alias: credential.alias
+            )
         }
         guard let secret = try secrets.lookup(credential.secretItem(store: path)) else {
-            throw CredentialError(.secretNotFound, path: nil, "The private key of \(credential.alias) is missing from the Secret Service.",
-                                  hint: "Remove it from the store and import the .p8 again.", alias: credential.alias)
+            throw CredentialError(
+                .secretNotFound,
+                path: nil,
+                "The private key of \(credential.alias) is missing from the Secret Service.",
+                hint: "Remove it from the store and import the .p8 again.",
+                alias: credential.alias
+            )
         }
         return try ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret)
     }
@@ -106,39 +139,76 @@ public struct CredentialStore: Sendable {
     }
 
     /// Imports a certificate bundle that carries its private key.
-    public func importCertificate(_ file: CredentialFile, alias requested: String?, replacing: String? = nil) throws -> ImportResult {
+    public func importCertificate(
+        _ file: CredentialFile,
+        alias requested: String?,
+        replacing: String? = nil
+    ) throws -> ImportResult {
         guard let key = file.privateKeyPKCS8, let summary = file.privateKey else {
-            throw CredentialError(.noPrivateKey, path: file.path, "The file has a certificate but no private key, so it cannot authenticate to APNs.",
-                                  hint: "Export the certificate together with its key (Keychain Access: select both, File > Export Items, .p12).")
+            throw CredentialError(
+                .noPrivateKey,
+                path: file.path,
+                "The file has a certificate but no private key, so it cannot authenticate to APNs.",
+                hint:
+                    "Export the certificate together with its key (Keychain Access: select both, File > Export Items, .p12)."
+            )
         }
         guard summary.matchesCertificate else {
-            throw CredentialError(.keyMismatch, path: file.path, "The private key in the file does not belong to its certificate.",
-                                  hint: "Export the certificate with its own key; nothing was imported.")
+            throw CredentialError(
+                .keyMismatch,
+                path: file.path,
+                "The private key in the file does not belong to its certificate.",
+                hint: "Export the certificate with its own key; nothing was imported."
+            )
         }
         let certificate = file.certificate
         return try withLock { index in
             if let existing = index.credentials.first(where: { $0.sha256 == certificate.sha256 }) {
-                throw CredentialError(.alreadyImported, path: file.path,
-                                      "This certificate is already in the store as \(existing.alias); nothing changed.",
-                                      hint: "To import it again, remove \(existing.alias) from the store first.", alias: existing.alias)
+                throw CredentialError(
+                    .alreadyImported,
+                    path: file.path,
+                    "This certificate is already in the store as \(existing.alias); nothing changed.",
+                    hint: "To import it again, remove \(existing.alias) from the store first.",
+                    alias: existing.alias
+                )
             }
             let replaced = try self.replacement(named: replacing, in: index)
             if replaced == nil, requested == nil || requested == Self.defaultAlias(for: certificate),
-               let older = index.credentials.first(where: { $0.kind == .certificate && Set($0.topics) == Set(certificate.coveredTopics)
-                   && Set($0.environments) == Set(certificate.environments) }) {
-                throw CredentialError(.aliasTaken, path: file.path,
-                                      "The store already has \(older.alias) for the same topic and environments (expires \(CertificateFindings.day(older.notAfter ?? Date()))).",
-                                      hint: "To rotate, import it as the replacement of \(older.alias): the old one is kept until the new one is stored. To keep both, give the new one another alias.",
-                                      alias: older.alias)
+                let older = index.credentials.first(where: {
+                    $0.kind == .certificate && Set($0.topics) == Set(certificate.coveredTopics)
+                        && Set($0.environments) == Set(certificate.environments)
+                })
+            {
+                throw CredentialError(
+                    .aliasTaken,
+                    path: file.path,
+                    "The store already has \(older.alias) for the same topic and environments (expires \(CertificateFindings.day(older.notAfter ?? Date()))).",
+                    hint:
+                        "To rotate, import it as the replacement of \(older.alias): the old one is kept until the new one is stored. To keep both, give the new one another alias.",
+                    alias: older.alias
+                )
             }
-            let alias = try self.chooseAlias(requested ?? Self.defaultAlias(for: certificate), in: index, replacing: replaced)
+            let alias = try self.chooseAlias(
+                requested ?? Self.defaultAlias(for: certificate),
+                in: index,
+                replacing: replaced
+            )
             let keepBundle = file.format == .pkcs12 && !(file.password?.isEmpty ?? true)
             var credential = StoredCredential(
-                alias: alias, kind: .certificate, topics: certificate.coveredTopics, environments: certificate.environments,
-                importedAt: Date(), source: (file.path as NSString).lastPathComponent,
+                alias: alias,
+                kind: .certificate,
+                topics: certificate.coveredTopics,
+                environments: certificate.environments,
+                importedAt: Date(),
+                source: (file.path as NSString).lastPathComponent,
                 secret: keepBundle ? .pkcs12Password : .privateKey,
-                certificateFile: "credentials/\(alias).\(Self.fileTag(certificate)).cert.pem", sha256: certificate.sha256, subject: certificate.subject,
-                teamId: certificate.teamID, notBefore: certificate.notBefore, notAfter: certificate.notAfter)
+                certificateFile: "credentials/\(alias).\(Self.fileTag(certificate)).cert.pem",
+                sha256: certificate.sha256,
+                subject: certificate.subject,
+                teamId: certificate.teamID,
+                notBefore: certificate.notBefore,
+                notAfter: certificate.notAfter
+            )
             // Files first (unreferenced until the index names them), then the secret, then the index.
             let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
             var written: [URL] = []
@@ -152,7 +222,7 @@ public struct CredentialStore: Sendable {
                 }
                 try self.secrets.store(keepBundle ? file.password! : key, for: credential.secretItem(store: self.path))
             } catch {
-                written.forEach { try? FileManager.default.removeItem(at: $0) }
+                for url in written { try? FileManager.default.removeItem(at: url) }
                 throw error
             }
             index.credentials.removeAll { $0.alias == replaced?.alias }
@@ -170,19 +240,40 @@ public struct CredentialStore: Sendable {
     }
 
     /// Imports a token key: the private key into the Secret Service, metadata into the index.
-    public func importTokenKey(_ key: ProviderKey, topics: [String], environments: [PushEnvironment],
-                               alias requested: String?, source: String?, replacing: String? = nil) throws -> ImportResult {
+    public func importTokenKey(
+        _ key: ProviderKey,
+        topics: [String],
+        environments: [PushEnvironment],
+        alias requested: String?,
+        source: String?,
+        replacing: String? = nil
+    ) throws -> ImportResult {
         try withLock { index in
-            if let existing = index.credentials.first(where: { $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID }) {
-                throw CredentialError(.alreadyImported, path: source, "Token key \(key.keyID) is already in the store as \(existing.alias); nothing changed.",
-                                      hint: "To import it again, remove \(existing.alias) from the store first.", alias: existing.alias)
+            if let existing = index.credentials.first(where: {
+                $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID
+            }) {
+                throw CredentialError(
+                    .alreadyImported,
+                    path: source,
+                    "Token key \(key.keyID) is already in the store as \(existing.alias); nothing changed.",
+                    hint: "To import it again, remove \(existing.alias) from the store first.",
+                    alias: existing.alias
+                )
             }
             let replaced = try self.replacement(named: replacing, in: index)
             let alias = try self.chooseAlias(requested ?? "token-\(key.keyID)", in: index, replacing: replaced)
             let credential = StoredCredential(
-                alias: alias, kind: .tokenKey, topics: topics, environments: environments, importedAt: Date(),
-                source: source.map { ($0 as NSString).lastPathComponent }, secret: .tokenKey, teamId: key.teamID,
-                keyId: key.keyID, publicKeyFingerprint: key.publicKeyFingerprint)
+                alias: alias,
+                kind: .tokenKey,
+                topics: topics,
+                environments: environments,
+                importedAt: Date(),
+                source: source.map { ($0 as NSString).lastPathComponent },
+                secret: .tokenKey,
+                teamId: key.teamID,
+                keyId: key.keyID,
+                publicKeyFingerprint: key.publicKeyFingerprint
+            )
             try self.secrets.store(key.pkcs8, for: credential.secretItem(store: self.path))
             index.credentials.removeAll { $0.alias == replaced?.alias }
             index.credentials.append(credential)
@@ -238,14 +329,19 @@ public struct CredentialStore: Sendable {
 
     /// Aliases become file names: keep them to letters, digits, dot, dash and underscore.
     static func sanitize(_ alias: String) -> String {
-        String(alias.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" }).trimmingCharacters(in: CharacterSet(charactersIn: ".-"))
+        String(alias.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "-" }).trimmingCharacters(
+            in: CharacterSet(charactersIn: ".-")
+        )
     }
 
     public static func validateAlias(_ alias: String) throws {
         guard !alias.isEmpty, alias.count <= 100, sanitize(alias) == alias else {
-            throw CredentialError(.invalidAlias, path: nil,
-                                  "The alias \"\(alias)\" may use only letters, digits, '.', '-' and '_', and may not start or end with '.' or '-'.",
-                                  hint: "For example com.example.app-production.")
+            throw CredentialError(
+                .invalidAlias,
+                path: nil,
+                "The alias \"\(alias)\" may use only letters, digits, '.', '-' and '_', and may not start or end with '.' or '-'.",
+                hint: "For example com.example.app-production."
+            )
         }
     }
 
@@ -267,9 +363,15 @@ public struct CredentialStore: Sendable {
 
     func notFound(_ alias: String, in index: StoreIndex) -> CredentialError {
         let known = index.credentials.map(\.alias)
-        return CredentialError(.aliasNotFound, path: nil, "No credential named \(alias) in the store at \(path).",
-                               hint: known.isEmpty ? "The store is empty: import the credential first." : "Known aliases: \(known.joined(separator: ", ")).",
-                               alias: alias)
+        return CredentialError(
+            .aliasNotFound,
+            path: nil,
+            "No credential named \(alias) in the store at \(path).",
+            hint: known.isEmpty
+                ? "The store is empty: import the credential first."
+                : "Known aliases: \(known.joined(separator: ", ")).",
+            alias: alias
+        )
     }
 
     /// Removes a replaced credential's secret and files (their names differ from the new
@@ -292,8 +394,11 @@ public struct CredentialStore: Sendable {
     /// Runs `body` on the index under an exclusive lock and writes the index back atomically
     /// when it returns; `afterCommit` runs after the new index is in place, still under the lock;
     /// `onCommitFailure` undoes what `body` did outside the index when the index cannot be written.
-    private func withLock<R>(_ body: (inout StoreIndex) throws -> R, afterCommit: (R) -> R = { $0 },
-                             onCommitFailure: (R) -> Void = { _ in }) throws -> R {
+    private func withLock<R>(
+        _ body: (inout StoreIndex) throws -> R,
+        afterCommit: (R) -> R = { $0 },
+        onCommitFailure: (R) -> Void = { _ in }
+    ) throws -> R {
         // Ask the Secret Service before taking the lock, so a slow or missing one never keeps
         // other apnsctl processes waiting on the store.
         try secrets.checkAvailable()
@@ -301,8 +406,12 @@ public struct CredentialStore: Sendable {
         let lockPath = root.appendingPathComponent(".lock").path
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CredentialError(.storeError, path: lockPath, "The store's lock file cannot be opened (\(String(cString: strerror(errno)))).",
-                                  hint: "Check the store folder's owner and permissions.")
+            throw CredentialError(
+                .storeError,
+                path: lockPath,
+                "The store's lock file cannot be opened (\(String(cString: strerror(errno)))).",
+                hint: "Check the store folder's owner and permissions."
+            )
         }
         defer { close(fd) }
         guard flock(fd, LOCK_EX) == 0 else {
@@ -325,30 +434,51 @@ public struct CredentialStore: Sendable {
     /// Files in credentials/ that no index entry names are leftovers of an interrupted import
     /// or a replaced credential. Only files of the store's own making are touched.
     private func removeUnreferencedFiles(_ index: StoreIndex) {
-        let referenced = Set(index.credentials.flatMap { [$0.certificateFile, $0.bundleFile].compactMap { $0 } }.map { ($0 as NSString).lastPathComponent })
+        let referenced = Set(
+            index.credentials.flatMap { [$0.certificateFile, $0.bundleFile].compactMap { $0 } }.map {
+                ($0 as NSString).lastPathComponent
+            }
+        )
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: credentialsFolder.path) else { return }
         for name in names where !referenced.contains(name) {
-            let ours = name.hasSuffix(".cert.pem") || name.hasSuffix(".p12") || (name.hasPrefix(".") && name.hasSuffix(".tmp"))
+            let ours =
+                name.hasSuffix(".cert.pem") || name.hasSuffix(".p12") || (name.hasPrefix(".") && name.hasSuffix(".tmp"))
             var isDirectory: ObjCBool = false
             let url = credentialsFolder.appendingPathComponent(name)
-            guard ours, FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard ours, FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
             try? FileManager.default.removeItem(at: url)
         }
     }
 
     private func prepareFolder() throws {
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-        if !existing.isEmpty, !existing.contains("index.json"), !existing.contains(".lock"), !existing.contains("credentials") {
-            throw CredentialError(.notAStore, path: root.path, "This folder is not empty and is not an apnsctl store; nothing was written.",
-                                  hint: "Keep the store in an empty or new folder.")
+        if !existing.isEmpty, !existing.contains("index.json"), !existing.contains(".lock"),
+            !existing.contains("credentials")
+        {
+            throw CredentialError(
+                .notAStore,
+                path: root.path,
+                "This folder is not empty and is not an apnsctl store; nothing was written.",
+                hint: "Keep the store in an empty or new folder."
+            )
         }
         for folder in [root, credentialsFolder] {
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: folder,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
                 chmod(folder.path, 0o700)
             } catch {
-                throw CredentialError(.storeError, path: folder.path, "The store folder cannot be created (\(error.localizedDescription)).",
-                                      hint: "Keep the store in a folder this user can create and write.")
+                throw CredentialError(
+                    .storeError,
+                    path: folder.path,
+                    "The store folder cannot be created (\(error.localizedDescription)).",
+                    hint: "Keep the store in a folder this user can create and write."
+                )
             }
         }
     }

@@ -91,14 +91,28 @@ enum OpenSSL {
             var certs = [CChar](repeating: 0, count: 1024)
             var keys = [CChar](repeating: 0, count: 1024)
             var unknown: Int32 = 0
-            let status = apnsctl_pkcs12_describe(handle, &mac, mac.count, &certs, certs.count, &keys, keys.count, &unknown)
+            let status = apnsctl_pkcs12_describe(
+                handle,
+                &mac,
+                mac.count,
+                &certs,
+                certs.count,
+                &keys,
+                keys.count,
+                &unknown
+            )
             ERR_clear_error()
             guard status == 0 else { return nil }
             func split(_ buffer: [CChar]) -> [String] {
                 let text = OpenSSL.string(buffer)
                 return text.isEmpty ? [] : text.split(separator: ",").map(String.init)
             }
-            return PKCS12Protection(mac: split(mac), certificates: split(certs), keys: split(keys), hasUnknownAlgorithm: unknown != 0)
+            return PKCS12Protection(
+                mac: split(mac),
+                certificates: split(certs),
+                keys: split(keys),
+                hasUnknownAlgorithm: unknown != 0
+            )
         }
 
         /// Checks the MAC with `password`; `nil` tries both the empty string and no password,
@@ -172,7 +186,9 @@ enum OpenSSL {
     struct DecryptFailure: Error {
         var errors: [String]
         var looksLikeBadDecrypt: Bool {
-            errors.contains { $0.contains("bad decrypt") || $0.contains("pkcs12 pbe crypt error") || $0.contains("decrypt error") }
+            errors.contains {
+                $0.contains("bad decrypt") || $0.contains("pkcs12 pbe crypt error") || $0.contains("decrypt error")
+            }
         }
         var looksUnsupported: Bool {
             errors.contains { $0.contains("unsupported") || $0.contains("unknown") }
@@ -266,9 +282,10 @@ enum OpenSSL {
 
     /// Whether `pkcs8` is the private half of the certificate's public key.
     static func keyMatches(certificateDER: [UInt8], privateKey pkcs8: SecretBytes) -> Bool {
-        let result = withCertificate(certificateDER) { x509 in
-            withPrivateKey(pkcs8) { key in X509_check_private_key(x509, key) == 1 } ?? false
-        } ?? false
+        let result =
+            withCertificate(certificateDER) { x509 in
+                withPrivateKey(pkcs8) { key in X509_check_private_key(x509, key) == 1 } ?? false
+            } ?? false
         ERR_clear_error()
         return result
     }
@@ -312,60 +329,74 @@ enum OpenSSL {
         case legacy
     }
 
-    static func makePKCS12(certificate: [UInt8], chain: [[UInt8]], privateKey: SecretBytes,
-                           password: SecretBytes, name: String, style: PKCS12Style) throws -> [UInt8] {
+    static func makePKCS12(
+        certificate: [UInt8],
+        chain: [[UInt8]],
+        privateKey: SecretBytes,
+        password: SecretBytes,
+        name: String,
+        style: PKCS12Style
+    ) throws -> [UInt8] {
         if style == .legacy && !legacyProviderLoaded {
-            throw CredentialError(.legacyProviderUnavailable, path: nil,
-                                  "OpenSSL's legacy provider could not be loaded, so RC2-40 cannot be written.",
-                                  hint: legacyProviderHint)
+            throw CredentialError(
+                .legacyProviderUnavailable,
+                path: nil,
+                "OpenSSL's legacy provider could not be loaded, so RC2-40 cannot be written.",
+                hint: legacyProviderHint
+            )
         }
-        let result: [UInt8]? = withCertificate(certificate) { x509 -> [UInt8]? in
-            withPrivateKey(privateKey) { key -> [UInt8]? in
-                guard let stack = OPENSSL_sk_new_null() else { return nil }
-                var chainHandles: [OpaquePointer] = []
-                defer {
-                    OPENSSL_sk_free(stack)
-                    chainHandles.forEach { X509_free($0) }
-                }
-                for der in chain {
-                    var handle: OpaquePointer?
-                    der.withUnsafeBufferPointer { buffer in
-                        var pointer: UnsafePointer<UInt8>? = buffer.baseAddress
-                        handle = d2i_X509(nil, &pointer, buffer.count)
+        let result: [UInt8]? =
+            withCertificate(certificate) { x509 -> [UInt8]? in
+                withPrivateKey(privateKey) { key -> [UInt8]? in
+                    guard let stack = OPENSSL_sk_new_null() else { return nil }
+                    var chainHandles: [OpaquePointer] = []
+                    defer {
+                        OPENSSL_sk_free(stack)
+                        for handle in chainHandles { X509_free(handle) }
                     }
-                    if let handle {
-                        chainHandles.append(handle)
-                        OPENSSL_sk_push(stack, UnsafeRawPointer(handle))
+                    for der in chain {
+                        var handle: OpaquePointer?
+                        der.withUnsafeBufferPointer { buffer in
+                            var pointer: UnsafePointer<UInt8>? = buffer.baseAddress
+                            handle = d2i_X509(nil, &pointer, buffer.count)
+                        }
+                        if let handle {
+                            chainHandles.append(handle)
+                            OPENSSL_sk_push(stack, UnsafeRawPointer(handle))
+                        }
                     }
-                }
-                let (certNID, keyNID, macMD): (Int32, Int32, OpaquePointer) = style == .legacy
-                    ? (NID_pbe_WithSHA1And40BitRC2_CBC, NID_pbe_WithSHA1And3_Key_TripleDES_CBC, EVP_sha1())
-                    : (NID_aes_256_cbc, NID_aes_256_cbc, EVP_sha256())
-                let p12: OpaquePointer? = password.withCString { pass, _ in
-                    PKCS12_create(pass, name, key, x509, stack, keyNID, certNID, 2048, -1, 0)
-                }
-                guard let p12 else { return nil }
-                defer { PKCS12_free(p12) }
-                // The MAC was left out above (mac_iter -1) so that its digest can be chosen here:
-                // SHA-1 for Keychain-style files, SHA-256 otherwise.
-                let status = password.withCString { pass, length in
-                    PKCS12_set_mac(p12, pass, length, nil, 0, 2048, macMD)
-                }
-                guard status == 1 else { return nil }
-                let length = i2d_PKCS12(p12, nil)
-                guard length > 0 else { return nil }
-                var bytes = [UInt8](repeating: 0, count: Int(length))
-                bytes.withUnsafeMutableBufferPointer { buffer in
-                    var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-                    _ = i2d_PKCS12(p12, &pointer)
-                }
-                return bytes
+                    let (certNID, keyNID, macMD): (Int32, Int32, OpaquePointer) =
+                        style == .legacy
+                        ? (NID_pbe_WithSHA1And40BitRC2_CBC, NID_pbe_WithSHA1And3_Key_TripleDES_CBC, EVP_sha1())
+                        : (NID_aes_256_cbc, NID_aes_256_cbc, EVP_sha256())
+                    let p12: OpaquePointer? = password.withCString { pass, _ in
+                        PKCS12_create(pass, name, key, x509, stack, keyNID, certNID, 2048, -1, 0)
+                    }
+                    guard let p12 else { return nil }
+                    defer { PKCS12_free(p12) }
+                    // The MAC was left out above (mac_iter -1) so that its digest can be chosen here:
+                    // SHA-1 for Keychain-style files, SHA-256 otherwise.
+                    let status = password.withCString { pass, length in
+                        PKCS12_set_mac(p12, pass, length, nil, 0, 2048, macMD)
+                    }
+                    guard status == 1 else { return nil }
+                    let length = i2d_PKCS12(p12, nil)
+                    guard length > 0 else { return nil }
+                    var bytes = [UInt8](repeating: 0, count: Int(length))
+                    bytes.withUnsafeMutableBufferPointer { buffer in
+                        var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+                        _ = i2d_PKCS12(p12, &pointer)
+                    }
+                    return bytes
+                } ?? nil
             } ?? nil
-        } ?? nil
         let errors = drainErrors()
         guard let result else {
-            throw CredentialError(.writeFailed, path: nil,
-                                  "OpenSSL could not build the PKCS#12 file (\(errors.last?.text ?? "no detail")).")
+            throw CredentialError(
+                .writeFailed,
+                path: nil,
+                "OpenSSL could not build the PKCS#12 file (\(errors.last?.text ?? "no detail"))."
+            )
         }
         return result
     }

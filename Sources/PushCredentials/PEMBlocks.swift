@@ -50,8 +50,12 @@ struct PEMBlock {
             }
         }
         let der = Data(base64Encoded: body).map { [UInt8]($0) }
-        return PEMBlock(label: label, text: lines.joined(separator: "\n") + "\n", headers: headers,
-                        der: der.flatMap { $0.isEmpty ? nil : $0 })
+        return PEMBlock(
+            label: label,
+            text: lines.joined(separator: "\n") + "\n",
+            headers: headers,
+            der: der.flatMap { $0.isEmpty ? nil : $0 }
+        )
     }
 
     static func encode(label: String, der: [UInt8]) -> String {

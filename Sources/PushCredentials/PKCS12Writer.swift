@@ -10,15 +10,29 @@ public enum PKCS12Writer {
         case legacy
     }
 
-    public static func write(certificateDER: [UInt8], chainDER: [[UInt8]] = [], privateKey: SecretBytes,
-                             password: SecretBytes, friendlyName: String, style: Style) throws -> [UInt8] {
-        try OpenSSL.makePKCS12(certificate: certificateDER, chain: chainDER, privateKey: privateKey, password: password,
-                               name: friendlyName, style: style == .legacy ? .legacy : .modern)
+    public static func write(
+        certificateDER: [UInt8],
+        chainDER: [[UInt8]] = [],
+        privateKey: SecretBytes,
+        password: SecretBytes,
+        friendlyName: String,
+        style: Style
+    ) throws -> [UInt8] {
+        try OpenSSL.makePKCS12(
+            certificate: certificateDER,
+            chain: chainDER,
+            privateKey: privateKey,
+            password: password,
+            name: friendlyName,
+            style: style == .legacy ? .legacy : .modern
+        )
     }
 }
 
 /// PEM encoding for export.
 public enum PEMWriter {
     public static func certificate(_ der: [UInt8]) -> String { PEMBlock.encode(label: "CERTIFICATE", der: der) }
-    public static func privateKey(_ pkcs8: SecretBytes) -> String { PEMBlock.encode(label: "PRIVATE KEY", der: pkcs8.bytes) }
+    public static func privateKey(_ pkcs8: SecretBytes) -> String {
+        PEMBlock.encode(label: "PRIVATE KEY", der: pkcs8.bytes)
+    }
 }

@@ -18,15 +18,25 @@ public enum PrivateFile {
     /// Without `overwrite`, an existing file is an error and is left as it was.
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool) throws {
         if !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw CredentialError(.fileExists, path: path, "The file exists; nothing was written.",
-                                  hint: "Choose another path, or allow overwriting it.")
+            throw CredentialError(
+                .fileExists,
+                path: path,
+                "The file exists; nothing was written.",
+                hint: "Choose another path, or allow overwriting it."
+            )
         }
         let destination = URL(fileURLWithPath: path)
-        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = destination.deletingLastPathComponent().appendingPathComponent(
+            ".\(destination.lastPathComponent).\(UUID().uuidString).tmp"
+        )
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CredentialError(.writeFailed, path: path, "Cannot create the file (\(String(cString: strerror(errno)))).",
-                                  hint: "Check that the folder exists and is writable.")
+            throw CredentialError(
+                .writeFailed,
+                path: path,
+                "Cannot create the file (\(String(cString: strerror(errno)))).",
+                hint: "Check that the folder exists and is writable."
+            )
         }
         var ok = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
@@ -41,8 +51,12 @@ public enum PrivateFile {
         close(fd)
         guard ok, rename(temporary.path, path) == 0 else {
             unlink(temporary.path)
-            throw CredentialError(.writeFailed, path: path, "Writing the file failed (\(String(cString: strerror(errno)))).",
-                                  hint: "Check free disk space and the folder's permissions.")
+            throw CredentialError(
+                .writeFailed,
+                path: path,
+                "Writing the file failed (\(String(cString: strerror(errno)))).",
+                hint: "Check free disk space and the folder's permissions."
+            )
         }
     }
 }
@@ -50,8 +64,16 @@ public enum PrivateFile {
 extension CredentialFile {
     /// The same certificate with a private key taken from elsewhere (the Secret Service).
     func replacingKey(_ key: SecretBytes) -> CredentialFile {
-        CredentialFile(path: path, format: format, certificate: certificate, chain: chain,
-                       privateKey: CredentialFile.summarize(key: key, certificate: certificate),
-                       protection: protection, privateKeyPKCS8: key, password: nil, contents: contents)
+        CredentialFile(
+            path: path,
+            format: format,
+            certificate: certificate,
+            chain: chain,
+            privateKey: CredentialFile.summarize(key: key, certificate: certificate),
+            protection: protection,
+            privateKeyPKCS8: key,
+            password: nil,
+            contents: contents
+        )
     }
 }

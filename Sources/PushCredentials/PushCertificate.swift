@@ -45,10 +45,15 @@ public enum ValidityStatus: String, Codable, Sendable {
 extension ValidityStatus {
     /// The status of a validity window at `date`, "expiring" within `warnDays` of its end.
     public init(notBefore: Date, notAfter: Date, at date: Date, warnDays: Int) {
-        if date < notBefore { self = .notYetValid }
-        else if date > notAfter { self = .expired }
-        else if notAfter.timeIntervalSince(date) < Double(warnDays) * 86_400 { self = .expiring }
-        else { self = .valid }
+        if date < notBefore {
+            self = .notYetValid
+        } else if date > notAfter {
+            self = .expired
+        } else if notAfter.timeIntervalSince(date) < Double(warnDays) * 86_400 {
+            self = .expiring
+        } else {
+            self = .valid
+        }
     }
 
     /// Whole days until `notAfter` (negative once past), rounded down.
@@ -104,7 +109,8 @@ public struct PushCertificate: Sendable {
         issuerCommonName = Self.first(.RDNAttributeType.commonName, in: certificate.issuer)
         wwdrGeneration = Self.wwdrGeneration(of: certificate.issuer)
 
-        serialNumber = Self.hex(Array(certificate.serialNumber.bytes.drop { $0 == 0 }), separator: "")
+        serialNumber =
+            Self.hex(Array(certificate.serialNumber.bytes.drop { $0 == 0 }), separator: "")
             .nonEmpty ?? "00"
         signatureAlgorithm = String(describing: certificate.signatureAlgorithm)
             .replacingOccurrences(of: "SignatureAlgorithm.", with: "")
@@ -213,7 +219,8 @@ public struct PushCertificate: Sendable {
 
     static func wwdrGeneration(of issuer: DistinguishedName) -> String? {
         guard first(.RDNAttributeType.commonName, in: issuer) == wwdrCommonName,
-              first(.RDNAttributeType.organizationName, in: issuer) == "Apple Inc." else { return nil }
+            first(.RDNAttributeType.organizationName, in: issuer) == "Apple Inc."
+        else { return nil }
         let unit = first(.RDNAttributeType.organizationalUnitName, in: issuer)
         if let unit, unit.count <= 3, unit.hasPrefix("G") { return unit }
         return "G1"

@@ -54,6 +54,9 @@ public struct PushTopicsExtension: Hashable, Sendable {
             }
         }
         return Certificate.Extension(
-            oid: .ApplePushExtensionID.topics, critical: critical, value: serializer.serializedBytes[...])
+            oid: .ApplePushExtensionID.topics,
+            critical: critical,
+            value: serializer.serializedBytes[...]
+        )
     }
 }

@@ -141,18 +141,37 @@ public enum CertificateFindings {
     public static func evaluate(_ file: CredentialFile, at date: Date, warnDays: Int) -> [Finding] {
         var findings = validity(file.certificate, at: date, warnDays: warnDays)
         if let key = file.privateKey, !key.matchesCertificate {
-            findings.append(Finding(code: "key_mismatch", severity: .problem,
-                                    message: "The private key does not belong to this certificate.",
-                                    hint: "Export the certificate together with its own key; the key here belongs to another certificate."))
+            findings.append(
+                Finding(
+                    code: "key_mismatch",
+                    severity: .problem,
+                    message: "The private key does not belong to this certificate.",
+                    hint:
+                        "Export the certificate together with its own key; the key here belongs to another certificate."
+                )
+            )
         }
         if !file.certificate.isPushCertificate {
-            findings.append(Finding(code: "not_push_certificate", severity: .warning,
-                                    message: "This is not an Apple push certificate: it has no Apple push extension and no push common name.",
-                                    hint: "APNs will refuse it; use the certificate created under Certificates, Identifiers & Profiles > Apple Push Notification service."))
+            findings.append(
+                Finding(
+                    code: "not_push_certificate",
+                    severity: .warning,
+                    message:
+                        "This is not an Apple push certificate: it has no Apple push extension and no push common name.",
+                    hint:
+                        "APNs will refuse it; use the certificate created under Certificates, Identifiers & Profiles > Apple Push Notification service."
+                )
+            )
         } else if file.certificate.environments.isEmpty {
-            findings.append(Finding(code: "environment_unknown", severity: .warning,
-                                    message: "Neither Apple's extensions nor the common name say which APNs environment this certificate is for.",
-                                    hint: "Try it against both environments with an auth check."))
+            findings.append(
+                Finding(
+                    code: "environment_unknown",
+                    severity: .warning,
+                    message:
+                        "Neither Apple's extensions nor the common name say which APNs environment this certificate is for.",
+                    hint: "Try it against both environments with an auth check."
+                )
+            )
         }
         return findings
     }
@@ -163,17 +182,34 @@ public enum CertificateFindings {
         case .valid:
             return []
         case .expiring:
-            return [Finding(code: "expiring", severity: .problem,
-                            message: "Expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter))), within the \(warnDays)-day warning window.",
-                            hint: "Create a new certificate in the Apple Developer portal now and import it as the replacement of this one.")]
+            return [
+                Finding(
+                    code: "expiring",
+                    severity: .problem,
+                    message:
+                        "Expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter))), within the \(warnDays)-day warning window.",
+                    hint:
+                        "Create a new certificate in the Apple Developer portal now and import it as the replacement of this one."
+                )
+            ]
         case .expired:
-            return [Finding(code: "expired", severity: .problem,
-                            message: "Expired \(-days) day\(days == -1 ? "" : "s") ago (\(Self.day(certificate.notAfter))).",
-                            hint: "APNs rejects expired certificates: create a new one in the Apple Developer portal.")]
+            return [
+                Finding(
+                    code: "expired",
+                    severity: .problem,
+                    message: "Expired \(-days) day\(days == -1 ? "" : "s") ago (\(Self.day(certificate.notAfter))).",
+                    hint: "APNs rejects expired certificates: create a new one in the Apple Developer portal."
+                )
+            ]
         case .notYetValid:
-            return [Finding(code: "not_yet_valid", severity: .problem,
-                            message: "Not valid until \(Self.day(certificate.notBefore)).",
-                            hint: "Check this machine's clock, or wait until the certificate's start date.")]
+            return [
+                Finding(
+                    code: "not_yet_valid",
+                    severity: .problem,
+                    message: "Not valid until \(Self.day(certificate.notBefore)).",
+                    hint: "Check this machine's clock, or wait until the certificate's start date."
+                )
+            ]
         }
     }
 

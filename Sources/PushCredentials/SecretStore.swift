@@ -83,7 +83,9 @@ public struct LibSecretStore: SecretStore {
         guard let found else { return nil }
         defer { secret_password_free(found) }
         let length = strlen(found)
-        let text = [UInt8](UnsafeBufferPointer(start: UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self), count: length))
+        let text = [UInt8](
+            UnsafeBufferPointer(start: UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self), count: length)
+        )
         return try decode(text, kind: item.kind)
     }
 
@@ -111,11 +113,14 @@ public struct LibSecretStore: SecretStore {
         let environment = ProcessInfo.processInfo.environment
         let runtimeBus = environment["XDG_RUNTIME_DIR"].map { "\($0)/bus" }
         if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,
-           runtimeBus.map({ !FileManager.default.fileExists(atPath: $0) }) ?? true {
+            runtimeBus.map({ !FileManager.default.fileExists(atPath: $0) }) ?? true
+        {
             throw Self.unavailable(
                 "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set).",
-                hint: "Run inside a desktop session, or start one: `dbus-run-session -- bash`, then unlock a keyring with "
-                    + "`echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`.")
+                hint:
+                    "Run inside a desktop session, or start one: `dbus-run-session -- bash`, then unlock a keyring with "
+                    + "`echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`."
+            )
         }
         try probeBus()
         var service: OpaquePointer?
@@ -126,20 +131,35 @@ public struct LibSecretStore: SecretStore {
         defer { if let service { g_object_unref(UnsafeMutableRawPointer(service)) } }
         var collection: OpaquePointer?
         try call(what: "open the default collection") { cancellable, error in
-            collection = OpaquePointer(secret_collection_for_alias_sync(
-                UnsafeMutablePointer(service), "default", SECRET_COLLECTION_NONE, cancellable, &error))
+            collection = OpaquePointer(
+                secret_collection_for_alias_sync(
+                    UnsafeMutablePointer(service),
+                    "default",
+                    SECRET_COLLECTION_NONE,
+                    cancellable,
+                    &error
+                )
+            )
             return error == nil ? 1 : 0
         }
         guard let collection else {
-            throw CredentialError(.secretStoreUnavailable, path: nil,
-                                  "The Secret Service has no default collection (keyring) to store secrets in.",
-                                  hint: "Create one: in GNOME, open Passwords and Keys (seahorse) and add a keyring, or start gnome-keyring-daemon with --unlock to create the login keyring.")
+            throw CredentialError(
+                .secretStoreUnavailable,
+                path: nil,
+                "The Secret Service has no default collection (keyring) to store secrets in.",
+                hint:
+                    "Create one: in GNOME, open Passwords and Keys (seahorse) and add a keyring, or start gnome-keyring-daemon with --unlock to create the login keyring."
+            )
         }
         defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
         if secret_collection_get_locked(UnsafeMutablePointer(collection)) != 0 {
-            throw CredentialError(.secretStoreLocked, path: nil,
-                                  "The Secret Service's default collection (keyring) is locked, and apnsctl does not wait on an unlock prompt.",
-                                  hint: "Unlock it first (log in to the desktop session, or `echo -n PASSWORD | gnome-keyring-daemon --unlock --replace`).")
+            throw CredentialError(
+                .secretStoreLocked,
+                path: nil,
+                "The Secret Service's default collection (keyring) is locked, and apnsctl does not wait on an unlock prompt.",
+                hint:
+                    "Unlock it first (log in to the desktop session, or `echo -n PASSWORD | gnome-keyring-daemon --unlock --replace`)."
+            )
         }
     }
 
@@ -156,8 +176,10 @@ public struct LibSecretStore: SecretStore {
         guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, &error) else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
             if let error { g_error_free(error) }
-            throw Self.unavailable("the D-Bus session bus does not answer (\(message)).",
-                                   hint: "Check DBUS_SESSION_BUS_ADDRESS, or start a session with `dbus-run-session -- bash`.")
+            throw Self.unavailable(
+                "the D-Bus session bus does not answer (\(message)).",
+                hint: "Check DBUS_SESSION_BUS_ADDRESS, or start a session with `dbus-run-session -- bash`."
+            )
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
         let name = "org.freedesktop.secrets"
@@ -168,14 +190,27 @@ public struct LibSecretStore: SecretStore {
                 parameters = g_variant_new_tuple(&children, 1)
             }
             var callError: UnsafeMutablePointer<GError>?
-            let reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                    method, parameters, nil, G_DBUS_CALL_FLAGS_NONE, gint(timeout * 1000), nil, &callError)
+            let reply = g_dbus_connection_call_sync(
+                connection,
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                method,
+                parameters,
+                nil,
+                G_DBUS_CALL_FLAGS_NONE,
+                gint(timeout * 1000),
+                nil,
+                &callError
+            )
             if let callError { g_error_free(callError) }
             return reply
         }
         guard let owned = ask("NameHasOwner", withName: true) else {
-            throw Self.unavailable("the D-Bus session bus did not answer within \(Int(timeout)) s.",
-                                   hint: "Check that the session bus is running (DBUS_SESSION_BUS_ADDRESS).")
+            throw Self.unavailable(
+                "the D-Bus session bus did not answer within \(Int(timeout)) s.",
+                hint: "Check that the session bus is running (DBUS_SESSION_BUS_ADDRESS)."
+            )
         }
         defer { g_variant_unref(owned) }
         let ownedValue = g_variant_get_child_value(owned, 0)
@@ -194,8 +229,11 @@ public struct LibSecretStore: SecretStore {
             }
         }
         if !activatable {
-            throw Self.unavailable("no program provides the Secret Service (org.freedesktop.secrets) on this session bus.",
-                                   hint: "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration.")
+            throw Self.unavailable(
+                "no program provides the Secret Service (org.freedesktop.secrets) on this session bus.",
+                hint:
+                    "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration."
+            )
         }
     }
 
@@ -227,7 +265,10 @@ public struct LibSecretStore: SecretStore {
 
     /// Runs a blocking libsecret call with a cancellable that fires at the deadline, and turns
     /// a GError into a message that says what to do.
-    private func call(what: String, _ body: (UnsafeMutablePointer<GCancellable>?, inout UnsafeMutablePointer<GError>?) -> gboolean) throws {
+    private func call(
+        what: String,
+        _ body: (UnsafeMutablePointer<GCancellable>?, inout UnsafeMutablePointer<GError>?) -> gboolean
+    ) throws {
         let cancellable = g_cancellable_new()
         defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
         let timer = DispatchWorkItem { g_cancellable_cancel(cancellable) }
@@ -243,25 +284,45 @@ public struct LibSecretStore: SecretStore {
 
     private func classify(message: String, domain: GQuark, code: gint, what: String) -> CredentialError {
         if domain == g_io_error_quark(), code == gint(G_IO_ERROR_CANCELLED.rawValue) {
-            return CredentialError(.secretStoreUnavailable, path: nil,
-                                   "The Secret Service did not answer within \(Int(timeout)) s while trying to \(what).",
-                                   hint: "Check that the keyring daemon is running and not waiting on a prompt; unlock it and try again.")
+            return CredentialError(
+                .secretStoreUnavailable,
+                path: nil,
+                "The Secret Service did not answer within \(Int(timeout)) s while trying to \(what).",
+                hint: "Check that the keyring daemon is running and not waiting on a prompt; unlock it and try again."
+            )
         }
         let lowered = message.lowercased()
-        if lowered.contains("org.freedesktop.secrets") || lowered.contains("serviceunknown") || lowered.contains("was not provided by any") {
-            return Self.unavailable("no program provides the Secret Service (org.freedesktop.secrets) on this session bus.",
-                                    hint: "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration.")
+        if lowered.contains("org.freedesktop.secrets") || lowered.contains("serviceunknown")
+            || lowered.contains("was not provided by any")
+        {
+            return Self.unavailable(
+                "no program provides the Secret Service (org.freedesktop.secrets) on this session bus.",
+                hint:
+                    "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration."
+            )
         }
-        if lowered.contains("autolaunch") || lowered.contains("could not connect") || lowered.contains("no such file") || lowered.contains("connection refused") {
-            return Self.unavailable("the D-Bus session bus does not answer (\(message)).",
-                                    hint: "Check DBUS_SESSION_BUS_ADDRESS, or start a session with `dbus-run-session -- bash`.")
+        if lowered.contains("autolaunch") || lowered.contains("could not connect") || lowered.contains("no such file")
+            || lowered.contains("connection refused")
+        {
+            return Self.unavailable(
+                "the D-Bus session bus does not answer (\(message)).",
+                hint: "Check DBUS_SESSION_BUS_ADDRESS, or start a session with `dbus-run-session -- bash`."
+            )
         }
         if lowered.contains("locked") || lowered.contains("prompt") || lowered.contains("dismissed") {
-            return CredentialError(.secretStoreLocked, path: nil, "The Secret Service refused to \(what): \(message).",
-                                   hint: "Unlock the keyring and try again.")
+            return CredentialError(
+                .secretStoreLocked,
+                path: nil,
+                "The Secret Service refused to \(what): \(message).",
+                hint: "Unlock the keyring and try again."
+            )
         }
-        return CredentialError(.secretStoreUnavailable, path: nil, "The Secret Service could not \(what): \(message).",
-                               hint: "Check the keyring daemon's state (`secret-tool search application apnsctl`).")
+        return CredentialError(
+            .secretStoreUnavailable,
+            path: nil,
+            "The Secret Service could not \(what): \(message).",
+            hint: "Check the keyring daemon's state (`secret-tool search application apnsctl`)."
+        )
     }
 
     // MARK: Encoding
@@ -272,8 +333,12 @@ public struct LibSecretStore: SecretStore {
         switch kind {
         case .pkcs12Password:
             guard let text = String(bytes: secret.bytes, encoding: .utf8) else {
-                throw CredentialError(.invalidArgument, path: nil, "The password is not valid UTF-8 text and cannot be kept in the Secret Service.",
-                                      hint: "Export the bundle again with a text password.")
+                throw CredentialError(
+                    .invalidArgument,
+                    path: nil,
+                    "The password is not valid UTF-8 text and cannot be kept in the Secret Service.",
+                    hint: "Export the bundle again with a text password."
+                )
             }
             return text
         case .privateKey, .tokenKey:
@@ -287,8 +352,12 @@ public struct LibSecretStore: SecretStore {
             return SecretBytes(text)
         case .privateKey, .tokenKey:
             guard let data = Data(base64Encoded: Data(text)) else {
-                throw CredentialError(.secretNotFound, path: nil, "The key kept in the Secret Service is not valid base64; it was changed outside apnsctl.",
-                                      hint: "Remove the credential and import it again.")
+                throw CredentialError(
+                    .secretNotFound,
+                    path: nil,
+                    "The key kept in the Secret Service is not valid base64; it was changed outside apnsctl.",
+                    hint: "Remove the credential and import it again."
+                )
             }
             return SecretBytes([UInt8](data))
         }

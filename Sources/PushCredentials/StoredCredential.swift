@@ -33,8 +33,13 @@ public struct StoredCredential: Codable, Sendable, Equatable {
 
     /// The Secret Service item holding this credential's secret.
     public func secretItem(store: String) -> SecretItem {
-        SecretItem(store: store, alias: alias, kind: secret,
-                   identifier: kind == .tokenKey ? (keyId ?? "") : (sha256 ?? "").replacingOccurrences(of: ":", with: "").lowercased())
+        SecretItem(
+            store: store,
+            alias: alias,
+            kind: secret,
+            identifier: kind == .tokenKey
+                ? (keyId ?? "") : (sha256 ?? "").replacingOccurrences(of: ":", with: "").lowercased()
+        )
     }
 }
 

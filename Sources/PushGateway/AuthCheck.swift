@@ -19,8 +19,15 @@ public struct AuthCheck: Encodable, Sendable {
     /// When the notification could not be sent: why (its hint is ``fix``).
     public var error: GatewayError?
 
-    public init(verdict: Verdict, status: Int? = nil, reason: String? = nil, explanation: String, fix: String? = nil,
-                latency: Double? = nil, error: GatewayError? = nil) {
+    public init(
+        verdict: Verdict,
+        status: Int? = nil,
+        reason: String? = nil,
+        explanation: String,
+        fix: String? = nil,
+        latency: Double? = nil,
+        error: GatewayError? = nil
+    ) {
         self.verdict = verdict
         self.status = status
         self.reason = reason
@@ -40,8 +47,12 @@ public struct AuthCheck: Encodable, Sendable {
             let response = try await connection.send(try probeNotification(topic: topic))
             return interpret(response)
         } catch let error as GatewayError {
-            return AuthCheck(verdict: .inconclusive, explanation: "The check notification could not be sent: \(error.message)",
-                             fix: error.hint, error: error)
+            return AuthCheck(
+                verdict: .inconclusive,
+                explanation: "The check notification could not be sent: \(error.message)",
+                fix: error.hint,
+                error: error
+            )
         } catch {
             return AuthCheck(verdict: .inconclusive, explanation: "The check notification could not be sent: \(error)")
         }
@@ -52,8 +63,14 @@ public struct AuthCheck: Encodable, Sendable {
     public static func probeNotification(topic: String?) throws -> PushNotification {
         var bytes = [UInt8](repeating: 0, count: 32)
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        return PushNotification(deviceToken: try DeviceToken(bytes: bytes), topic: topic, pushType: .background, priority: .powerConsiderate,
-                                expiration: Date(timeIntervalSince1970: 0), payload: try Payload.background())
+        return PushNotification(
+            deviceToken: try DeviceToken(bytes: bytes),
+            topic: topic,
+            pushType: .background,
+            priority: .powerConsiderate,
+            expiration: Date(timeIntervalSince1970: 0),
+            payload: try Payload.background()
+        )
     }
 
     /// The verdict an answer to the check notification gives.
@@ -62,19 +79,41 @@ public struct AuthCheck: Encodable, Sendable {
         let topicReasons: [APNsReason] = [.topicDisallowed, .badTopic, .missingTopic]
         switch response.status {
         case 200:
-            return AuthCheck(verdict: .accepted, status: 200, explanation: "The gateway accepted the credential and topic (and the made-up token: a test gateway without a device registry does).", latency: response.latency)
+            return AuthCheck(
+                verdict: .accepted,
+                status: 200,
+                explanation:
+                    "The gateway accepted the credential and topic (and the made-up token: a test gateway without a device registry does).",
+                latency: response.latency
+            )
         case 400 where reason.map { !topicReasons.contains($0) } ?? true:
-            return AuthCheck(verdict: .accepted, status: 400, reason: reason?.rawValue,
-                             explanation: "APNs answered \(reason?.rawValue ?? "400") for the made-up token, which it does only after accepting the credential and topic.",
-                             latency: response.latency)
+            return AuthCheck(
+                verdict: .accepted,
+                status: 400,
+                reason: reason?.rawValue,
+                explanation:
+                    "APNs answered \(reason?.rawValue ?? "400") for the made-up token, which it does only after accepting the credential and topic.",
+                latency: response.latency
+            )
         case 403, 400:
-            return AuthCheck(verdict: .rejected, status: response.status, reason: reason?.rawValue,
-                             explanation: reason?.explanation ?? "APNs rejected the request with status \(response.status).", fix: reason?.fix,
-                             latency: response.latency)
+            return AuthCheck(
+                verdict: .rejected,
+                status: response.status,
+                reason: reason?.rawValue,
+                explanation: reason?.explanation ?? "APNs rejected the request with status \(response.status).",
+                fix: reason?.fix,
+                latency: response.latency
+            )
         default:
-            return AuthCheck(verdict: .inconclusive, status: response.status, reason: reason?.rawValue,
-                             explanation: "APNs answered \(response.status) \(reason?.rawValue ?? ""): no verdict on the credential; try again later.",
-                             fix: reason?.fix, latency: response.latency)
+            return AuthCheck(
+                verdict: .inconclusive,
+                status: response.status,
+                reason: reason?.rawValue,
+                explanation:
+                    "APNs answered \(response.status) \(reason?.rawValue ?? ""): no verdict on the credential; try again later.",
+                fix: reason?.fix,
+                latency: response.latency
+            )
         }
     }
 }
@@ -116,7 +155,8 @@ public struct HandshakeCheck: Sendable {
     }
 
     /// Connects, runs the auth check with `topic` when asked, and closes.
-    public static func run(configuration: GatewayConfiguration, topic: String?, authCheck: Bool) async -> HandshakeCheck {
+    public static func run(configuration: GatewayConfiguration, topic: String?, authCheck: Bool) async -> HandshakeCheck
+    {
         let connection = GatewayConnection(configuration: configuration)
         do {
             let report = try await connection.connect()

@@ -17,13 +17,15 @@ public enum ClientCredential: Sendable {
     /// Builds a certificate credential from a credential file that holds a key.
     public static func certificate(_ file: CredentialFile) throws -> ClientCredential {
         guard let key = file.privateKeyPKCS8 else {
-            throw GatewayError(.invalidCredential, "\(file.path) holds no private key, so it cannot authenticate a connection.",
-                               hint: "Export the certificate together with its private key (a .p12 from Keychain Access).")
+            throw GatewayError(
+                .invalidCredential,
+                "\(file.path) holds no private key, so it cannot authenticate a connection.",
+                hint: "Export the certificate together with its private key (a .p12 from Keychain Access)."
+            )
         }
         return .certificate(certificateDER: file.certificate.der, chainDER: file.chain.map(\.der), privateKey: key)
     }
 }
-
 
 extension ClientCredential {
     /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key
@@ -33,7 +35,8 @@ extension ClientCredential {
         case .certificate(let der, _, _):
             return "sha256:" + Self.hex(SHA256.hash(data: der))
         case .token(let key):
-            return "sha256:" + Self.hex(SHA256.hash(data: key.privateKey.publicKey.derRepresentation)) + " key " + key.keyID
+            return "sha256:" + Self.hex(SHA256.hash(data: key.privateKey.publicKey.derRepresentation)) + " key "
+                + key.keyID
         case .none:
             return "none"
         }

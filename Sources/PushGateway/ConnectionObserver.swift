@@ -39,8 +39,11 @@ final class ConnectionObserver: ChannelInboundHandler {
             }
             settings.complete(.success(()))
         case .goAway(let lastStreamID, let errorCode, let opaqueData):
-            let info = GatewayError.GoAwayInfo(lastStreamID: Int(lastStreamID), errorCode: Self.name(errorCode),
-                                               reason: Self.reason(opaqueData))
+            let info = GatewayError.GoAwayInfo(
+                lastStreamID: Int(lastStreamID),
+                errorCode: Self.name(errorCode),
+                reason: Self.reason(opaqueData)
+            )
             connection.update { $0.goAway = info }
             connection.events?(.goAway(lastStreamID: Int(lastStreamID)))
         default:
@@ -53,7 +56,8 @@ final class ConnectionObserver: ChannelInboundHandler {
         guard Self.isConnectionFatal(error) else { return }
         connection.update { state in
             if state.connectionError == nil { state.connectionError = String(describing: error) }
-            state.closeDetail = state.closeDetail ?? "after swift-nio-http2 judged the server abusive (\(type(of: error)))"
+            state.closeDetail =
+                state.closeDetail ?? "after swift-nio-http2 judged the server abusive (\(type(of: error)))"
         }
         // swift-nio-http2 has already sent GOAWAY for these but leaves closing to us; a
         // connection we have told to go away must not carry more notifications.
@@ -72,7 +76,8 @@ final class ConnectionObserver: ChannelInboundHandler {
         connection.update { state in
             state.isClosed = true
             if state.closeDetail == nil {
-                state.closeDetail = state.goAway.map { "after the server's GOAWAY\($0.reason.map { " (\($0))" } ?? "")" }
+                state.closeDetail =
+                    state.goAway.map { "after the server's GOAWAY\($0.reason.map { " (\($0))" } ?? "")" }
                     ?? "by the server"
             }
         }
@@ -87,7 +92,9 @@ final class ConnectionObserver: ChannelInboundHandler {
     static func reason(_ data: ByteBuffer?) -> String? {
         guard var data, let bytes = data.readBytes(length: data.readableBytes), !bytes.isEmpty else { return nil }
         struct Body: Decodable { var reason: String? }
-        if let body = try? JSONDecoder().decode(Body.self, from: Data(bytes)), let reason = body.reason { return reason }
+        if let body = try? JSONDecoder().decode(Body.self, from: Data(bytes)), let reason = body.reason {
+            return reason
+        }
         return String(decoding: bytes.prefix(200), as: UTF8.self)
     }
 

@@ -19,9 +19,15 @@ public struct ConnectionSettings: Sendable {
     /// The process environment the proxy variables are read from.
     public var processEnvironment: [String: String]
 
-    public init(environment: PushEnvironment? = nil, port: Int? = nil, gateway: String? = nil, caFiles: [String] = [],
-                proxy: String? = nil, timeout: Double = 10,
-                processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        environment: PushEnvironment? = nil,
+        port: Int? = nil,
+        gateway: String? = nil,
+        caFiles: [String] = [],
+        proxy: String? = nil,
+        timeout: Double = 10,
+        processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.environment = environment
         self.port = port
         self.gateway = gateway
@@ -62,11 +68,25 @@ public struct ConnectionSettings: Sendable {
 
     /// As asked for; else the credential's single environment; else sandbox.
     public func chooseEnvironment(for credential: LoadedCredential) -> EnvironmentChoice {
-        if let environment { return EnvironmentChoice(environment: environment, reason: .given, credentialEnvironments: credential.environments) }
-        if credential.environments.count == 1 {
-            return EnvironmentChoice(environment: credential.environments[0], reason: .credentialOnly, credentialEnvironments: credential.environments)
+        if let environment {
+            return EnvironmentChoice(
+                environment: environment,
+                reason: .given,
+                credentialEnvironments: credential.environments
+            )
         }
-        return EnvironmentChoice(environment: .sandbox, reason: .defaultSandbox, credentialEnvironments: credential.environments)
+        if credential.environments.count == 1 {
+            return EnvironmentChoice(
+                environment: credential.environments[0],
+                reason: .credentialOnly,
+                credentialEnvironments: credential.environments
+            )
+        }
+        return EnvironmentChoice(
+            environment: .sandbox,
+            reason: .defaultSandbox,
+            credentialEnvironments: credential.environments
+        )
     }
 
     /// A configuration ready to connect with, and how it was arrived at.
@@ -89,7 +109,11 @@ public struct ConnectionSettings: Sendable {
         let resolution = try Endpoint.resolve(environment: environment, port: port, gateway: gateway)
         var configuration = GatewayConfiguration(endpoint: resolution.endpoint, credential: client)
         configuration.caFiles = caFiles
-        let proxy = try ProxySettings.resolve(explicit: self.proxy, for: resolution.endpoint.host, environment: processEnvironment)
+        let proxy = try ProxySettings.resolve(
+            explicit: self.proxy,
+            for: resolution.endpoint.host,
+            environment: processEnvironment
+        )
         configuration.proxy = proxy?.url
         configuration.timeouts.dns = timeout
         configuration.timeouts.connect = timeout

@@ -73,35 +73,48 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
     /// - The legacy binary-interface hosts (`gateway[.sandbox].push.apple.com`, the feedback
     ///   service) and ports 2195/2196 on Apple hosts are mapped to the HTTP/2 endpoint of the
     ///   same environment, with a notice: that interface was shut down on 31 March 2021.
-    public static func resolve(environment: PushEnvironment?, port: Int? = nil, gateway: String? = nil) throws -> Resolution {
+    public static func resolve(
+        environment: PushEnvironment?,
+        port: Int? = nil,
+        gateway: String? = nil
+    ) throws -> Resolution {
         var notices: [String] = []
         var endpoint: Endpoint
         if let gateway {
             let (host, parsedPort) = try parse(gateway)
             if let legacy = legacyHosts[host.lowercased()] {
                 endpoint = apple(legacy)
-                notices.append("\(host) is the legacy binary interface, shut down on 31 March 2021; using \(endpoint.host) (HTTP/2) instead.")
+                notices.append(
+                    "\(host) is the legacy binary interface, shut down on 31 March 2021; using \(endpoint.host) (HTTP/2) instead."
+                )
                 if let parsedPort, !legacyPorts.contains(parsedPort) { endpoint.port = parsedPort }
             } else {
                 endpoint = Endpoint(host: host, port: parsedPort ?? 443)
             }
             if let environment, let own = endpoint.environment, own != environment {
-                throw GatewayError(.invalidEndpoint,
-                                   "\(gateway) is Apple's \(own) gateway, but the \(environment) environment was asked for.",
-                                   hint: "Give one of them: the environment picks Apple's host by itself.")
+                throw GatewayError(
+                    .invalidEndpoint,
+                    "\(gateway) is Apple's \(own) gateway, but the \(environment) environment was asked for.",
+                    hint: "Give one of them: the environment picks Apple's host by itself."
+                )
             }
         } else {
             endpoint = apple(environment ?? .sandbox)
         }
         if let port {
             guard (1...65_535).contains(port) else {
-                throw GatewayError(.invalidEndpoint, "Port \(port) is not between 1 and 65535.",
-                                   hint: "APNs listens on 443 and 2197.")
+                throw GatewayError(
+                    .invalidEndpoint,
+                    "Port \(port) is not between 1 and 65535.",
+                    hint: "APNs listens on 443 and 2197."
+                )
             }
             endpoint.port = port
         }
         if endpoint.isApple, legacyPorts.contains(endpoint.port) {
-            notices.append("Port \(endpoint.port) belonged to the legacy binary interface, shut down on 31 March 2021; using port 443 (HTTP/2) instead.")
+            notices.append(
+                "Port \(endpoint.port) belonged to the legacy binary interface, shut down on 31 March 2021; using port 443 (HTTP/2) instead."
+            )
             endpoint.port = 443
         }
         return Resolution(endpoint: endpoint, notices: notices)
@@ -116,11 +129,16 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
         func invalid(_ why: String) -> GatewayError {
-            GatewayError(.invalidEndpoint, "\"\(text)\" is not a gateway address: \(why).",
-                         hint: "Write HOST, HOST:PORT or [IPv6]:PORT, for example api.push.apple.com:2197 or [::1]:8443.")
+            GatewayError(
+                .invalidEndpoint,
+                "\"\(text)\" is not a gateway address: \(why).",
+                hint: "Write HOST, HOST:PORT or [IPv6]:PORT, for example api.push.apple.com:2197 or [::1]:8443."
+            )
         }
         func port(_ digits: Substring) throws -> Int {
-            guard let value = Int(digits), (1...65_535).contains(value) else { throw invalid("the port \"\(digits)\" is not a number from 1 to 65535") }
+            guard let value = Int(digits), (1...65_535).contains(value) else {
+                throw invalid("the port \"\(digits)\" is not a number from 1 to 65535")
+            }
             return value
         }
         var host: Substring
@@ -142,7 +160,9 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
             host = rest
         }
         guard !host.isEmpty else { throw invalid("the host is empty") }
-        guard !host.contains(where: { $0.isWhitespace || $0 == "@" }) else { throw invalid("the host contains a space or @") }
+        guard !host.contains(where: { $0.isWhitespace || $0 == "@" }) else {
+            throw invalid("the host contains a space or @")
+        }
         return (String(host), parsedPort)
     }
 }

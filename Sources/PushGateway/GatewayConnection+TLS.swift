@@ -14,8 +14,13 @@ extension GatewayConnection {
     /// TLS, then HTTP/2 up to the server's first SETTINGS frame. HTTP/2 is configured from
     /// inside the handshake-completed event, before swift-nio-ssl hands over any bytes that
     /// arrived with the server's Finished, so the server's SETTINGS cannot be lost.
-    func handshake(channel: any Channel, sslContext: NIOSSLContext, evaluator: ServerTrustEvaluator,
-                           address: SocketAddress, onTLSDone: () -> Void) async throws {
+    func handshake(
+        channel: any Channel,
+        sslContext: NIOSSLContext,
+        evaluator: ServerTrustEvaluator,
+        address: SocketAddress,
+        onTLSDone: () -> Void
+    ) async throws {
         let host = configuration.endpoint.host
         let isIP = ServerTrustEvaluator.isIPAddress(host)
         let tlsResult = OncePromise<String?>()
@@ -28,10 +33,13 @@ extension GatewayConnection {
         let addressText = address.displayString
 
         try await channel.eventLoop.submit {
-            let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: isIP ? nil : host,
-                                              customVerificationCallback: { certificates, promise in
-                                                  evaluator.verify(certificates, promise: promise)
-                                              })
+            let tls = try NIOSSLClientHandler(
+                context: sslContext,
+                serverHostname: isIP ? nil : host,
+                customVerificationCallback: { certificates, promise in
+                    evaluator.verify(certificates, promise: promise)
+                }
+            )
             let observer = TLSObserver(result: tlsResult) { context, alpn in
                 guard alpn == nil || alpn == "h2" else { throw GatewayError.alpnRejected(alpn ?? "") }
                 if let hook = connection.readComplete {
@@ -44,9 +52,11 @@ extension GatewayConnection {
                     mode: .client,
                     connectionConfiguration: Self.connectionConfiguration(limits),
                     streamConfiguration: Self.streamConfiguration(limits),
-                    inboundStreamInitializer: { stream in stream.close() })  // APNs never pushes
+                    inboundStreamInitializer: { stream in stream.close() }
+                )  // APNs never pushes
                 try context.pipeline.syncOperations.addHandler(
-                    ConnectionObserver(connection: connection, settings: settingsResult))
+                    ConnectionObserver(connection: connection, settings: settingsResult)
+                )
                 connection.update { $0.multiplexer = multiplexer }
             }
             try channel.pipeline.syncOperations.addHandlers([tls, observer])
@@ -99,49 +109,77 @@ extension GatewayConnection {
         let host = configuration.endpoint.host
         switch outcome.verdict {
         case .untrusted:
-            return GatewayError(.tlsUntrusted,
-                                "The server's certificate chain is not trusted: \(outcome.detail ?? "no trusted root").",
-                                hint: "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or trust that root explicitly. For a local gateway, trust the CA certificate it wrote.")
+            return GatewayError(
+                .tlsUntrusted,
+                "The server's certificate chain is not trusted: \(outcome.detail ?? "no trusted root").",
+                hint:
+                    "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or trust that root explicitly. For a local gateway, trust the CA certificate it wrote."
+            )
         case .hostnameMismatch:
-            return GatewayError(.tlsHostnameMismatch,
-                                "The server's certificate is not valid for \(host): \(outcome.detail ?? "the names differ").",
-                                hint: "Connect with a name the certificate lists (for a local gateway: localhost or 127.0.0.1), or check that DNS or a proxy is not sending you elsewhere.")
+            return GatewayError(
+                .tlsHostnameMismatch,
+                "The server's certificate is not valid for \(host): \(outcome.detail ?? "the names differ").",
+                hint:
+                    "Connect with a name the certificate lists (for a local gateway: localhost or 127.0.0.1), or check that DNS or a proxy is not sending you elsewhere."
+            )
         case .expired:
-            return GatewayError(.tlsCertificateExpired, "The server's certificate is not valid now: \(outcome.detail ?? "expired").",
-                                hint: "Check this machine's clock; if it is right, the server's certificate must be renewed.")
+            return GatewayError(
+                .tlsCertificateExpired,
+                "The server's certificate is not valid now: \(outcome.detail ?? "expired").",
+                hint: "Check this machine's clock; if it is right, the server's certificate must be renewed."
+            )
         case .trusted, .notChecked:
             break
         }
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
-            return GatewayError(.tlsHostnameMismatch, "The server's certificate is not valid for \(host).",
-                                hint: "Connect with a name the certificate lists.")
+            return GatewayError(
+                .tlsHostnameMismatch,
+                "The server's certificate is not valid for \(host).",
+                hint: "Connect with a name the certificate lists."
+            )
         }
         if let closed = error as? TLSObserver.ClosedDuringHandshake {
-            return GatewayError(.tlsServerClosed, "The server at \(address) closed the connection during the TLS handshake\(closed.detail.map { " (\($0))" } ?? "").",
-                                hint: "A server that requires a client certificate closes like this when it rejects ours; also check the port speaks TLS.",
-                                isRetryable: true)
+            return GatewayError(
+                .tlsServerClosed,
+                "The server at \(address) closed the connection during the TLS handshake\(closed.detail.map { " (\($0))" } ?? "").",
+                hint:
+                    "A server that requires a client certificate closes like this when it rejects ours; also check the port speaks TLS.",
+                isRetryable: true
+            )
         }
         if let ssl = error as? NIOSSLError {
             switch ssl {
             case .uncleanShutdown:
-                return GatewayError(.tlsServerClosed, "The server at \(address) closed the connection during the TLS handshake.",
-                                    hint: "A server that requires a client certificate closes like this when it rejects ours.", isRetryable: true)
+                return GatewayError(
+                    .tlsServerClosed,
+                    "The server at \(address) closed the connection during the TLS handshake.",
+                    hint: "A server that requires a client certificate closes like this when it rejects ours.",
+                    isRetryable: true
+                )
             case .handshakeFailed(let inner):
-                return GatewayError(.tlsHandshakeFailed, "The TLS handshake with \(address) failed: \(inner).",
-                                    hint: Self.handshakeHint(String(describing: inner)))
+                return GatewayError(
+                    .tlsHandshakeFailed,
+                    "The TLS handshake with \(address) failed: \(inner).",
+                    hint: Self.handshakeHint(String(describing: inner))
+                )
             default:
                 break
             }
         }
-        return GatewayError(.tlsHandshakeFailed, "The TLS handshake with \(address) failed: \(error).",
-                            hint: Self.handshakeHint(String(describing: error)))
+        return GatewayError(
+            .tlsHandshakeFailed,
+            "The TLS handshake with \(address) failed: \(error).",
+            hint: Self.handshakeHint(String(describing: error))
+        )
     }
 
     static func handshakeHint(_ text: String) -> String {
         let lower = text.lowercased()
         if lower.contains("certificate_required") || lower.contains("bad_certificate") || lower.contains("unknown_ca")
-            || lower.contains("certificate_unknown") || lower.contains("handshake_failure") {
-            return "The server rejected the client certificate: check it is a push certificate for this gateway's environment and that it has not expired or been revoked."
+            || lower.contains("certificate_unknown") || lower.contains("handshake_failure")
+        {
+            return
+                "The server rejected the client certificate: check it is a push certificate for this gateway's environment and that it has not expired or been revoked."
         }
         if lower.contains("protocol_version") || lower.contains("wrong_version") {
             return "The server does not speak TLS 1.2 or newer, or this port is not a TLS port."
@@ -158,19 +196,26 @@ extension GatewayConnection {
         tls.certificateVerification = .fullVerification
         if case .certificate(let der, let chain, let key) = configuration.credential {
             do {
-                tls.certificateChain = try ([der] + chain).map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) }
+                tls.certificateChain = try ([der] + chain).map {
+                    .certificate(try NIOSSLCertificate(bytes: $0, format: .der))
+                }
                 tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: key.bytes, format: .der))
             } catch {
                 // The key's bytes never go into the message.
-                throw GatewayError(.invalidCredential, "The client certificate or its private key cannot be loaded for TLS.",
-                                   hint: "Check the file with `apnsctl inspect`; the key must belong to the certificate.")
+                throw GatewayError(
+                    .invalidCredential,
+                    "The client certificate or its private key cannot be loaded for TLS.",
+                    hint: "Check the file with `apnsctl inspect`; the key must belong to the certificate."
+                )
             }
         }
         let custom = try ServerTrustEvaluator.loadCertificates(paths: configuration.caFiles)
         let roots: CertificateStore
         let source: HandshakeReport.TrustSource
         if configuration.trustSystemRoots {
-            roots = custom.isEmpty ? CertificateStore.systemTrustRoots : CertificateStore.systemTrustRoots.appending(contentsOf: custom)
+            roots =
+                custom.isEmpty
+                ? CertificateStore.systemTrustRoots : CertificateStore.systemTrustRoots.appending(contentsOf: custom)
             source = custom.isEmpty ? .system : .systemAndCustom
         } else {
             roots = CertificateStore(custom)
@@ -180,13 +225,21 @@ extension GatewayConnection {
         do {
             context = try NIOSSLContext(configuration: tls)
         } catch {
-            throw GatewayError(.invalidCredential, "The TLS settings cannot be used: the private key may not match the certificate.",
-                               hint: "Check the file with `apnsctl inspect`.")
+            throw GatewayError(
+                .invalidCredential,
+                "The TLS settings cannot be used: the private key may not match the certificate.",
+                hint: "Check the file with `apnsctl inspect`."
+            )
         }
-        return (context, ServerTrustEvaluator(host: configuration.endpoint.host, roots: roots, clock: configuration.clock), source)
+        return (
+            context, ServerTrustEvaluator(host: configuration.endpoint.host, roots: roots, clock: configuration.clock),
+            source
+        )
     }
 
-    static func connectionConfiguration(_ limits: GatewayConfiguration.HTTP2Limits) -> NIOHTTP2Handler.ConnectionConfiguration {
+    static func connectionConfiguration(
+        _ limits: GatewayConfiguration.HTTP2Limits
+    ) -> NIOHTTP2Handler.ConnectionConfiguration {
         var configuration = NIOHTTP2Handler.ConnectionConfiguration()
         configuration.initialSettings = [
             HTTP2Setting(parameter: .enablePush, value: 0),
@@ -210,5 +263,7 @@ extension GatewayConnection {
     }
 
     /// `:authority`: the host, with the port when it is not 443.
-    var authority: String { RequestEncoder.authority(host: configuration.endpoint.host, port: configuration.endpoint.port) }
+    var authority: String {
+        RequestEncoder.authority(host: configuration.endpoint.host, port: configuration.endpoint.port)
+    }
 }

@@ -40,7 +40,10 @@ public final class GatewayConnection: Sendable {
 
     let state: NIOLockedValueBox<State>
 
-    public convenience init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    public convenience init(
+        configuration: GatewayConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
         self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, tokenCache: nil)
     }
 
@@ -54,14 +57,21 @@ public final class GatewayConnection: Sendable {
     /// sends GOAWAY, and when the connection ends (the bulk sender's engine hears of each).
     let events: (@Sendable (ConnectionEvent) -> Void)?
 
-    init(configuration: GatewayConfiguration, eventLoopGroup: any EventLoopGroup, tokenCache: ProviderTokenCache?,
-         readComplete: (@Sendable () -> Void)? = nil, events: (@Sendable (ConnectionEvent) -> Void)? = nil) {
+    init(
+        configuration: GatewayConfiguration,
+        eventLoopGroup: any EventLoopGroup,
+        tokenCache: ProviderTokenCache?,
+        readComplete: (@Sendable () -> Void)? = nil,
+        events: (@Sendable (ConnectionEvent) -> Void)? = nil
+    ) {
         self.readComplete = readComplete
         self.events = events
         self.configuration = configuration
         self.group = eventLoopGroup
         if case .token(let key) = configuration.credential {
-            tokens = tokenCache ?? ProviderTokenCache(key: key, clock: configuration.clock, renewAfter: configuration.tokenRenewAfter)
+            tokens =
+                tokenCache
+                ?? ProviderTokenCache(key: key, clock: configuration.clock, renewAfter: configuration.tokenRenewAfter)
         } else {
             tokens = nil
         }
@@ -71,8 +81,10 @@ public final class GatewayConnection: Sendable {
     }
 
     /// Connects and returns a connection ready to send.
-    public static func connect(_ configuration: GatewayConfiguration,
-                               eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> GatewayConnection {
+    public static func connect(
+        _ configuration: GatewayConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> GatewayConnection {
         let connection = GatewayConnection(configuration: configuration, eventLoopGroup: eventLoopGroup)
         _ = try await connection.connect()
         return connection
@@ -116,8 +128,11 @@ public final class GatewayConnection: Sendable {
             return state.connectStarted || state.isClosed
         }
         guard !alreadyStarted else {
-            throw GatewayError(.notConnected, "This connection was already used; a GatewayConnection connects once.",
-                               hint: "Make a new GatewayConnection to connect again.")
+            throw GatewayError(
+                .notConnected,
+                "This connection was already used; a GatewayConnection connects once.",
+                hint: "Make a new GatewayConnection to connect again."
+            )
         }
         let started = DispatchTime.now()
         var phase = "setup"
@@ -128,7 +143,11 @@ public final class GatewayConnection: Sendable {
             let target = try connectTarget()
             phase = "dns"
             var mark = DispatchTime.now()
-            let addresses = try await Resolver.resolve(host: target.host, port: target.port, timeout: Self.amount(configuration.timeouts.dns))
+            let addresses = try await Resolver.resolve(
+                host: target.host,
+                port: target.port,
+                timeout: Self.amount(configuration.timeouts.dns)
+            )
             let dnsDuration = Self.seconds(since: mark)
             update {
                 $0.report.dnsDuration = dnsDuration
@@ -148,15 +167,24 @@ public final class GatewayConnection: Sendable {
             if let proxy = configuration.proxy {
                 phase = "proxy"
                 mark = DispatchTime.now()
-                try await ProxyTunnel.open(on: channel, to: configuration.endpoint, proxy: proxy,
-                                           timeout: Self.amount(configuration.timeouts.connect))
+                try await ProxyTunnel.open(
+                    on: channel,
+                    to: configuration.endpoint,
+                    proxy: proxy,
+                    timeout: Self.amount(configuration.timeouts.connect)
+                )
                 let proxyDuration = Self.seconds(since: mark)
                 update { $0.report.proxyConnectDuration = proxyDuration }
             }
 
             phase = "tls"
-            try await handshake(channel: channel, sslContext: sslContext, evaluator: evaluator, address: address,
-                                onTLSDone: { phase = "http2" })
+            try await handshake(
+                channel: channel,
+                sslContext: sslContext,
+                evaluator: evaluator,
+                address: address,
+                onTLSDone: { phase = "http2" }
+            )
             let total = Self.seconds(since: started)
             return update {
                 $0.report.totalDuration = total
@@ -197,7 +225,9 @@ public final class GatewayConnection: Sendable {
     /// duplicate header, an oversized payload).
     func send(headers given: [(String, String)], body: [UInt8]) async throws -> PushResponse {
         var headers = given.map { RequestEncoder.Header($0.0, $0.1) }
-        if let bearer = try bearer() { headers.append(RequestEncoder.Header(APNsHeader.authorization, "bearer " + bearer)) }
+        if let bearer = try bearer() {
+            headers.append(RequestEncoder.Header(APNsHeader.authorization, "bearer " + bearer))
+        }
         return try await send(headers, body: body)
     }
 
@@ -207,8 +237,11 @@ public final class GatewayConnection: Sendable {
         do {
             return try tokens.token()
         } catch {
-            throw GatewayError(.invalidCredential, "The provider token cannot be signed.",
-                               hint: "Check the .p8 key file is an EC P-256 key.")
+            throw GatewayError(
+                .invalidCredential,
+                "The provider token cannot be signed.",
+                hint: "Check the .p8 key file is an EC P-256 key."
+            )
         }
     }
 
@@ -216,30 +249,46 @@ public final class GatewayConnection: Sendable {
         let (multiplexer, goAway, closed) = state.withLockedValue { ($0.multiplexer, $0.goAway, $0.isClosed) }
         if let goAway { throw GatewayError.goAway(goAway, processed: false) }
         guard let multiplexer, !closed else {
-            if closed, let detail = state.withLockedValue({ $0.closeDetail }) { throw GatewayError.connectionClosed(detail) }
+            if closed, let detail = state.withLockedValue({ $0.closeDetail }) {
+                throw GatewayError.connectionClosed(detail)
+            }
             throw GatewayError.notConnected
         }
-        let request = StreamRequest(headers: HPACKHeaders(encoded: headers), body: body.isEmpty ? nil : ByteBuffer(bytes: body),
-                                    timeout: Self.amount(configuration.timeouts.request),
-                                    timeoutSeconds: configuration.timeouts.request)
+        let request = StreamRequest(
+            headers: HPACKHeaders(encoded: headers),
+            body: body.isEmpty ? nil : ByteBuffer(bytes: body),
+            timeout: Self.amount(configuration.timeouts.request),
+            timeoutSeconds: configuration.timeouts.request
+        )
         let result = OncePromise<PushResponse>()
         open(request, on: multiplexer) { outcome, _ in result.complete(outcome.mapError { $0 }) }
         return try await result.get()
     }
 
     /// Opens a stream for `request`; `completion` runs exactly once, on the connection's event loop.
-    func open(_ request: StreamRequest, on multiplexer: NIOHTTP2Handler.StreamMultiplexer,
-              completion: @escaping StreamCompletion) {
+    func open(
+        _ request: StreamRequest,
+        on multiplexer: NIOHTTP2Handler.StreamMultiplexer,
+        completion: @escaping StreamCompletion
+    ) {
         let connection = self
         let once = Once<StreamOutcome>()
         once.whenComplete { completion($0.result, $0.written) }
         multiplexer.createStreamChannel { streamChannel in
             streamChannel.eventLoop.makeCompletedFuture {
                 try streamChannel.pipeline.syncOperations.addHandler(
-                    StreamHandler(request: request, connection: connection) { once.complete(StreamOutcome(result: $0, written: $1)) })
+                    StreamHandler(request: request, connection: connection) {
+                        once.complete(StreamOutcome(result: $0, written: $1))
+                    }
+                )
             }
         }.whenFailure { error in
-            once.complete(StreamOutcome(result: .failure(GatewayError.connectionClosed("before the stream could open (\(error))")), written: false))
+            once.complete(
+                StreamOutcome(
+                    result: .failure(GatewayError.connectionClosed("before the stream could open (\(error))")),
+                    written: false
+                )
+            )
         }
     }
 
@@ -247,7 +296,10 @@ public final class GatewayConnection: Sendable {
     /// and the server may still answer those in flight.
     func sendGoAway() {
         guard let channel = state.withLockedValue({ $0.channel }) else { return }
-        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))
+        let frame = HTTP2Frame(
+            streamID: .rootStream,
+            payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil)
+        )
         channel.writeAndFlush(frame, promise: nil)
     }
 
@@ -267,7 +319,11 @@ public final class GatewayConnection: Sendable {
     private func connectTarget() throws -> (host: String, port: Int) {
         guard let proxy = configuration.proxy else { return (configuration.endpoint.host, configuration.endpoint.port) }
         guard let host = proxy.host, !host.isEmpty else {
-            throw GatewayError(.proxyFailed, "The proxy URL has no host.", hint: "Write HTTPS_PROXY as http://host:port.")
+            throw GatewayError(
+                .proxyFailed,
+                "The proxy URL has no host.",
+                hint: "Write HTTPS_PROXY as http://host:port."
+            )
         }
         return (host, proxy.port ?? (proxy.scheme == "https" ? 443 : 80))
     }
@@ -295,8 +351,12 @@ public final class GatewayConnection: Sendable {
                 } else if let io = error as? IOError, io.errnoCode == ECONNREFUSED {
                     lastError = .connectionRefused(address.displayString)
                 } else {
-                    lastError = GatewayError(.connectFailed, "Connecting to \(address.displayString) failed: \(error).",
-                                             hint: "Check the network route to the gateway.", isRetryable: true)
+                    lastError = GatewayError(
+                        .connectFailed,
+                        "Connecting to \(address.displayString) failed: \(error).",
+                        hint: "Check the network route to the gateway.",
+                        isRetryable: true
+                    )
                 }
             }
         }
@@ -305,12 +365,19 @@ public final class GatewayConnection: Sendable {
 
     private static func classify(_ error: NIOConnectionError, address: SocketAddress, timeout: Double) -> GatewayError {
         for failure in error.connectionErrors.map(\.error) {
-            if let io = failure as? IOError, io.errnoCode == ECONNREFUSED { return .connectionRefused(address.displayString) }
-            if case ChannelError.connectTimeout = failure { return .connectTimeout(address.displayString, seconds: timeout) }
+            if let io = failure as? IOError, io.errnoCode == ECONNREFUSED {
+                return .connectionRefused(address.displayString)
+            }
+            if case ChannelError.connectTimeout = failure {
+                return .connectTimeout(address.displayString, seconds: timeout)
+            }
         }
-        return GatewayError(.connectFailed, "Connecting to \(address.displayString) failed: \(error).", isRetryable: true)
+        return GatewayError(
+            .connectFailed,
+            "Connecting to \(address.displayString) failed: \(error).",
+            isRetryable: true
+        )
     }
-
 
     @discardableResult
     func update<T>(_ body: (inout State) -> T) -> T { state.withLockedValue(body) }

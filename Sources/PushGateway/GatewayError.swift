@@ -86,7 +86,13 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
     /// before sending).
     public let isRetryable: Bool
 
-    public init(_ code: Code, _ message: String, hint: String? = nil, goAway: GoAwayInfo? = nil, isRetryable: Bool = false) {
+    public init(
+        _ code: Code,
+        _ message: String,
+        hint: String? = nil,
+        goAway: GoAwayInfo? = nil,
+        isRetryable: Bool = false
+    ) {
         self.code = code
         self.message = message
         self.hint = hint
@@ -123,66 +129,106 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
     // MARK: The common errors, with their messages and hints in one place.
 
     public static func dnsFailed(host: String, detail: String) -> GatewayError {
-        GatewayError(.dnsFailed, "\(host) does not resolve (\(detail)).",
-                     hint: "Check the host name and the machine's DNS (for example: getent hosts \(host)).", isRetryable: true)
+        GatewayError(
+            .dnsFailed,
+            "\(host) does not resolve (\(detail)).",
+            hint: "Check the host name and the machine's DNS (for example: getent hosts \(host)).",
+            isRetryable: true
+        )
     }
 
     public static func connectionRefused(_ address: String) -> GatewayError {
-        GatewayError(.connectionRefused, "Connection refused by \(address): nothing listens on that port.",
-                     hint: "Check the port (APNs uses 443 or 2197) and, for a local gateway, that it is running.", isRetryable: true)
+        GatewayError(
+            .connectionRefused,
+            "Connection refused by \(address): nothing listens on that port.",
+            hint: "Check the port (APNs uses 443 or 2197) and, for a local gateway, that it is running.",
+            isRetryable: true
+        )
     }
 
     public static func connectTimeout(_ address: String, seconds: Double) -> GatewayError {
-        GatewayError(.connectTimeout, "No TCP connection to \(address) within \(format(seconds)) s.",
-                     hint: "A firewall may be dropping the packets; try port 2197, which APNs also serves, or an HTTPS proxy.",
-                     isRetryable: true)
+        GatewayError(
+            .connectTimeout,
+            "No TCP connection to \(address) within \(format(seconds)) s.",
+            hint: "A firewall may be dropping the packets; try port 2197, which APNs also serves, or an HTTPS proxy.",
+            isRetryable: true
+        )
     }
 
     public static func tlsTimeout(_ address: String, seconds: Double) -> GatewayError {
-        GatewayError(.tlsTimeout, "The TLS handshake with \(address) did not finish within \(format(seconds)) s: the server accepted the connection but did not answer.",
-                     hint: "Something other than a TLS server may be listening there, or a middlebox is holding the connection.",
-                     isRetryable: true)
+        GatewayError(
+            .tlsTimeout,
+            "The TLS handshake with \(address) did not finish within \(format(seconds)) s: the server accepted the connection but did not answer.",
+            hint: "Something other than a TLS server may be listening there, or a middlebox is holding the connection.",
+            isRetryable: true
+        )
     }
 
     public static func http2Timeout(_ address: String, seconds: Double) -> GatewayError {
-        GatewayError(.http2Timeout, "The server at \(address) finished TLS but sent no HTTP/2 SETTINGS within \(format(seconds)) s.",
-                     hint: "The server may not speak HTTP/2; APNs always does.", isRetryable: true)
+        GatewayError(
+            .http2Timeout,
+            "The server at \(address) finished TLS but sent no HTTP/2 SETTINGS within \(format(seconds)) s.",
+            hint: "The server may not speak HTTP/2; APNs always does.",
+            isRetryable: true
+        )
     }
 
     public static func alpnRejected(_ protocolName: String) -> GatewayError {
-        GatewayError(.alpnRejected, "The server chose the application protocol \"\(protocolName)\" instead of h2 (HTTP/2).",
-                     hint: "This is not an APNs endpoint: APNs speaks only HTTP/2.")
+        GatewayError(
+            .alpnRejected,
+            "The server chose the application protocol \"\(protocolName)\" instead of h2 (HTTP/2).",
+            hint: "This is not an APNs endpoint: APNs speaks only HTTP/2."
+        )
     }
 
     public static func connectionClosed(_ detail: String) -> GatewayError {
-        GatewayError(.connectionClosed, "The connection closed \(detail).",
-                     hint: "APNs closes connections after some errors and when idle; connect again.", isRetryable: true)
+        GatewayError(
+            .connectionClosed,
+            "The connection closed \(detail).",
+            hint: "APNs closes connections after some errors and when idle; connect again.",
+            isRetryable: true
+        )
     }
 
     public static func requestTimeout(seconds: Double) -> GatewayError {
-        GatewayError(.requestTimeout, "No answer within \(format(seconds)) s.",
-                     hint: "The notification may or may not have been delivered; APNs normally answers in well under a second.",
-                     isRetryable: false)
+        GatewayError(
+            .requestTimeout,
+            "No answer within \(format(seconds)) s.",
+            hint: "The notification may or may not have been delivered; APNs normally answers in well under a second.",
+            isRetryable: false
+        )
     }
 
     public static func goAway(_ info: GoAwayInfo, processed: Bool) -> GatewayError {
         let reason = info.reason.map { " (\($0))" } ?? ""
-        let message = processed
+        let message =
+            processed
             ? "The server sent GOAWAY\(reason) after processing this request but before answering."
             : "The server sent GOAWAY\(reason) and did not process this request (its last stream was \(info.lastStreamID))."
-        return GatewayError(.goAway, message,
-                            hint: processed ? "Do not resend blindly: the server says it processed it."
-                                : "Send it again on a new connection.",
-                            goAway: info, isRetryable: !processed)
+        return GatewayError(
+            .goAway,
+            message,
+            hint: processed
+                ? "Do not resend blindly: the server says it processed it."
+                : "Send it again on a new connection.",
+            goAway: info,
+            isRetryable: !processed
+        )
     }
 
     public static func proxyFailed(_ detail: String) -> GatewayError {
-        GatewayError(.proxyFailed, "The HTTPS proxy did not open a tunnel: \(detail).",
-                     hint: "Check HTTPS_PROXY (host, port, credentials) and that the proxy allows CONNECT to port 443 or 2197.")
+        GatewayError(
+            .proxyFailed,
+            "The HTTPS proxy did not open a tunnel: \(detail).",
+            hint: "Check HTTPS_PROXY (host, port, credentials) and that the proxy allows CONNECT to port 443 or 2197."
+        )
     }
 
-    public static let notConnected = GatewayError(.notConnected, "The connection is not open.",
-                                                  hint: "Call connect() first, or make a new connection after close().")
+    public static let notConnected = GatewayError(
+        .notConnected,
+        "The connection is not open.",
+        hint: "Call connect() first, or make a new connection after close()."
+    )
 
     static func format(_ seconds: Double) -> String {
         String(format: seconds < 10 ? "%.1f" : "%.0f", seconds)

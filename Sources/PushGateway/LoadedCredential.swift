@@ -15,8 +15,14 @@ public struct LoadedCredential: Sendable {
     /// True when it was loaded from the store (``name`` is then its alias), false for a file.
     public var isStored = false
 
-    public init(name: String, kind: StoredCredential.Kind, client: ClientCredential, environments: [PushEnvironment], topics: [String],
-                certificate: CredentialFile?) {
+    public init(
+        name: String,
+        kind: StoredCredential.Kind,
+        client: ClientCredential,
+        environments: [PushEnvironment],
+        topics: [String],
+        certificate: CredentialFile?
+    ) {
         self.name = name
         self.kind = kind
         self.client = client
@@ -28,21 +34,45 @@ public struct LoadedCredential: Sendable {
     /// A certificate credential from a file that holds the certificate and its own key.
     public init(name: String, file: CredentialFile) throws {
         guard let key = file.privateKeyPKCS8 else {
-            throw CredentialError(.noPrivateKey, path: file.path, "The file holds a certificate but no private key, so it cannot authenticate to APNs.",
-                                  hint: "Use the .p12 exported with its key, or a PEM with certificate and key.")
+            throw CredentialError(
+                .noPrivateKey,
+                path: file.path,
+                "The file holds a certificate but no private key, so it cannot authenticate to APNs.",
+                hint: "Use the .p12 exported with its key, or a PEM with certificate and key."
+            )
         }
         if file.privateKey?.matchesCertificate == false {
-            throw CredentialError(.keyMismatch, path: file.path, "The private key in the file does not belong to its certificate, so TLS client authentication cannot work.",
-                                  hint: "Export the certificate together with its own key.")
+            throw CredentialError(
+                .keyMismatch,
+                path: file.path,
+                "The private key in the file does not belong to its certificate, so TLS client authentication cannot work.",
+                hint: "Export the certificate together with its own key."
+            )
         }
-        self.init(name: name, kind: .certificate,
-                  client: .certificate(certificateDER: file.certificate.der, chainDER: file.chain.map(\.der), privateKey: key),
-                  environments: file.certificate.environments, topics: file.certificate.coveredTopics, certificate: file)
+        self.init(
+            name: name,
+            kind: .certificate,
+            client: .certificate(
+                certificateDER: file.certificate.der,
+                chainDER: file.chain.map(\.der),
+                privateKey: key
+            ),
+            environments: file.certificate.environments,
+            topics: file.certificate.coveredTopics,
+            certificate: file
+        )
     }
 
     /// A token-key credential.
     public init(name: String, key: ProviderKey, environments: [PushEnvironment] = [], topics: [String] = []) {
-        self.init(name: name, kind: .tokenKey, client: .token(key), environments: environments, topics: topics, certificate: nil)
+        self.init(
+            name: name,
+            kind: .tokenKey,
+            client: .token(key),
+            environments: environments,
+            topics: topics,
+            certificate: nil
+        )
     }
 
     /// The topic to push to unless told otherwise: the certificate's bundle ID, or the token
@@ -58,17 +88,35 @@ public struct LoadedCredential: Sendable {
     }
 
     /// Findings that predict a rejection, checked before connecting.
-    public func preflightFindings(environment: PushEnvironment, topic: String?, warnDays: Int = 30, at date: Date = Date()) -> [Finding] {
+    public func preflightFindings(
+        environment: PushEnvironment,
+        topic: String?,
+        warnDays: Int = 30,
+        at date: Date = Date()
+    ) -> [Finding] {
         let expectations = CheckExpectations(date: date, warnDays: warnDays, environment: environment, topic: topic)
         if let certificate {
-            return CredentialCheck.certificate(certificate, name: name, origin: "file", keyVerified: true, expectations: expectations).findings
+            return CredentialCheck.certificate(
+                certificate,
+                name: name,
+                origin: "file",
+                keyVerified: true,
+                expectations: expectations
+            ).findings
         }
         // A token key records no dates; what it was imported for is all there is to check.
-        var findings = environments.isEmpty ? [] : CredentialCheck.environmentFindings(environments, expected: environment, what: "token key")
+        var findings =
+            environments.isEmpty
+            ? [] : CredentialCheck.environmentFindings(environments, expected: environment, what: "token key")
         if let topic, !topics.isEmpty, !topics.contains(topic) {
-            findings.append(Finding(code: "topic_not_covered", severity: .problem,
-                                    message: "The token key was imported for \(topics.joined(separator: ", ")), not for \(topic).",
-                                    hint: "A token key can push to every app of its team; check that \(topic) belongs to it."))
+            findings.append(
+                Finding(
+                    code: "topic_not_covered",
+                    severity: .problem,
+                    message: "The token key was imported for \(topics.joined(separator: ", ")), not for \(topic).",
+                    hint: "A token key can push to every app of its team; check that \(topic) belongs to it."
+                )
+            )
         }
         return findings
     }
@@ -93,7 +141,12 @@ public struct CredentialLoader: Sendable {
         switch try CredentialReference.resolve(argument, store: store) {
         case .stored(let stored) where stored.kind == .tokenKey:
             let key = try store.tokenKey(of: stored)
-            var loaded = LoadedCredential(name: stored.alias, key: key, environments: stored.environments, topics: stored.topics)
+            var loaded = LoadedCredential(
+                name: stored.alias,
+                key: key,
+                environments: stored.environments,
+                topics: stored.topics
+            )
             loaded.isStored = true
             return loaded
         case .stored(let stored):
@@ -102,8 +155,12 @@ public struct CredentialLoader: Sendable {
             return loaded
         case .file(let path) where path.lowercased().hasSuffix(".p8"):
             guard let teamID else {
-                throw CredentialError(.teamIDRequired, path: path, "A token key file needs its team ID.",
-                                      hint: "Give the key's team ID (Apple Developer portal > Membership details).")
+                throw CredentialError(
+                    .teamIDRequired,
+                    path: path,
+                    "A token key file needs its team ID.",
+                    hint: "Give the key's team ID (Apple Developer portal > Membership details)."
+                )
             }
             return LoadedCredential(name: path, key: try ProviderKey(path: path, teamID: teamID, keyID: keyID))
         case .file(let path):

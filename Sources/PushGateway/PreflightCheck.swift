@@ -14,7 +14,13 @@ public struct PreflightCheck: Sendable {
     /// The date validity is judged at.
     public var date: Date
 
-    public init(environment: PushEnvironment, topic: String? = nil, warnDays: Int = 30, settings: ConnectionSettings, date: Date = Date()) {
+    public init(
+        environment: PushEnvironment,
+        topic: String? = nil,
+        warnDays: Int = 30,
+        settings: ConnectionSettings,
+        date: Date = Date()
+    ) {
         self.environment = environment
         self.topic = topic
         self.warnDays = warnDays
@@ -46,7 +52,12 @@ public struct PreflightCheck: Sendable {
         report.isStored = credential.isStored
         let topic = self.topic ?? credential.defaultTopic
         report.topic = topic
-        report.findings = credential.preflightFindings(environment: environment, topic: topic, warnDays: warnDays, at: date)
+        report.findings = credential.preflightFindings(
+            environment: environment,
+            topic: topic,
+            warnDays: warnDays,
+            at: date
+        )
         let plan: ConnectionSettings.Plan
         do {
             plan = try settings.configuration(for: credential, environment: environment)

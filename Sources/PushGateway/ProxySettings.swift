@@ -29,12 +29,18 @@ public struct ProxySettings: Sendable, Equatable {
     /// `https_proxy`) from `environment`, except for loopback hosts and the hosts `NO_PROXY`
     /// (or `no_proxy`) names (`*`, a host, or a domain with or without a leading dot). Nil
     /// when there is none.
-    public static func resolve(explicit: String?, for host: String,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ProxySettings? {
+    public static func resolve(
+        explicit: String?,
+        for host: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ProxySettings? {
         if let explicit {
             guard let url = URL(string: explicit), url.host != nil else {
-                throw GatewayError(.invalidProxy, "The proxy \"\(explicit)\" is not a proxy URL.",
-                                   hint: "Give one such as http://proxy.example.com:3128.")
+                throw GatewayError(
+                    .invalidProxy,
+                    "The proxy \"\(explicit)\" is not a proxy URL.",
+                    hint: "Give one such as http://proxy.example.com:3128."
+                )
             }
             return ProxySettings(url: url, source: .explicit)
         }
@@ -43,8 +49,11 @@ public struct ProxySettings: Sendable, Equatable {
         guard let text = environment[variable], !text.isEmpty else { return nil }
         if bypasses(host: host, environment: environment) { return nil }
         guard let url = URL(string: text.contains("://") ? text : "http://" + text), url.host != nil else {
-            throw GatewayError(.invalidProxy, "\(variable) is set to \"\(text)\", which is not a proxy URL.",
-                               hint: "Set it to e.g. http://proxy.example.com:3128, or unset it.")
+            throw GatewayError(
+                .invalidProxy,
+                "\(variable) is set to \"\(text)\", which is not a proxy URL.",
+                hint: "Set it to e.g. http://proxy.example.com:3128, or unset it."
+            )
         }
         return ProxySettings(url: url, source: .environment(variable: variable))
     }

@@ -17,11 +17,18 @@ enum ProxyTunnel {
         try await channel.eventLoop.submit {
             let encoder = HTTPRequestEncoder()
             let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
-            let handler = ProxyConnectHandler(target: endpoint.description, authorization: authorization, result: result,
-                                              encoder: encoder, decoder: decoder)
+            let handler = ProxyConnectHandler(
+                target: endpoint.description,
+                authorization: authorization,
+                result: result,
+                encoder: encoder,
+                decoder: decoder
+            )
             try channel.pipeline.syncOperations.addHandlers([encoder, decoder, handler])
             channel.eventLoop.scheduleTask(in: timeout) {
-                if result.complete(.failure(GatewayError.proxyFailed("no answer to CONNECT in time"))) { channel.close(promise: nil) }
+                if result.complete(.failure(GatewayError.proxyFailed("no answer to CONNECT in time"))) {
+                    channel.close(promise: nil)
+                }
             }
         }.get()
         try await result.get()
@@ -40,8 +47,13 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let decoder: ByteToMessageHandler<HTTPResponseDecoder>
     private var status: HTTPResponseStatus?
 
-    init(target: String, authorization: String?, result: OncePromise<Void>, encoder: HTTPRequestEncoder,
-         decoder: ByteToMessageHandler<HTTPResponseDecoder>) {
+    init(
+        target: String,
+        authorization: String?,
+        result: OncePromise<Void>,
+        encoder: HTTPRequestEncoder,
+        decoder: ByteToMessageHandler<HTTPResponseDecoder>
+    ) {
         self.target = target
         self.authorization = authorization
         self.result = result

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -17,7 +18,8 @@ enum Resolver {
     /// cannot be cancelled, so on timeout its thread is left to finish and its answer dropped.
     static func resolve(host: String, port: Int, timeout: TimeAmount) async throws -> [SocketAddress] {
         let resumed = NIOLockedValueBox(false)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[SocketAddress], any Error>) in
+        return try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<[SocketAddress], any Error>) in
             @Sendable func finish(_ result: Result<[SocketAddress], any Error>) {
                 let first = resumed.withLockedValue { done in
                     defer { done = true }
@@ -30,8 +32,16 @@ enum Resolver {
             }
             let seconds = Double(timeout.nanoseconds) / 1e9
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                finish(.failure(GatewayError(.dnsTimeout, "Resolving \(host) took longer than \(GatewayError.format(seconds)) s.",
-                                             hint: "Check the machine's DNS servers (/etc/resolv.conf).", isRetryable: true)))
+                finish(
+                    .failure(
+                        GatewayError(
+                            .dnsTimeout,
+                            "Resolving \(host) took longer than \(GatewayError.format(seconds)) s.",
+                            hint: "Check the machine's DNS servers (/etc/resolv.conf).",
+                            isRetryable: true
+                        )
+                    )
+                )
             }
         }
     }

@@ -69,30 +69,45 @@ final class ServerTrustEvaluator: Sendable {
             // Tell the causes apart: expiry first (the most common), then trust, then the name.
             if let stale = certificates.first(where: { now > $0.notValidAfter || now < $0.notValidBefore }) {
                 let which = stale == leaf ? "the server's certificate" : "a certificate in the server's chain"
-                let when = ISO8601DateFormatter().string(from: now > stale.notValidAfter ? stale.notValidAfter : stale.notValidBefore)
-                self.record(verdict: .expired,
-                            detail: "\(which) (\(stale.subject)) is \(now > stale.notValidAfter ? "expired since" : "not valid before") \(when)",
-                            presented: infos)
+                let when = ISO8601DateFormatter().string(
+                    from: now > stale.notValidAfter ? stale.notValidAfter : stale.notValidBefore
+                )
+                self.record(
+                    verdict: .expired,
+                    detail:
+                        "\(which) (\(stale.subject)) is \(now > stale.notValidAfter ? "expired since" : "not valid before") \(when)",
+                    presented: infos
+                )
                 promise.succeed(.failed)
                 return
             }
             var trustOnly = Verifier(rootCertificates: roots) { RFC5280Policy() }
             switch await trustOnly.validate(leaf: leaf, intermediates: intermediates) {
             case .validCertificate:
-                self.record(verdict: .hostnameMismatch,
-                            detail: "the certificate names \(Self.names(leaf)), not \(host)", presented: infos)
+                self.record(
+                    verdict: .hostnameMismatch,
+                    detail: "the certificate names \(Self.names(leaf)), not \(host)",
+                    presented: infos
+                )
             case .couldNotValidate(let failures):
                 let reason = failures.first.map { String(describing: $0.policyFailureReason) }
-                self.record(verdict: .untrusted,
-                            detail: "no chain from \(leaf.subject) to a trusted root (issuer \(certificates.last?.issuer.description ?? "?"))"
-                                + (reason.map { ": \($0)" } ?? ""),
-                            presented: infos)
+                self.record(
+                    verdict: .untrusted,
+                    detail:
+                        "no chain from \(leaf.subject) to a trusted root (issuer \(certificates.last?.issuer.description ?? "?"))"
+                        + (reason.map { ": \($0)" } ?? ""),
+                    presented: infos
+                )
             }
             promise.succeed(.failed)
         }
     }
 
-    private func record(verdict: HandshakeReport.TrustVerdict, detail: String?, presented: [HandshakeReport.CertificateInfo]) {
+    private func record(
+        verdict: HandshakeReport.TrustVerdict,
+        detail: String?,
+        presented: [HandshakeReport.CertificateInfo]
+    ) {
         outcomeBox.withLockedValue { outcome in
             outcome.verdict = verdict
             outcome.detail = detail
@@ -104,9 +119,13 @@ final class ServerTrustEvaluator: Sendable {
         var serializer = DER.Serializer()
         let der = (try? serializer.serialize(certificate)).map { serializer.serializedBytes } ?? []
         let digest = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
-        return HandshakeReport.CertificateInfo(subject: certificate.subject.description, issuer: certificate.issuer.description,
-                                               notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter,
-                                               sha256: digest)
+        return HandshakeReport.CertificateInfo(
+            subject: certificate.subject.description,
+            issuer: certificate.issuer.description,
+            notBefore: certificate.notValidBefore,
+            notAfter: certificate.notValidAfter,
+            sha256: digest
+        )
     }
 
     static func names(_ certificate: Certificate) -> String {
@@ -126,7 +145,8 @@ final class ServerTrustEvaluator: Sendable {
     static func ipString(_ bytes: [UInt8]) -> String {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
         if bytes.count == 16 {
-            return stride(from: 0, to: 16, by: 2).map { String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) }.joined(separator: ":")
+            return stride(from: 0, to: 16, by: 2).map { String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) }
+                .joined(separator: ":")
         }
         return bytes.map { String(format: "%02x", $0) }.joined()
     }
@@ -140,23 +160,36 @@ final class ServerTrustEvaluator: Sendable {
         var certificates: [Certificate] = []
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw GatewayError(.caFileUnreadable, "\(path): the CA file cannot be read.",
-                                   hint: "Check the CA file's path and permissions.")
+                throw GatewayError(
+                    .caFileUnreadable,
+                    "\(path): the CA file cannot be read.",
+                    hint: "Check the CA file's path and permissions."
+                )
             }
             let text = String(decoding: data, as: UTF8.self)
             do {
                 if text.contains("-----BEGIN CERTIFICATE-----") {
-                    let documents = try PEMDocument.parseMultiple(pemString: text).filter { $0.discriminator == "CERTIFICATE" }
+                    let documents = try PEMDocument.parseMultiple(pemString: text).filter {
+                        $0.discriminator == "CERTIFICATE"
+                    }
                     certificates += try documents.map { try Certificate(pemDocument: $0) }
                 } else {
                     certificates.append(try Certificate(derEncoded: [UInt8](data)))
                 }
             } catch {
-                throw GatewayError(.caFileInvalid, "\(path): the CA file holds no readable certificate (\(error)).",
-                                   hint: "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the CA a local gateway writes out.")
+                throw GatewayError(
+                    .caFileInvalid,
+                    "\(path): the CA file holds no readable certificate (\(error)).",
+                    hint:
+                        "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the CA a local gateway writes out."
+                )
             }
             if certificates.isEmpty {
-                throw GatewayError(.caFileInvalid, "\(path): the CA file holds no certificate.", hint: "Give a PEM certificate file.")
+                throw GatewayError(
+                    .caFileInvalid,
+                    "\(path): the CA file holds no certificate.",
+                    hint: "Give a PEM certificate file."
+                )
             }
         }
         return certificates

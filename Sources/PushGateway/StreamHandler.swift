@@ -134,8 +134,13 @@ final class StreamHandler: ChannelInboundHandler {
             context.eventLoop.assumeIsolated().execute { [self] in fail(unansweredError(closing: false)) }
             return
         }
-        fail(GatewayError(.streamReset, "The server reset the stream (\(ConnectionObserver.name(code))) without answering.",
-                          hint: "This is not what APNs does; check what listens at the gateway address."))
+        fail(
+            GatewayError(
+                .streamReset,
+                "The server reset the stream (\(ConnectionObserver.name(code))) without answering.",
+                hint: "This is not what APNs does; check what listens at the gateway address."
+            )
+        )
     }
 
     /// The error for a stream that got no answer: GOAWAY says whether it was processed.
@@ -145,8 +150,12 @@ final class StreamHandler: ChannelInboundHandler {
             return .goAway(goAway, processed: processed)
         }
         if !closing {
-            return GatewayError(.streamReset, "The server refused the stream (REFUSED_STREAM) without processing it.",
-                                hint: "It was not processed; send it again.", isRetryable: true)
+            return GatewayError(
+                .streamReset,
+                "The server refused the stream (REFUSED_STREAM) without processing it.",
+                hint: "It was not processed; send it again.",
+                isRetryable: true
+            )
         }
         return .connectionClosed("before the answer arrived")
     }
@@ -158,8 +167,16 @@ final class StreamHandler: ChannelInboundHandler {
         connection.streamFinished()
         let latency = GatewayConnection.seconds(since: startedAt)
         guard let status else {
-            completion(.failure(GatewayError(.http2Failed, "The server ended the stream without a :status.",
-                                             hint: "This is not an APNs-compatible server.")), true)
+            completion(
+                .failure(
+                    GatewayError(
+                        .http2Failed,
+                        "The server ended the stream without a :status.",
+                        hint: "This is not an APNs-compatible server."
+                    )
+                ),
+                true
+            )
             return
         }
         completion(.success(PushResponse(status: status, headers: responseHeaders, body: body, latency: latency)), true)

@@ -16,7 +16,10 @@ struct APNSCtl: AsyncParsableCommand {
             is used only on a terminal and never when NO_COLOR is set.
             """,
         version: APNSCtlVersion.current,
-        subcommands: [Inspect.self, Import.self, List.self, Check.self, Export.self, Remove.self, Handshake.self, Send.self, Preflight.self, Gateway.self]
+        subcommands: [
+            Inspect.self, Import.self, List.self, Check.self, Export.self, Remove.self, Handshake.self, Send.self,
+            Preflight.self, Gateway.self,
+        ]
     )
 
     static func main() async {

@@ -21,7 +21,12 @@ struct BulkSendTests {
 
     /// A token file: `count` distinct tokens (seeded), with `extra` lines inserted at given
     /// 0-based positions of the written file.
-    static func makeTokens(_ count: Int, seed: UInt64, in folder: TemporaryFolder, extra: [Int: String] = [:]) throws -> (tokens: [String], lines: [String], path: String) {
+    static func makeTokens(
+        _ count: Int,
+        seed: UInt64,
+        in folder: TemporaryFolder,
+        extra: [Int: String] = [:]
+    ) throws -> (tokens: [String], lines: [String], path: String) {
         var generator = SeededGenerator(seed: seed)
         var tokens: [String] = []
         tokens.reserveCapacity(count)
@@ -46,7 +51,9 @@ struct BulkSendTests {
     }
 
     static func stats(_ path: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        )
     }
 
     /// Deliveries the gateway recorded, counted by apns-id.
@@ -71,16 +78,21 @@ struct BulkSendTests {
             }
             seen[line, default: 0] += 1
         }
-        let expected = Set(lines.enumerated().compactMap { index, text -> Int? in
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : index + 1
-        })
+        let expected = Set(
+            lines.enumerated().compactMap { index, text -> Int? in
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : index + 1
+            }
+        )
         #expect(Set(seen.keys) == expected, "lines with results differ from the token lines")
         let duplicated = seen.filter { $0.value > 1 }
         #expect(duplicated.isEmpty, "lines with more than one result: \(duplicated.keys.sorted().prefix(10))")
         for result in results {
             if let line = result["line"] as? Int, line <= lines.count, result["error"] as? String != "malformed_token" {
-                #expect(result["token"] as? String == lines[line - 1].lowercased(), "line \(line) reports another token")
+                #expect(
+                    result["token"] as? String == lines[line - 1].lowercased(),
+                    "line \(line) reports another token"
+                )
             }
         }
     }
@@ -88,9 +100,12 @@ struct BulkSendTests {
     func gateway(_ extra: [String]) throws -> (GatewayCommandTests.PKI, GatewayProcess, String) {
         let pki = try Self.pki.get()
         let statsFile = pki.folder.path("stats-\(UUID().uuidString.prefix(8)).json")
-        let gateway = try GatewayProcess(pki.folder, name: "bulk-\(UUID().uuidString.prefix(8))",
-                                         arguments: ["--environment", "sandbox", "--client-ca", pki.clientCA, "--stats", statsFile] + extra,
-                                         binary: CLI.throughputBinary)
+        let gateway = try GatewayProcess(
+            pki.folder,
+            name: "bulk-\(UUID().uuidString.prefix(8))",
+            arguments: ["--environment", "sandbox", "--client-ca", pki.clientCA, "--stats", statsFile] + extra,
+            binary: CLI.throughputBinary
+        )
         return (pki, gateway, statsFile)
     }
 
@@ -112,24 +127,37 @@ struct BulkSendTests {
     static func waitForResults(_ path: String, atLeast count: Int) {
         for _ in 0..<1_500 {
             // The run header is a line of its own.
-            if ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) > count { return }
+            if ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) > count {
+                return
+            }
             usleep(20_000)
         }
     }
 
     /// Runs the optimised binary with the identity's password in the environment.
     static func send(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 300) throws -> CLI.Result {
-        try CLI.runProgram(CLI.throughputBinary, arguments + ["--password-env", "MINT"], stdin: stdin,
-                           environment: ["MINT": GatewayCommandTests.password], timeout: timeout)
+        try CLI.runProgram(
+            CLI.throughputBinary,
+            arguments + ["--password-env", "MINT"],
+            stdin: stdin,
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: timeout
+        )
     }
 
     @Test func hundredThousandTokensWithFaultsAndGoAwayGetOneResultEachAndOneDeliveryEach() throws {
-        let (pki, gateway, statsFile) = try gateway(["--rate-503", "0.03", "--rate-429", "0.02", "--goaway-after", "10000", "--seed", "7"])
+        let (pki, gateway, statsFile) = try gateway([
+            "--rate-503", "0.03", "--rate-429", "0.02", "--goaway-after", "10000", "--seed", "7",
+        ])
         let folder = try TemporaryFolder()
         let (tokens, lines, tokenFile) = try Self.makeTokens(100_000, seed: 1, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                               "--results", resultsFile, "--max-attempts", "10"] + gateway.connection)
+        let run = try Self.send(
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--results", resultsFile, "--max-attempts", "10",
+            ] + gateway.connection
+        )
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("100,000 accepted"), "\(run.stderr)")
 
@@ -159,12 +187,18 @@ struct BulkSendTests {
     }
 
     @Test func anAbruptDropMarksExactlyTheNotificationsWhoseAnswerWasLost() throws {
-        let (pki, gateway, _) = try gateway(["--rate-503", "0.02", "--drop-after", "30000", "--max-concurrent-streams", "100", "--seed", "3"])
+        let (pki, gateway, _) = try gateway([
+            "--rate-503", "0.02", "--drop-after", "30000", "--max-concurrent-streams", "100", "--seed", "3",
+        ])
         let folder = try TemporaryFolder()
         let (tokens, lines, tokenFile) = try Self.makeTokens(60_000, seed: 2, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                               "--results", resultsFile, "--max-attempts", "10"] + gateway.connection)
+        let run = try Self.send(
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--results", resultsFile, "--max-attempts", "10",
+            ] + gateway.connection
+        )
         #expect(run.status == 0, "\(run.stderr)")
 
         let results = try Self.results(resultsFile)
@@ -183,7 +217,10 @@ struct BulkSendTests {
         let uncertainIDs = Set(uncertain.compactMap { $0["apns_id"] as? String })
         #expect(dropped.isSubset(of: uncertainIDs))
         #expect(uncertain.allSatisfy { ($0["attempts"] as? Int ?? 0) >= 2 })
-        #expect(!uncertain.isEmpty && uncertain.count <= 100, "at most the 100 streams in flight; got \(uncertain.count)")
+        #expect(
+            !uncertain.isEmpty && uncertain.count <= 100,
+            "at most the 100 streams in flight; got \(uncertain.count)"
+        )
         // Every other notification was delivered exactly once.
         for result in results where !(result["uncertain"] as? Bool ?? false) {
             let id = try #require(result["apns_id"] as? String)
@@ -197,8 +234,12 @@ struct BulkSendTests {
         let folder = try TemporaryFolder()
         let (tokens, lines, tokenFile) = try Self.makeTokens(3_000, seed: 3, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                               "--results", resultsFile] + gateway.connection)
+        let run = try Self.send(
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--results", resultsFile,
+            ] + gateway.connection
+        )
         #expect(run.status == 0, "\(run.stderr)")
         let results = try Self.results(resultsFile)
         #expect(results.count == tokens.count)
@@ -222,8 +263,11 @@ struct BulkSendTests {
         let folder = try TemporaryFolder()
         let (tokens, lines, tokenFile) = try Self.makeTokens(15_000, seed: 4, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let arguments = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                         "--password-env", "MINT"] + gateway.connection
+        let arguments =
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--password-env", "MINT",
+            ] + gateway.connection
 
         // First run: killed without warning once a few thousand results are written.
         let process = try Self.startSend(arguments + ["--results", resultsFile], stderr: FileHandle.nullDevice)
@@ -236,8 +280,12 @@ struct BulkSendTests {
         #expect(FileManager.default.fileExists(atPath: resultsFile + ".journal"))
 
         // Second run: continues the same results file.
-        let resumed = try CLI.runProgram(CLI.throughputBinary, arguments + ["--resume", resultsFile],
-                                         environment: ["MINT": GatewayCommandTests.password], timeout: 300)
+        let resumed = try CLI.runProgram(
+            CLI.throughputBinary,
+            arguments + ["--resume", resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 300
+        )
         #expect([0, 1].contains(resumed.status), "\(resumed.stderr)")
         let results = try Self.results(resultsFile)
         #expect(results.count == tokens.count)
@@ -256,7 +304,9 @@ struct BulkSendTests {
         for result in results where result["status"] as? Int == 200 {
             #expect(counts[result["apns_id"] as? String ?? ""] == 1)
         }
-        #expect(delivered.count + unknown.filter { delivered[$0["token"] as? String ?? ""] == nil }.count == tokens.count)
+        #expect(
+            delivered.count + unknown.filter { delivered[$0["token"] as? String ?? ""] == nil }.count == tokens.count
+        )
     }
 
     @Test func ctrlCFinishesWhatIsInFlightAndResumeCompletesTheRest() throws {
@@ -264,8 +314,11 @@ struct BulkSendTests {
         let folder = try TemporaryFolder()
         let (tokens, lines, tokenFile) = try Self.makeTokens(8_000, seed: 8, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let arguments = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                         "--password-env", "MINT"] + gateway.connection
+        let arguments =
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--password-env", "MINT",
+            ] + gateway.connection
         let errors = Pipe()
         let process = try Self.startSend(arguments + ["--results", resultsFile], stderr: errors)
         Self.waitForResults(resultsFile, atLeast: 1_000)
@@ -280,8 +333,12 @@ struct BulkSendTests {
         #expect(partial.count < tokens.count)
         #expect(try gateway.deliveries().count == partial.count)
 
-        let resumed = try CLI.runProgram(CLI.throughputBinary, arguments + ["--resume", resultsFile],
-                                         environment: ["MINT": GatewayCommandTests.password], timeout: 300)
+        let resumed = try CLI.runProgram(
+            CLI.throughputBinary,
+            arguments + ["--resume", resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 300
+        )
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let results = try Self.results(resultsFile)
         Self.expectOneResultPerLine(results, lines: lines)
@@ -294,14 +351,22 @@ struct BulkSendTests {
         let (pki, gateway, _) = try gateway([])
         let folder = try TemporaryFolder()
         let long = String(repeating: "ab", count: 700)
-        let (tokens, lines, tokenFile) = try Self.makeTokens(500, seed: 5, in: folder, extra: [
-            0: "# device tokens for the smoke test", 1: "", 10: "not-a-token", 20: "abc", 30: long, 40: "   ",
-            50: "<740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad>  # pasted from a log",
-        ])
+        let (tokens, lines, tokenFile) = try Self.makeTokens(
+            500,
+            seed: 5,
+            in: folder,
+            extra: [
+                0: "# device tokens for the smoke test", 1: "", 10: "not-a-token", 20: "abc", 30: long, 40: "   ",
+                50: "<740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad>  # pasted from a log",
+            ]
+        )
         // stdin and --json: results on standard output.
         let input = try String(contentsOfFile: tokenFile, encoding: .utf8)
-        let run = try Self.send(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", "-", "--json"]
-                                + gateway.connection, stdin: input)
+        let run = try Self.send(
+            ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", "-", "--json"]
+                + gateway.connection,
+            stdin: input
+        )
         #expect(run.status == 1, "malformed lines make the exit status 1: \(run.stderr)")
         let results = try run.stdout.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -309,7 +374,9 @@ struct BulkSendTests {
         #expect(results.count == tokens.count + 4)
         let malformed = results.filter { $0["error"] as? String == "malformed_token" }
         #expect(Set(malformed.compactMap { $0["line"] as? Int }) == [11, 21, 31])
-        let messages = Dictionary(uniqueKeysWithValues: malformed.map { ($0["line"] as? Int ?? 0, $0["message"] as? String ?? "") })
+        let messages = Dictionary(
+            uniqueKeysWithValues: malformed.map { ($0["line"] as? Int ?? 0, $0["message"] as? String ?? "") }
+        )
         #expect(messages[11]?.contains("'n' at position 1") == true, "\(messages)")
         #expect(messages[21]?.contains("3 hex digits") == true, "\(messages)")
         #expect(messages[31]?.contains("longer than") == true, "\(messages)")
@@ -328,7 +395,8 @@ struct BulkSendTests {
         let folder = try TemporaryFolder()
         let (_, _, tokenFile) = try Self.makeTokens(50, seed: 6, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let base = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk"] + gateway.connection
+        let base =
+            ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk"] + gateway.connection
         let first = try pki.run(base + ["--tokens", tokenFile, "--results", resultsFile])
         #expect(first.status == 0, "\(first.stderr)")
         // Writing over an existing results file is refused.
@@ -347,11 +415,16 @@ struct BulkSendTests {
 
         // A run that cannot start leaves no results file or journal behind.
         let never = folder.path("never.jsonl")
-        let unreachable = try pki.run(["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk",
-                                       "--tokens", tokenFile, "--results", never, "--gateway", "127.0.0.1:1", "--ca", gateway.caFile])
+        let unreachable = try pki.run([
+            "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk",
+            "--tokens", tokenFile, "--results", never, "--gateway", "127.0.0.1:1", "--ca", gateway.caFile,
+        ])
         #expect(unreachable.status == 2)
         #expect(unreachable.stderr.contains("Connection refused"), "\(unreachable.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: never) && !FileManager.default.fileExists(atPath: never + ".journal"))
+        #expect(
+            !FileManager.default.fileExists(atPath: never)
+                && !FileManager.default.fileExists(atPath: never + ".journal")
+        )
         let missing = try pki.run(base + ["--tokens", folder.path("no-such-file.txt"), "--results", never])
         #expect(missing.status == 2 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: never))

@@ -17,12 +17,14 @@ struct BulkStopAndResumeTests {
 
     /// Checks that no device token and no apns-id reached the gateway more than once.
     static func expectNothingDeliveredTwice(_ gateway: GatewayProcess) throws {
-        var tokens: [String: Int] = [:], ids: [String: Int] = [:]
+        var tokens: [String: Int] = [:]
+        var ids: [String: Int] = [:]
         for record in try gateway.deliveries() {
             tokens[record["device_token"] as? String ?? "", default: 0] += 1
             ids[record["apns_id"] as? String ?? "", default: 0] += 1
         }
-        let twiceTokens = tokens.filter { $0.value > 1 }, twiceIDs = ids.filter { $0.value > 1 }
+        let twiceTokens = tokens.filter { $0.value > 1 }
+        let twiceIDs = ids.filter { $0.value > 1 }
         #expect(twiceTokens.isEmpty, "\(twiceTokens.count) devices got the notification more than once")
         #expect(twiceIDs.isEmpty, "\(twiceIDs.count) apns-ids were delivered more than once")
     }
@@ -35,22 +37,35 @@ struct BulkStopAndResumeTests {
         let folder = try TemporaryFolder()
         let (_, lines, tokenFile) = try BulkSendTests.makeTokens(20_000, seed: 21, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let arguments = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                         "--password-env", "MINT"] + gateway.connection
+        let arguments =
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--password-env", "MINT",
+            ] + gateway.connection
 
-        let limited = try CLI.runProgram("/bin/bash", ["-c", #"ulimit -f 200; exec "$0" "$@""#, CLI.throughputBinary]
-                                         + arguments + ["--results", resultsFile],
-                                         environment: ["MINT": GatewayCommandTests.password], timeout: 300)
+        let limited = try CLI.runProgram(
+            "/bin/bash",
+            ["-c", #"ulimit -f 200; exec "$0" "$@""#, CLI.throughputBinary]
+                + arguments + ["--results", resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 300
+        )
         #expect(limited.status == 2, "exit \(limited.status): \(limited.stderr)")
         let stderr = limited.stderr.lowercased()
-        #expect((stderr.contains("results") || stderr.contains("journal")) && stderr.contains("writ"),
-                "stderr does not say the results cannot be written: \(limited.stderr)")
+        #expect(
+            (stderr.contains("results") || stderr.contains("journal")) && stderr.contains("writ"),
+            "stderr does not say the results cannot be written: \(limited.stderr)"
+        )
         let written = try String(contentsOfFile: resultsFile, encoding: .utf8)
         #expect(written.utf8.count <= 200 * 1024)
         #expect(written.split(separator: "\n").count < lines.count, "the limit stopped the run before the end")
 
-        let resumed = try CLI.runProgram(CLI.throughputBinary, arguments + ["--resume", resultsFile],
-                                         environment: ["MINT": GatewayCommandTests.password], timeout: 300)
+        let resumed = try CLI.runProgram(
+            CLI.throughputBinary,
+            arguments + ["--resume", resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 300
+        )
         #expect([0, 1].contains(resumed.status), "exit \(resumed.status): \(resumed.stderr)")
         BulkSendTests.expectOneResultPerLine(try Self.results(resultsFile), lines: lines)
         try Self.expectNothingDeliveredTwice(gateway)
@@ -75,36 +90,60 @@ struct BulkStopAndResumeTests {
         let pki = try BulkSendTests.pki.get()
         let folder = try TemporaryFolder()
         let name = "fatal-\(UUID().uuidString.prefix(8))"
-        let production = try GatewayProcess(pki.folder, name: name, arguments: ["--environment", "production", "--client-ca", pki.clientCA],
-                                            binary: CLI.throughputBinary)
+        let production = try GatewayProcess(
+            pki.folder,
+            name: name,
+            arguments: ["--environment", "production", "--client-ca", pki.clientCA],
+            binary: CLI.throughputBinary
+        )
         let (tokens, lines, tokenFile) = try BulkSendTests.makeTokens(count, seed: seed, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let arguments = ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                         "--password-env", "MINT"] + production.connection
-        let stopped = try CLI.runProgram(CLI.throughputBinary, arguments + ["--results", resultsFile],
-                                         environment: ["MINT": GatewayCommandTests.password], timeout: 120)
+        let arguments =
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--password-env", "MINT",
+            ] + production.connection
+        let stopped = try CLI.runProgram(
+            CLI.throughputBinary,
+            arguments + ["--results", resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
         #expect(stopped.status == 2, "exit \(stopped.status): \(stopped.stderr)")
         #expect(stopped.stderr.contains("BadCertificateEnvironment"), "\(stopped.stderr)")
         #expect(try production.deliveries().isEmpty, "the production gateway accepted nothing")
         // What the rejection stopped is not final: those lines are sent again on --resume.
         let final = try Self.results(resultsFile)
         let rejectedAsFinal = final.filter { $0["status"] as? Int == 403 }.compactMap { $0["line"] as? Int }
-        #expect(rejectedAsFinal.isEmpty,
-                "\(rejectedAsFinal.count) lines stopped by the rejection were written as final results, e.g. lines \(rejectedAsFinal.prefix(5))")
+        #expect(
+            rejectedAsFinal.isEmpty,
+            "\(rejectedAsFinal.count) lines stopped by the rejection were written as final results, e.g. lines \(rejectedAsFinal.prefix(5))"
+        )
         #expect(final.count < tokens.count, "the run stopped early")
         kill(production.process.processIdentifier, SIGTERM)
         production.process.waitUntilExit()
         // The next gateway reuses the name (so --ca names the same file) and writes the port anew.
         try? FileManager.default.removeItem(atPath: pki.folder.path("\(name).port"))
-        return StoppedRun(pki: pki, folder: folder, gatewayName: name, port: production.port, tokens: tokens, lines: lines,
-                          resultsFile: resultsFile, arguments: arguments)
+        return StoppedRun(
+            pki: pki,
+            folder: folder,
+            gatewayName: name,
+            port: production.port,
+            tokens: tokens,
+            lines: lines,
+            resultsFile: resultsFile,
+            arguments: arguments
+        )
     }
 
     /// The cause fixed: the gateway, on the same address, now plays the sandbox.
     func fixedGateway(_ run: StoppedRun) throws -> GatewayProcess {
-        let gateway = try GatewayProcess(run.pki.folder, name: run.gatewayName,
-                                         arguments: ["--environment", "sandbox", "--client-ca", run.pki.clientCA, "--port", String(run.port)],
-                                         binary: CLI.throughputBinary)
+        let gateway = try GatewayProcess(
+            run.pki.folder,
+            name: run.gatewayName,
+            arguments: ["--environment", "sandbox", "--client-ca", run.pki.clientCA, "--port", String(run.port)],
+            binary: CLI.throughputBinary
+        )
         #expect(gateway.port == run.port)
         return gateway
     }
@@ -112,20 +151,34 @@ struct BulkStopAndResumeTests {
     @Test func afterAFatalRejectionResumeDeliversEveryTokenExactlyOnce() throws {
         let run = try stoppedByTheWrongEnvironment(tokens: 3_000, seed: 31)
         let sandbox = try fixedGateway(run)
-        let resumed = try CLI.runProgram(CLI.throughputBinary, run.arguments + ["--resume", run.resultsFile],
-                                         environment: ["MINT": GatewayCommandTests.password], timeout: 120)
+        let resumed = try CLI.runProgram(
+            CLI.throughputBinary,
+            run.arguments + ["--resume", run.resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
         #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
 
         let results = try Self.results(run.resultsFile)
         BulkSendTests.expectOneResultPerLine(results, lines: run.lines)
         let notAccepted = results.filter { $0["status"] as? Int != 200 }.compactMap { $0["line"] as? Int }
-        #expect(notAccepted.isEmpty, "\(notAccepted.count) lines did not end with 200, e.g. lines \(notAccepted.prefix(5))")
+        #expect(
+            notAccepted.isEmpty,
+            "\(notAccepted.count) lines did not end with 200, e.g. lines \(notAccepted.prefix(5))"
+        )
         // The gateway's record: every token of the file exactly once, nothing else.
         var delivered: [String: Int] = [:]
         for record in try sandbox.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
-        let missing = Set(run.tokens).subtracting(delivered.keys), extra = Set(delivered.keys).subtracting(run.tokens)
-        #expect(missing.isEmpty && extra.isEmpty, "\(missing.count) tokens of the file never delivered, \(extra.count) delivered that are not in it")
-        #expect(delivered.values.allSatisfy { $0 == 1 }, "\(delivered.filter { $0.value > 1 }.count) tokens delivered more than once")
+        let missing = Set(run.tokens).subtracting(delivered.keys)
+        let extra = Set(delivered.keys).subtracting(run.tokens)
+        #expect(
+            missing.isEmpty && extra.isEmpty,
+            "\(missing.count) tokens of the file never delivered, \(extra.count) delivered that are not in it"
+        )
+        #expect(
+            delivered.values.allSatisfy { $0 == 1 },
+            "\(delivered.filter { $0.value > 1 }.count) tokens delivered more than once"
+        )
     }
 
     @Test func resumingWithAnotherAlertIsRefusedAndSendsNothing() throws {
@@ -134,12 +187,19 @@ struct BulkStopAndResumeTests {
         let before = try String(contentsOfFile: run.resultsFile, encoding: .utf8)
         let otherAlert = run.arguments.map { $0 == "bulk" ? "another text" : $0 }
         #expect(otherAlert != run.arguments)
-        let refused = try CLI.runProgram(CLI.throughputBinary, otherAlert + ["--resume", run.resultsFile],
-                                         environment: ["MINT": GatewayCommandTests.password], timeout: 120)
+        let refused = try CLI.runProgram(
+            CLI.throughputBinary,
+            otherAlert + ["--resume", run.resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
         #expect(refused.status == 64, "exit \(refused.status): \(refused.stderr)")
         #expect(refused.stderr.lowercased().contains("payload"), "stderr does not name what differs: \(refused.stderr)")
         let sent = try sandbox.deliveries().count
         #expect(sent == 0, "the refused resume sent \(sent) notifications")
-        #expect(try String(contentsOfFile: run.resultsFile, encoding: .utf8) == before, "the refused resume changed the results file")
+        #expect(
+            try String(contentsOfFile: run.resultsFile, encoding: .utf8) == before,
+            "the refused resume changed the results file"
+        )
     }
 }

@@ -6,7 +6,9 @@ enum CLI {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let certs = packageRoot.appendingPathComponent("certs")
-    static let appleIssued = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testdata/apple-issued")
+    static let appleIssued = packageRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/testdata/apple-issued"
+    )
 
     static func cert(_ relative: String) -> String { certs.appendingPathComponent(relative).path }
 
@@ -40,18 +42,39 @@ enum CLI {
     /// Runs apnsctl with `arguments`, feeding `stdin`, with extra environment variables.
     /// `removeEnvironment` drops variables (e.g. the D-Bus address) from the child's environment.
     @discardableResult
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    removeEnvironment: [String] = [], timeout: TimeInterval = 60) throws -> Result {
-        try runProgram(binary, arguments, stdin: stdin, environment: environment, removeEnvironment: removeEnvironment, timeout: timeout)
+    static func run(
+        _ arguments: [String],
+        stdin: String? = nil,
+        environment: [String: String] = [:],
+        removeEnvironment: [String] = [],
+        timeout: TimeInterval = 60
+    ) throws -> Result {
+        try runProgram(
+            binary,
+            arguments,
+            stdin: stdin,
+            environment: environment,
+            removeEnvironment: removeEnvironment,
+            timeout: timeout
+        )
     }
 
     /// Passwords the tests use; none may ever travel in a process's arguments.
     static let knownSecrets = ["apnsctl-test", "mint-pass", "new-secret-pass", "round-trip-pass", "Leak-Canary-"]
 
-    static func runProgram(_ program: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                           removeEnvironment: [String] = [], timeout: TimeInterval = 60) throws -> Result {
+    static func runProgram(
+        _ program: String,
+        _ arguments: [String],
+        stdin: String? = nil,
+        environment: [String: String] = [:],
+        removeEnvironment: [String] = [],
+        timeout: TimeInterval = 60
+    ) throws -> Result {
         for argument in arguments where !argument.hasPrefix("/") {
-            #expect(!knownSecrets.contains { argument.contains($0) }, "a secret in the arguments of \(program): \(argument)")
+            #expect(
+                !knownSecrets.contains { argument.contains($0) },
+                "a secret in the arguments of \(program): \(argument)"
+            )
         }
         let process = Process()
         if program.hasPrefix("/") {
@@ -67,7 +90,9 @@ enum CLI {
         for (key, value) in environment { env[key] = value }
         process.environment = env
 
-        let output = Pipe(), errors = Pipe(), input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = input
@@ -77,11 +102,18 @@ enum CLI {
 
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
-        let outBox = DataBox(), errBox = DataBox()
+        let outBox = DataBox()
+        let errBox = DataBox()
         group.enter()
-        DispatchQueue.global().async { outBox.data = output.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            outBox.data = output.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         group.enter()
-        DispatchQueue.global().async { errBox.data = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            errBox.data = errors.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         if group.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             // A grandchild that inherited the pipes may keep them open: do not wait forever.
@@ -89,10 +121,12 @@ enum CLI {
             Issue.record("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outBox.data, as: UTF8.self),
-                      stderr: String(decoding: errBox.data, as: UTF8.self),
-                      arguments: arguments)
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outBox.data, as: UTF8.self),
+            stderr: String(decoding: errBox.data, as: UTF8.self),
+            arguments: arguments
+        )
     }
 }
 

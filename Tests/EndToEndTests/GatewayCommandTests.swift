@@ -18,13 +18,17 @@ final class GatewayProcess: @unchecked Sendable {
         caFile = folder.path("\(name)-ca.pem")
         logFile = folder.path("\(name).jsonl")
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["gateway", "serve", "--port-file", portFile, "--ca-out", caFile, "--log", logFile] + arguments
+        process.arguments =
+            ["gateway", "serve", "--port-file", portFile, "--ca-out", caFile, "--log", logFile] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         var port = 0
         for _ in 0..<200 {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text) { port = value; break }
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text) {
+                port = value
+                break
+            }
             usleep(50_000)
         }
         guard port > 0 else {
@@ -41,7 +45,9 @@ final class GatewayProcess: @unchecked Sendable {
     func deliveries() throws -> [[String: Any]] {
         // The gateway creates its log at start; a missing file is a failure, not "nothing delivered".
         let text = try String(contentsOfFile: logFile, encoding: .utf8)
-        return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+        return try text.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
     }
 
     deinit {
@@ -61,9 +67,13 @@ struct GatewayCommandTests {
         init() throws {
             folder = try TemporaryFolder()
             for (name, environment) in [("sandbox", "sandbox"), ("production", "production"), ("universal", "both")] {
-                let result = try CLI.run(["gateway", "mint-identity", "--topic", "com.example.app", "--environment", environment,
-                                          "--ca-dir", folder.path("ca"), "--out", folder.path("\(name).p12"), "--password-env", "MINT"],
-                                         environment: ["MINT": GatewayCommandTests.password])
+                let result = try CLI.run(
+                    [
+                        "gateway", "mint-identity", "--topic", "com.example.app", "--environment", environment,
+                        "--ca-dir", folder.path("ca"), "--out", folder.path("\(name).p12"), "--password-env", "MINT",
+                    ],
+                    environment: ["MINT": GatewayCommandTests.password]
+                )
                 guard result.status == 0 else { throw CLIError(message: "mint-identity failed: \(result.stderr)") }
             }
         }
@@ -71,16 +81,24 @@ struct GatewayCommandTests {
         func identity(_ name: String) -> String { folder.path("\(name).p12") }
 
         func gateway(_ environment: String, _ extra: [String] = []) throws -> GatewayProcess {
-            try GatewayProcess(folder, name: "\(environment)-\(UUID().uuidString.prefix(8))",
-                               arguments: ["--environment", environment, "--client-ca", clientCA] + extra)
+            try GatewayProcess(
+                folder,
+                name: "\(environment)-\(UUID().uuidString.prefix(8))",
+                arguments: ["--environment", environment, "--client-ca", clientCA] + extra
+            )
         }
 
         /// The identity as PEM (certificate and key), for clients such as curl and aioapns.
         func pem(_ name: String) throws -> String {
             let pem = folder.path("\(name).pem")
-            let result = try CLI.runProgram("openssl", ["pkcs12", "-in", identity(name), "-nodes", "-out", pem, "-passin", "env:MINT"],
-                                            environment: ["MINT": GatewayCommandTests.password])
-            guard result.status == 0 else { throw CLIError(message: "openssl could not convert \(name).p12: \(result.stderr)") }
+            let result = try CLI.runProgram(
+                "openssl",
+                ["pkcs12", "-in", identity(name), "-nodes", "-out", pem, "-passin", "env:MINT"],
+                environment: ["MINT": GatewayCommandTests.password]
+            )
+            guard result.status == 0 else {
+                throw CLIError(message: "openssl could not convert \(name).p12: \(result.stderr)")
+            }
             return pem
         }
 
@@ -90,7 +108,10 @@ struct GatewayCommandTests {
     }
 
     static func json(_ result: CLI.Result) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)\(result.stderr)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result.stdout)\(result.stderr)"
+        )
     }
 
     @Test(arguments: ["sandbox", "production"] as [String])
@@ -99,7 +120,9 @@ struct GatewayCommandTests {
         let gateway = try pki.gateway(environment, ["--max-concurrent-streams", "7"])
         let identity = pki.identity(environment)
 
-        let handshake = try pki.run(["handshake", identity, "--environment", environment, "--auth-check", "--json"] + gateway.connection)
+        let handshake = try pki.run(
+            ["handshake", identity, "--environment", environment, "--auth-check", "--json"] + gateway.connection
+        )
         #expect(handshake.status == 0, "\(handshake.stderr)")
         let report = try Self.json(handshake)
         let details = try #require(report["handshake"] as? [String: Any])
@@ -112,11 +135,16 @@ struct GatewayCommandTests {
 
         let human = try pki.run(["handshake", identity, "--environment", environment] + gateway.connection)
         #expect(human.status == 0)
-        for phase in ["DNS lookup", "TCP connect", "TLS handshake", "HTTP/2 ready", "MAX_CONCURRENT_STREAMS 7", "✓ trusted"] {
+        for phase in [
+            "DNS lookup", "TCP connect", "TLS handshake", "HTTP/2 ready", "MAX_CONCURRENT_STREAMS 7", "✓ trusted",
+        ] {
             #expect(human.stdout.contains(phase))
         }
 
-        let sent = try pki.run(["send", identity, "--environment", environment, "--token", Self.token, "--alert", "Hello", "--json"] + gateway.connection)
+        let sent = try pki.run(
+            ["send", identity, "--environment", environment, "--token", Self.token, "--alert", "Hello", "--json"]
+                + gateway.connection
+        )
         #expect(sent.status == 0, "\(sent.stderr)")
         let response = try #require(try Self.json(sent)["response"] as? [String: Any])
         #expect(response["status"] as? Int == 200)
@@ -132,18 +160,33 @@ struct GatewayCommandTests {
     @Test(arguments: ["sandbox", "production"] as [String])
     func tokenAuthentication(_ environment: String) throws {
         let pki = try PKI()
-        let gateway = try pki.gateway(environment, ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"])
+        let gateway = try pki.gateway(
+            environment,
+            ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"]
+        )
         let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
-        let sent = try CLI.run(["send", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", environment,
-                                "--token", Self.token, "--background", "--json"] + gateway.connection)
+        let sent = try CLI.run(
+            [
+                "send", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", environment,
+                "--token", Self.token, "--background", "--json",
+            ] + gateway.connection
+        )
         #expect(sent.status == 0, "\(sent.stdout)\(sent.stderr)")
-        let handshake = try CLI.run(["handshake", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", environment,
-                                     "--auth-check"] + gateway.connection)
+        let handshake = try CLI.run(
+            [
+                "handshake", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", environment,
+                "--auth-check",
+            ] + gateway.connection
+        )
         #expect(handshake.status == 0)
         #expect(handshake.stdout.contains("credential accepted"))
         // A token signed for another team is refused, and explained.
-        let wrongTeam = try CLI.run(["send", key, "--team-id", "ZZZZZ99999", "--topic", "com.example.app", "--environment", environment,
-                                     "--token", Self.token, "--background"] + gateway.connection)
+        let wrongTeam = try CLI.run(
+            [
+                "send", key, "--team-id", "ZZZZZ99999", "--topic", "com.example.app", "--environment", environment,
+                "--token", Self.token, "--background",
+            ] + gateway.connection
+        )
         #expect(wrongTeam.status == 1)
         #expect(wrongTeam.stdout.contains("InvalidProviderToken"))
         #expect(wrongTeam.stdout.contains(APNsReason.invalidProviderToken.explanation))
@@ -152,20 +195,28 @@ struct GatewayCommandTests {
     @Test func environmentMismatchIsCaughtAndExplained() throws {
         let pki = try PKI()
         let production = try pki.gateway("production")
-        let sent = try pki.run(["send", pki.identity("sandbox"), "--environment", "production", "--token", Self.token, "--alert", "Hi"] + production.connection)
+        let sent = try pki.run(
+            ["send", pki.identity("sandbox"), "--environment", "production", "--token", Self.token, "--alert", "Hi"]
+                + production.connection
+        )
         #expect(sent.status == 1)
         #expect(sent.stdout.contains("403 BadCertificateEnvironment"))
         #expect(sent.stdout.contains(APNsReason.badCertificateEnvironment.explanation))
         #expect(sent.stderr.contains("sandbox only"))  // warned before connecting
 
-        let preflight = try pki.run(["preflight", pki.identity("sandbox"), pki.identity("universal"), "--environment", "production", "--json"] + production.connection)
+        let preflight = try pki.run(
+            ["preflight", pki.identity("sandbox"), pki.identity("universal"), "--environment", "production", "--json"]
+                + production.connection
+        )
         #expect(preflight.status == 1)
         let report = try Self.json(preflight)
         #expect(report["ready"] as? Bool == false)
         let entries = try #require(report["credentials"] as? [[String: Any]])
         #expect(entries.map { $0["ready"] as? Bool } == [false, true])
 
-        let ready = try pki.run(["preflight", pki.identity("universal"), "--environment", "production"] + production.connection)
+        let ready = try pki.run(
+            ["preflight", pki.identity("universal"), "--environment", "production"] + production.connection
+        )
         #expect(ready.status == 0)
         #expect(ready.stdout.contains("1 of 1 credential ready for production"))
     }
@@ -174,14 +225,15 @@ struct GatewayCommandTests {
     @Test func reasonsAreExplained() throws {
         let pki = try PKI()
         let registry = pki.folder.path("devices.json")
-        let otherEnvironment = String(repeating: "ab", count: 32), otherTopic = String(repeating: "cd", count: 32)
+        let otherEnvironment = String(repeating: "ab", count: 32)
+        let otherTopic = String(repeating: "cd", count: 32)
         let unregistered = String(repeating: "ef", count: 32)
         try """
-            {"\(otherEnvironment)": {"topic": "com.example.app", "environment": "production"},
-             "\(otherTopic)": {"topic": "com.example.other", "environment": "sandbox"},
-             "\(unregistered)": {"topic": "com.example.app", "environment": "sandbox", "unregistered_at": 1700000000000},
-             "\(Self.token)": {"topic": "com.example.app", "environment": "sandbox"}}
-            """.write(toFile: registry, atomically: true, encoding: .utf8)
+        {"\(otherEnvironment)": {"topic": "com.example.app", "environment": "production"},
+         "\(otherTopic)": {"topic": "com.example.other", "environment": "sandbox"},
+         "\(unregistered)": {"topic": "com.example.app", "environment": "sandbox", "unregistered_at": 1700000000000},
+         "\(Self.token)": {"topic": "com.example.app", "environment": "sandbox"}}
+        """.write(toFile: registry, atomically: true, encoding: .utf8)
         let gateway = try pki.gateway("sandbox", ["--devices", registry])
         let identity = pki.identity("sandbox")
         let cases: [(token: String, extra: [String], status: Int, reason: APNsReason)] = [
@@ -191,39 +243,60 @@ struct GatewayCommandTests {
             (Self.token, ["--topic", "com.not.covered"], 400, .topicDisallowed),
         ]
         for item in cases {
-            let result = try pki.run(["send", identity, "--token", item.token, "--alert", "x"] + item.extra + gateway.connection)
+            let result = try pki.run(
+                ["send", identity, "--token", item.token, "--alert", "x"] + item.extra + gateway.connection
+            )
             #expect(result.status == 1, "\(item.reason)")
             #expect(result.stdout.contains("\(item.status) \(item.reason.rawValue)"))
             #expect(result.stdout.contains(item.reason.explanation))
             #expect(result.stdout.contains(item.reason.fix))
             if item.reason == .unregistered { #expect(result.stdout.contains("2023-11-14 22:13:20 UTC")) }
         }
-        #expect(try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + gateway.connection).status == 0)
+        #expect(
+            try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + gateway.connection).status == 0
+        )
 
         // A background push must use priority 5.
-        let priority = try pki.run(["send", identity, "--token", Self.token, "--background", "--priority", "10"] + gateway.connection)
+        let priority = try pki.run(
+            ["send", identity, "--token", Self.token, "--background", "--priority", "10"] + gateway.connection
+        )
         #expect(priority.status == 1)
         #expect(priority.stdout.contains("400 BadPriority"))
         #expect(priority.stdout.contains(APNsReason.badPriority.explanation))
 
         // A token key with no topic recorded and no --topic: APNs cannot pick one.
-        let tokenGateway = try pki.gateway("sandbox", ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"])
-        let noTopic = try CLI.run(["send", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--token", Self.token,
-                                   "--background"] + tokenGateway.connection)
+        let tokenGateway = try pki.gateway(
+            "sandbox",
+            ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"]
+        )
+        let noTopic = try CLI.run(
+            [
+                "send", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--token", Self.token,
+                "--background",
+            ] + tokenGateway.connection
+        )
         #expect(noTopic.status == 1)
         #expect(noTopic.stdout.contains("400 MissingTopic"))
         #expect(noTopic.stdout.contains(APNsReason.missingTopic.explanation))
         // A certificate where the gateway takes only tokens (no client CA): no provider token at all.
-        let tokenOnly = try GatewayProcess(pki.folder, name: "token-only", arguments: [
-            "--environment", "sandbox", "--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"])
+        let tokenOnly = try GatewayProcess(
+            pki.folder,
+            name: "token-only",
+            arguments: [
+                "--environment", "sandbox", "--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))",
+                "--team-id", "ABCDE12345",
+            ]
+        )
         let noToken = try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + tokenOnly.connection)
         #expect(noToken.status == 1)
         #expect(noToken.stdout.contains("403 MissingProviderToken"))
         #expect(noToken.stdout.contains(APNsReason.missingProviderToken.explanation))
 
         // Server-side trouble, injected.
-        for (option, status, reason) in [("--rate-429", 429, APNsReason.tooManyRequests), ("--rate-500", 500, .internalServerError),
-                                         ("--rate-503", 503, .serviceUnavailable)] {
+        for (option, status, reason) in [
+            ("--rate-429", 429, APNsReason.tooManyRequests), ("--rate-500", 500, .internalServerError),
+            ("--rate-503", 503, .serviceUnavailable),
+        ] {
             let faulty = try pki.gateway("sandbox", [option, "1"])
             let result = try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + faulty.connection)
             #expect(result.status == 1)
@@ -240,7 +313,11 @@ struct GatewayCommandTests {
         #expect(oddToken.status == 2)
         #expect(oddToken.stderr.contains("3 hex digits"))
         let big = pki.folder.path("big.json")
-        try "{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 5000))\"}}".write(toFile: big, atomically: true, encoding: .utf8)
+        try "{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 5000))\"}}".write(
+            toFile: big,
+            atomically: true,
+            encoding: .utf8
+        )
         let tooBig = try pki.run(["send", identity, "--token", Self.token, "--payload", big] + gateway.connection)
         #expect(tooBig.status == 2)
         #expect(tooBig.stderr.contains("5020 bytes"))
@@ -252,35 +329,54 @@ struct GatewayCommandTests {
         let pki = try PKI()
         let gateway = try pki.gateway("sandbox")
         let deadProxy = "http://127.0.0.1:1"
-        let bypassed = try CLI.run(["handshake", pki.identity("sandbox"), "--password-env", "MINT"] + gateway.connection,
-                                   environment: ["MINT": Self.password, "HTTPS_PROXY": deadProxy])
+        let bypassed = try CLI.run(
+            ["handshake", pki.identity("sandbox"), "--password-env", "MINT"] + gateway.connection,
+            environment: ["MINT": Self.password, "HTTPS_PROXY": deadProxy]
+        )
         #expect(bypassed.status == 0, "\(bypassed.stderr)")
-        let explicit = try CLI.run(["handshake", pki.identity("sandbox"), "--password-env", "MINT", "--proxy", deadProxy, "--json"] + gateway.connection,
-                                   environment: ["MINT": Self.password])
+        let explicit = try CLI.run(
+            ["handshake", pki.identity("sandbox"), "--password-env", "MINT", "--proxy", deadProxy, "--json"]
+                + gateway.connection,
+            environment: ["MINT": Self.password]
+        )
         #expect(explicit.status == 2)
         #expect((try Self.json(explicit)["handshake"] as? [String: Any])?["proxy"] != nil)
     }
 
     @Test func keyThatDoesNotMatchIsRefusedBeforeConnecting() throws {
-        let result = try CLI.run(["send", "--password-env", "P", CLI.cert("p12/mismatched-key.p12"), "--token", Self.token, "--alert", "x",
-                                  "--gateway", "127.0.0.1:1"], environment: ["P": "apnsctl-test"])
+        let result = try CLI.run(
+            [
+                "send", "--password-env", "P", CLI.cert("p12/mismatched-key.p12"), "--token", Self.token, "--alert",
+                "x",
+                "--gateway", "127.0.0.1:1",
+            ],
+            environment: ["P": "apnsctl-test"]
+        )
         #expect(result.status == 2)
         #expect(result.stderr.contains("does not belong to its certificate"))
         #expect(!result.stderr.lowercased().contains("refused"))  // it never tried to connect
-        let none = try CLI.run(["handshake", "--password-env", "P", CLI.cert("p12/cert-only.p12"), "--gateway", "127.0.0.1:1"],
-                               environment: ["P": "apnsctl-test"])
+        let none = try CLI.run(
+            ["handshake", "--password-env", "P", CLI.cert("p12/cert-only.p12"), "--gateway", "127.0.0.1:1"],
+            environment: ["P": "apnsctl-test"]
+        )
         #expect(none.status == 2)
         #expect(none.stderr.contains("no private key"))
     }
 
     /// docs/troubleshooting.md carries exactly the texts `send` prints, for every known reason.
     @Test func troubleshootingPageMatchesTheTool() throws {
-        let page = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/troubleshooting.md"), encoding: .utf8)
+        let page = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("docs/troubleshooting.md"),
+            encoding: .utf8
+        )
         for reason in APNsReason.allKnown {
             let row = page.split(separator: "\n").first { $0.hasPrefix("| \(reason.rawValue) |") }
             #expect(row != nil, "no row for \(reason.rawValue)")
             #expect(row?.contains(reason.explanation) == true, "\(reason.rawValue): explanation differs")
-            #expect(row?.contains(reason.fix.replacingOccurrences(of: "|", with: "/")) == true, "\(reason.rawValue): fix differs")
+            #expect(
+                row?.contains(reason.fix.replacingOccurrences(of: "|", with: "/")) == true,
+                "\(reason.rawValue): fix differs"
+            )
         }
     }
 
@@ -309,7 +405,9 @@ struct GatewayCommandTests {
         let pki = try PKI()
         // The gateway drops the connection when the request arrives, without answering.
         let dropping = try pki.gateway("sandbox", ["--close-after", "0"])
-        let dropped = try pki.run(["send", pki.identity("sandbox"), "--token", Self.token, "--alert", "x", "--json"] + dropping.connection)
+        let dropped = try pki.run(
+            ["send", pki.identity("sandbox"), "--token", Self.token, "--alert", "x", "--json"] + dropping.connection
+        )
         #expect(dropped.status == 2)
         #expect(dropped.stderr.lowercased().contains("closed"))
         #expect(try dropping.deliveries().isEmpty)
@@ -317,15 +415,33 @@ struct GatewayCommandTests {
         // A server certificate from a trusted CA, but for another name.
         let folder = pki.folder
         let extensions = folder.path("other.ext")
-        try "[server]\nsubjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth\n".write(toFile: extensions, atomically: true, encoding: .utf8)
-        try TestPKI.openssl(["req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", folder.path("other.key"), "-subj", "/CN=other.example",
-                             "-out", folder.path("other.csr")])
-        try TestPKI.openssl(["x509", "-req", "-in", folder.path("other.csr"), "-CA", CLI.cert("ca/gateway-test-ca.pem"),
-                             "-CAkey", CLI.cert("ca/gateway-test-ca.key"), "-days", "30", "-extfile", extensions, "-extensions", "server",
-                             "-set_serial", "0x1234", "-out", folder.path("other.pem")])
-        let misnamed = try GatewayProcess(folder, name: "misnamed", arguments: [
-            "--client-ca", pki.clientCA, "--cert", folder.path("other.pem"), "--key", folder.path("other.key")])
-        let result = try pki.run(["handshake", pki.identity("sandbox"), "--json", "--gateway", misnamed.address, "--ca", CLI.cert("ca/gateway-test-ca.pem")])
+        try "[server]\nsubjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth\n".write(
+            toFile: extensions,
+            atomically: true,
+            encoding: .utf8
+        )
+        try TestPKI.openssl([
+            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", folder.path("other.key"), "-subj",
+            "/CN=other.example",
+            "-out", folder.path("other.csr"),
+        ])
+        try TestPKI.openssl([
+            "x509", "-req", "-in", folder.path("other.csr"), "-CA", CLI.cert("ca/gateway-test-ca.pem"),
+            "-CAkey", CLI.cert("ca/gateway-test-ca.key"), "-days", "30", "-extfile", extensions, "-extensions",
+            "server",
+            "-set_serial", "0x1234", "-out", folder.path("other.pem"),
+        ])
+        let misnamed = try GatewayProcess(
+            folder,
+            name: "misnamed",
+            arguments: [
+                "--client-ca", pki.clientCA, "--cert", folder.path("other.pem"), "--key", folder.path("other.key"),
+            ]
+        )
+        let result = try pki.run([
+            "handshake", pki.identity("sandbox"), "--json", "--gateway", misnamed.address, "--ca",
+            CLI.cert("ca/gateway-test-ca.pem"),
+        ])
         #expect(result.status == 2)
         let report = try #require(try Self.json(result)["handshake"] as? [String: Any])
         #expect(report["trust"] as? String == "hostname_mismatch")
@@ -337,22 +453,35 @@ struct GatewayCommandTests {
         let gateway = try pki.gateway("sandbox")
         let pem = try pki.pem("sandbox")
         let apnsID = UUID().uuidString.lowercased()
-        let curl = try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
-                                               "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert", "-H", "apns-id: \(apnsID)",
-                                               "--data", "{\"aps\":{\"alert\":\"from curl\"}}",
-                                               "https://localhost:\(gateway.port)/3/device/\(Self.token)"])
+        let curl = try CLI.runProgram(
+            "curl",
+            [
+                "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
+                "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert", "-H", "apns-id: \(apnsID)",
+                "--data", "{\"aps\":{\"alert\":\"from curl\"}}",
+                "https://localhost:\(gateway.port)/3/device/\(Self.token)",
+            ]
+        )
         #expect(curl.status == 0, "\(curl.stderr)")
         #expect(curl.stdout.hasPrefix("HTTP/2 200"))
         #expect(curl.stdout.lowercased().contains("apns-id: \(apnsID)"))
         // And a rejection, with APNs' JSON body.
-        let rejected = try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
-                                                   "-H", "apns-topic: com.example.app", "-H", "apns-priority: 7",
-                                                   "--data", "{\"aps\":{}}", "https://localhost:\(gateway.port)/3/device/\(Self.token)"])
+        let rejected = try CLI.runProgram(
+            "curl",
+            [
+                "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
+                "-H", "apns-topic: com.example.app", "-H", "apns-priority: 7",
+                "--data", "{\"aps\":{}}", "https://localhost:\(gateway.port)/3/device/\(Self.token)",
+            ]
+        )
         #expect(rejected.stdout.hasPrefix("HTTP/2 400"))
         #expect(rejected.stdout.contains("{\"reason\":\"BadPriority\"}"))
         let delivered = try gateway.deliveries()
         #expect(delivered.count == 1)
-        #expect(((delivered.first?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? String == "from curl")
+        #expect(
+            ((delivered.first?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? String
+                == "from curl"
+        )
         #expect((delivered.first?["apns_id"] as? String)?.lowercased() == apnsID)
     }
 
@@ -365,10 +494,21 @@ struct GatewayCommandTests {
         let base = "https://localhost:\(gateway.port)"
         let big = "{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 4100))\"}}"
         let cases: [(arguments: [String], status: Int, reason: String)] = [
-            (["-H", "apns-collapse-id: \(String(repeating: "c", count: 65))", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "BadCollapseId"),
-            (["-H", "apns-expiration: tomorrow", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "BadExpirationDate"),
+            (
+                [
+                    "-H", "apns-collapse-id: \(String(repeating: "c", count: 65))", "--data", "{}",
+                    "\(base)/3/device/\(Self.token)",
+                ], 400, "BadCollapseId"
+            ),
+            (
+                ["-H", "apns-expiration: tomorrow", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400,
+                "BadExpirationDate"
+            ),
             (["-H", "apns-id: not-a-uuid", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "BadMessageId"),
-            (["-H", "apns-push-type: carrier-pigeon", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400, "InvalidPushType"),
+            (
+                ["-H", "apns-push-type: carrier-pigeon", "--data", "{}", "\(base)/3/device/\(Self.token)"], 400,
+                "InvalidPushType"
+            ),
             (["--data", "", "\(base)/3/device/\(Self.token)"], 400, "PayloadEmpty"),
             (["--data", big, "\(base)/3/device/\(Self.token)"], 413, "PayloadTooLarge"),
             (["--data", "{}", "\(base)/4/other"], 404, "BadPath"),
@@ -377,8 +517,13 @@ struct GatewayCommandTests {
             (["--data", "{}", "\(base)/3/device/xyz"], 400, "BadDeviceToken"),
         ]
         for item in cases {
-            let result = try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
-                                                     "-H", "apns-topic: com.example.app"] + item.arguments)
+            let result = try CLI.runProgram(
+                "curl",
+                [
+                    "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
+                    "-H", "apns-topic: com.example.app",
+                ] + item.arguments
+            )
             #expect(result.stdout.hasPrefix("HTTP/2 \(item.status)"), "\(item.reason): \(result.stdout.prefix(200))")
             #expect(result.stdout.contains("{\"reason\":\"\(item.reason)\"}"), "\(item.reason)")
             #expect(APNsReason(rawValue: item.reason).isKnown)
@@ -410,7 +555,11 @@ struct GatewayCommandTests {
             asyncio.run(main())
             """
         let python = CLI.packageRoot.appendingPathComponent(".venv/bin/python").path
-        let result = try CLI.runProgram(python, ["-c", script, pem, gateway.caFile, String(gateway.port), Self.token], timeout: 60)
+        let result = try CLI.runProgram(
+            python,
+            ["-c", script, pem, gateway.caFile, String(gateway.port), Self.token],
+            timeout: 60
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let answers = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         #expect(answers.first?["ok"] as? Bool == true)
@@ -433,9 +582,13 @@ final class SilentListener: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         guard bound == 0, listen(fd, 8) == 0 else { throw CLIError(message: "cannot listen") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
     }
     deinit { close(fd) }

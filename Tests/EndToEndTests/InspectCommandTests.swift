@@ -18,8 +18,10 @@ struct InspectCommandTests {
         ("p12", false, "folder, not a certificate file"),
     ])
     func badInputHasItsOwnMessage(_ path: String, _ withPassword: Bool, _ phrase: String) throws {
-        let result = try CLI.run(["inspect"] + (withPassword ? ["--password-stdin"] : []) + [CLI.cert(path)],
-                                 stdin: withPassword ? Self.password + "\n" : nil)
+        let result = try CLI.run(
+            ["inspect"] + (withPassword ? ["--password-stdin"] : []) + [CLI.cert(path)],
+            stdin: withPassword ? Self.password + "\n" : nil
+        )
         #expect(result.status == 2)
         #expect(result.stderr.contains(CLI.cert(path)))
         #expect(result.stderr.contains(phrase))
@@ -29,7 +31,10 @@ struct InspectCommandTests {
     }
 
     @Test func wrongPasswordIsNotCorruption() throws {
-        let wrong = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")], stdin: "not-it\n")
+        let wrong = try CLI.run(
+            ["inspect", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")],
+            stdin: "not-it\n"
+        )
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("Wrong password"))
         #expect(!wrong.stderr.contains("damaged"))
@@ -41,7 +46,10 @@ struct InspectCommandTests {
             #expect(result.stderr.contains("Wrong password"), "\(path)")
         }
 
-        let truncated = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/truncated.p12")], stdin: Self.password + "\n")
+        let truncated = try CLI.run(
+            ["inspect", "--password-stdin", CLI.cert("p12/truncated.p12")],
+            stdin: Self.password + "\n"
+        )
         #expect(truncated.status == 2)
         #expect(!truncated.stderr.contains("Wrong password"))
         #expect(wrong.stderr != truncated.stderr)
@@ -62,7 +70,10 @@ struct InspectCommandTests {
         let path = CLI.cert("p12/keychain-legacy.p12")
 
         let viaStdin = try CLI.run(["inspect", "--password-stdin", path], stdin: Self.password + "\n")
-        let viaEnv = try CLI.run(["inspect", "--password-env", "P12_PASSWORD", path], environment: ["P12_PASSWORD": Self.password])
+        let viaEnv = try CLI.run(
+            ["inspect", "--password-env", "P12_PASSWORD", path],
+            environment: ["P12_PASSWORD": Self.password]
+        )
         let viaFile = try CLI.run(["inspect", "--password-file", passwordFile, path])
         for result in [viaStdin, viaEnv, viaFile] {
             #expect(result.status == 0, "\(result.arguments): \(result.stderr)")
@@ -83,8 +94,11 @@ struct InspectCommandTests {
     /// The headline: a Keychain-style bundle that `openssl pkcs12` (OpenSSL 3, no -legacy) refuses.
     @Test func keychainLegacyBundleWorksWhereOpenSSLFails() throws {
         let path = CLI.cert("p12/keychain-legacy.p12")
-        let openssl = try CLI.runProgram("openssl", ["pkcs12", "-in", path, "-noout", "-passin", "env:P12PASS"],
-                                         environment: ["P12PASS": Self.password])
+        let openssl = try CLI.runProgram(
+            "openssl",
+            ["pkcs12", "-in", path, "-noout", "-passin", "env:P12PASS"],
+            environment: ["P12PASS": Self.password]
+        )
         #expect(openssl.status != 0)
 
         let ours = try CLI.run(["inspect", "--password-env", "P12PASS", path], environment: ["P12PASS": Self.password])
@@ -94,21 +108,28 @@ struct InspectCommandTests {
     }
 
     @Test func legacyProviderMissingIsExplained() throws {
-        let result = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")],
-                                 stdin: Self.password + "\n", environment: ["OPENSSL_MODULES": "/nonexistent/ossl-modules"])
+        let result = try CLI.run(
+            ["inspect", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")],
+            stdin: Self.password + "\n",
+            environment: ["OPENSSL_MODULES": "/nonexistent/ossl-modules"]
+        )
         #expect(result.status == 2)
         #expect(result.stderr.contains("legacy provider"))
         #expect(result.stderr.contains("/nonexistent/ossl-modules"))
         #expect(!result.stderr.contains("inner_evp_generic_fetch"))
         // Modern bundles do not need it.
-        let modern = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/openssl3-default.p12")],
-                                 stdin: Self.password + "\n", environment: ["OPENSSL_MODULES": "/nonexistent/ossl-modules"])
+        let modern = try CLI.run(
+            ["inspect", "--password-stdin", CLI.cert("p12/openssl3-default.p12")],
+            stdin: Self.password + "\n",
+            environment: ["OPENSSL_MODULES": "/nonexistent/ossl-modules"]
+        )
         #expect(modern.status == 0)
     }
 
     static func statusAndFindings(_ result: CLI.Result) -> (String?, [String]) {
         guard let json = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-              let file = (json["files"] as? [[String: Any]])?.first else { return (nil, ["<unparseable>"]) }
+            let file = (json["files"] as? [[String: Any]])?.first
+        else { return (nil, ["<unparseable>"]) }
         let status = (file["certificate"] as? [String: Any])?["status"] as? String
         return (status, (file["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String })
     }
@@ -116,12 +137,18 @@ struct InspectCommandTests {
     static var mintedAt: String { ISO8601DateFormatter().string(from: ManifestDates.mintedAt) }
 
     @Test func problemsExitOne() throws {
-        let expired = try CLI.run(["inspect", "--json", "--password-stdin", CLI.cert("p12/expired.p12")], stdin: Self.password + "\n")
+        let expired = try CLI.run(
+            ["inspect", "--json", "--password-stdin", CLI.cert("p12/expired.p12")],
+            stdin: Self.password + "\n"
+        )
         #expect(expired.status == 1)
         #expect(Self.statusAndFindings(expired).0 == "expired")
         #expect(Self.statusAndFindings(expired).1 == ["expired"])
 
-        let mismatch = try CLI.run(["inspect", "--password-stdin", CLI.cert("p12/mismatched-key.p12")], stdin: Self.password + "\n")
+        let mismatch = try CLI.run(
+            ["inspect", "--password-stdin", CLI.cert("p12/mismatched-key.p12")],
+            stdin: Self.password + "\n"
+        )
         #expect(mismatch.status == 1)
         #expect(mismatch.stdout.contains("does not belong to this certificate"))
 
@@ -152,8 +179,10 @@ struct InspectCommandTests {
     }
 
     @Test func jsonReport() throws {
-        let result = try CLI.run(["inspect", "--json", "--password-stdin", CLI.cert("p12/3des-only.p12"), CLI.cert("bad/photo.jpg")],
-                                 stdin: Self.password + "\n")
+        let result = try CLI.run(
+            ["inspect", "--json", "--password-stdin", CLI.cert("p12/3des-only.p12"), CLI.cert("bad/photo.jpg")],
+            stdin: Self.password + "\n"
+        )
         #expect(result.status == 2)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["schema_version"] as? Int == 1)
@@ -166,20 +195,32 @@ struct InspectCommandTests {
         #expect(certificate["days_left"] as? Int != nil)
         #expect(certificate["status"] as? String == "valid")
         let topics = try #require(certificate["topics"] as? [[String: Any]])
-        #expect(topics.compactMap { $0["name"] as? String } == ["com.example.app", "com.example.app.voip", "com.example.app.complication"])
+        #expect(
+            topics.compactMap { $0["name"] as? String } == [
+                "com.example.app", "com.example.app.voip", "com.example.app.complication",
+            ]
+        )
         #expect((files[0]["private_key"] as? [String: Any])?["matches_certificate"] as? Bool == true)
         #expect((files[1]["error"] as? [String: Any])?["code"] as? String == "not_a_certificate")
         #expect(!result.stdout.contains(Self.password))
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: CLI.appleIssued.path), "../shared/testdata/apple-issued is absent"))
+    @Test(
+        .enabled(
+            if: FileManager.default.fileExists(atPath: CLI.appleIssued.path),
+            "../shared/testdata/apple-issued is absent"
+        )
+    )
     func appleIssuedThroughTheBinary() throws {
         let path = CLI.appleIssued.appendingPathComponent("universal-2017.pem").path
         let result = try CLI.run(["inspect", "--json", path])
-        #expect(result.status == 1) // expired
+        #expect(result.status == 1)  // expired
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let certificate = try #require((json["files"] as? [[String: Any]])?.first?["certificate"] as? [String: Any])
-        #expect(certificate["sha256"] as? String == "D6:A4:A9:EF:3C:7F:CF:C9:A8:00:AF:96:E1:7B:D2:45:CF:61:27:54:CB:FB:CF:24:F6:8F:F2:72:12:CD:B1:06")
+        #expect(
+            certificate["sha256"] as? String
+                == "D6:A4:A9:EF:3C:7F:CF:C9:A8:00:AF:96:E1:7B:D2:45:CF:61:27:54:CB:FB:CF:24:F6:8F:F2:72:12:CD:B1:06"
+        )
         #expect(certificate["wwdr_generation"] as? String == "G1")
         #expect(certificate["status"] as? String == "expired")
     }
@@ -213,8 +254,12 @@ struct TerminalPromptTests {
             sys.stdout.write(screen.decode("utf-8", "replace"))
             sys.exit(os.waitstatus_to_exitcode(status))
             """
-        let result = try CLI.runProgram("python3", ["-c", driver, CLI.binary, CLI.cert("p12/keychain-legacy.p12")],
-                                        environment: ["PROMPT_ANSWER": "apnsctl-test"], timeout: 60)
+        let result = try CLI.runProgram(
+            "python3",
+            ["-c", driver, CLI.binary, CLI.cert("p12/keychain-legacy.p12")],
+            environment: ["PROMPT_ANSWER": "apnsctl-test"],
+            timeout: 60
+        )
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("Password for PKCS#12 bundle"))
         #expect(result.stdout.contains("Wrong password, try again"))
@@ -229,8 +274,9 @@ enum ManifestDates {
     static let mintedAt: Date = {
         let url = CLI.certs.appendingPathComponent("manifest.json")
         guard let data = try? Data(contentsOf: url),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let text = json["minted_at"] as? String, let date = ISO8601DateFormatter().date(from: text) else {
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let text = json["minted_at"] as? String, let date = ISO8601DateFormatter().date(from: text)
+        else {
             fatalError("certs/manifest.json has no minted_at; run certs/mint.sh")
         }
         return date

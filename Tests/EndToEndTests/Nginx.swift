@@ -29,11 +29,16 @@ final class NginxProcess: @unchecked Sendable {
     var errorLog: String { folder.path("error.log") }
 
     /// Where Debian's package puts the binary; setup installs it (nginx-light).
-    static let binary: String? = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let binary: String? = ["/usr/sbin/nginx", "/usr/bin/nginx"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     init() throws {
         guard let binary = Self.binary else {
-            throw CLIError(message: "nginx is not installed: run scripts/setup (it installs Debian's nginx-light), then run the test again")
+            throw CLIError(
+                message:
+                    "nginx is not installed: run scripts/setup (it installs Debian's nginx-light), then run the test again"
+            )
         }
         folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("tmp"), withIntermediateDirectories: true)
@@ -48,10 +53,16 @@ final class NginxProcess: @unchecked Sendable {
         var lastError = ""
         for _ in 0..<5 {
             let port = try freePort()
-            try configuration(port: port, folder: folder).write(toFile: folder.path("nginx.conf"), atomically: true, encoding: .utf8)
+            try configuration(port: port, folder: folder).write(
+                toFile: folder.path("nginx.conf"),
+                atomically: true,
+                encoding: .utf8
+            )
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["-p", folder.url.path + "/", "-c", folder.path("nginx.conf"), "-e", folder.path("error.log")]
+            process.arguments = [
+                "-p", folder.url.path + "/", "-c", folder.path("nginx.conf"), "-e", folder.path("error.log"),
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -73,7 +84,8 @@ final class NginxProcess: @unchecked Sendable {
     }
 
     static func configuration(port: Int, folder: TemporaryFolder) -> String {
-        let listen = listenSyntaxHasHTTP2Directive
+        let listen =
+            listenSyntaxHasHTTP2Directive
             ? "listen 127.0.0.1:\(port) ssl;\n        http2 on;"
             : "listen 127.0.0.1:\(port) ssl http2;"
         return """
@@ -134,7 +146,9 @@ final class NginxProcess: @unchecked Sendable {
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = UInt16(port).bigEndian
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
             close(fd)
             if connected { return true }

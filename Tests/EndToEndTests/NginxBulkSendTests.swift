@@ -16,10 +16,16 @@ struct NginxBulkSendTests {
         let (tokens, lines, tokenFile) = try BulkSendTests.makeTokens(200_000, seed: 12, in: folder)
         let resultsFile = folder.path("results.jsonl")
         // A universal certificate of the test PKI, issued by the CA nginx checks clients against.
-        let run = try CLI.runProgram(CLI.throughputBinary, ["send", CLI.cert("p12/3des-only.p12"), "--password-env", "P12_PASSWORD",
-                                                            "--tokens", tokenFile, "--results", resultsFile, "--json", "--alert", "hi"]
-                                     + nginx.connection,
-                                     environment: ["P12_PASSWORD": Self.password], timeout: 300)
+        let run = try CLI.runProgram(
+            CLI.throughputBinary,
+            [
+                "send", CLI.cert("p12/3des-only.p12"), "--password-env", "P12_PASSWORD",
+                "--tokens", tokenFile, "--results", resultsFile, "--json", "--alert", "hi",
+            ]
+                + nginx.connection,
+            environment: ["P12_PASSWORD": Self.password],
+            timeout: 300
+        )
         #expect(run.status == 0, "\(run.stderr)")
 
         let results = try BulkSendTests.results(resultsFile).filter { $0["line"] != nil }

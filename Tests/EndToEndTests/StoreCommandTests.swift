@@ -6,7 +6,12 @@ let insideSecretService = ProcessInfo.processInfo.environment["APNSCTL_INSIDE_SE
 /// import, list, check, export and remove against the real gnome-keyring that `scripts/test`
 /// starts on a private session bus. Each test has a store of its own; secrets are told apart by
 /// the store's path, so tests can run side by side.
-@Suite(.enabled(if: insideSecretService, "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"))
+@Suite(
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
 struct StoreCommandTests {
     static let password = "apnsctl-test"
 
@@ -16,7 +21,8 @@ struct StoreCommandTests {
         init() throws { folder = try TemporaryFolder() }
 
         @discardableResult
-        func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> CLI.Result {
+        func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> CLI.Result
+        {
             let result = try CLI.run(arguments + ["--store", path], stdin: stdin, environment: environment)
             // Whatever the test, no secret travels in argv.
             #expect(!result.arguments.contains(where: { $0.contains(StoreCommandTests.password) }))
@@ -60,14 +66,57 @@ struct StoreCommandTests {
     }
 
     static let fixtures: [Fixture] = [
-        Fixture(path: "p12/keychain-legacy.p12", password: password, alias: "com.example.app-sandbox", secretKind: "pkcs12-password"),
-        Fixture(path: "p12/openssl3-default.p12", password: password, alias: "com.example.app-production", secretKind: "pkcs12-password"),
-        Fixture(path: "p12/3des-only.p12", password: password, alias: "com.example.app-universal", secretKind: "pkcs12-password"),
-        Fixture(path: "p12/no-mac.p12", password: password, alias: "com.example.app-sandbox", secretKind: "pkcs12-password"),
-        Fixture(path: "p12/empty-password.p12", password: nil, alias: "com.example.app-universal", secretKind: "private-key", identityKey: "identities/universal.key"),
-        Fixture(path: "pem/sandbox-bag-attributes.pem", password: nil, alias: "com.example.app-sandbox", secretKind: "private-key", identityKey: "identities/sandbox.key"),
-        Fixture(path: "p12/voip.p12", password: password, alias: "com.example.app.voip-unknown", secretKind: "pkcs12-password"),
-        Fixture(path: "pem/encrypted-key-bundle.pem", password: password, alias: "com.example.app-production", secretKind: "private-key", identityKey: "identities/production.key"),
+        Fixture(
+            path: "p12/keychain-legacy.p12",
+            password: password,
+            alias: "com.example.app-sandbox",
+            secretKind: "pkcs12-password"
+        ),
+        Fixture(
+            path: "p12/openssl3-default.p12",
+            password: password,
+            alias: "com.example.app-production",
+            secretKind: "pkcs12-password"
+        ),
+        Fixture(
+            path: "p12/3des-only.p12",
+            password: password,
+            alias: "com.example.app-universal",
+            secretKind: "pkcs12-password"
+        ),
+        Fixture(
+            path: "p12/no-mac.p12",
+            password: password,
+            alias: "com.example.app-sandbox",
+            secretKind: "pkcs12-password"
+        ),
+        Fixture(
+            path: "p12/empty-password.p12",
+            password: nil,
+            alias: "com.example.app-universal",
+            secretKind: "private-key",
+            identityKey: "identities/universal.key"
+        ),
+        Fixture(
+            path: "pem/sandbox-bag-attributes.pem",
+            password: nil,
+            alias: "com.example.app-sandbox",
+            secretKind: "private-key",
+            identityKey: "identities/sandbox.key"
+        ),
+        Fixture(
+            path: "p12/voip.p12",
+            password: password,
+            alias: "com.example.app.voip-unknown",
+            secretKind: "pkcs12-password"
+        ),
+        Fixture(
+            path: "pem/encrypted-key-bundle.pem",
+            password: password,
+            alias: "com.example.app-production",
+            secretKind: "private-key",
+            identityKey: "identities/production.key"
+        ),
     ]
 
     @Test(arguments: fixtures)
@@ -89,7 +138,9 @@ struct StoreCommandTests {
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
 
         // The secret is where the documentation says, readable with secret-tool.
-        let lookup = try Self.secretTool(["lookup", "application", "apnsctl", "store", store.path, "alias", fixture.alias])
+        let lookup = try Self.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "alias", fixture.alias,
+        ])
         #expect(lookup.status == 0)
         if let password = fixture.password {
             #expect(try store.allBytes().range(of: Data(password.utf8)) == nil)
@@ -97,7 +148,10 @@ struct StoreCommandTests {
         let modes = try FileManager.default.attributesOfItem(atPath: store.path)[.posixPermissions] as? Int
         #expect(modes == 0o700)
         for name in try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials") {
-            #expect(try FileManager.default.attributesOfItem(atPath: store.path + "/credentials/" + name)[.posixPermissions] as? Int == 0o600)
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: store.path + "/credentials/" + name)[.posixPermissions]
+                    as? Int == 0o600
+            )
         }
         if fixture.secretKind == "pkcs12-password" {
             #expect(lookup.stdout == fixture.password)
@@ -106,12 +160,19 @@ struct StoreCommandTests {
             let keyDER = try #require(Data(base64Encoded: lookup.stdout))
             try keyDER.write(to: URL(fileURLWithPath: store.folder.path("stored-key.der")))
             let identityKey = try #require(fixture.identityKey)
-            #expect(try Self.publicKey(store.folder.path("stored-key.der"), inform: "DER", in: store.folder)
-                    == Self.publicKey(CLI.cert(identityKey), inform: "PEM", in: store.folder))
+            #expect(
+                try Self.publicKey(store.folder.path("stored-key.der"), inform: "DER", in: store.folder)
+                    == Self.publicKey(CLI.cert(identityKey), inform: "PEM", in: store.folder)
+            )
             #expect(try store.allBytes().range(of: keyDER) == nil)
         }
-        let byKind = try Self.secretTool(["search", "application", "apnsctl", "store", store.path, "kind", fixture.secretKind])
-        #expect(byKind.stdout.contains("label = apnsctl: \(fixture.alias)") || byKind.stderr.contains("label = apnsctl: \(fixture.alias)"))
+        let byKind = try Self.secretTool([
+            "search", "application", "apnsctl", "store", store.path, "kind", fixture.secretKind,
+        ])
+        #expect(
+            byKind.stdout.contains("label = apnsctl: \(fixture.alias)")
+                || byKind.stderr.contains("label = apnsctl: \(fixture.alias)")
+        )
 
         // Export as PEM: the key matches, the file is 0600, and our own inspect reads it back.
         let pem = store.folder.path("out.pem")
@@ -124,10 +185,16 @@ struct StoreCommandTests {
         // Export as PKCS#12, modern and legacy, with a new password from the environment.
         for legacy in [false, true] {
             let p12 = store.folder.path("out-\(legacy).p12")
-            let exported = try store.run(["export", fixture.alias, "--format", "p12", "--out", p12, "--password-env", "NEW_PASS"] + (legacy ? ["--legacy"] : []),
-                                         environment: ["NEW_PASS": "new-secret-pass"])
+            let exported = try store.run(
+                ["export", fixture.alias, "--format", "p12", "--out", p12, "--password-env", "NEW_PASS"]
+                    + (legacy ? ["--legacy"] : []),
+                environment: ["NEW_PASS": "new-secret-pass"]
+            )
             #expect(exported.status == 0, "\(exported.stderr)")
-            let reread = try CLI.run(["inspect", "--json", "--password-env", "NEW_PASS", p12], environment: ["NEW_PASS": "new-secret-pass"])
+            let reread = try CLI.run(
+                ["inspect", "--json", "--password-env", "NEW_PASS", p12],
+                environment: ["NEW_PASS": "new-secret-pass"]
+            )
             #expect(reread.status == 0)
             #expect(reread.stdout.contains("\"uses_legacy_algorithms\" : \(legacy)"))
         }
@@ -136,7 +203,9 @@ struct StoreCommandTests {
         #expect(removed.status == 0)
         #expect(removed.stdout.contains("Secret Service"))
         #expect(try store.listJSON().isEmpty)
-        let gone = try Self.secretTool(["lookup", "application", "apnsctl", "store", store.path, "alias", fixture.alias])
+        let gone = try Self.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "alias", fixture.alias,
+        ])
         #expect(gone.status != 0 || gone.stdout.isEmpty)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")
         #expect(leftovers.isEmpty)
@@ -145,7 +214,9 @@ struct StoreCommandTests {
     @Test func tokenKeyLifecycle() throws {
         let store = try Store()
         let p8 = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
-        let imported = try store.run(["import", p8, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "both"])
+        let imported = try store.run([
+            "import", p8, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "both",
+        ])
         #expect(imported.status == 0, "\(imported.stderr)")
         let entry = try #require(try store.listJSON().first)
         #expect(entry["kind"] as? String == "token_key")
@@ -159,12 +230,19 @@ struct StoreCommandTests {
 
         // The private key is in the Secret Service, not in the store folder: the stored PKCS#8
         // has the fixture's public key, and neither its bytes nor the fixture's are on disk.
-        let lookup = try Self.secretTool(["lookup", "application", "apnsctl", "store", store.path, "key-id", "ABC123DEFG"])
+        let lookup = try Self.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "key-id", "ABC123DEFG",
+        ])
         let keyDER = try #require(Data(base64Encoded: lookup.stdout))
         try keyDER.write(to: URL(fileURLWithPath: store.folder.path("stored.der")))
         let fixturePublic = try Self.publicKey(p8, inform: "PEM", in: store.folder)
         #expect(try Self.publicKey(store.folder.path("stored.der"), inform: "DER", in: store.folder) == fixturePublic)
-        #expect(try CLI.runProgram("openssl", ["pkey", "-in", p8, "-outform", "DER", "-out", store.folder.path("fixture.der")]).status == 0)
+        #expect(
+            try CLI.runProgram(
+                "openssl",
+                ["pkey", "-in", p8, "-outform", "DER", "-out", store.folder.path("fixture.der")]
+            ).status == 0
+        )
         let fixtureDER = try Data(contentsOf: URL(fileURLWithPath: store.folder.path("fixture.der")))
         let onDisk = try store.allBytes()
         #expect(onDisk.range(of: keyDER) == nil)
@@ -175,7 +253,9 @@ struct StoreCommandTests {
         #expect(try Self.publicKey(exported, inform: "PEM", in: store.folder) == fixturePublic)
 
         #expect(try store.run(["remove", "token-ABC123DEFG"]).status == 0)
-        let gone = try Self.secretTool(["lookup", "application", "apnsctl", "store", store.path, "key-id", "ABC123DEFG"])
+        let gone = try Self.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "key-id", "ABC123DEFG",
+        ])
         #expect(gone.stdout.isEmpty)
     }
 
@@ -199,16 +279,25 @@ struct StoreCommandTests {
 
     @Test func importRefusesWhatCannotAuthenticate() throws {
         let store = try Store()
-        let certificateOnly = try store.run(["import", "--password-stdin", CLI.cert("p12/cert-only.p12")], stdin: Self.password + "\n")
+        let certificateOnly = try store.run(
+            ["import", "--password-stdin", CLI.cert("p12/cert-only.p12")],
+            stdin: Self.password + "\n"
+        )
         #expect(certificateOnly.status == 2)
         #expect(certificateOnly.stderr.contains("no private key"))
-        let mismatched = try store.run(["import", "--password-stdin", CLI.cert("p12/mismatched-key.p12")], stdin: Self.password + "\n")
+        let mismatched = try store.run(
+            ["import", "--password-stdin", CLI.cert("p12/mismatched-key.p12")],
+            stdin: Self.password + "\n"
+        )
         #expect(mismatched.status == 2)
         #expect(mismatched.stderr.contains("does not belong"))
         #expect(try store.listJSON().isEmpty)
 
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        let again = try store.run(["import", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")], stdin: Self.password + "\n")
+        let again = try store.run(
+            ["import", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")],
+            stdin: Self.password + "\n"
+        )
         #expect(again.status == 2)
         #expect(again.stderr.contains("already in the store"))
         #expect(try store.listJSON().count == 1)
@@ -220,17 +309,31 @@ struct StoreCommandTests {
         let folder = try TemporaryFolder()
         let bundle = folder.path("canary.p12")
         // A bundle with a password no fixture uses, made by the real openssl.
-        #expect(try CLI.runProgram("openssl", ["pkcs12", "-export", "-in", CLI.cert("identities/universal.pem"), "-inkey",
-                                               CLI.cert("identities/universal.key"), "-out", bundle, "-passout", "env:CANARY"],
-                                   environment: ["CANARY": unique]).status == 0)
+        #expect(
+            try CLI.runProgram(
+                "openssl",
+                [
+                    "pkcs12", "-export", "-in", CLI.cert("identities/universal.pem"), "-inkey",
+                    CLI.cert("identities/universal.key"), "-out", bundle, "-passout", "env:CANARY",
+                ],
+                environment: ["CANARY": unique]
+            ).status == 0
+        )
         var outputs: [CLI.Result] = []
-        outputs.append(try CLI.run(["import", "--store", store.path, "--password-env", "CANARY", bundle, "--json"], environment: ["CANARY": unique]))
+        outputs.append(
+            try CLI.run(
+                ["import", "--store", store.path, "--password-env", "CANARY", bundle, "--json"],
+                environment: ["CANARY": unique]
+            )
+        )
         outputs.append(try store.run(["list"]))
         outputs.append(try store.run(["list", "--json"]))
         outputs.append(try store.run(["check"]))
         outputs.append(try store.run(["check", "--json"]))
         outputs.append(try store.run(["check", "--format", "prometheus"]))
-        outputs.append(try CLI.run(["inspect", "--json", "--password-env", "CANARY", bundle], environment: ["CANARY": unique]))
+        outputs.append(
+            try CLI.run(["inspect", "--json", "--password-env", "CANARY", bundle], environment: ["CANARY": unique])
+        )
         let wrongCanary = "Wrong-Canary-\(UUID().uuidString)"
         let wrong = try CLI.run(["inspect", "--password-env", "CANARY", bundle], environment: ["CANARY": wrongCanary])
         #expect(wrong.status == 2)
@@ -246,8 +349,15 @@ struct StoreCommandTests {
         // A PEM bundle's key must not be written to the store folder in any form.
         let pemStore = try Store()
         #expect(try pemStore.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        #expect(try CLI.runProgram("openssl", ["pkey", "-in", CLI.cert("identities/sandbox.key"), "-outform", "DER",
-                                               "-out", folder.path("key.der")]).status == 0)
+        #expect(
+            try CLI.runProgram(
+                "openssl",
+                [
+                    "pkey", "-in", CLI.cert("identities/sandbox.key"), "-outform", "DER",
+                    "-out", folder.path("key.der"),
+                ]
+            ).status == 0
+        )
         let keyDER = try Data(contentsOf: URL(fileURLWithPath: folder.path("key.der")))
         let bytes = try pemStore.allBytes()
         #expect(bytes.range(of: keyDER) == nil)
@@ -257,19 +367,28 @@ struct StoreCommandTests {
 
     @Test func concurrentImportsKeepTheIndexConsistent() throws {
         let store = try Store()
-        let first = CLI.cert("p12/keychain-legacy.p12"), second = CLI.cert("p12/openssl3-default.p12")
+        let first = CLI.cert("p12/keychain-legacy.p12")
+        let second = CLI.cert("p12/openssl3-default.p12")
         for round in 0..<5 {
             let group = DispatchGroup()
             let results = ResultBox()
             for file in [first, second] {
                 group.enter()
                 DispatchQueue.global().async {
-                    results.append(try? CLI.run(["import", "--store", store.path, "--password-stdin", file], stdin: Self.password + "\n"))
+                    results.append(
+                        try? CLI.run(
+                            ["import", "--store", store.path, "--password-stdin", file],
+                            stdin: Self.password + "\n"
+                        )
+                    )
                     group.leave()
                 }
             }
             group.wait()
-            #expect(results.values.allSatisfy { $0?.status == 0 }, "round \(round): \(results.values.map { $0?.stderr ?? "no result" })")
+            #expect(
+                results.values.allSatisfy { $0?.status == 0 },
+                "round \(round): \(results.values.map { $0?.stderr ?? "no result" })"
+            )
             let aliases = try store.listJSON().compactMap { $0["alias"] as? String }.sorted()
             #expect(aliases == ["com.example.app-production", "com.example.app-sandbox"], "round \(round)")
             let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials").sorted()
@@ -312,16 +431,25 @@ struct StoreCommandTests {
             input.fileHandleForWriting.write(Data((Self.password + "\n").utf8))
             try? input.fileHandleForWriting.close()
         }
-        return processes.map { $0.0.waitUntilExit(); return $0.0.terminationStatus }
+        return processes.map {
+            $0.0.waitUntilExit()
+            return $0.0.terminationStatus
+        }
     }
 
     @Test func importsReleasedTogetherStayConsistent() throws {
         let store = try Store()
-        let files = ["p12/keychain-legacy.p12", "p12/openssl3-default.p12", "p12/3des-only.p12", "p12/expiring.p12"].map(CLI.cert)
+        let files = ["p12/keychain-legacy.p12", "p12/openssl3-default.p12", "p12/3des-only.p12", "p12/expiring.p12"]
+            .map(CLI.cert)
         for _ in 0..<3 {
             #expect(try Self.importsReleasedTogether(files, store: store.path) == [0, 0, 0, 0])
             let aliases = try store.listJSON().compactMap { $0["alias"] as? String }
-            #expect(aliases.sorted() == ["com.example.app-production", "com.example.app-sandbox", "com.example.app-universal", "com.example.soon-universal"])
+            #expect(
+                aliases.sorted() == [
+                    "com.example.app-production", "com.example.app-sandbox", "com.example.app-universal",
+                    "com.example.soon-universal",
+                ]
+            )
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials").count == 8)
             for alias in aliases { #expect(try store.run(["remove", alias]).status == 0) }
         }
@@ -339,7 +467,9 @@ struct StoreCommandTests {
         let again = try store.run(["import", pem])
         #expect(again.status == 2)
         // The hint names the alias and this store, so that the command acts on the same credential.
-        let commands = again.stderr.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        let commands = again.stderr.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(
+            \.element
+        )
         let remove = try #require(commands.first { $0.hasPrefix("apnsctl remove ") }, "\(again.stderr)")
         #expect(remove.hasSuffix("--store \(store.path)"))
         let pasted = try CLI.run(Array(remove.split(separator: " ").dropFirst().map(String.init)))
@@ -354,7 +484,9 @@ struct StoreCommandTests {
         let old = try TestPKI.mint(in: folder, name: "old", bundle: "com.example.rotate", days: 10)
         let new = try TestPKI.mint(in: folder, name: "new", bundle: "com.example.rotate", days: 400)
         #expect(try store.run(["import", old]).status == 0)
-        let oldSecret = try Self.secretTool(["lookup", "application", "apnsctl", "store", store.path, "alias", "com.example.rotate-universal"])
+        let oldSecret = try Self.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "alias", "com.example.rotate-universal",
+        ])
         #expect(!oldSecret.stdout.isEmpty)
 
         let refused = try store.run(["import", new])
@@ -368,7 +500,9 @@ struct StoreCommandTests {
         #expect(entries.count == 1)
         #expect((entries.first?["days_left"] as? Int ?? 0) > 300)
         #expect(try store.run(["check"]).status == 0)
-        let newSecret = try Self.secretTool(["lookup", "application", "apnsctl", "store", store.path, "alias", "com.example.rotate-universal"])
+        let newSecret = try Self.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "alias", "com.example.rotate-universal",
+        ])
         #expect(!newSecret.stdout.isEmpty)
         #expect(newSecret.stdout != oldSecret.stdout)
     }
@@ -381,8 +515,11 @@ struct StoreCommandTests {
         let new = try TestPKI.mint(in: folder, name: "new", bundle: "com.example.keep", days: 400)
         #expect(try store.run(["import", old]).status == 0)
         let before = try store.listJSON()
-        let failed = try CLI.run(["import", new, "--replace", "com.example.keep-universal", "--store", store.path],
-                                 environment: ["XDG_RUNTIME_DIR": folder.path("none")], removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"])
+        let failed = try CLI.run(
+            ["import", new, "--replace", "com.example.keep-universal", "--store", store.path],
+            environment: ["XDG_RUNTIME_DIR": folder.path("none")],
+            removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"]
+        )
         #expect(failed.status == 2)
         let after = try store.listJSON()
         #expect(after.map { $0["sha256"] as? String } == before.map { $0["sha256"] as? String })
@@ -394,7 +531,12 @@ struct StoreCommandTests {
         let folder = try TemporaryFolder()
         let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon2", days: 5)
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        #expect(try store.run(["import", CLI.cert("pem/encrypted-key-bundle.pem"), "--password-stdin"], stdin: Self.password + "\n").status == 0)
+        #expect(
+            try store.run(
+                ["import", CLI.cert("pem/encrypted-key-bundle.pem"), "--password-stdin"],
+                stdin: Self.password + "\n"
+            ).status == 0
+        )
 
         // Valid, no expectations.
         #expect(try store.run(["check", "com.example.app-sandbox"]).status == 0)
@@ -404,7 +546,10 @@ struct StoreCommandTests {
         #expect(Self.findingCodes(soon) == ["expiring"])
         #expect(try store.run(["check", expiring, "--warn-days", "2"]).status == 0)
         // Expired.
-        let expired = try store.run(["check", "--password-stdin", CLI.cert("p12/expired.p12"), "--json"], stdin: Self.password + "\n")
+        let expired = try store.run(
+            ["check", "--password-stdin", CLI.cert("p12/expired.p12"), "--json"],
+            stdin: Self.password + "\n"
+        )
         #expect(expired.status == 1)
         #expect(Self.findingCodes(expired) == ["expired"])
         // Sandbox-only checked for production.
@@ -431,14 +576,18 @@ struct StoreCommandTests {
     /// The DER public key of a private key file, as openssl derives it.
     static func publicKey(_ path: String, inform: String, in folder: TemporaryFolder) throws -> Data {
         let out = folder.path("pub-\(UUID().uuidString).der")
-        let result = try CLI.runProgram("openssl", ["pkey", "-inform", inform, "-in", path, "-pubout", "-outform", "DER", "-out", out])
+        let result = try CLI.runProgram(
+            "openssl",
+            ["pkey", "-inform", inform, "-in", path, "-pubout", "-outform", "DER", "-out", out]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         return try Data(contentsOf: URL(fileURLWithPath: out))
     }
 
     static func findingCodes(_ result: CLI.Result) -> [String] {
         guard let json = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-              let credentials = json["credentials"] as? [[String: Any]] else { return ["<unparseable>"] }
+            let credentials = json["credentials"] as? [[String: Any]]
+        else { return ["<unparseable>"] }
         return credentials.flatMap { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
     }
 
@@ -449,51 +598,80 @@ struct StoreCommandTests {
         let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon3", days: 5)
         #expect(try store.run(["import", expiring]).status == 0)
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        #expect(try store.run(["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "both"]).status == 0)
+        #expect(
+            try store.run([
+                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+                "com.example.app", "--environment", "both",
+            ]).status == 0
+        )
         let metrics = try store.run(["check", "--format", "prometheus"])
         #expect(metrics.status == 1)
         let file = folder.path("metrics.prom")
         try metrics.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         let python = CLI.packageRoot.appendingPathComponent(".venv/bin/python").path
-        let parsed = try CLI.runProgram(python, ["-c", """
-            import sys, json
-            from prometheus_client.parser import text_string_to_metric_families
-            out = {}
-            for family in text_string_to_metric_families(open(sys.argv[1]).read()):
-                for sample in family.samples:
-                    out.setdefault(sample.name, []).append([sample.labels, sample.value])
-            print(json.dumps(out))
-            """, file])
+        let parsed = try CLI.runProgram(
+            python,
+            [
+                "-c",
+                """
+                import sys, json
+                from prometheus_client.parser import text_string_to_metric_families
+                out = {}
+                for family in text_string_to_metric_families(open(sys.argv[1]).read()):
+                    for sample in family.samples:
+                        out.setdefault(sample.name, []).append([sample.labels, sample.value])
+                print(json.dumps(out))
+                """, file,
+            ]
+        )
         #expect(parsed.status == 0, "\(parsed.stderr)")
-        let samples = try #require(try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: [[Any]]])
+        let samples = try #require(
+            try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: [[Any]]]
+        )
         let problems = try #require(samples["apnsctl_credential_problem"])
         #expect(problems.count == 3)
-        let byName = Dictionary(uniqueKeysWithValues: problems.map { (($0[0] as? [String: String])?["credential"] ?? "", $0[1] as? Double ?? -1) })
+        let byName = Dictionary(
+            uniqueKeysWithValues: problems.map {
+                (($0[0] as? [String: String])?["credential"] ?? "", $0[1] as? Double ?? -1)
+            }
+        )
         #expect(byName["com.example.soon3-universal"] == 1)
         #expect(byName["com.example.app-sandbox"] == 0)
         #expect(byName["token-ABC123DEFG"] == 0)
         let secondsLeft = try #require(samples["apnsctl_credential_seconds_left"])
         #expect(secondsLeft.count == 2)
-        let soonLeft = secondsLeft.first { ($0[0] as? [String: String])?["credential"] == "com.example.soon3-universal" }?[1] as? Double ?? 0
+        let soonLeft =
+            secondsLeft.first { ($0[0] as? [String: String])?["credential"] == "com.example.soon3-universal" }?[1]
+            as? Double ?? 0
         #expect(soonLeft > 0 && soonLeft <= 5 * 86_400)
         #expect(samples["apnsctl_credential_expiry_timestamp_seconds"]?.count == 2)
-        #expect(samples["apnsctl_credential_findings"]?.contains { ($0[0] as? [String: String])?["finding"] == "expiring" } == true)
+        #expect(
+            samples["apnsctl_credential_findings"]?.contains { ($0[0] as? [String: String])?["finding"] == "expiring" }
+                == true
+        )
     }
 }
 
 final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var values: [CLI.Result?] = []
-    func append(_ value: CLI.Result?) { lock.lock(); values.append(value); lock.unlock() }
+    func append(_ value: CLI.Result?) {
+        lock.lock()
+        values.append(value)
+        lock.unlock()
+    }
 }
 
 /// Runs outside any Secret Service: the documented messages, exit 2, and CI's no-store path.
 struct NoSecretServiceTests {
     @Test func noSessionBusIsSaidPlainly() throws {
         let folder = try TemporaryFolder()
-        let result = try CLI.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", folder.path("store")],
-                                 environment: ["XDG_RUNTIME_DIR": folder.path("no-runtime")],
-                                 removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"], timeout: 30)
+        let result = try CLI.run(
+            ["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", folder.path("store")],
+            environment: ["XDG_RUNTIME_DIR": folder.path("no-runtime")],
+            removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"],
+            timeout: 30
+        )
         #expect(result.status == 2)
         #expect(result.stderr.contains("no D-Bus session bus"))
         #expect(result.stderr.contains("--password-env"))
@@ -506,31 +684,40 @@ struct NoSecretServiceTests {
         // A session bus that cannot start a Secret Service by activation.
         let config = folder.path("bus.conf")
         try """
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(folder.path("bus"))</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-            </busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(folder.path("bus"))</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+        </busconfig>
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let bus = Process()
         bus.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         bus.arguments = ["dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile"]
         bus.standardOutput = FileHandle.nullDevice
         bus.standardError = FileHandle.nullDevice
         try bus.run()
-        defer { kill(bus.processIdentifier, SIGKILL); bus.waitUntilExit() }
+        defer {
+            kill(bus.processIdentifier, SIGKILL)
+            bus.waitUntilExit()
+        }
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: folder.path("bus")) { usleep(50_000) }
-        let result = try CLI.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", folder.path("store")],
-                                 environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(folder.path("bus"))"], timeout: 30)
+        let result = try CLI.run(
+            ["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", folder.path("store")],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(folder.path("bus"))"],
+            timeout: 30
+        )
         #expect(result.status == 2)
         #expect(result.stderr.contains("no program provides the Secret Service"))
         #expect(result.stderr.contains("gnome-keyring"))
     }
 
     @Test func ciNeedsNoStore() throws {
-        let result = try CLI.run(["check", "--password-env", "P12", CLI.cert("p12/openssl3-default.p12"), "--environment", "production"],
-                                 environment: ["P12": "apnsctl-test"], removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"])
+        let result = try CLI.run(
+            ["check", "--password-env", "P12", CLI.cert("p12/openssl3-default.p12"), "--environment", "production"],
+            environment: ["P12": "apnsctl-test"],
+            removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"]
+        )
         #expect(result.status == 0, "\(result.stderr)")
     }
 }

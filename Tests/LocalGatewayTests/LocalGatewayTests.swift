@@ -1,5 +1,4 @@
 import Foundation
-@testable import LocalGateway
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
@@ -12,10 +11,14 @@ import PushGateway
 import Testing
 import X509
 
+@testable import LocalGateway
+
 enum Fixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func cert(_ relative: String) -> String { packageRoot.appendingPathComponent("certs").appendingPathComponent(relative).path }
+    static func cert(_ relative: String) -> String {
+        packageRoot.appendingPathComponent("certs").appendingPathComponent(relative).path
+    }
     static let token = try! DeviceToken("740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad")
     static let password = SecretBytes("apnsctl-test")
 
@@ -26,30 +29,50 @@ enum Fixtures {
     }
 
     static func alert(topic: String = "com.example.app") throws -> PushNotification {
-        PushNotification(deviceToken: token, topic: topic, apnsID: UUID(), payload: try Payload.alert(title: "T", body: "B"))
+        PushNotification(
+            deviceToken: token,
+            topic: topic,
+            apnsID: UUID(),
+            payload: try Payload.alert(title: "T", body: "B")
+        )
     }
 }
 
 /// Minting push identities in Apple's shape.
 @Suite struct MintingTests {
     @Test func universalIdentityHasApplesShape() throws {
-        let identity = try LocalGateway.mintIdentity(topic: "com.example.minted", environments: [.sandbox, .production],
-                                                     teamID: "TEAM123456", keyType: .p256)
+        let identity = try LocalGateway.mintIdentity(
+            topic: "com.example.minted",
+            environments: [.sandbox, .production],
+            teamID: "TEAM123456",
+            keyType: .p256
+        )
         let certificate = try PushCertificate(der: identity.certificateDER)
         #expect(certificate.environments == [.sandbox, .production])
         #expect(certificate.environmentSource == .extensions)
         #expect(certificate.bundleID == "com.example.minted")
         #expect(certificate.teamID == "TEAM123456")
         #expect(certificate.commonName == "Apple Push Services: com.example.minted")
-        #expect(certificate.topics.map(\.name) == ["com.example.minted", "com.example.minted.voip", "com.example.minted.complication"])
+        #expect(
+            certificate.topics.map(\.name) == [
+                "com.example.minted", "com.example.minted.voip", "com.example.minted.complication",
+            ]
+        )
         #expect(certificate.isPushCertificate)
         let authority = try PushCertificate(der: identity.authority.certificateDER)
         #expect(certificate.issuer == authority.subject)
     }
 
-    @Test(arguments: [(PushEnvironment.sandbox, "Apple Development IOS Push Services: "), (.production, "Apple Production IOS Push Services: ")])
+    @Test(arguments: [
+        (PushEnvironment.sandbox, "Apple Development IOS Push Services: "),
+        (.production, "Apple Production IOS Push Services: "),
+    ])
     func singleEnvironmentIdentity(_ environment: PushEnvironment, _ prefix: String) throws {
-        let identity = try LocalGateway.mintIdentity(topic: "com.example.one", environments: [environment], keyType: .rsa2048)
+        let identity = try LocalGateway.mintIdentity(
+            topic: "com.example.one",
+            environments: [environment],
+            keyType: .rsa2048
+        )
         let certificate = try PushCertificate(der: identity.certificateDER)
         #expect(certificate.environments == [environment])
         #expect(certificate.commonName == prefix + "com.example.one")
@@ -86,7 +109,12 @@ enum Fixtures {
 
     @Test func mintedIdentityIsCheckedAgainstTheGatewayEnvironment() async throws {
         let authority = try TestCertificateAuthority.generate()
-        let sandboxOnly = try LocalGateway.mintIdentity(topic: "com.example.app", environments: [.sandbox], keyType: .p256, authority: authority)
+        let sandboxOnly = try LocalGateway.mintIdentity(
+            topic: "com.example.app",
+            environments: [.sandbox],
+            keyType: .p256,
+            authority: authority
+        )
         for (environment, status) in [(PushEnvironment.sandbox, 200), (.production, 403)] {
             let (gateway, port, caPath) = try await start {
                 $0.environment = environment
@@ -94,7 +122,12 @@ enum Fixtures {
             }
             var configuration = GatewayConfiguration(
                 endpoint: .custom(host: "127.0.0.1", port: port),
-                credential: .certificate(certificateDER: sandboxOnly.certificateDER, chainDER: [], privateKey: sandboxOnly.privateKeyPKCS8))
+                credential: .certificate(
+                    certificateDER: sandboxOnly.certificateDER,
+                    chainDER: [],
+                    privateKey: sandboxOnly.privateKeyPKCS8
+                )
+            )
             configuration.caFiles = [caPath]
             let connection = try await GatewayConnection.connect(configuration)
             let response = try await connection.send(try Fixtures.alert())
@@ -107,13 +140,22 @@ enum Fixtures {
 
     @Test func serverIdentityFromPEMFilesOfTheTestPKI() async throws {
         let (gateway, port, _) = try await start {
-            $0.identity = .files(certificate: Fixtures.cert("gateway/server.pem"), privateKey: Fixtures.cert("gateway/server.key"))
+            $0.identity = .files(
+                certificate: Fixtures.cert("gateway/server.pem"),
+                privateKey: Fixtures.cert("gateway/server.key")
+            )
             $0.clientCAFiles = [Fixtures.cert("ca/wwdr-test-ca.pem")]
         }
         defer { Task { try? await gateway.stop() } }
         #expect(gateway.serverCertificateAuthorityPEM == nil)
-        let file = try CredentialFile.read(path: Fixtures.cert("p12/3des-only.p12"), password: .fixed(Fixtures.password))
-        var configuration = GatewayConfiguration(endpoint: .custom(host: "localhost", port: port), credential: try .certificate(file))
+        let file = try CredentialFile.read(
+            path: Fixtures.cert("p12/3des-only.p12"),
+            password: .fixed(Fixtures.password)
+        )
+        var configuration = GatewayConfiguration(
+            endpoint: .custom(host: "localhost", port: port),
+            credential: try .certificate(file)
+        )
         configuration.caFiles = [Fixtures.cert("ca/gateway-test-ca.pem")]
         configuration.trustSystemRoots = false
         let connection = try await GatewayConnection.connect(configuration)
@@ -132,7 +174,10 @@ enum Fixtures {
         }
         defer { Task { try? await gateway.stop() } }
         let key = try ProviderKey(path: Fixtures.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "ABCDE12345")
-        var configuration = GatewayConfiguration(endpoint: .custom(host: "127.0.0.1", port: port), credential: .token(key))
+        var configuration = GatewayConfiguration(
+            endpoint: .custom(host: "127.0.0.1", port: port),
+            credential: .token(key)
+        )
         configuration.caFiles = [caPath]
         let connection = try await GatewayConnection.connect(configuration)
         defer { Task { await connection.close() } }
@@ -179,18 +224,26 @@ enum Fixtures {
         let (gateway, port, _) = try await start { _ in }
         defer { Task { try? await gateway.stop() } }
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)])
+        tls.trustRoots = .certificates([
+            try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)
+        ])
         tls.applicationProtocols = []  // as aioapns: no ALPN extension at all
         let sslContext = try NIOSSLContext(configuration: tls)
         let group = MultiThreadedEventLoopGroup.singleton
         let negotiated = group.any().makePromise(of: String?.self)
         // HTTP/2 goes on the pipeline before TLS finishes, so the server's SETTINGS are not missed.
-        let (channel, multiplexer) = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) { channel in
+        let (channel, multiplexer) = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) {
+            channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: "localhost"))
+                try channel.pipeline.syncOperations.addHandler(
+                    NIOSSLClientHandler(context: sslContext, serverHostname: "localhost")
+                )
                 try channel.pipeline.syncOperations.addHandler(ALPNRecorder(promise: negotiated))
                 let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) { $0.eventLoop.makeSucceededVoidFuture() }
+                    mode: .client,
+                    connectionConfiguration: .init(),
+                    streamConfiguration: .init()
+                ) { $0.eventLoop.makeSucceededVoidFuture() }
                 return (channel, multiplexer)
             }
         }
@@ -200,7 +253,9 @@ enum Fixtures {
         let response = channel.eventLoop.makePromise(of: (Int, String).self)
         _ = try await multiplexer.createStreamChannel { stream in
             stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(OneRequest(path: "/3/device/\(Fixtures.token.hex)", response: response))
+                try stream.pipeline.syncOperations.addHandler(
+                    OneRequest(path: "/3/device/\(Fixtures.token.hex)", response: response)
+                )
             }
         }.get()
         let (status, body) = try await response.futureResult.get()
@@ -220,7 +275,9 @@ enum Fixtures {
         }
         defer { Task { try? await gateway.stop() } }
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)])
+        tls.trustRoots = .certificates([
+            try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)
+        ])
         tls.applicationProtocols = ["h2"]
         let sslContext = try NIOSSLContext(configuration: tls)
         let group = MultiThreadedEventLoopGroup.singleton
@@ -230,10 +287,17 @@ enum Fixtures {
         let answers = (0..<3).map { _ in group.any().makePromise(of: (Int, String).self) }
         let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: "localhost"))
+                try channel.pipeline.syncOperations.addHandler(
+                    NIOSSLClientHandler(context: sslContext, serverHostname: "localhost")
+                )
                 let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) { $0.eventLoop.makeSucceededVoidFuture() }
-                try channel.pipeline.syncOperations.addHandler(StreamOpener(multiplexer: multiplexer, responses: answers))
+                    mode: .client,
+                    connectionConfiguration: .init(),
+                    streamConfiguration: .init()
+                ) { $0.eventLoop.makeSucceededVoidFuture() }
+                try channel.pipeline.syncOperations.addHandler(
+                    StreamOpener(multiplexer: multiplexer, responses: answers)
+                )
                 return channel
             }
         }
@@ -261,7 +325,11 @@ enum Fixtures {
 
     @Test func registryFileWithABadTokenIsAClearError() throws {
         let path = try Fixtures.temporaryPath("registry.json")
-        try #"{"xyz": {"topic": "com.example.app", "environment": "sandbox"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try #"{"xyz": {"topic": "com.example.app", "environment": "sandbox"}}"#.write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
         var configuration = LocalGateway.Configuration()
         configuration.deviceRegistryFile = path
         let error = #expect(throws: CredentialError.self) { try LocalGateway(configuration: configuration) }
@@ -283,7 +351,9 @@ final class StreamOpener: ChannelInboundHandler {
         for response in responses {
             multiplexer.createStreamChannel(promise: nil) { stream in
                 stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(OneRequest(path: "/3/device/\(Fixtures.token.hex)", response: response))
+                    try stream.pipeline.syncOperations.addHandler(
+                        OneRequest(path: "/3/device/\(Fixtures.token.hex)", response: response)
+                    )
                 }
             }
         }
@@ -297,7 +367,9 @@ final class ALPNRecorder: ChannelInboundHandler, Sendable {
     let promise: EventLoopPromise<String?>
     init(promise: EventLoopPromise<String?>) { self.promise = promise }
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = event { promise.succeed(negotiated) }
+        if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = event {
+            promise.succeed(negotiated)
+        }
         context.fireUserInboundEventTriggered(event)
     }
 }
@@ -317,8 +389,10 @@ final class OneRequest: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let headers = HPACKHeaders([(":method", "POST"), (":scheme", "https"), (":path", path), (":authority", "localhost"),
-                                    ("apns-topic", "com.example.app")])
+        let headers = HPACKHeaders([
+            (":method", "POST"), (":scheme", "https"), (":path", path), (":authority", "localhost"),
+            ("apns-topic", "com.example.app"),
+        ])
         context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         let payload = context.channel.allocator.buffer(string: #"{"aps":{"alert":"hi"}}"#)
         context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(payload), endStream: true))), promise: nil)
@@ -331,7 +405,9 @@ final class OneRequest: ChannelInboundHandler {
             status = headers.headers.first(name: ":status").flatMap { Int($0) } ?? 0
             if headers.endStream { response.succeed((status, body)) }
         case .data(let data):
-            if case .byteBuffer(var buffer) = data.data { body += buffer.readString(length: buffer.readableBytes) ?? "" }
+            if case .byteBuffer(var buffer) = data.data {
+                body += buffer.readString(length: buffer.readableBytes) ?? ""
+            }
             if data.endStream { response.succeed((status, body)) }
         default:
             break

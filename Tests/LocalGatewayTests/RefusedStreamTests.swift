@@ -1,5 +1,4 @@
 import Foundation
-@testable import LocalGateway
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
@@ -7,6 +6,8 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Testing
+
+@testable import LocalGateway
 
 /// Streams the gateway does not process reach the client as RST_STREAM REFUSED_STREAM
 /// (RFC 9113 section 8.7: safe to send again), read from the bytes on the wire as a client
@@ -27,15 +28,17 @@ import Testing
         let group = MultiThreadedEventLoopGroup.singleton
         let outcomes = (0..<4).map { _ in group.any().makePromise(of: StreamOutcome.self) }
         let channel = try await Self.connect(port: port, gateway: gateway, wire: wire) { channel, multiplexer in
-            try channel.pipeline.syncOperations.addHandler(OnActive {
-                for outcome in outcomes {
-                    multiplexer.createStreamChannel(promise: nil) { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(RecordedRequest(outcome: outcome))
+            try channel.pipeline.syncOperations.addHandler(
+                OnActive {
+                    for outcome in outcomes {
+                        multiplexer.createStreamChannel(promise: nil) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try stream.pipeline.syncOperations.addHandler(RecordedRequest(outcome: outcome))
+                            }
                         }
                     }
                 }
-            })
+            )
         }
         defer { channel.close(promise: nil) }
         var results: [StreamOutcome] = []
@@ -63,20 +66,25 @@ import Testing
         defer { Task { try? await gateway.stop() } }
         let wire = WireFrameRecorder()
         let group = MultiThreadedEventLoopGroup.singleton
-        let first = group.any().makePromise(of: StreamOutcome.self), second = group.any().makePromise(of: StreamOutcome.self)
+        let first = group.any().makePromise(of: StreamOutcome.self)
+        let second = group.any().makePromise(of: StreamOutcome.self)
         let channel = try await Self.connect(port: port, gateway: gateway, wire: wire) { channel, multiplexer in
-            try channel.pipeline.syncOperations.addHandler(OnActive {
-                let held = RecordedRequest(outcome: first, holdBody: true)
-                multiplexer.createStreamChannel(promise: nil) { stream in
-                    stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(held) }
-                }
-                // The second stream's HEADERS go out before the first stream's body.
-                multiplexer.createStreamChannel(promise: nil) { stream in
-                    stream.eventLoop.makeCompletedFuture {
-                        try stream.pipeline.syncOperations.addHandler(RecordedRequest(outcome: second, holdBody: true) { held.sendBody() })
+            try channel.pipeline.syncOperations.addHandler(
+                OnActive {
+                    let held = RecordedRequest(outcome: first, holdBody: true)
+                    multiplexer.createStreamChannel(promise: nil) { stream in
+                        stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(held) }
+                    }
+                    // The second stream's HEADERS go out before the first stream's body.
+                    multiplexer.createStreamChannel(promise: nil) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(
+                                RecordedRequest(outcome: second, holdBody: true) { held.sendBody() }
+                            )
+                        }
                     }
                 }
-            })
+            )
         }
         defer { channel.close(promise: nil) }
         let firstOutcome = try await first.futureResult.get()
@@ -101,18 +109,32 @@ import Testing
     }
 
     /// TLS, the wire recorder, then swift-nio-http2's client; `configure` adds what opens streams.
-    static func connect(port: Int, gateway: LocalGateway, wire: WireFrameRecorder,
-                        configure: @escaping @Sendable (Channel, NIOHTTP2Handler.StreamMultiplexer) throws -> Void) async throws -> Channel {
+    static func connect(
+        port: Int,
+        gateway: LocalGateway,
+        wire: WireFrameRecorder,
+        configure: @escaping @Sendable (Channel, NIOHTTP2Handler.StreamMultiplexer) throws -> Void
+    ) async throws -> Channel {
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)])
+        tls.trustRoots = .certificates([
+            try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)
+        ])
         tls.applicationProtocols = ["h2"]
         let sslContext = try NIOSSLContext(configuration: tls)
-        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port) { channel in
+        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(
+            host: "127.0.0.1",
+            port: port
+        ) { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: "localhost"))
+                try channel.pipeline.syncOperations.addHandler(
+                    NIOSSLClientHandler(context: sslContext, serverHostname: "localhost")
+                )
                 try channel.pipeline.syncOperations.addHandler(wire)
                 let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) { $0.eventLoop.makeSucceededVoidFuture() }
+                    mode: .client,
+                    connectionConfiguration: .init(),
+                    streamConfiguration: .init()
+                ) { $0.eventLoop.makeSucceededVoidFuture() }
                 try configure(channel, multiplexer)
                 return channel
             }
@@ -132,7 +154,18 @@ enum StreamOutcome: Equatable, Sendable {
 /// One frame as it arrived from the server: the 9-byte frame header, and the error code of
 /// RST_STREAM and GOAWAY (with GOAWAY's last-stream-id).
 struct WireFrame: Sendable, CustomStringConvertible {
-    enum Kind: UInt8, Sendable { case data = 0, headers = 1, priority = 2, rstStream = 3, settings = 4, pushPromise = 5, ping = 6, goAway = 7, windowUpdate = 8, continuation = 9 }
+    enum Kind: UInt8, Sendable {
+        case data = 0
+        case headers = 1
+        case priority = 2
+        case rstStream = 3
+        case settings = 4
+        case pushPromise = 5
+        case ping = 6
+        case goAway = 7
+        case windowUpdate = 8
+        case continuation = 9
+    }
     var rawType: UInt8
     var streamID: UInt32
     var errorCode: UInt32?
@@ -158,8 +191,9 @@ final class WireFrameRecorder: ChannelInboundHandler, @unchecked Sendable {
         var bytes = unwrapInboundIn(data)
         pending.writeBuffer(&bytes)
         while pending.readableBytes >= 9,
-              let length = pending.getInteger(at: pending.readerIndex, as: UInt32.self).map({ Int($0 >> 8) }),
-              pending.readableBytes >= 9 + length {
+            let length = pending.getInteger(at: pending.readerIndex, as: UInt32.self).map({ Int($0 >> 8) }),
+            pending.readableBytes >= 9 + length
+        {
             _ = pending.readInteger(as: UInt16.self)
             _ = pending.readInteger(as: UInt8.self)
             let type = pending.readInteger(as: UInt8.self)!
@@ -214,8 +248,10 @@ final class RecordedRequest: ChannelInboundHandler, @unchecked Sendable {
 
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
-        let headers = HPACKHeaders([(":method", "POST"), (":scheme", "https"), (":path", "/3/device/\(Fixtures.token.hex)"),
-                                    (":authority", "localhost"), ("apns-topic", "com.example.app")])
+        let headers = HPACKHeaders([
+            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/\(Fixtures.token.hex)"),
+            (":authority", "localhost"), ("apns-topic", "com.example.app"),
+        ])
         context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         if !holdBody { sendBody() }
         context.fireChannelActive()
@@ -229,7 +265,9 @@ final class RecordedRequest: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .headers(let headers) = unwrapInboundIn(data), let status = headers.headers.first(name: ":status").flatMap({ Int($0) }) {
+        if case .headers(let headers) = unwrapInboundIn(data),
+            let status = headers.headers.first(name: ":status").flatMap({ Int($0) })
+        {
             outcome.succeed(.answered(status: status))
         }
     }

@@ -31,7 +31,13 @@ import Testing
                 actions.append(action)
                 switch action {
                 case .journal:
-                    apply(engine.journalWritten(ok: journalOK, now: now, failure: journalOK ? nil : "no space left on the device"))
+                    apply(
+                        engine.journalWritten(
+                            ok: journalOK,
+                            now: now,
+                            failure: journalOK ? nil : "no space left on the device"
+                        )
+                    )
                 case .open(let send):
                     opened.append(send)
                     let stream = nextStream[send.connection, default: 1]
@@ -53,7 +59,9 @@ import Testing
         mutating func begin(tokens count: Int, limit: Int? = 100, finishedInput: Bool = true) {
             apply(engine.start(now: now))
             apply(engine.connected(1, maxConcurrentStreams: limit, now: now))
-            let entries = (1...count).map { TokenEntry.token(line: $0, token: try! DeviceToken(bytes: [UInt8]($0.bytes))) }
+            let entries = (1...count).map {
+                TokenEntry.token(line: $0, token: try! DeviceToken(bytes: [UInt8]($0.bytes)))
+            }
             apply(engine.tokens(entries, finished: finishedInput, now: now))
             apply(engine.fill(now: now))
         }
@@ -127,7 +135,10 @@ import Testing
         #expect(Set(resent.map(\.line)) == [1, 2, 3])
         for send in resent { harness.answer(send) }
         #expect(harness.records.count == 3)
-        #expect(harness.records.allSatisfy { $0.uncertain }, "their first answers were lost: they may be delivered twice")
+        #expect(
+            harness.records.allSatisfy { $0.uncertain },
+            "their first answers were lost: they may be delivered twice"
+        )
     }
 
     @Test func refusedStreamsAreNotProcessedResentAndNotUncertain() {
@@ -177,7 +188,10 @@ import Testing
         #expect(harness.records.isEmpty && harness.cleared.isEmpty, "not decided before the GOAWAY is known")
         harness.apply(harness.engine.goAway(1, lastStreamID: 3, now: 0))
         #expect(Set(harness.cleared) == [3, 4], "streams 5 and 7, closed or still open, were not processed")
-        #expect(harness.results(line: 2).first?.error == "unanswered_after_goaway", "stream 3 was processed, its answer lost")
+        #expect(
+            harness.results(line: 2).first?.error == "unanswered_after_goaway",
+            "stream 3 was processed, its answer lost"
+        )
         #expect(harness.results(line: 2).first?.uncertain == true)
     }
 
@@ -229,7 +243,10 @@ import Testing
         #expect(harness.engine.summary.stoppedBy == .credentialRejected)
         for send in sends.dropFirst(2) { harness.answer(send, status: 403, reason: "BadCertificateEnvironment") }
         #expect(harness.records.map(\.line) == [1], "only the accepted line is final")
-        #expect(Set(harness.cleared) == [2, 3, 4, 5], "the others are cleared from the journal, so --resume sends them")
+        #expect(
+            Set(harness.cleared) == [2, 3, 4, 5],
+            "the others are cleared from the journal, so --resume sends them"
+        )
         #expect(harness.finished?.unfinished == 4)
     }
 
@@ -267,7 +284,9 @@ import Testing
         var harness = Harness()
         harness.begin(tokens: 1)
         let send = harness.opened[0]
-        harness.apply(harness.engine.answered(send.id, PushResponse(status: 429, reason: .tooManyRequests, retryAfter: 7), now: 0))
+        harness.apply(
+            harness.engine.answered(send.id, PushResponse(status: 429, reason: .tooManyRequests, retryAfter: 7), now: 0)
+        )
         harness.now = 6.9
         harness.apply(harness.engine.tick(now: harness.now))
         harness.apply(harness.engine.fill(now: harness.now))
@@ -328,7 +347,13 @@ import Testing
         harness.apply(harness.engine.start(now: 0))
         harness.apply(harness.engine.connected(1, maxConcurrentStreams: 10, now: 0))
         let token = try! DeviceToken(bytes: [1, 2, 3])
-        harness.apply(harness.engine.tokens([.uncertain(line: 1, token: token, apnsID: UUID(), attempts: 1)], finished: true, now: 0))
+        harness.apply(
+            harness.engine.tokens(
+                [.uncertain(line: 1, token: token, apnsID: UUID(), attempts: 1)],
+                finished: true,
+                now: 0
+            )
+        )
         harness.apply(harness.engine.fill(now: 0))
         #expect(harness.opened.isEmpty)
         #expect(harness.records.first?.error == "outcome_unknown")

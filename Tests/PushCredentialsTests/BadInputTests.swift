@@ -17,21 +17,23 @@ struct BadInputTests {
         }
     }
 
-    @Test(arguments: [
-        ("p12/keychain-legacy.p12", "wrong", CredentialError.Code.wrongPassword),
-        ("p12/openssl3-default.p12", "wrong", .wrongPassword),
-        ("p12/no-mac.p12", "wrong", .wrongPassword),
-        ("pem/encrypted-key-bundle.pem", "wrong", .wrongPassword),
-        ("p12/truncated.p12", "apnsctl-test", .truncated),
-        ("p12/unknown-encryption.p12", "apnsctl-test", .unknownEncryption),
-        ("pem/key-only.pem", nil, .noCertificate),
-        ("bad/empty.p12", nil, .emptyFile),
-        ("bad/photo.jpg", nil, .notACertificate),
-        ("bad/notes.txt", nil, .notACertificate),
-        ("bad/garbage.pem", nil, .corrupt),
-        ("p12/openssl3-default.p12", nil, .passwordRequired),
-        ("pem/encrypted-key-bundle.pem", nil, .passwordRequired),
-    ] as [(String, String?, CredentialError.Code)])
+    @Test(
+        arguments: [
+            ("p12/keychain-legacy.p12", "wrong", CredentialError.Code.wrongPassword),
+            ("p12/openssl3-default.p12", "wrong", .wrongPassword),
+            ("p12/no-mac.p12", "wrong", .wrongPassword),
+            ("pem/encrypted-key-bundle.pem", "wrong", .wrongPassword),
+            ("p12/truncated.p12", "apnsctl-test", .truncated),
+            ("p12/unknown-encryption.p12", "apnsctl-test", .unknownEncryption),
+            ("pem/key-only.pem", nil, .noCertificate),
+            ("bad/empty.p12", nil, .emptyFile),
+            ("bad/photo.jpg", nil, .notACertificate),
+            ("bad/notes.txt", nil, .notACertificate),
+            ("bad/garbage.pem", nil, .corrupt),
+            ("p12/openssl3-default.p12", nil, .passwordRequired),
+            ("pem/encrypted-key-bundle.pem", nil, .passwordRequired),
+        ] as [(String, String?, CredentialError.Code)]
+    )
     func failsWithItsOwnCode(_ path: String, _ password: String?, _ code: CredentialError.Code) throws {
         let error = try #require(Self.error(reading: Paths.cert(path), password: password))
         #expect(error.code == code)
@@ -43,7 +45,9 @@ struct BadInputTests {
     /// The manifest's expected error for every bad fixture is the code apnsctl gives.
     @Test(arguments: Manifest.shared.files.filter { $0.expectedError != nil })
     func manifestErrorsMatch(_ entry: Manifest.Entry) throws {
-        let error = try #require(Self.error(reading: Paths.cert(entry.path), password: entry.password ?? Manifest.shared.password))
+        let error = try #require(
+            Self.error(reading: Paths.cert(entry.path), password: entry.password ?? Manifest.shared.password)
+        )
         #expect(error.code.name == entry.expectedError)
     }
 
@@ -57,7 +61,10 @@ struct BadInputTests {
         // not be blamed on the password.
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.cert("p12/openssl3-default.p12"))))
         for index in 4..<40 { bytes[index] ^= 0x5A }
-        let error = try #require(Result { try CredentialFile.decode(bytes, path: "x.p12", password: .fixed(SecretBytes("apnsctl-test"))) }.failure)
+        let error = try #require(
+            Result { try CredentialFile.decode(bytes, path: "x.p12", password: .fixed(SecretBytes("apnsctl-test"))) }
+                .failure
+        )
         #expect([CredentialError.Code.corrupt, .truncated].contains(error.code))
     }
 
@@ -87,10 +94,15 @@ final class AnswerQueue: @unchecked Sendable {
     private let lock = NSLock()
     init(_ answers: [String]) { self.answers = answers }
     func next() -> SecretBytes? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return answers.isEmpty ? nil : SecretBytes(answers.removeFirst())
     }
-    var remaining: Int { lock.lock(); defer { lock.unlock() }; return answers.count }
+    var remaining: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return answers.count
+    }
 }
 
 extension Result where Failure == any Error {

@@ -7,7 +7,10 @@ import Testing
 struct FixtureInspectionTests {
     static func read(_ entry: Manifest.Entry) throws -> CredentialFile {
         let password = entry.password.map { SecretBytes($0) }
-        return try CredentialFile.read(path: Paths.cert(entry.path), password: password.map(PasswordSource.fixed) ?? .none)
+        return try CredentialFile.read(
+            path: Paths.cert(entry.path),
+            password: password.map(PasswordSource.fixed) ?? .none
+        )
     }
 
     @Test(arguments: Manifest.certificateFixtures)
@@ -54,7 +57,9 @@ struct FixtureInspectionTests {
             #expect(file.certificate.status(at: mintedAt, warnDays: 5) == .valid)
         }
         // Before its start date every certificate is not yet valid.
-        #expect(file.certificate.status(at: file.certificate.notBefore.addingTimeInterval(-1), warnDays: 30) == .notYetValid)
+        #expect(
+            file.certificate.status(at: file.certificate.notBefore.addingTimeInterval(-1), warnDays: 30) == .notYetValid
+        )
     }
 
     @Test func keychainLegacyBundleIsDescribedAsLegacy() throws {
@@ -76,8 +81,13 @@ struct FixtureInspectionTests {
 
     @Test func emptyPasswordBundleOpensWithoutAsking() throws {
         let asked = Counter()
-        let file = try CredentialFile.read(path: Paths.cert("p12/empty-password.p12"),
-                                           password: PasswordSource { _ in asked.increment(); return nil })
+        let file = try CredentialFile.read(
+            path: Paths.cert("p12/empty-password.p12"),
+            password: PasswordSource { _ in
+                asked.increment()
+                return nil
+            }
+        )
         #expect(asked.value == 0)
         #expect(file.privateKey?.matchesCertificate == true)
     }
@@ -113,6 +123,14 @@ struct FixtureInspectionTests {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }

@@ -1,14 +1,17 @@
 import Crypto
 import Foundation
-@testable import PushCredentials
 import SwiftASN1
 import Testing
 import X509
 
+@testable import PushCredentials
+
 struct FormatTests {
     @Test func topicsExtensionRoundTrips() throws {
-        let topics = [PushTopic(name: "com.example.app", kinds: ["app"]),
-                      PushTopic(name: "com.example.app.voip", kinds: ["voip", "app"])]
+        let topics = [
+            PushTopic(name: "com.example.app", kinds: ["app"]),
+            PushTopic(name: "com.example.app.voip", kinds: ["voip", "app"]),
+        ]
         let ext = try PushTopicsExtension(topics: topics).makeCertificateExtension()
         #expect(ext.oid == .ApplePushExtensionID.topics)
         #expect(try PushTopicsExtension(ext).topics == topics)
@@ -17,7 +20,11 @@ struct FormatTests {
     @Test func topicsExtensionRejectsATopicWithoutKinds() throws {
         var serializer = DER.Serializer()
         try serializer.appendConstructedNode(identifier: .sequence) { try $0.serialize(ASN1UTF8String("com.x")) }
-        let ext = Certificate.Extension(oid: .ApplePushExtensionID.topics, critical: false, value: serializer.serializedBytes[...])
+        let ext = Certificate.Extension(
+            oid: .ApplePushExtensionID.topics,
+            critical: false,
+            value: serializer.serializedBytes[...]
+        )
         #expect(throws: (any Error).self) { try PushTopicsExtension(ext) }
     }
 
@@ -81,8 +88,10 @@ struct RoundTripTests {
         let output = folder.appendingPathComponent("out.p12").path
         let passwordFile = folder.appendingPathComponent("pass").path
         try "round-trip-pass".write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        var arguments = ["pkcs12", "-export", "-in", Paths.cert("identities/universal.pem"),
-                         "-inkey", Paths.cert("identities/universal.key"), "-out", output, "-passout", "file:\(passwordFile)"]
+        var arguments = [
+            "pkcs12", "-export", "-in", Paths.cert("identities/universal.pem"),
+            "-inkey", Paths.cert("identities/universal.key"), "-out", output, "-passout", "file:\(passwordFile)",
+        ]
         if legacy { arguments.append("-legacy") }
         #expect(try Self.openssl(arguments) == 0)
 
@@ -100,9 +109,11 @@ struct ProviderKeyTests {
         let jwt = try key.makeJWT(issuedAt: Date(timeIntervalSince1970: 1_700_000_000))
         let parts = jwt.split(separator: ".").map(String.init)
         #expect(parts.count == 3)
-        let header = try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[0]))) as? [String: String]
+        let header =
+            try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[0]))) as? [String: String]
         #expect(header == ["alg": "ES256", "kid": "ABC123DEFG"])
-        let claims = try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[1]))) as? [String: Any]
+        let claims =
+            try JSONSerialization.jsonObject(with: try #require(Data(base64URLEncoded: parts[1]))) as? [String: Any]
         #expect(claims?["iss"] as? String == "TEAM123456")
         #expect(claims?["iat"] as? Int == 1_700_000_000)
         // The signature is raw r||s (64 bytes) and verifies with the public key in the fixture.
@@ -110,8 +121,12 @@ struct ProviderKeyTests {
         #expect(signature.count == 64)
         let publicPEM = try String(contentsOfFile: Paths.cert("keys/AuthKey_ABC123DEFG.pub.pem"), encoding: .utf8)
         let publicKey = try P256.Signing.PublicKey(pemRepresentation: publicPEM)
-        #expect(publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature),
-                                           for: Data("\(parts[0]).\(parts[1])".utf8)))
+        #expect(
+            publicKey.isValidSignature(
+                try P256.Signing.ECDSASignature(rawRepresentation: signature),
+                for: Data("\(parts[0]).\(parts[1])".utf8)
+            )
+        )
         #expect(!jwt.contains("="))
     }
 
@@ -124,7 +139,9 @@ struct ProviderKeyTests {
 
     @Test func identifiersAreValidated() throws {
         // Each identifier has its own code, so that a front end can say which one to give again.
-        let team = #expect(throws: PushCoreError.self) { try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "short") }
+        let team = #expect(throws: PushCoreError.self) {
+            try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "short")
+        }
         #expect(team?.code == .invalidTeamID)
         #expect(team?.hint?.contains("--") == false)
         let key = #expect(throws: PushCoreError.self) {
@@ -145,8 +162,13 @@ struct PKCS12WriterTests {
     @Test(arguments: PKCS12Writer.Style.allCases)
     func writesWhatWeAndOpenSSLRead(_ style: PKCS12Writer.Style) throws {
         let source = try CredentialFile.read(path: Paths.cert("pem/sandbox-bag-attributes.pem"))
-        let bytes = try PKCS12Writer.write(certificateDER: source.certificate.der, privateKey: try #require(source.privateKeyPKCS8),
-                                           password: SecretBytes("export-pass"), friendlyName: "test", style: style)
+        let bytes = try PKCS12Writer.write(
+            certificateDER: source.certificate.der,
+            privateKey: try #require(source.privateKeyPKCS8),
+            password: SecretBytes("export-pass"),
+            friendlyName: "test",
+            style: style
+        )
         let back = try CredentialFile.decode(bytes, path: "export.p12", password: .fixed(SecretBytes("export-pass")))
         #expect(back.certificate.sha256 == source.certificate.sha256)
         #expect(back.privateKey?.matchesCertificate == true)

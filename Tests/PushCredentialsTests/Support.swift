@@ -62,11 +62,15 @@ struct Manifest: Decodable {
 
     /// Fixtures that hold a readable certificate.
     static var certificateFixtures: [Entry] {
-        shared.files.filter { $0.expectedError == nil && $0.sha256 != nil && ["p12", "pem", "der"].contains($0.format) }
+        shared.files.filter {
+            $0.expectedError == nil && $0.sha256 != nil && ["p12", "pem", "der"].contains($0.format)
+        }
     }
 
     static func entry(_ path: String) -> Entry {
-        guard let entry = shared.files.first(where: { $0.path == path }) else { fatalError("no fixture \(path) in the manifest") }
+        guard let entry = shared.files.first(where: { $0.path == path }) else {
+            fatalError("no fixture \(path) in the manifest")
+        }
         return entry
     }
 }

@@ -7,7 +7,12 @@ import Testing
 /// The auth check and preflight against a real local gateway (TLS + HTTP/2 on 127.0.0.1).
 @Suite(.timeLimit(.minutes(2))) struct AuthCheckTests {
     static func settings(_ running: RunningGateway, timeout: Double = 10) -> ConnectionSettings {
-        ConnectionSettings(gateway: "127.0.0.1:\(running.port)", caFiles: [running.caFile], timeout: timeout, processEnvironment: [:])
+        ConnectionSettings(
+            gateway: "127.0.0.1:\(running.port)",
+            caFiles: [running.caFile],
+            timeout: timeout,
+            processEnvironment: [:]
+        )
     }
 
     @Test func badDeviceTokenMeansAccepted() async throws {
@@ -16,7 +21,11 @@ import Testing
         defer { Task { await running.stop() } }
         let credential = try LoadedCredential(name: "universal", file: try Fixtures.universal())
         let plan = try Self.settings(running).configuration(for: credential, environment: .sandbox)
-        let check = await HandshakeCheck.run(configuration: plan.configuration, topic: "com.example.app", authCheck: true)
+        let check = await HandshakeCheck.run(
+            configuration: plan.configuration,
+            topic: "com.example.app",
+            authCheck: true
+        )
         #expect(check.error == nil)
         #expect(check.verdict == .accepted)
         #expect(check.authCheck?.status == 400)
@@ -29,8 +38,15 @@ import Testing
     @Test func gatewayWithoutRegistryAcceptsTheMadeUpToken() async throws {
         let running = try await RunningGateway.start(.sandbox)
         defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(for: .token(try Fixtures.providerKey()), environment: .sandbox)
-        let check = await HandshakeCheck.run(configuration: plan.configuration, topic: "com.example.app", authCheck: true)
+        let plan = try Self.settings(running).configuration(
+            for: .token(try Fixtures.providerKey()),
+            environment: .sandbox
+        )
+        let check = await HandshakeCheck.run(
+            configuration: plan.configuration,
+            topic: "com.example.app",
+            authCheck: true
+        )
         #expect(check.verdict == .accepted)
         #expect(check.authCheck?.status == 200)
         #expect(running.gateway.statistics.accepted == 1)
@@ -39,8 +55,15 @@ import Testing
     @Test func wrongTeamIsRejected() async throws {
         let running = try await RunningGateway.start(.sandbox)
         defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(for: .token(try Fixtures.providerKey(teamID: "ZZZZZ99999")), environment: .sandbox)
-        let check = await HandshakeCheck.run(configuration: plan.configuration, topic: "com.example.app", authCheck: true)
+        let plan = try Self.settings(running).configuration(
+            for: .token(try Fixtures.providerKey(teamID: "ZZZZZ99999")),
+            environment: .sandbox
+        )
+        let check = await HandshakeCheck.run(
+            configuration: plan.configuration,
+            topic: "com.example.app",
+            authCheck: true
+        )
         #expect(check.verdict == .rejected)
         #expect(check.authCheck?.status == 403)
         #expect(check.authCheck?.reason != nil)
@@ -49,7 +72,10 @@ import Testing
     @Test func topicTheCertificateDoesNotCoverIsRejected() async throws {
         let running = try await RunningGateway.start(.sandbox) { $0.deviceRegistry = [:] }
         defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(for: .certificate(try Fixtures.universal()), environment: .sandbox)
+        let plan = try Self.settings(running).configuration(
+            for: .certificate(try Fixtures.universal()),
+            environment: .sandbox
+        )
         let check = await HandshakeCheck.run(configuration: plan.configuration, topic: "com.other.app", authCheck: true)
         #expect(check.verdict == .rejected)
         #expect(check.authCheck?.status == 400)
@@ -59,8 +85,15 @@ import Testing
     @Test func handshakeOnlyDoesNotSend() async throws {
         let running = try await RunningGateway.start(.sandbox)
         defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(for: .certificate(try Fixtures.universal()), environment: .sandbox)
-        let check = await HandshakeCheck.run(configuration: plan.configuration, topic: "com.example.app", authCheck: false)
+        let plan = try Self.settings(running).configuration(
+            for: .certificate(try Fixtures.universal()),
+            environment: .sandbox
+        )
+        let check = await HandshakeCheck.run(
+            configuration: plan.configuration,
+            topic: "com.example.app",
+            authCheck: false
+        )
         #expect(check.verdict == .connected && check.authCheck == nil)
         #expect(running.gateway.statistics.accepted == 0)
     }

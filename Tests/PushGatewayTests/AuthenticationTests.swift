@@ -1,8 +1,9 @@
 import Foundation
 import LocalGateway
 import PushCredentials
-@testable import PushGateway
 import Testing
+
+@testable import PushGateway
 
 /// Certificate and token authentication end to end: real TLS and HTTP/2 on 127.0.0.1.
 @Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
@@ -26,7 +27,10 @@ import Testing
         #expect(report.tlsVersion == "TLSv1.3" || report.tlsVersion == "TLSv1.2")
         #expect(report.maxConcurrentStreams == 1000)
         #expect(report.serverSettings["SETTINGS_MAX_CONCURRENT_STREAMS"] == 1000)
-        #expect(report.dnsDuration != nil && report.tcpConnectDuration != nil && report.tlsHandshakeDuration != nil && report.http2ReadyDuration != nil)
+        #expect(
+            report.dnsDuration != nil && report.tcpConnectDuration != nil && report.tlsHandshakeDuration != nil
+                && report.http2ReadyDuration != nil
+        )
         #expect(report.resolvedAddress == "127.0.0.1:\(running.port)")
         #expect(running.gateway.statistics.accepted == 1)
     }
@@ -111,7 +115,9 @@ import Testing
         let running = try await RunningGateway.start()
         defer { Task { await running.stop() } }
         let foreign = try ProviderKey(keyID: Fixtures.keyID, teamID: Fixtures.teamID, privateKey: .init())
-        for key in [try Fixtures.providerKey(keyID: "ZZZZZZZZZZ"), try Fixtures.providerKey(teamID: "TEAM999999"), foreign] {
+        for key in [
+            try Fixtures.providerKey(keyID: "ZZZZZZZZZZ"), try Fixtures.providerKey(teamID: "TEAM999999"), foreign,
+        ] {
             let connection = try await running.connect(.token(key))
             let response = try await connection.send(try .alert())
             #expect(response.status == 403)

@@ -3,8 +3,9 @@ import LocalGateway
 import NIOCore
 import NIOPosix
 import PushCredentials
-@testable import PushGateway
 import Testing
+
+@testable import PushGateway
 
 /// One connection for many notifications, the server's stream limit, and every way
 /// connecting or sending can fail, each with its own error.
@@ -90,7 +91,9 @@ import Testing
     @Test func nioDefaultLimitsWouldKillTheSameRun() async throws {
         let running = try await RunningGateway.start { $0.faults.answerEarlyAndReset = true }
         defer { Task { await running.stop() } }
-        let connection = try await running.connect(.certificate(try Fixtures.universal())) { $0.http2Limits = .nioDefaults }
+        let connection = try await running.connect(.certificate(try Fixtures.universal())) {
+            $0.http2Limits = .nioDefaults
+        }
         defer { Task { await connection.close() } }
         var sent = 0
         let error = await gatewayError {
@@ -105,7 +108,10 @@ import Testing
 
     @Test func serverNotListeningIsConnectionRefused() async throws {
         // Bind a port, then free it: nothing listens there any more.
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
+            host: "127.0.0.1",
+            port: 0
+        ).get()
         let port = try #require(server.localAddress?.port)
         try await server.close()
         let configuration = GatewayConfiguration(endpoint: .custom(host: "127.0.0.1", port: port), credential: .none)
@@ -116,7 +122,10 @@ import Testing
     }
 
     @Test func unknownHostIsDNSFailure() async throws {
-        let configuration = GatewayConfiguration(endpoint: .custom(host: "no-such-host.invalid", port: 443), credential: .none)
+        let configuration = GatewayConfiguration(
+            endpoint: .custom(host: "no-such-host.invalid", port: 443),
+            credential: .none
+        )
         let connection = GatewayConnection(configuration: configuration)
         let error = await gatewayError { try await connection.connect() }
         #expect(error?.code == .dnsFailed || error?.code == .dnsTimeout)
@@ -135,14 +144,18 @@ import Testing
         let report = connection.handshakeReport
         #expect(report.trust == .untrusted)
         #expect(report.failedPhase == "tls")
-        #expect(report.serverCertificates.first?.subject.contains("127.0.0.1") == true
-            || report.serverCertificates.first?.subject.contains("localhost") == true)
+        #expect(
+            report.serverCertificates.first?.subject.contains("127.0.0.1") == true
+                || report.serverCertificates.first?.subject.contains("localhost") == true
+        )
     }
 
     @Test func certificateForAnotherNameIsHostnameMismatch() async throws {
         let running = try await RunningGateway.start { $0.identity = .generate(names: ["gateway.example.test"]) }
         defer { Task { await running.stop() } }
-        let connection = GatewayConnection(configuration: try running.configuration(.certificate(try Fixtures.universal())))
+        let connection = GatewayConnection(
+            configuration: try running.configuration(.certificate(try Fixtures.universal()))
+        )
         let error = await gatewayError { try await connection.connect() }
         #expect(error?.code == .tlsHostnameMismatch)
         #expect(error?.message.contains("gateway.example.test") == true)
@@ -154,7 +167,9 @@ import Testing
         let expired = try LocalGateway.mintServerIdentity(names: ["127.0.0.1"], days: -1, authority: authority)
         let running = try await RunningGateway.start { $0.identity = .minted(expired) }
         defer { Task { await running.stop() } }
-        let connection = GatewayConnection(configuration: try running.configuration(.certificate(try Fixtures.universal())))
+        let connection = GatewayConnection(
+            configuration: try running.configuration(.certificate(try Fixtures.universal()))
+        )
         let error = await gatewayError { try await connection.connect() }
         #expect(error?.code == .tlsCertificateExpired)
         #expect(connection.handshakeReport.trust == .expired)
@@ -167,7 +182,10 @@ import Testing
             .childChannelInitializer { channel in channel.eventLoop.makeSucceededVoidFuture() }
             .bind(host: "127.0.0.1", port: 0).get()
         defer { silent.close(promise: nil) }
-        var configuration = GatewayConfiguration(endpoint: .custom(host: "127.0.0.1", port: silent.localAddress!.port!), credential: .none)
+        var configuration = GatewayConfiguration(
+            endpoint: .custom(host: "127.0.0.1", port: silent.localAddress!.port!),
+            credential: .none
+        )
         configuration.timeouts.tls = 0.5
         let connection = GatewayConnection(configuration: configuration)
         let error = await gatewayError { try await connection.connect() }
@@ -179,7 +197,11 @@ import Testing
         let running = try await RunningGateway.start { $0.tokenKeys = [] }  // certificates only
         defer { Task { await running.stop() } }
         let stranger = try LocalGateway.mintIdentity(topic: "com.example.app", environments: [.sandbox], keyType: .p256)
-        let credential = ClientCredential.certificate(certificateDER: stranger.certificateDER, chainDER: [], privateKey: stranger.privateKeyPKCS8)
+        let credential = ClientCredential.certificate(
+            certificateDER: stranger.certificateDER,
+            chainDER: [],
+            privateKey: stranger.privateKeyPKCS8
+        )
         let connection = GatewayConnection(configuration: running.configuration(credential))
         let error = await gatewayError {
             try await connection.connect()

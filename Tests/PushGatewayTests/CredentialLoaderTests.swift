@@ -6,9 +6,18 @@ import Testing
 /// Loading the credential a person names: files, token keys, and what they predict.
 struct CredentialLoaderTests {
     /// A loader over an empty store in a new folder (nothing here touches the Secret Service).
-    static func loader(password: PasswordSource = .none, teamID: String? = nil, keyID: String? = nil) throws -> CredentialLoader {
+    static func loader(
+        password: PasswordSource = .none,
+        teamID: String? = nil,
+        keyID: String? = nil
+    ) throws -> CredentialLoader {
         let folder = URL(fileURLWithPath: try Fixtures.temporaryFile("store")).path
-        return CredentialLoader(store: CredentialStore(root: URL(fileURLWithPath: folder)), password: password, teamID: teamID, keyID: keyID)
+        return CredentialLoader(
+            store: CredentialStore(root: URL(fileURLWithPath: folder)),
+            password: password,
+            teamID: teamID,
+            keyID: keyID
+        )
     }
 
     @Test func bundleFileWithItsPassword() throws {
@@ -19,7 +28,10 @@ struct CredentialLoaderTests {
         #expect(loaded.defaultTopic == "com.example.app")
         #expect(loaded.defaultTopic(for: .voip) == "com.example.app.voip")
         #expect(loaded.defaultTopic(for: .alert) == "com.example.app")
-        guard case .certificate = loaded.client else { Issue.record("not a certificate credential"); return }
+        guard case .certificate = loaded.client else {
+            Issue.record("not a certificate credential")
+            return
+        }
     }
 
     @Test func voipCertificateKeepsItsOwnSuffix() throws {
@@ -51,17 +63,26 @@ struct CredentialLoaderTests {
 
         let loaded = try Self.loader(teamID: Fixtures.teamID).load(p8)
         #expect(loaded.kind == .tokenKey && loaded.certificate == nil && loaded.defaultTopic == nil)
-        guard case .token(let key) = loaded.client else { Issue.record("not a token credential"); return }
+        guard case .token(let key) = loaded.client else {
+            Issue.record("not a token credential")
+            return
+        }
         #expect(key.keyID == "ABC123DEFG" && key.teamID == Fixtures.teamID)
     }
 
     @Test func keyIDMustComeFromTheNameOrBeGiven() throws {
-        let renamed = try Fixtures.temporaryFile("key.p8", contents: try String(contentsOfFile: Fixtures.cert("keys/AuthKey_ABC123DEFG.p8"), encoding: .utf8))
+        let renamed = try Fixtures.temporaryFile(
+            "key.p8",
+            contents: try String(contentsOfFile: Fixtures.cert("keys/AuthKey_ABC123DEFG.p8"), encoding: .utf8)
+        )
         let error = #expect(throws: CredentialError.self) { try Self.loader(teamID: Fixtures.teamID).load(renamed) }
         #expect(error?.code == .keyIDRequired)
         #expect(error?.hint?.contains("--") == false)
         let loaded = try Self.loader(teamID: Fixtures.teamID, keyID: "ZYX987WVUT").load(renamed)
-        guard case .token(let key) = loaded.client else { Issue.record("not a token credential"); return }
+        guard case .token(let key) = loaded.client else {
+            Issue.record("not a token credential")
+            return
+        }
         #expect(key.keyID == "ZYX987WVUT")
     }
 
@@ -75,9 +96,18 @@ struct CredentialLoaderTests {
     @Test func preflightFindingsForCertificatesAndTokenKeys() throws {
         let production = try LoadedCredential(name: "prod", file: try Fixtures.production())
         #expect(production.preflightFindings(environment: .production, topic: "com.example.app").isEmpty)
-        #expect(production.preflightFindings(environment: .sandbox, topic: "com.example.app").map(\.code).contains("environment_mismatch"))
+        #expect(
+            production.preflightFindings(environment: .sandbox, topic: "com.example.app").map(\.code).contains(
+                "environment_mismatch"
+            )
+        )
 
-        let key = LoadedCredential(name: "key", key: try Fixtures.providerKey(), environments: [.sandbox], topics: ["com.example.app"])
+        let key = LoadedCredential(
+            name: "key",
+            key: try Fixtures.providerKey(),
+            environments: [.sandbox],
+            topics: ["com.example.app"]
+        )
         #expect(key.preflightFindings(environment: .sandbox, topic: "com.example.app").isEmpty)
         let other = key.preflightFindings(environment: .production, topic: "com.example.other").map(\.code)
         #expect(other == ["environment_mismatch", "topic_not_covered"])
@@ -85,12 +115,18 @@ struct CredentialLoaderTests {
         let bare = LoadedCredential(name: "bare", key: try Fixtures.providerKey())
         #expect(bare.preflightFindings(environment: .production, topic: "anything").isEmpty)
 
-        let expired = try LoadedCredential(name: "old", file: try CredentialFile.read(path: Fixtures.cert("p12/expired.p12"), password: .fixed(Fixtures.password)))
+        let expired = try LoadedCredential(
+            name: "old",
+            file: try CredentialFile.read(path: Fixtures.cert("p12/expired.p12"), password: .fixed(Fixtures.password))
+        )
         #expect(expired.preflightFindings(environment: .sandbox, topic: nil).map(\.code).contains("expired"))
     }
 
     @Test func mismatchedKeyIsRefused() throws {
-        let file = try CredentialFile.read(path: Fixtures.cert("p12/mismatched-key.p12"), password: .fixed(Fixtures.password))
+        let file = try CredentialFile.read(
+            path: Fixtures.cert("p12/mismatched-key.p12"),
+            password: .fixed(Fixtures.password)
+        )
         let error = #expect(throws: CredentialError.self) { try LoadedCredential(name: "m", file: file) }
         #expect(error?.code == .keyMismatch)
     }

@@ -4,8 +4,9 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import PushCredentials
-@testable import PushGateway
 import Testing
+
+@testable import PushGateway
 
 /// Connecting through an HTTP CONNECT proxy (HTTPS_PROXY), with a small real proxy on loopback.
 @Suite(.timeLimit(.minutes(2))) struct ProxyTests {
@@ -62,7 +63,8 @@ struct ConnectProxy {
                     let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
                     let encoder = HTTPResponseEncoder()
                     try channel.pipeline.syncOperations.addHandlers([
-                        decoder, encoder, ConnectHandler(seen: seen, refuse: refuse, encoder: encoder, decoder: decoder),
+                        decoder, encoder,
+                        ConnectHandler(seen: seen, refuse: refuse, encoder: encoder, decoder: decoder),
                     ])
                 }
             }
@@ -81,7 +83,12 @@ final class ConnectHandler: ChannelInboundHandler, RemovableChannelHandler {
     let decoder: ByteToMessageHandler<HTTPRequestDecoder>
     var target: String?
 
-    init(seen: NIOLockedValueBox<ConnectProxy.Seen>, refuse: Bool, encoder: HTTPResponseEncoder, decoder: ByteToMessageHandler<HTTPRequestDecoder>) {
+    init(
+        seen: NIOLockedValueBox<ConnectProxy.Seen>,
+        refuse: Bool,
+        encoder: HTTPResponseEncoder,
+        decoder: ByteToMessageHandler<HTTPRequestDecoder>
+    ) {
         self.seen = seen
         self.refuse = refuse
         self.encoder = encoder
@@ -97,9 +104,14 @@ final class ConnectHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .body:
             break
         case .end:
-            guard !refuse, let target, let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]),
-                  ["127.0.0.1", "localhost"].contains(String(target[..<colon])) else {
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .forbidden))), promise: nil)
+            guard !refuse, let target, let colon = target.lastIndex(of: ":"),
+                let port = Int(target[target.index(after: colon)...]),
+                ["127.0.0.1", "localhost"].contains(String(target[..<colon]))
+            else {
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .forbidden))),
+                    promise: nil
+                )
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
                 return
@@ -125,7 +137,10 @@ final class ConnectHandler: ChannelInboundHandler, RemovableChannelHandler {
                         try? pipeline.addHandler(Forward(to: upstream))
                         pipeline.removeHandler(context: context, promise: nil)
                     case .failure:
-                        context.write(handler.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badGateway))), promise: nil)
+                        context.write(
+                            handler.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badGateway))),
+                            promise: nil
+                        )
                         context.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
                     }
                 }

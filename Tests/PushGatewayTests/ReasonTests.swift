@@ -1,8 +1,9 @@
 import Foundation
 import LocalGateway
 import PushCredentials
-@testable import PushGateway
 import Testing
+
+@testable import PushGateway
 
 /// Every reason LocalGateway can answer with is produced here and parsed by the client into
 /// the right APNsReason with the right status.
@@ -19,7 +20,9 @@ import Testing
         var testDescription: String { name }
 
         func wireHeaders(authority: String) -> [(String, String)] {
-            var result: [(String, String)] = [(":method", method), (":scheme", "https"), (":path", path), (":authority", authority)]
+            var result: [(String, String)] = [
+                (":method", method), (":scheme", "https"), (":path", path), (":authority", authority),
+            ]
             var fields: [String: [String]] = [APNsHeader.topic: ["com.example.app"], APNsHeader.pushType: ["alert"]]
             fields.merge(headers) { _, new in new }
             for (name, values) in fields.sorted(by: { $0.key < $1.key }) {
@@ -35,19 +38,56 @@ import Testing
         RawCase(name: "no token in path", path: "/3/device/", status: 400, reason: .missingDeviceToken),
         RawCase(name: "non-hex token", path: "/3/device/xyz123", status: 400, reason: .badDeviceToken),
         RawCase(name: "odd-length token", path: "/3/device/abc", status: 400, reason: .badDeviceToken),
-        RawCase(name: "topic twice", headers: [APNsHeader.topic: ["com.example.app", "com.example.app"]], status: 400, reason: .duplicateHeaders),
-        RawCase(name: "apns-id not a UUID", headers: [APNsHeader.id: ["not-a-uuid"]], status: 400, reason: .badMessageId),
-        RawCase(name: "unknown push type", headers: [APNsHeader.pushType: ["bogus"]], status: 400, reason: .invalidPushType),
+        RawCase(
+            name: "topic twice",
+            headers: [APNsHeader.topic: ["com.example.app", "com.example.app"]],
+            status: 400,
+            reason: .duplicateHeaders
+        ),
+        RawCase(
+            name: "apns-id not a UUID",
+            headers: [APNsHeader.id: ["not-a-uuid"]],
+            status: 400,
+            reason: .badMessageId
+        ),
+        RawCase(
+            name: "unknown push type",
+            headers: [APNsHeader.pushType: ["bogus"]],
+            status: 400,
+            reason: .invalidPushType
+        ),
         RawCase(name: "priority 7", headers: [APNsHeader.priority: ["7"]], status: 400, reason: .badPriority),
-        RawCase(name: "background at priority 10", headers: [APNsHeader.pushType: ["background"], APNsHeader.priority: ["10"]],
-                status: 400, reason: .badPriority),
-        RawCase(name: "expiration not a number", headers: [APNsHeader.expiration: ["tomorrow"]], status: 400, reason: .badExpirationDate),
-        RawCase(name: "collapse id of 65 bytes", headers: [APNsHeader.collapseID: [String(repeating: "x", count: 65)]],
-                status: 400, reason: .badCollapseId),
+        RawCase(
+            name: "background at priority 10",
+            headers: [APNsHeader.pushType: ["background"], APNsHeader.priority: ["10"]],
+            status: 400,
+            reason: .badPriority
+        ),
+        RawCase(
+            name: "expiration not a number",
+            headers: [APNsHeader.expiration: ["tomorrow"]],
+            status: 400,
+            reason: .badExpirationDate
+        ),
+        RawCase(
+            name: "collapse id of 65 bytes",
+            headers: [APNsHeader.collapseID: [String(repeating: "x", count: 65)]],
+            status: 400,
+            reason: .badCollapseId
+        ),
         RawCase(name: "empty payload", body: [], status: 400, reason: .payloadEmpty),
-        RawCase(name: "payload over 4096", body: Array(("{\"a\":\"" + String(repeating: "x", count: 4_100) + "\"}").utf8),
-                status: 413, reason: .payloadTooLarge),
-        RawCase(name: "payload not JSON (closest documented reason)", body: Array("not json".utf8), status: 400, reason: .payloadEmpty),
+        RawCase(
+            name: "payload over 4096",
+            body: Array(("{\"a\":\"" + String(repeating: "x", count: 4_100) + "\"}").utf8),
+            status: 413,
+            reason: .payloadTooLarge
+        ),
+        RawCase(
+            name: "payload not JSON (closest documented reason)",
+            body: Array("not json".utf8),
+            status: 400,
+            reason: .payloadEmpty
+        ),
     ]
 
     @Test(arguments: rawCases)
@@ -56,7 +96,10 @@ import Testing
         defer { Task { await running.stop() } }
         let connection = try await running.connect(.certificate(try Fixtures.universal()))
         defer { Task { await connection.close() } }
-        let response = try await connection.send(headers: testCase.wireHeaders(authority: connection.authority), body: testCase.body)
+        let response = try await connection.send(
+            headers: testCase.wireHeaders(authority: connection.authority),
+            body: testCase.body
+        )
         #expect(response.status == testCase.status)
         #expect(response.reason == testCase.reason)
         #expect(response.reason?.status == testCase.status)
@@ -71,7 +114,12 @@ import Testing
         let connection = try await running.connect(.certificate(try Fixtures.universal()))
         defer { Task { await connection.close() } }
         let payload = Array(("{\"a\":\"" + String(repeating: "x", count: 5_000) + "\"}").utf8)
-        var notification = PushNotification(deviceToken: Fixtures.token, topic: "com.example.app.voip", pushType: .voip, payload: payload)
+        var notification = PushNotification(
+            deviceToken: Fixtures.token,
+            topic: "com.example.app.voip",
+            pushType: .voip,
+            payload: payload
+        )
         #expect(try await connection.send(notification).status == 200)
         notification.pushType = .alert
         notification.topic = "com.example.app"
@@ -86,12 +134,15 @@ import Testing
         let otherTopic = try DeviceToken("bb" + String(repeating: "02", count: 31))
         let gone = try DeviceToken("cc" + String(repeating: "03", count: 31))
         let unknown = try DeviceToken("dd" + String(repeating: "04", count: 31))
-        let registryFile = try Fixtures.temporaryFile("registry.json", contents: """
-        {"\(Fixtures.token.hex.uppercased())": {"topic": "com.example.app", "environment": "sandbox"},
-         "\(otherEnvironment.hex)": {"topic": "com.example.app", "environment": "production"},
-         "\(otherTopic.hex)": {"topic": "com.example.other", "environment": "sandbox"},
-         "\(gone.hex)": {"topic": "com.example.app", "environment": "sandbox", "unregistered_at": 1700000000123}}
-        """)
+        let registryFile = try Fixtures.temporaryFile(
+            "registry.json",
+            contents: """
+                {"\(Fixtures.token.hex.uppercased())": {"topic": "com.example.app", "environment": "sandbox"},
+                 "\(otherEnvironment.hex)": {"topic": "com.example.app", "environment": "production"},
+                 "\(otherTopic.hex)": {"topic": "com.example.other", "environment": "sandbox"},
+                 "\(gone.hex)": {"topic": "com.example.app", "environment": "sandbox", "unregistered_at": 1700000000123}}
+                """
+        )
         let running = try await RunningGateway.start { $0.deviceRegistryFile = registryFile }
         defer { Task { await running.stop() } }
         let connection = try await running.connect(.certificate(try Fixtures.universal()))
@@ -135,7 +186,10 @@ import Testing
 
     @Test func faultFractionsAreSeededAndRepeat() async throws {
         func run() async throws -> [Int] {
-            let running = try await RunningGateway.start { $0.faults.serviceUnavailableRate = 0.5; $0.faults.seed = 42 }
+            let running = try await RunningGateway.start {
+                $0.faults.serviceUnavailableRate = 0.5
+                $0.faults.seed = 42
+            }
             let connection = try await running.connect(.certificate(try Fixtures.universal()))
             var statuses: [Int] = []
             for _ in 0..<20 { statuses.append(try await connection.send(try .alert()).status) }

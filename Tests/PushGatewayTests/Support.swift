@@ -2,14 +2,17 @@ import Foundation
 import LocalGateway
 import NIOConcurrencyHelpers
 import PushCredentials
-@testable import PushGateway
 import Testing
+
+@testable import PushGateway
 
 /// Paths and fixtures, found from this file's location so that they work from any checkout.
 enum Fixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func cert(_ relative: String) -> String { packageRoot.appendingPathComponent("certs").appendingPathComponent(relative).path }
+    static func cert(_ relative: String) -> String {
+        packageRoot.appendingPathComponent("certs").appendingPathComponent(relative).path
+    }
 
     static let password = SecretBytes("apnsctl-test")
     static let wwdrCA = cert("ca/wwdr-test-ca.pem")
@@ -18,11 +21,17 @@ enum Fixtures {
     static let token = try! DeviceToken("740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad")
 
     /// universal (sandbox + production, topics app/voip/complication).
-    static func universal() throws -> CredentialFile { try CredentialFile.read(path: cert("p12/3des-only.p12"), password: .fixed(password)) }
+    static func universal() throws -> CredentialFile {
+        try CredentialFile.read(path: cert("p12/3des-only.p12"), password: .fixed(password))
+    }
     /// sandbox only, bundle com.example.app, no topics extension.
-    static func sandbox() throws -> CredentialFile { try CredentialFile.read(path: cert("pem/sandbox-bag-attributes.pem")) }
+    static func sandbox() throws -> CredentialFile {
+        try CredentialFile.read(path: cert("pem/sandbox-bag-attributes.pem"))
+    }
     /// production only.
-    static func production() throws -> CredentialFile { try CredentialFile.read(path: cert("p12/openssl3-default.p12"), password: .fixed(password)) }
+    static func production() throws -> CredentialFile {
+        try CredentialFile.read(path: cert("p12/openssl3-default.p12"), password: .fixed(password))
+    }
 
     static func providerKey(keyID: String = keyID, teamID: String = teamID) throws -> ProviderKey {
         try ProviderKey(path: cert("keys/AuthKey_ABC123DEFG.p8"), teamID: teamID, keyID: keyID)
@@ -48,8 +57,10 @@ struct RunningGateway {
     let port: Int
     let caFile: String
 
-    static func start(_ environment: PushEnvironment = .sandbox,
-                      _ configure: (inout LocalGateway.Configuration) -> Void = { _ in }) async throws -> RunningGateway {
+    static func start(
+        _ environment: PushEnvironment = .sandbox,
+        _ configure: (inout LocalGateway.Configuration) -> Void = { _ in }
+    ) async throws -> RunningGateway {
         var configuration = LocalGateway.Configuration(environment: environment)
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -69,7 +80,10 @@ struct RunningGateway {
         return configuration
     }
 
-    func connect(_ credential: ClientCredential, _ adjust: (inout GatewayConfiguration) -> Void = { _ in }) async throws -> GatewayConnection {
+    func connect(
+        _ credential: ClientCredential,
+        _ adjust: (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> GatewayConnection {
         var configuration = configuration(credential)
         adjust(&configuration)
         return try await GatewayConnection.connect(configuration)
@@ -80,8 +94,14 @@ struct RunningGateway {
 
 extension PushNotification {
     static func alert(topic: String? = "com.example.app", id: UUID? = UUID()) throws -> PushNotification {
-        PushNotification(deviceToken: Fixtures.token, topic: topic, pushType: .alert, priority: .immediate, apnsID: id,
-                     payload: try Payload.alert(title: "Hello", body: "World", sound: "default", badge: 1))
+        PushNotification(
+            deviceToken: Fixtures.token,
+            topic: topic,
+            pushType: .alert,
+            priority: .immediate,
+            apnsID: id,
+            payload: try Payload.alert(title: "Hello", body: "World", sound: "default", badge: 1)
+        )
     }
 }
 

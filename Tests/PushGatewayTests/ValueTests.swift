@@ -1,14 +1,21 @@
 import Foundation
 import PushCredentials
-@testable import PushGateway
 import Testing
+
+@testable import PushGateway
 
 /// Endpoints, reasons, responses and payloads: the values the CLI builds and reads.
 @Suite struct EndpointTests {
     @Test func environmentsPickApplesHosts() throws {
         #expect(try Endpoint.resolve(environment: .production).endpoint == .production)
-        #expect(try Endpoint.resolve(environment: .sandbox).endpoint == Endpoint(host: "api.sandbox.push.apple.com", port: 443))
-        #expect(try Endpoint.resolve(environment: .production, port: 2197).endpoint == Endpoint(host: "api.push.apple.com", port: 2197))
+        #expect(
+            try Endpoint.resolve(environment: .sandbox).endpoint
+                == Endpoint(host: "api.sandbox.push.apple.com", port: 443)
+        )
+        #expect(
+            try Endpoint.resolve(environment: .production, port: 2197).endpoint
+                == Endpoint(host: "api.push.apple.com", port: 2197)
+        )
         #expect(try Endpoint.resolve(environment: .sandbox).notices.isEmpty)
         #expect(Endpoint(host: "api.development.push.apple.com", port: 443).environment == .sandbox)
         #expect(Endpoint.custom(host: "127.0.0.1", port: 8443).environment == nil)
@@ -88,8 +95,12 @@ import Testing
 
     @Test func headersAndTimestampAreRead() {
         let id = UUID()
-        let response = PushResponse(status: 410, headers: [("apns-id", id.uuidString.lowercased()), ("apns-unique-id", "u-1"), ("retry-after", "30")],
-                                    body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8), latency: 0.25)
+        let response = PushResponse(
+            status: 410,
+            headers: [("apns-id", id.uuidString.lowercased()), ("apns-unique-id", "u-1"), ("retry-after", "30")],
+            body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8),
+            latency: 0.25
+        )
         #expect(response.apnsID == id)
         #expect(response.apnsUniqueID == "u-1")
         #expect(response.retryAfter == 30)
@@ -107,8 +118,10 @@ import Testing
             #expect(APNsReason(rawValue: reason.rawValue) == reason)
         }
         #expect(APNsReason.badDeviceToken.explanation.contains("other environment"))
-        #expect(APNsReason.allKnown.filter(\.isRetryable).map(\.rawValue).sorted()
-            == ["InternalServerError", "ServiceUnavailable", "Shutdown", "TooManyRequests"])
+        #expect(
+            APNsReason.allKnown.filter(\.isRetryable).map(\.rawValue).sorted()
+                == ["InternalServerError", "ServiceUnavailable", "Shutdown", "TooManyRequests"]
+        )
     }
 
     @Test func reasonsRoundTripThroughJSON() throws {
@@ -120,7 +133,12 @@ import Testing
 
 @Suite struct PayloadTests {
     @Test func alertIsValidJSONWithEscaping() throws {
-        let payload = try Payload.alert(title: "Quote \" and \\ backslash", body: "Line\nbreak", sound: "default", badge: 3)
+        let payload = try Payload.alert(
+            title: "Quote \" and \\ backslash",
+            body: "Line\nbreak",
+            sound: "default",
+            badge: 3
+        )
         let object = try #require(JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
         let aps = try #require(object["aps"] as? [String: Any])
         let alert = try #require(aps["alert"] as? [String: Any])
@@ -145,9 +163,16 @@ import Testing
 
     @Test func requestHeadersAreAPNs() throws {
         let id = UUID()
-        let notification = PushNotification(deviceToken: Fixtures.token, topic: "com.example.app", pushType: .background,
-                                        priority: .powerConsiderate, expiration: Date(timeIntervalSince1970: 0),
-                                        collapseID: "c1", apnsID: id, payload: try Payload.background())
+        let notification = PushNotification(
+            deviceToken: Fixtures.token,
+            topic: "com.example.app",
+            pushType: .background,
+            priority: .powerConsiderate,
+            expiration: Date(timeIntervalSince1970: 0),
+            collapseID: "c1",
+            apnsID: id,
+            payload: try Payload.background()
+        )
         let encoded = RequestEncoder(template: notification.template, authority: "api.push.apple.com")
             .headers(for: notification, bearer: nil)
         let headers = Dictionary(encoded.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })

@@ -10,12 +10,23 @@ extension BulkEngine {
         var actions: [Action] = []
         guard !isFinished, !stopping, pendingBatch.isEmpty else { return actions }
         for slot in slots {
-            guard let id = slot.connection, let connection = connections[id], connection.takesNewStreams else { continue }
-            let limit = min(connection.limit ?? configuration.maxInFlightPerConnection, configuration.maxInFlightPerConnection)
+            guard let id = slot.connection, let connection = connections[id], connection.takesNewStreams else {
+                continue
+            }
+            let limit = min(
+                connection.limit ?? configuration.maxInFlightPerConnection,
+                configuration.maxInFlightPerConnection
+            )
             while connection.inFlight.count < limit, !stopping, let item = nextItem(now: now, into: &actions) {
                 item.attempts += 1
-                let send = Send(id: nextSendID, connection: id, line: item.line, token: item.token, apnsID: item.apnsID,
-                                attempt: item.attempts)
+                let send = Send(
+                    id: nextSendID,
+                    connection: id,
+                    line: item.line,
+                    token: item.token,
+                    apnsID: item.apnsID,
+                    attempt: item.attempts
+                )
                 nextSendID += 1
                 connection.inFlight[send.id] = InFlight(item: item, sentAt: now)
                 sendConnection[send.id] = id
@@ -44,8 +55,13 @@ extension BulkEngine {
             item.attempts -= 1
             summary.unfinished += 1
         }
-        stop(.outputFailed, message: "The journal cannot be written\(failure.map { " (\($0))" } ?? ""); nothing more is sent.",
-             hint: "Free some disk space, then continue the run.", now: now, into: &actions)
+        stop(
+            .outputFailed,
+            message: "The journal cannot be written\(failure.map { " (\($0))" } ?? ""); nothing more is sent.",
+            hint: "Free some disk space, then continue the run.",
+            now: now,
+            into: &actions
+        )
         checkFinished(now: now, into: &actions)
         return actions
     }
@@ -53,9 +69,14 @@ extension BulkEngine {
     /// Results could not be written: nothing more is sent; what is in flight is in the journal.
     public mutating func outputFailed(_ message: String, now: Double) -> [Action] {
         var actions: [Action] = []
-        stop(.outputFailed,
-             message: "The results cannot be written (\(message)); nothing more is sent. The counts below include answers whose result lines were lost with the write: the journal still has them, and the resumed run reports them as outcome_unknown.",
-             hint: "Free some disk space, then continue the run.", now: now, into: &actions)
+        stop(
+            .outputFailed,
+            message:
+                "The results cannot be written (\(message)); nothing more is sent. The counts below include answers whose result lines were lost with the write: the journal still has them, and the resumed run reports them as outcome_unknown.",
+            hint: "Free some disk space, then continue the run.",
+            now: now,
+            into: &actions
+        )
         checkFinished(now: now, into: &actions)
         return actions
     }
@@ -81,12 +102,19 @@ extension BulkEngine {
                 actions.append(.close(connection.id))
                 continue
             }
-            let expired = connection.inFlight.filter { !$0.value.closedUnanswered && now - $0.value.sentAt >= configuration.requestTimeout }
+            let expired = connection.inFlight.filter {
+                !$0.value.closedUnanswered && now - $0.value.sentAt >= configuration.requestTimeout
+            }
             for (sendID, flight) in expired.sorted(by: { $0.key < $1.key }) {
                 finishStream(sendID, on: connection)
                 actions.append(.cancel(sendID, connection.id))
-                lost(flight.item, code: "timeout",
-                     message: "No answer within \(Self.format(configuration.requestTimeout)) s.", now: now, into: &actions)
+                lost(
+                    flight.item,
+                    code: "timeout",
+                    message: "No answer within \(Self.format(configuration.requestTimeout)) s.",
+                    now: now,
+                    into: &actions
+                )
             }
         }
         if let deadline = stopDeadline, deadline <= now {
@@ -123,20 +151,44 @@ extension BulkEngine {
         }
         if item.attempts > 1 { summary.retried += 1 }
         if item.uncertain { summary.uncertain += 1 }
-        record(BulkResult(line: item.line, token: item.token, status: response.status, reason: response.reason,
-                          apnsID: UUID(uuidString: item.apnsID), attempts: item.attempts, uncertain: item.uncertain,
-                          timestamp: response.timestamp),
-               into: &actions)
+        record(
+            BulkResult(
+                line: item.line,
+                token: item.token,
+                status: response.status,
+                reason: response.reason,
+                apnsID: UUID(uuidString: item.apnsID),
+                attempts: item.attempts,
+                uncertain: item.uncertain,
+                timestamp: response.timestamp
+            ),
+            into: &actions
+        )
     }
 
-    mutating func finalFailure(_ item: Item, code: String, message: String, uncertain: Bool, into actions: inout [Action]) {
+    mutating func finalFailure(
+        _ item: Item,
+        code: String,
+        message: String,
+        uncertain: Bool,
+        into actions: inout [Action]
+    ) {
         summary.failed += 1
         progress.failed += 1
         if item.attempts > 1 { summary.retried += 1 }
         if uncertain { summary.uncertain += 1 }
-        record(BulkResult(line: item.line, token: item.token, apnsID: UUID(uuidString: item.apnsID), attempts: item.attempts,
-                          uncertain: uncertain, error: code, message: message),
-               into: &actions)
+        record(
+            BulkResult(
+                line: item.line,
+                token: item.token,
+                apnsID: UUID(uuidString: item.apnsID),
+                attempts: item.attempts,
+                uncertain: uncertain,
+                error: code,
+                message: message
+            ),
+            into: &actions
+        )
     }
 
     mutating func record(_ result: BulkResult, into actions: inout [Action]) {
@@ -153,9 +205,13 @@ extension BulkEngine {
         } else if item.attempts < configuration.maxAttempts {
             ready.append(item)
         } else {
-            finalFailure(item, code: "not_processed",
-                         message: "The server did not process it in \(item.attempts) sends (the most allowed).",
-                         uncertain: item.uncertain, into: &actions)
+            finalFailure(
+                item,
+                code: "not_processed",
+                message: "The server did not process it in \(item.attempts) sends (the most allowed).",
+                uncertain: item.uncertain,
+                into: &actions
+            )
         }
     }
 
@@ -175,9 +231,13 @@ extension BulkEngine {
     /// At or below GOAWAY's last-stream-id: the server says it processed it, but the answer
     /// never came. Not sent again.
     mutating func unansweredAfterGoAway(_ item: Item, into actions: inout [Action]) {
-        finalFailure(item, code: "unanswered_after_goaway",
-                     message: "The server processed it (GOAWAY said so) but its answer never came.", uncertain: true,
-                     into: &actions)
+        finalFailure(
+            item,
+            code: "unanswered_after_goaway",
+            message: "The server processed it (GOAWAY said so) but its answer never came.",
+            uncertain: true,
+            into: &actions
+        )
     }
 
     mutating func countUnansweredReset(_ connection: Connection, now: Double, into actions: inout [Action]) {
@@ -212,8 +272,10 @@ extension BulkEngine {
             case .malformed(let line, let text, let message):
                 progress.failed += 1
                 summary.malformed += 1
-                record(BulkResult(line: line, token: text, attempts: 0, error: "malformed_token", message: message),
-                       into: &actions)
+                record(
+                    BulkResult(line: line, token: text, attempts: 0, error: "malformed_token", message: message),
+                    into: &actions
+                )
             case .uncertain(let line, let token, let apnsID, let attempts):
                 let id = TextEncoding.lowercaseUUID(apnsID)
                 if configuration.resendUncertain && attempts < configuration.maxAttempts {
@@ -223,14 +285,27 @@ extension BulkEngine {
                 summary.uncertain += 1
                 summary.outcomeUnknown += 1
                 progress.failed += 1
-                record(BulkResult(line: line, token: token.hex, apnsID: apnsID, attempts: attempts, uncertain: true,
-                                  error: "outcome_unknown",
-                                  message: "An earlier run sent this and stopped before its answer was recorded; it may have been delivered, so it is not sent again."),
-                       into: &actions)
+                record(
+                    BulkResult(
+                        line: line,
+                        token: token.hex,
+                        apnsID: apnsID,
+                        attempts: attempts,
+                        uncertain: true,
+                        error: "outcome_unknown",
+                        message:
+                            "An earlier run sent this and stopped before its answer was recorded; it may have been delivered, so it is not sent again."
+                    ),
+                    into: &actions
+                )
             case .mismatch(_, let message):
-                stop(.wrongTokenFile, message: message,
-                     hint: "Resume with the token file the results were written for, or start a new results file.",
-                     now: now, into: &actions)
+                stop(
+                    .wrongTokenFile,
+                    message: message,
+                    hint: "Resume with the token file the results were written for, or start a new results file.",
+                    now: now,
+                    into: &actions
+                )
                 return nil
             }
         }
@@ -275,14 +350,22 @@ extension BulkEngine {
     mutating func goAwayAndDrain(_ connection: Connection, now: Double, into actions: inout [Action]) {
         guard connection.state != .closed else { return }
         if case .draining = connection.state { return }
-        connection.state = connection.inFlight.isEmpty ? .draining(deadline: -.infinity)
+        connection.state =
+            connection.inFlight.isEmpty
+            ? .draining(deadline: -.infinity)
             : .draining(deadline: now + configuration.drainTimeout)
         actions.append(.goAway(connection.id))
         replace(connection, into: &actions)
         if connection.inFlight.isEmpty { actions.append(.close(connection.id)) }
     }
 
-    mutating func stop(_ cause: BulkStopCause, message: String?, hint: String?, now: Double, into actions: inout [Action]) {
+    mutating func stop(
+        _ cause: BulkStopCause,
+        message: String?,
+        hint: String?,
+        now: Double,
+        into actions: inout [Action]
+    ) {
         guard !isFinished else { return }
         if summary.stoppedBy == nil {
             summary.stoppedBy = cause

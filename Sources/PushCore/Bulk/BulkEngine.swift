@@ -190,8 +190,11 @@ public struct BulkEngine {
 
     /// `seed` draws the back-off jitter; `makeID` makes each notification's `apns-id` (tests
     /// give their own, for repeatable runs).
-    public init(configuration: Configuration, seed: UInt64 = UInt64.random(in: .min ... .max),
-                makeID: @escaping () -> String = { TextEncoding.lowercaseUUID(UUID()) }) {
+    public init(
+        configuration: Configuration,
+        seed: UInt64 = UInt64.random(in: .min ... .max),
+        makeID: @escaping () -> String = { TextEncoding.lowercaseUUID(UUID()) }
+    ) {
         self.configuration = configuration
         self.random = SplitMix64(seed: seed)
         self.makeID = makeID
@@ -272,8 +275,13 @@ public struct BulkEngine {
                 actions.append(.abort(message: message))
                 return actions
             }
-            stop(.connectionFailed, message: "The gateway cannot be reached any more: \(message)", hint: nil,
-                 now: now, into: &actions)
+            stop(
+                .connectionFailed,
+                message: "The gateway cannot be reached any more: \(message)",
+                hint: nil,
+                now: now,
+                into: &actions
+            )
         }
         checkFinished(now: now, into: &actions)
         return actions
@@ -321,8 +329,13 @@ public struct BulkEngine {
                     unansweredAfterGoAway(flight.item, into: &actions)
                 }
             case (_?, nil):
-                lost(flight.item, code: "connection_closed",
-                     message: "The connection closed before the answer arrived.", now: now, into: &actions)
+                lost(
+                    flight.item,
+                    code: "connection_closed",
+                    message: "The connection closed before the answer arrived.",
+                    now: now,
+                    into: &actions
+                )
             }
         }
         checkFinished(now: now, into: &actions)
@@ -359,8 +372,13 @@ public struct BulkEngine {
             actions.append(.clearJournal(line: item.line))
             summary.unfinished += 1
             if !stopping {
-                stop(.credentialRejected, message: "APNs answered \(response.status) \(reason.rawValue): \(reason.explanation)",
-                     hint: reason.fix, now: now, into: &actions)
+                stop(
+                    .credentialRejected,
+                    message: "APNs answered \(response.status) \(reason.rawValue): \(reason.explanation)",
+                    hint: reason.fix,
+                    now: now,
+                    into: &actions
+                )
             }
         } else {
             finalAnswer(item, response, into: &actions)
@@ -388,8 +406,13 @@ public struct BulkEngine {
             case .refusedStream: name = "REFUSED_STREAM"
             case .other(let other): name = other
             }
-            lost(flight.item, code: "stream_reset",
-                 message: "The server reset the stream (\(name)) without answering.", now: now, into: &actions)
+            lost(
+                flight.item,
+                code: "stream_reset",
+                message: "The server reset the stream (\(name)) without answering.",
+                now: now,
+                into: &actions
+            )
             countUnansweredReset(connection, now: now, into: &actions)
         }
         checkFinished(now: now, into: &actions)

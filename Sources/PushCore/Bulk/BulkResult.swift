@@ -34,8 +34,18 @@ public struct BulkResult: Sendable, Equatable {
     public var error: String?
     public var message: String?
 
-    public init(line: Int, token: String, status: Int? = nil, reason: APNsReason? = nil, apnsID: UUID? = nil, attempts: Int,
-                uncertain: Bool = false, timestamp: Date? = nil, error: String? = nil, message: String? = nil) {
+    public init(
+        line: Int,
+        token: String,
+        status: Int? = nil,
+        reason: APNsReason? = nil,
+        apnsID: UUID? = nil,
+        attempts: Int,
+        uncertain: Bool = false,
+        timestamp: Date? = nil,
+        error: String? = nil,
+        message: String? = nil
+    ) {
         self.line = line
         self.token = token
         self.status = status
@@ -87,7 +97,6 @@ public struct BulkResult: Sendable, Equatable {
         TextEncoding.appendJSONString(value, to: &text)
     }
 }
-
 
 /// Why a run ended before every line was done.
 public enum BulkStopCause: String, Sendable, Codable {

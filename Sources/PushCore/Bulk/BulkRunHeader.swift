@@ -59,7 +59,9 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     public func differences(from other: BulkRunHeader) -> [String] {
         var differences: [String] = []
         if credential != other.credential { differences.append("the credential") }
-        if topic != other.topic { differences.append("the topic (\(topic ?? "none") then, \(other.topic ?? "none") now)") }
+        if topic != other.topic {
+            differences.append("the topic (\(topic ?? "none") then, \(other.topic ?? "none") now)")
+        }
         if pushType != other.pushType { differences.append("the push type (\(pushType) then, \(other.pushType) now)") }
         if payloadSHA256 != other.payloadSHA256 { differences.append("the payload") }
         if priority != other.priority || expiration != other.expiration || collapseID != other.collapseID {

@@ -60,8 +60,12 @@ public final class ResumeState: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            throw CredentialError(.fileNotFound, path: path, "The results file to resume cannot be read.",
-                                  hint: "Give the results file of the run to continue.")
+            throw CredentialError(
+                .fileNotFound,
+                path: path,
+                "The results file to resume cannot be read.",
+                hint: "Give the results file of the run to continue."
+            )
         }
         var done: [UInt32] = []
         var finalCount = 0
@@ -79,11 +83,16 @@ public final class ResumeState: Sendable {
                     header = found
                 } else if !record.isEmpty {
                     guard let (line, tokenHash) = parse(record) else {
-                        throw CredentialError(.corrupt, path: path,
-                                              "Line \(lineNumber) is not a result written by `apnsctl send --tokens`.",
-                                              hint: "Give the results file of the run to continue, unchanged.")
+                        throw CredentialError(
+                            .corrupt,
+                            path: path,
+                            "Line \(lineNumber) is not a result written by `apnsctl send --tokens`.",
+                            hint: "Give the results file of the run to continue, unchanged."
+                        )
                     }
-                    if line >= done.count { done += [UInt32](repeating: 0, count: max(line + 1 - done.count, done.count)) }
+                    if line >= done.count {
+                        done += [UInt32](repeating: 0, count: max(line + 1 - done.count, done.count))
+                    }
                     if done[line] == 0 { finalCount += 1 }
                     done[line] = tokenHash
                 }
@@ -98,14 +107,22 @@ public final class ResumeState: Sendable {
                 let fields = record.split(separator: " ")
                 guard fields.count >= 2, let line = Int(fields[1]), line > 0 else { continue }
                 let isDone = line < done.count && done[line] != 0
-                if fields[0] == "S", fields.count >= 4, let apnsID = UUID(uuidString: String(fields[2])), let attempt = Int(fields[3]) {
+                if fields[0] == "S", fields.count >= 4, let apnsID = UUID(uuidString: String(fields[2])),
+                    let attempt = Int(fields[3])
+                {
                     if !isDone { uncertain[line] = (apnsID, attempt) }
                 } else if fields[0] == "C" {
                     uncertain[line] = nil
                 }
             }
         }
-        return ResumeState(done: done, uncertain: uncertain, finalCount: finalCount, validLength: validLength, header: header)
+        return ResumeState(
+            done: done,
+            uncertain: uncertain,
+            finalCount: finalCount,
+            validLength: validLength,
+            header: header
+        )
     }
 
     /// `{"line":N,"token":"...",...}` → N and the token's hash (1 for malformed lines).
@@ -125,7 +142,8 @@ public final class ResumeState: Sendable {
         index += tokenPrefix.count
         guard let close = record[index...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         let token = record[index..<close]
-        let malformed = record.count > 24 && String(decoding: record, as: UTF8.self).contains(#""error":"malformed_token""#)
+        let malformed =
+            record.count > 24 && String(decoding: record, as: UTF8.self).contains(#""error":"malformed_token""#)
         return (line, malformed ? 1 : hash(token))
     }
 
@@ -137,8 +155,10 @@ public final class ResumeState: Sendable {
     }
 }
 
-private extension UInt8 {
-    var asciiDigit: Int? { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) ? Int(self - UInt8(ascii: "0")) : nil }
+extension UInt8 {
+    fileprivate var asciiDigit: Int? {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) ? Int(self - UInt8(ascii: "0")) : nil
+    }
 }
 
 /// An append-only file written in large pieces: the results, or the journal. Data reaches the
@@ -159,7 +179,9 @@ public final class AppendFile: @unchecked Sendable {
     }
 
     /// Standard output (results with --json).
-    public static var standardOutput: AppendFile { AppendFile(descriptor: .standardOutput, path: nil, ownsDescriptor: false) }
+    public static var standardOutput: AppendFile {
+        AppendFile(descriptor: .standardOutput, path: nil, ownsDescriptor: false)
+    }
 
     /// Opens `path` for appending (made 0600 when new). `truncateTo` cuts a torn last line first;
     /// `exclusive` refuses an existing file.
@@ -168,22 +190,38 @@ public final class AppendFile: @unchecked Sendable {
         if exclusive { options.insert(.exclusiveCreate) }
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(path), .writeOnly, options: options,
-                                                 permissions: [.ownerReadWrite])
+            descriptor = try FileDescriptor.open(
+                FilePath(path),
+                .writeOnly,
+                options: options,
+                permissions: [.ownerReadWrite]
+            )
         } catch Errno.fileExists {
-            throw CredentialError(.invalidArgument, path: path, "The results file already exists.",
-                                  hint: "Continue that run, or choose another results file.")
+            throw CredentialError(
+                .invalidArgument,
+                path: path,
+                "The results file already exists.",
+                hint: "Continue that run, or choose another results file."
+            )
         } catch {
-            throw CredentialError(.writeFailed, path: path, "The file cannot be opened for writing (\(Self.describe(error))).",
-                                  hint: "Check the folder exists and is writable.")
+            throw CredentialError(
+                .writeFailed,
+                path: path,
+                "The file cannot be opened for writing (\(Self.describe(error))).",
+                hint: "Check the folder exists and is writable."
+            )
         }
         if let length {
             do {
                 try descriptor.resize(to: Int64(length))
             } catch {
                 try? descriptor.close()
-                throw CredentialError(.writeFailed, path: path, "The results file cannot be repaired (\(Self.describe(error))).",
-                                      hint: "Check the file is writable.")
+                throw CredentialError(
+                    .writeFailed,
+                    path: path,
+                    "The results file cannot be repaired (\(Self.describe(error))).",
+                    hint: "Check the file is writable."
+                )
             }
         }
         return AppendFile(descriptor: descriptor, path: path, ownsDescriptor: true)
@@ -212,7 +250,9 @@ public final class AppendFile: @unchecked Sendable {
     public func sync() {
         flush()
         #if canImport(Glibc) || canImport(Darwin)
-        if failure == nil, path != nil, fsync(descriptor.rawValue) != 0 { failure = Self.describe(Errno(rawValue: errno)) }
+        if failure == nil, path != nil, fsync(descriptor.rawValue) != 0 {
+            failure = Self.describe(Errno(rawValue: errno))
+        }
         #endif
     }
 

@@ -49,8 +49,14 @@ public final class BulkSender: @unchecked Sendable {
     private let origin = DispatchTime.now()
 
     /// `template` is the notification sent to every token.
-    public init(configuration: GatewayConfiguration, template: NotificationTemplate, options: Options, feed: TokenFeed,
-                output: BulkOutput, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) throws {
+    public init(
+        configuration: GatewayConfiguration,
+        template: NotificationTemplate,
+        options: Options,
+        feed: TokenFeed,
+        output: BulkOutput,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    ) throws {
         do {
             try template.validate()
         } catch let error as PushCoreError {
@@ -69,7 +75,10 @@ public final class BulkSender: @unchecked Sendable {
         options.requestTimeout = configuration.timeouts.request
         engine = BulkEngine(configuration: options)
         let endpoint = configuration.endpoint
-        encoder = RequestEncoder(template: template, authority: RequestEncoder.authority(host: endpoint.host, port: endpoint.port))
+        encoder = RequestEncoder(
+            template: template,
+            authority: RequestEncoder.authority(host: endpoint.host, port: endpoint.port)
+        )
         body = ByteBuffer(bytes: template.payload)
     }
 
@@ -162,13 +171,16 @@ public final class BulkSender: @unchecked Sendable {
 
     private func connect(_ id: BulkEngine.ConnectionID, after delay: Double) {
         let connection = GatewayConnection(
-            configuration: configuration, eventLoopGroup: loop, tokenCache: tokens,
+            configuration: configuration,
+            eventLoopGroup: loop,
+            tokenCache: tokens,
             readComplete: { [self] in
                 // End of a batch of answers: open the next streams now, and swift-nio-http2 sends
                 // them all with one flush right after.
                 if pumpWanted { pump() }
             },
-            events: { [self] event in connectionEvent(id, event) })
+            events: { [self] event in connectionEvent(id, event) }
+        )
         loop.scheduleTask(in: GatewayConnection.amount(delay)) { [self] in
             Task {
                 do {
@@ -178,7 +190,14 @@ public final class BulkSender: @unchecked Sendable {
                     let failure = error as? GatewayError ?? GatewayError(.connectFailed, "Connecting failed: \(error).")
                     loop.execute { [self] in
                         lastConnectError = failure
-                        perform(engine.connectFailed(id, message: failure.message, retryable: failure.isRetryable, now: now()))
+                        perform(
+                            engine.connectFailed(
+                                id,
+                                message: failure.message,
+                                retryable: failure.isRetryable,
+                                now: now()
+                            )
+                        )
                     }
                 }
             }
@@ -193,7 +212,9 @@ public final class BulkSender: @unchecked Sendable {
         perform(engine.connected(id, maxConcurrentStreams: connection.maxConcurrentStreams, now: now()))
         if !connection.isUsable {
             // It went away between the handshake and now.
-            if let goAway = connection.goAway { perform(engine.goAway(id, lastStreamID: goAway.lastStreamID, now: now())) }
+            if let goAway = connection.goAway {
+                perform(engine.goAway(id, lastStreamID: goAway.lastStreamID, now: now()))
+            }
             perform(engine.connectionClosed(id, now: now()))
             lanes[id] = nil
         }
@@ -223,7 +244,9 @@ public final class BulkSender: @unchecked Sendable {
         do {
             bearer = try tokens?.token()
         } catch {
-            perform(engine.stop(.credentialRejected, message: "The provider token cannot be signed.", hint: nil, now: now()))
+            perform(
+                engine.stop(.credentialRejected, message: "The provider token cannot be signed.", hint: nil, now: now())
+            )
             perform(engine.streamClosed(send.id, now: now()))
             return
         }
@@ -236,7 +259,14 @@ public final class BulkSender: @unchecked Sendable {
         multiplexer.createStreamChannel { [self] channel in
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(
-                    BulkStreamHandler(sendID: send.id, connectionID: send.connection, headers: headers, body: body, sender: self))
+                    BulkStreamHandler(
+                        sendID: send.id,
+                        connectionID: send.connection,
+                        headers: headers,
+                        body: body,
+                        sender: self
+                    )
+                )
             }
         }.whenComplete { [self] result in
             switch result {
@@ -248,12 +278,18 @@ public final class BulkSender: @unchecked Sendable {
 
     // MARK: Called by the streams, on the event loop
 
-    func streamStarted(_ sendID: BulkEngine.SendID, on id: BulkEngine.ConnectionID, streamID: Int?, channel: any Channel) {
+    func streamStarted(
+        _ sendID: BulkEngine.SendID,
+        on id: BulkEngine.ConnectionID,
+        streamID: Int?,
+        channel: any Channel
+    ) {
         if let streamID { engine.streamOpened(sendID, streamID: streamID) }
         lanes[id]?.streams[sendID] = channel
     }
 
-    func streamEnded(_ sendID: BulkEngine.SendID, on id: BulkEngine.ConnectionID, _ outcome: BulkStreamHandler.Outcome) {
+    func streamEnded(_ sendID: BulkEngine.SendID, on id: BulkEngine.ConnectionID, _ outcome: BulkStreamHandler.Outcome)
+    {
         guard !finished else { return }
         lanes[id]?.streams.removeValue(forKey: sendID)
         switch outcome {

@@ -33,8 +33,13 @@ final class BulkStreamHandler: ChannelInboundHandler {
     private var responseHeaders: [(String, String)] = []
     private var responseBody: [UInt8] = []
 
-    init(sendID: BulkEngine.SendID, connectionID: BulkEngine.ConnectionID, headers: HPACKHeaders, body: ByteBuffer,
-         sender: BulkSender) {
+    init(
+        sendID: BulkEngine.SendID,
+        connectionID: BulkEngine.ConnectionID,
+        headers: HPACKHeaders,
+        body: ByteBuffer,
+        sender: BulkSender
+    ) {
         self.sendID = sendID
         self.connectionID = connectionID
         self.headers = headers
@@ -57,7 +62,9 @@ final class BulkStreamHandler: ChannelInboundHandler {
         startedAt = DispatchTime.now()
         let hasBody = body.readableBytes > 0
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: nil)
-        if hasBody { context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil) }
+        if hasBody {
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+        }
         context.flush()
         let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
         sender.streamStarted(sendID, on: connectionID, streamID: streamID.map { Int($0) }, channel: context.channel)

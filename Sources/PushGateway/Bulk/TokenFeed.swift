@@ -45,18 +45,31 @@ public final class TokenFeed: @unchecked Sendable {
         if path == "-" { return TokenFeed(descriptor: .standardInput, ownsDescriptor: false, resume: resume) }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw CredentialError(.fileNotFound, path: path, "The token file does not exist.",
-                                  hint: "Check the path, or read the tokens from standard input.")
+            throw CredentialError(
+                .fileNotFound,
+                path: path,
+                "The token file does not exist.",
+                hint: "Check the path, or read the tokens from standard input."
+            )
         }
         if isFolder.boolValue {
-            throw CredentialError(.isDirectory, path: path, "This is a folder, not a token file.", hint: "Give the file that lists the tokens.")
+            throw CredentialError(
+                .isDirectory,
+                path: path,
+                "This is a folder, not a token file.",
+                hint: "Give the file that lists the tokens."
+            )
         }
         do {
             let descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
             return TokenFeed(descriptor: descriptor, ownsDescriptor: true, resume: resume)
         } catch {
-            throw CredentialError(.unreadable, path: path, "The token file cannot be opened (\(AppendFile.describe(error))).",
-                                  hint: "Check its permissions.")
+            throw CredentialError(
+                .unreadable,
+                path: path,
+                "The token file cannot be opened (\(AppendFile.describe(error))).",
+                hint: "Check its permissions."
+            )
         }
     }
 
@@ -109,14 +122,20 @@ public final class TokenFeed: @unchecked Sendable {
             if entries.isEmpty && !shared.finished { shared.wantsWake = true }
             return (entries, entries.isEmpty && shared.finished)
         }
-        if !result.0.isEmpty { space.lock(); space.signal(); space.unlock() }
+        if !result.0.isEmpty {
+            space.lock()
+            space.signal()
+            space.unlock()
+        }
         return result
     }
 
     /// Stops reading; lines not yet read are left for a later run.
     public func stop() {
         shared.withLockedValue { $0.stopped = true }
-        space.lock(); space.broadcast(); space.unlock()
+        space.lock()
+        space.broadcast()
+        space.unlock()
     }
 
     /// Why reading ended early, when it did (an I/O error).
@@ -187,7 +206,10 @@ public final class TokenFeed: @unchecked Sendable {
         space.lock()
         while true {
             let (full, stopped) = shared.withLockedValue { ($0.ready.count >= capacity, $0.stopped) }
-            if stopped { space.unlock(); return false }
+            if stopped {
+                space.unlock()
+                return false
+            }
             if !full { break }
             space.wait(until: Date().addingTimeInterval(0.05))
         }
@@ -211,8 +233,11 @@ public final class TokenFeed: @unchecked Sendable {
     private func entry(line: [UInt8], number: Int, overlong: Bool) -> TokenEntry? {
         if overlong {
             if resume?.status(line: number, token: nil) == .done { return nil }
-            return .malformed(line: number, text: Self.preview(line),
-                              message: "The line is longer than \(Self.maximumLineLength) bytes; a device token is 64 hex digits.")
+            return .malformed(
+                line: number,
+                text: Self.preview(line),
+                message: "The line is longer than \(Self.maximumLineLength) bytes; a device token is 64 hex digits."
+            )
         }
         var end = line.firstIndex(of: UInt8(ascii: "#")) ?? line.endIndex
         var start = line.startIndex
@@ -233,14 +258,20 @@ public final class TokenFeed: @unchecked Sendable {
         case .done:
             return nil
         case .mismatch:
-            return .mismatch(line: number,
-                             message: "Line \(number) holds a different token from the one the results being resumed record for it.")
+            return .mismatch(
+                line: number,
+                message: "Line \(number) holds a different token from the one the results being resumed record for it."
+            )
         case .uncertain(let apnsID, let attempts):
             if let token { return .uncertain(line: number, token: token, apnsID: apnsID, attempts: attempts) }
             fallthrough
         case .pending:
             guard let token else {
-                return .malformed(line: number, text: Self.preview(text), message: problem ?? "This is not a device token.")
+                return .malformed(
+                    line: number,
+                    text: Self.preview(text),
+                    message: problem ?? "This is not a device token."
+                )
             }
             return .token(line: number, token: token)
         }

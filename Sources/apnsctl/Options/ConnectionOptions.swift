@@ -5,43 +5,80 @@ import PushGateway
 
 /// Which gateway to talk to and how to trust it.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The APNs environment (default: the credential's own when it has one, else sandbox).", valueName: "sandbox|production"))
+    @Option(
+        help: ArgumentHelp(
+            "The APNs environment (default: the credential's own when it has one, else sandbox).",
+            valueName: "sandbox|production"
+        )
+    )
     var environment: PushEnvironment?
 
     @Option(help: ArgumentHelp("443 (default) or 2197, for networks that block 443.", valueName: "PORT"))
     var port: Int?
 
-    @Option(help: ArgumentHelp("Any other gateway, such as `apnsctl gateway serve` (legacy gateway.push.apple.com names are mapped).", valueName: "HOST:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Any other gateway, such as `apnsctl gateway serve` (legacy gateway.push.apple.com names are mapped).",
+            valueName: "HOST:PORT"
+        )
+    )
     var gateway: String?
 
-    @Option(help: ArgumentHelp("Also trust this CA certificate (PEM), e.g. the local gateway's --ca-out file. Repeatable.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Also trust this CA certificate (PEM), e.g. the local gateway's --ca-out file. Repeatable.",
+            valueName: "FILE"
+        )
+    )
     var ca: [String] = []
 
     @Option(help: ArgumentHelp("HTTP CONNECT proxy (default: $HTTPS_PROXY).", valueName: "URL"))
     var proxy: String?
 
-    @Option(help: ArgumentHelp("Seconds allowed for each phase (DNS, TCP, TLS, HTTP/2) and for each request.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds allowed for each phase (DNS, TCP, TLS, HTTP/2) and for each request.",
+            valueName: "SECONDS"
+        )
+    )
     var timeout: Double = 10
 
     func validate() throws {
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535.") }
-        if !timeout.isFinite || timeout <= 0 || timeout > 3600 { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.") }
-        if let proxy, URL(string: proxy)?.host == nil { throw ValidationError("--proxy takes a URL such as http://proxy.example.com:3128.") }
+        if !timeout.isFinite || timeout <= 0 || timeout > 3600 {
+            throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
+        }
+        if let proxy, URL(string: proxy)?.host == nil {
+            throw ValidationError("--proxy takes a URL such as http://proxy.example.com:3128.")
+        }
     }
 
     /// The options as the library takes them.
     var settings: ConnectionSettings {
-        ConnectionSettings(environment: environment, port: port, gateway: gateway, caFiles: ca, proxy: proxy, timeout: timeout)
+        ConnectionSettings(
+            environment: environment,
+            port: port,
+            gateway: gateway,
+            caFiles: ca,
+            proxy: proxy,
+            timeout: timeout
+        )
     }
 
     /// The environment to use, and a note for the user when it was a default.
     func chosenEnvironment(for credential: LoadedCredential) -> (PushEnvironment, note: String?) {
         let choice = settings.chooseEnvironment(for: credential)
         guard choice.reason == .defaultSandbox else { return (choice.environment, nil) }
-        return (choice.environment, "No --environment given and the credential is for \(choice.credentialDescription); using sandbox.")
+        return (
+            choice.environment,
+            "No --environment given and the credential is for \(choice.credentialDescription); using sandbox."
+        )
     }
 
-    func configuration(for credential: LoadedCredential, environment: PushEnvironment) throws -> (GatewayConfiguration, [String]) {
+    func configuration(
+        for credential: LoadedCredential,
+        environment: PushEnvironment
+    ) throws -> (GatewayConfiguration, [String]) {
         let plan = try settings.configuration(for: credential, environment: environment)
         return (plan.configuration, plan.notices)
     }
@@ -55,7 +92,10 @@ struct CredentialOptions: ParsableArguments {
     @Option(name: .customLong("team-id"), help: ArgumentHelp("With a .p8 file: its team ID.", valueName: "TEAMID"))
     var teamID: String?
 
-    @Option(name: .customLong("key-id"), help: ArgumentHelp("With a .p8 file: its key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID"))
+    @Option(
+        name: .customLong("key-id"),
+        help: ArgumentHelp("With a .p8 file: its key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID")
+    )
     var keyID: String?
 
     /// The library's loader, with these options.

@@ -13,20 +13,24 @@ enum ErrorHints {
     static func hint(for error: CredentialError) -> String? {
         switch error.code {
         case .passwordRequired:
-            return "Give the password with --password-stdin, --password-env NAME or --password-file PATH, or run in a terminal to be asked."
+            return
+                "Give the password with --password-stdin, --password-env NAME or --password-file PATH, or run in a terminal to be asked."
         case .teamIDRequired:
             return "Add --team-id TEAMID (Apple Developer portal > Membership details)."
         case .keyIDRequired:
-            return "Give it with --key-id; it is shown next to the key under Certificates, Identifiers & Profiles > Keys."
+            return
+                "Give it with --key-id; it is shown next to the key under Certificates, Identifiers & Profiles > Keys."
         case .invalidTeamID:
             return "Copy the team ID from the Apple Developer portal (Membership details) and give it with --team-id."
         case .invalidKeyID:
-            return "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
+            return
+                "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
         case .invalidAlias:
             return "For example --alias com.example.app-production."
         case .aliasTaken:
             guard let alias = error.alias else { return error.hint }
-            return "To rotate, run the same import with --replace \(shellQuoted(alias)): the old one is kept until the new one is stored. To keep both, give --alias NAME."
+            return
+                "To rotate, run the same import with --replace \(shellQuoted(alias)): the old one is kept until the new one is stored. To keep both, give --alias NAME."
         case .alreadyImported:
             guard let alias = error.alias else { return error.hint }
             return "Use `\(command("list"))` to see it, or `\(command("remove", alias))` first to import it again."
@@ -38,7 +42,8 @@ enum ErrorHints {
         case .fileExists:
             return "Choose another path, or add --force where the command offers it."
         case .secretStoreUnavailable, .secretStoreLocked:
-            let alternative = "In CI, name the bundle file and give its password with --password-env NAME or --password-file PATH instead of using the store."
+            let alternative =
+                "In CI, name the bundle file and give its password with --password-env NAME or --password-file PATH instead of using the store."
             return error.hint.map { $0 + " " + alternative } ?? alternative
         default:
             return error.hint
@@ -49,13 +54,16 @@ enum ErrorHints {
     static func hint(for error: GatewayError) -> String? {
         switch error.code {
         case .connectTimeout:
-            return "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (--proxy URL or HTTPS_PROXY)."
+            return
+                "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (--proxy URL or HTTPS_PROXY)."
         case .caFileUnreadable:
             return "Check the path given with --ca."
         case .caFileInvalid:
-            return "Give --ca a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the one `apnsctl gateway serve` writes with --ca-out."
+            return
+                "Give --ca a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the one `apnsctl gateway serve` writes with --ca-out."
         case .tlsUntrusted:
-            return "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or give the root with --ca. For a local gateway, give its CA with --ca."
+            return
+                "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or give the root with --ca. For a local gateway, give its CA with --ca."
         default:
             return error.hint
         }
@@ -67,7 +75,8 @@ enum ErrorHints {
         case .invalidTeamID:
             return "Copy the team ID from the Apple Developer portal (Membership details) and give it with --team-id."
         case .invalidKeyID:
-            return "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
+            return
+                "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
         default:
             return error.hint
         }
@@ -82,7 +91,9 @@ enum ErrorHints {
 
     /// A word as a POSIX shell reads it back: bare when it is safe, else in single quotes.
     static func shellQuoted(_ word: String) -> String {
-        let safe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-")
+        let safe = CharacterSet(
+            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-"
+        )
         if !word.isEmpty, word.unicodeScalars.allSatisfy(safe.contains) { return word }
         return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
@@ -110,7 +121,9 @@ extension GatewayError {
 
     func print() {
         var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + message
-        if let hint = ErrorHints.hint(for: self) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        if let hint = ErrorHints.hint(for: self) {
+            text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
+        }
         printError(text)
     }
 }
@@ -125,7 +138,9 @@ func reportLibraryError(_ error: any Error) -> Bool {
         error.print()
     case let error as PushCoreError:
         var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
-        if let hint = ErrorHints.hint(for: error) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        if let hint = ErrorHints.hint(for: error) {
+            text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
+        }
         printError(text)
     default:
         return false

@@ -45,7 +45,9 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
 /// Writes to standard output, failing with exit 2 and a message when it cannot.
 func writeStandardOutput(_ bytes: [UInt8]) throws {
     guard writeAll(STDOUT_FILENO, bytes) else {
-        printError("error: standard output could not be written (\(String(cString: strerror(errno)))); the output is incomplete.")
+        printError(
+            "error: standard output could not be written (\(String(cString: strerror(errno)))); the output is incomplete."
+        )
         throw ExitStatus.couldNotCheck
     }
 }

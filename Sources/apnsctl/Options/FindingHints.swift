@@ -25,11 +25,14 @@ enum FindingHints {
             if let environment = subject.environment { return "Confirm with `\(handshake(environment))`." }
             return "Try it against both: `\(handshake(.sandbox))`, then the same with --environment production."
         case "token_metadata_incomplete" where subject.stored:
-            return "Import the .p8 again with --replace \(ErrorHints.shellQuoted(subject.name)) --team-id TEAMID --topic BUNDLE --environment sandbox|production|both."
+            return
+                "Import the .p8 again with --replace \(ErrorHints.shellQuoted(subject.name)) --team-id TEAMID --topic BUNDLE --environment sandbox|production|both."
         case "topic_not_covered" where subject.stored && subject.kind == .tokenKey:
-            return "A token key can push to every app of its team; if this app is one, import the .p8 again with --replace \(ErrorHints.shellQuoted(subject.name)) and a --topic for each app it is for."
+            return
+                "A token key can push to every app of its team; if this app is one, import the .p8 again with --replace \(ErrorHints.shellQuoted(subject.name)) and a --topic for each app it is for."
         case "expiring" where subject.stored:
-            return "Create a new certificate in the Apple Developer portal now and import it with --replace \(ErrorHints.shellQuoted(subject.name))."
+            return
+                "Create a new certificate in the Apple Developer portal now and import it with --replace \(ErrorHints.shellQuoted(subject.name))."
         case "expiring":
             return "Create a new certificate in the Apple Developer portal now."
         default:

@@ -14,10 +14,16 @@ struct PasswordOptions: ParsableArguments {
     @Flag(name: .customLong("password-stdin"), help: "Read the password from the first line of standard input.")
     var passwordStdin = false
 
-    @Option(name: .customLong("password-env"), help: ArgumentHelp("Read the password from this environment variable.", valueName: "NAME"))
+    @Option(
+        name: .customLong("password-env"),
+        help: ArgumentHelp("Read the password from this environment variable.", valueName: "NAME")
+    )
     var passwordEnv: String?
 
-    @Option(name: .customLong("password-file"), help: ArgumentHelp("Read the password from the first line of this file.", valueName: "PATH"))
+    @Option(
+        name: .customLong("password-file"),
+        help: ArgumentHelp("Read the password from the first line of this file.", valueName: "PATH")
+    )
     var passwordFile: String?
 
     func validate() throws {
@@ -36,14 +42,20 @@ struct PasswordOptions: ParsableArguments {
             // Standard input can be read only once, however many files need the password.
             let once = Once<Result<SecretBytes, any Error>>()
             return PasswordSource { _ in
-                try once.value { Result { try PasswordOptions.readLine(from: FileHandle.standardInput, what: "standard input") } }.get()
+                try once.value {
+                    Result { try PasswordOptions.readLine(from: FileHandle.standardInput, what: "standard input") }
+                }.get()
             }
         }
         if let name = passwordEnv {
             return PasswordSource { _ in
                 guard let value = ProcessInfo.processInfo.environment[name] else {
-                    throw CredentialError(.invalidArgument, path: nil, "The environment variable \(name) named by --password-env is not set.",
-                                          hint: "Export it first, e.g. in CI from the job's secrets.")
+                    throw CredentialError(
+                        .invalidArgument,
+                        path: nil,
+                        "The environment variable \(name) named by --password-env is not set.",
+                        hint: "Export it first, e.g. in CI from the job's secrets."
+                    )
                 }
                 return SecretBytes(value)
             }
@@ -51,8 +63,12 @@ struct PasswordOptions: ParsableArguments {
         if let path = passwordFile {
             return PasswordSource { _ in
                 guard let handle = FileHandle(forReadingAtPath: path) else {
-                    throw CredentialError(.fileNotFound, path: path, "The password file named by --password-file cannot be opened.",
-                                          hint: "Check the path and its permissions.")
+                    throw CredentialError(
+                        .fileNotFound,
+                        path: path,
+                        "The password file named by --password-file cannot be opened.",
+                        hint: "Check the path and its permissions."
+                    )
                 }
                 defer { try? handle.close() }
                 return try PasswordOptions.readLine(from: handle, what: path)
@@ -73,15 +89,23 @@ struct PasswordOptions: ParsableArguments {
             let count = read(handle.fileDescriptor, &byte, 1)
             if count < 0, errno == EINTR { continue }
             if count < 0 {
-                throw CredentialError(.unreadable, path: nil, "The password cannot be read from \(what) (\(String(cString: strerror(errno)))).",
-                                      hint: "Give a file (not a folder) or a pipe that holds the password.")
+                throw CredentialError(
+                    .unreadable,
+                    path: nil,
+                    "The password cannot be read from \(what) (\(String(cString: strerror(errno)))).",
+                    hint: "Give a file (not a folder) or a pipe that holds the password."
+                )
             }
             if count == 0 { break }
             if byte == 0x0A { break }
             bytes.append(byte)
             if bytes.count > 64 * 1024 {
-                throw CredentialError(.invalidArgument, path: nil, "The password read from \(what) is longer than 64 KiB.",
-                                      hint: "Give only the password, on one line.")
+                throw CredentialError(
+                    .invalidArgument,
+                    path: nil,
+                    "The password read from \(what) is longer than 64 KiB.",
+                    hint: "Give only the password, on one line."
+                )
             }
         }
         if bytes.last == 0x0D { bytes.removeLast() }

@@ -7,10 +7,18 @@ struct ReportOptions: ParsableArguments {
     @Flag(help: "Print a versioned JSON report instead of human output.")
     var json = false
 
-    @Option(name: .customLong("warn-days"), help: ArgumentHelp("Report certificates that expire within this many days.", valueName: "N"))
+    @Option(
+        name: .customLong("warn-days"),
+        help: ArgumentHelp("Report certificates that expire within this many days.", valueName: "N")
+    )
     var warnDays = 30
 
-    @Option(help: ArgumentHelp("Evaluate validity at this date instead of now (YYYY-MM-DD or RFC 3339), e.g. your release date.", valueName: "DATE"))
+    @Option(
+        help: ArgumentHelp(
+            "Evaluate validity at this date instead of now (YYYY-MM-DD or RFC 3339), e.g. your release date.",
+            valueName: "DATE"
+        )
+    )
     var at: String?
 
     func validate() throws {

@@ -4,7 +4,12 @@ import PushCredentials
 
 /// Where the credential store lives.
 struct StoreOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The credential store folder (default: $APNSCTL_STORE, else $XDG_DATA_HOME/apnsctl).", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "The credential store folder (default: $APNSCTL_STORE, else $XDG_DATA_HOME/apnsctl).",
+            valueName: "DIR"
+        )
+    )
     var store: String?
 
     func validate() throws {

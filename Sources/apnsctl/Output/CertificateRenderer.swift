@@ -14,13 +14,28 @@ struct CertificateRenderer {
 
         var rows: [(String, String)] = []
         rows.append(("Subject", certificate.subject))
-        rows.append(("Kind", certificate.isPushCertificate ? certificate.kind.name : style.paint("not an Apple push certificate", .yellow)))
-        if let bundle = certificate.bundleId { rows.append(("Bundle ID", "\(bundle)  \(style.paint("(default topic)", .dim))")) }
+        rows.append(
+            (
+                "Kind",
+                certificate.isPushCertificate
+                    ? certificate.kind.name : style.paint("not an Apple push certificate", .yellow)
+            )
+        )
+        if let bundle = certificate.bundleId {
+            rows.append(("Bundle ID", "\(bundle)  \(style.paint("(default topic)", .dim))"))
+        }
         if let team = certificate.teamId { rows.append(("Team ID", team)) }
         if let organization = certificate.organization { rows.append(("Organisation", organization)) }
         rows.append(("Environments", environments(certificate)))
         if !certificate.topics.isEmpty {
-            rows.append(("Topics", certificate.topics.map { "\($0.name) (\($0.kinds.joined(separator: ", ")))" }.joined(separator: "\n")))
+            rows.append(
+                (
+                    "Topics",
+                    certificate.topics.map { "\($0.name) (\($0.kinds.joined(separator: ", ")))" }.joined(
+                        separator: "\n"
+                    )
+                )
+            )
         }
         var issuer = certificate.issuer
         if let generation = certificate.wwdrGeneration { issuer += style.paint("  (Apple WWDR \(generation))", .dim) }
@@ -33,11 +48,18 @@ struct CertificateRenderer {
         rows.append(("SHA-256", certificate.sha256))
         rows.append(("SHA-1", certificate.sha1))
         if let protection = file.protection {
-            rows.append(("Encryption", "certificates \(protection.certificates); key \(protection.key); MAC \(protection.mac)"
-                + (protection.usesLegacyAlgorithms ? style.paint("  (legacy: `openssl pkcs12` needs -legacy)", .dim) : "")))
+            rows.append(
+                (
+                    "Encryption",
+                    "certificates \(protection.certificates); key \(protection.key); MAC \(protection.mac)"
+                        + (protection.usesLegacyAlgorithms
+                            ? style.paint("  (legacy: `openssl pkcs12` needs -legacy)", .dim) : "")
+                )
+            )
         }
         if let key = file.privateKey {
-            let verdict = key.matchesCertificate
+            let verdict =
+                key.matchesCertificate
                 ? style.paint("✓ matches the certificate", .green)
                 : style.paint("✗ does NOT match the certificate", .red, .bold)
             rows.append(("Private key", "\(key.type) \(key.bits) bits, \(verdict)"))
@@ -45,7 +67,14 @@ struct CertificateRenderer {
             rows.append(("Private key", style.paint("none in this file", .dim)))
         }
         if !file.chain.isEmpty {
-            rows.append(("Chain", file.chain.map { "\($0.subject)  \(style.paint("expires \(Self.day($0.notAfter))", .dim))" }.joined(separator: "\n")))
+            rows.append(
+                (
+                    "Chain",
+                    file.chain.map { "\($0.subject)  \(style.paint("expires \(Self.day($0.notAfter))", .dim))" }.joined(
+                        separator: "\n"
+                    )
+                )
+            )
         }
         lines.append(contentsOf: table(rows))
         for finding in file.findings {
@@ -98,7 +127,9 @@ struct CertificateRenderer {
         for (label, value) in rows {
             let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false)
             for (index, line) in valueLines.enumerated() {
-                let left = index == 0 ? label.padding(toLength: width, withPad: " ", startingAt: 0) : String(repeating: " ", count: width)
+                let left =
+                    index == 0
+                    ? label.padding(toLength: width, withPad: " ", startingAt: 0) : String(repeating: " ", count: width)
                 lines.append("  \(style.paint(left, .dim))  \(line)")
             }
         }

@@ -23,11 +23,18 @@ struct HandshakeRenderer {
                 continue
             }
             let cells = longest > 0 ? max(1, Int((duration / longest * Double(barWidth)).rounded())) : 1
-            let bar = style.paint(String(repeating: "█", count: cells), .cyan) + String(repeating: " ", count: barWidth - cells)
-            lines.append("  \(name.padding(toLength: 14, withPad: " ", startingAt: 0))  \(bar)  \(Self.milliseconds(duration))")
+            let bar =
+                style.paint(String(repeating: "█", count: cells), .cyan)
+                + String(repeating: " ", count: barWidth - cells)
+            lines.append(
+                "  \(name.padding(toLength: 14, withPad: " ", startingAt: 0))  \(bar)  \(Self.milliseconds(duration))"
+            )
         }
         if let total = report.totalDuration {
-            lines.append("  " + String(repeating: " ", count: 16 + barWidth) + style.paint("total \(Self.milliseconds(total))", .bold))
+            lines.append(
+                "  " + String(repeating: " ", count: 16 + barWidth)
+                    + style.paint("total \(Self.milliseconds(total))", .bold)
+            )
         }
         lines.append("")
         var rows: [(String, String)] = []
@@ -38,16 +45,24 @@ struct HandshakeRenderer {
         tls += ", ALPN " + (report.alpn ?? "none")
         rows.append(("TLS", tls))
         if !report.serverCertificates.isEmpty {
-            rows.append(("Server chain", report.serverCertificates.enumerated().map { index, certificate in
-                "\(index + 1). \(certificate.subject)\n   issued by \(certificate.issuer)\n   " + style.paint("expires \(CertificateRenderer.day(certificate.notAfter))", .dim)
-            }.joined(separator: "\n")))
+            rows.append(
+                (
+                    "Server chain",
+                    report.serverCertificates.enumerated().map { index, certificate in
+                        "\(index + 1). \(certificate.subject)\n   issued by \(certificate.issuer)\n   "
+                            + style.paint("expires \(CertificateRenderer.day(certificate.notAfter))", .dim)
+                    }.joined(separator: "\n")
+                )
+            )
         }
         rows.append(("Trust", trust(report)))
         if let streams = report.maxConcurrentStreams { rows.append(("HTTP/2", "MAX_CONCURRENT_STREAMS \(streams)")) }
         let width = rows.map(\.0.count).max() ?? 0
         for (label, value) in rows {
             for (index, line) in value.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let left = index == 0 ? label.padding(toLength: width, withPad: " ", startingAt: 0) : String(repeating: " ", count: width)
+                let left =
+                    index == 0
+                    ? label.padding(toLength: width, withPad: " ", startingAt: 0) : String(repeating: " ", count: width)
                 lines.append("  \(style.paint(left, .dim))  \(line)")
             }
         }
@@ -65,13 +80,15 @@ struct HandshakeRenderer {
         switch report.trust {
         case .trusted: return style.paint("✓ trusted", .green) + " (\(source))"
         case .untrusted: return style.paint("✗ untrusted", .red, .bold) + " (\(source))\(detail)"
-        case .hostnameMismatch: return style.paint("✗ certificate does not name \(report.endpoint.host)", .red, .bold) + detail
+        case .hostnameMismatch:
+            return style.paint("✗ certificate does not name \(report.endpoint.host)", .red, .bold) + detail
         case .expired: return style.paint("✗ expired or not yet valid", .red, .bold) + detail
         case .notChecked: return style.paint("not checked (the handshake stopped before)", .dim)
         }
     }
 
     static func milliseconds(_ seconds: Double) -> String {
-        seconds < 0.001 ? "<1 ms" : seconds < 10 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.1f s", seconds)
+        seconds < 0.001
+            ? "<1 ms" : seconds < 10 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.1f s", seconds)
     }
 }

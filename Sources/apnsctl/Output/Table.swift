@@ -15,7 +15,8 @@ final class Table {
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - Self.visibleWidth(cell))
+                index == cells.count - 1
+                    ? cell : cell + String(repeating: " ", count: widths[index] - Self.visibleWidth(cell))
             }.joined(separator: "  ")
         }
         return ([style.paint(line(headers), .bold)] + rows.map(line)).joined(separator: "\n")

@@ -18,8 +18,11 @@ extension Send {
             // A placeholder token: the template's own token is never sent.
             let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
             let template = prepared.notification.template
-            let header = BulkRunHeader(credential: prepared.configuration.credential.fingerprint, template: template,
-                                       gateway: prepared.configuration.endpoint.description)
+            let header = BulkRunHeader(
+                credential: prepared.configuration.credential.fingerprint,
+                template: template,
+                gateway: prepared.configuration.endpoint.description
+            )
             let state = try resume.map { try ResumeState.load(resultsPath: $0) }
             if let resume, let state { try Self.checkSameRun(state, header, resultsPath: resume) }
             // Everything that can be refused is checked before any file is made.
@@ -33,8 +36,13 @@ extension Send {
                     file = try AppendFile.open(path: resultsPath, truncateTo: state?.validLength)
                 } else {
                     if FileManager.default.fileExists(atPath: resultsPath) {
-                        throw CredentialError(.invalidArgument, path: resultsPath, "The results file already exists.",
-                                              hint: "Continue that run with --resume \(ErrorHints.shellQuoted(resultsPath)), or choose another --results file.")
+                        throw CredentialError(
+                            .invalidArgument,
+                            path: resultsPath,
+                            "The results file already exists.",
+                            hint:
+                                "Continue that run with --resume \(ErrorHints.shellQuoted(resultsPath)), or choose another --results file."
+                        )
                     }
                     file = try AppendFile.open(path: resultsPath, exclusive: true)
                     file.append(header.jsonLine)
@@ -51,16 +59,28 @@ extension Send {
             options.connections = connections
             options.maxAttempts = maxAttempts
             options.resendUncertain = resendUncertain
-            let sender = try BulkSender(configuration: prepared.configuration, template: template,
-                                        options: options, feed: feed, output: output)
+            let sender = try BulkSender(
+                configuration: prepared.configuration,
+                template: template,
+                options: options,
+                feed: feed,
+                output: output
+            )
             let showProgress = !quiet && style.isTerminal
-            let total = showProgress ? TokenFeed.countEntries(path: tokensPath).map { max(0, $0 - (state?.finalCount ?? 0)) } : nil
+            let total =
+                showProgress
+                ? TokenFeed.countEntries(path: tokensPath).map { max(0, $0 - (state?.finalCount ?? 0)) } : nil
             return (sender, resultsPath, total, state?.finalCount ?? 0)
         }
 
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { count in
             if count == 1 {
-                if !quiet { printError("\r\u{1B}[2K" + style.paint("stopping:", .yellow, .bold) + " no new tokens; waiting for the notifications in flight (Ctrl-C again to stop waiting)") }
+                if !quiet {
+                    printError(
+                        "\r\u{1B}[2K" + style.paint("stopping:", .yellow, .bold)
+                            + " no new tokens; waiting for the notifications in flight (Ctrl-C again to stop waiting)"
+                    )
+                }
                 sender.stop()
             } else if count == 2 {
                 sender.stop()
@@ -90,7 +110,9 @@ extension Send {
         summary.skipped = skipped
 
         if json, resultsPath != nil {
-            try printJSON(BulkSummaryOutput(schemaVersion: ReportSchema.schemaVersion, results: resultsPath, summary: summary))
+            try printJSON(
+                BulkSummaryOutput(schemaVersion: ReportSchema.schemaVersion, results: resultsPath, summary: summary)
+            )
         } else if !quiet {
             printError(render(summary, resultsPath: resultsPath, style: style))
         }
@@ -107,16 +129,22 @@ extension Send {
     /// push type, payload and gateway. Otherwise one announcement would go out two ways.
     static func checkSameRun(_ state: ResumeState, _ header: BulkRunHeader, resultsPath: String) throws {
         guard let recorded = state.header else {
-            printError(TerminalStyle.stderr.paint("error:", .red, .bold)
-                + " \(resultsPath): this results file has no run header, so what it was sent with cannot be checked.\n  "
-                + TerminalStyle.stderr.paint("hint:", .bold) + " Start a new run with --results NEW-FILE; the lines already done are listed in \(resultsPath).")
+            printError(
+                TerminalStyle.stderr.paint("error:", .red, .bold)
+                    + " \(resultsPath): this results file has no run header, so what it was sent with cannot be checked.\n  "
+                    + TerminalStyle.stderr.paint("hint:", .bold)
+                    + " Start a new run with --results NEW-FILE; the lines already done are listed in \(resultsPath)."
+            )
             throw ExitCode(64)
         }
         let differences = recorded.differences(from: header)
         guard differences.isEmpty else {
-            printError(TerminalStyle.stderr.paint("error:", .red, .bold)
-                + " \(resultsPath) belongs to another run: \(differences.joined(separator: ", ")) differ\(differences.count == 1 ? "s" : ""). Nothing was sent.\n  "
-                + TerminalStyle.stderr.paint("hint:", .bold) + " Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with --results NEW-FILE.")
+            printError(
+                TerminalStyle.stderr.paint("error:", .red, .bold)
+                    + " \(resultsPath) belongs to another run: \(differences.joined(separator: ", ")) differ\(differences.count == 1 ? "s" : ""). Nothing was sent.\n  "
+                    + TerminalStyle.stderr.paint("hint:", .bold)
+                    + " Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with --results NEW-FILE."
+            )
             throw ExitCode(64)
         }
     }
@@ -154,33 +182,46 @@ extension Send {
         let count = { (value: Int) in value.formatted(.number.grouping(.automatic)) }
         let rate = count(Int(summary.rate.rounded()))
         let seconds = String(format: "%.1f", summary.seconds)
-        let headline = "\(count(summary.accepted)) accepted, \(count(summary.rejectedTotal)) rejected, \(count(summary.failed + summary.malformed)) failed of \(count(summary.results)) in \(seconds) s (\(rate)/s)"
+        let headline =
+            "\(count(summary.accepted)) accepted, \(count(summary.rejectedTotal)) rejected, \(count(summary.failed + summary.malformed)) failed of \(count(summary.results)) in \(seconds) s (\(rate)/s)"
         let clean = summary.accepted == summary.results && summary.stoppedBy == nil
         lines.append(style.paint(clean ? "✓ " : "✗ ", clean ? .green : .red, .bold) + headline)
         if !summary.rejected.isEmpty {
             let reasons = summary.rejected.sorted { $0.value > $1.value }.map { "\($0.key) \(count($0.value))" }
             lines.append("  rejected:   " + reasons.joined(separator: ", "))
         }
-        var details = ["retried \(count(summary.retried))", "requests \(count(summary.requests))",
-                       "connections \(count(summary.connections))"]
+        var details = [
+            "retried \(count(summary.retried))", "requests \(count(summary.requests))",
+            "connections \(count(summary.connections))",
+        ]
         if summary.malformed > 0 { details.insert("malformed lines \(count(summary.malformed))", at: 0) }
-        if summary.uncertain > 0 { details.insert(style.paint("uncertain \(count(summary.uncertain))", .yellow), at: 0) }
+        if summary.uncertain > 0 {
+            details.insert(style.paint("uncertain \(count(summary.uncertain))", .yellow), at: 0)
+        }
         if summary.skipped > 0 { details.append("skipped (already done) \(count(summary.skipped))") }
         lines.append("  " + details.joined(separator: " · "))
         if summary.uncertain > summary.outcomeUnknown {
-            lines.append("  uncertain: \(count(summary.uncertain - summary.outcomeUnknown)) answers were lost in flight, so those notifications were sent again and may have arrived twice (\"uncertain\": true in the results).")
+            lines.append(
+                "  uncertain: \(count(summary.uncertain - summary.outcomeUnknown)) answers were lost in flight, so those notifications were sent again and may have arrived twice (\"uncertain\": true in the results)."
+            )
         }
         if summary.outcomeUnknown > 0 {
-            lines.append("  outcome unknown: \(count(summary.outcomeUnknown)) lines were in flight when the earlier run stopped; they may have been delivered and were not sent again (\"error\": \"outcome_unknown\"; --resend-uncertain sends them).")
+            lines.append(
+                "  outcome unknown: \(count(summary.outcomeUnknown)) lines were in flight when the earlier run stopped; they may have been delivered and were not sent again (\"error\": \"outcome_unknown\"; --resend-uncertain sends them)."
+            )
         }
         if let resultsPath { lines.append("  results:    \(resultsPath)") }
         if let cause = summary.stoppedBy {
             let what = cause == .interrupted ? "interrupted" : "stopped"
-            lines.append(style.paint("\(what): ", .red, .bold) + (summary.stopMessage ?? "the run stopped early")
-                         + (summary.unfinished > 0 ? " (\(count(summary.unfinished)) lines left unfinished)" : ""))
+            lines.append(
+                style.paint("\(what): ", .red, .bold) + (summary.stopMessage ?? "the run stopped early")
+                    + (summary.unfinished > 0 ? " (\(count(summary.unfinished)) lines left unfinished)" : "")
+            )
             if let hint = summary.stopHint { lines.append("  " + style.paint("→ \(hint)", .bold)) }
             if let resultsPath {
-                lines.append("  continue with: " + Self.resumeCommand(arguments: CommandLine.arguments, resultsPath: resultsPath))
+                lines.append(
+                    "  continue with: " + Self.resumeCommand(arguments: CommandLine.arguments, resultsPath: resultsPath)
+                )
             }
         }
         return lines.joined(separator: "\n")

@@ -35,7 +35,10 @@ struct Check: AsyncParsableCommand {
     @Option(help: "Output format.")
     var format: Format = .text
 
-    @Flag(name: .customLong("skip-secrets"), help: "Do not read keys from the Secret Service (metadata-only checks, e.g. on a monitoring host).")
+    @Flag(
+        name: .customLong("skip-secrets"),
+        help: "Do not read keys from the Secret Service (metadata-only checks, e.g. on a monitoring host)."
+    )
     var skipSecrets = false
 
     @OptionGroup var report: ReportOptions
@@ -44,21 +47,36 @@ struct Check: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        let expectations = CheckExpectations(date: report.date, warnDays: report.warnDays, environment: environment, topic: topic)
+        let expectations = CheckExpectations(
+            date: report.date,
+            warnDays: report.warnDays,
+            environment: environment,
+            topic: topic
+        )
         var results: [CheckResult] = []
         do {
-            let references: [CredentialReference] = credentials.isEmpty
+            let references: [CredentialReference] =
+                credentials.isEmpty
                 ? try store.list().map { .stored($0) }
                 : try credentials.map { try CredentialReference.resolve($0, store: store) }
             if references.isEmpty {
-                printError("The store at \(store.path) is empty: nothing to check. Import a credential or name files to check.")
+                printError(
+                    "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
+                )
                 throw ExitStatus.couldNotCheck
             }
             let source = password.source()
             for reference in references {
                 var result = check(reference, store: store, expectations: expectations, password: source)
-                result.findings = FindingHints.forCommandLine(result.findings, about: .init(
-                    name: result.name, stored: reference.origin == "store", kind: result.kind, environment: environment))
+                result.findings = FindingHints.forCommandLine(
+                    result.findings,
+                    about: .init(
+                        name: result.name,
+                        stored: reference.origin == "store",
+                        kind: result.kind,
+                        environment: environment
+                    )
+                )
                 results.append(result)
             }
         } catch let error as CredentialError {
@@ -69,8 +87,16 @@ struct Check: AsyncParsableCommand {
         let outputFormat = report.json ? .json : format
         switch outputFormat {
         case .json:
-            try printJSON(CheckOutput(schemaVersion: ReportSchema.schemaVersion, evaluatedAt: expectations.date,
-                                      environment: environment, topic: topic, warnDays: report.warnDays, credentials: results))
+            try printJSON(
+                CheckOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    evaluatedAt: expectations.date,
+                    environment: environment,
+                    topic: topic,
+                    warnDays: report.warnDays,
+                    credentials: results
+                )
+            )
         case .prometheus:
             print(PrometheusExport.render(results, at: expectations.date), terminator: "")
         case .text:
@@ -80,8 +106,12 @@ struct Check: AsyncParsableCommand {
         if results.contains(where: { !$0.findings.isEmpty }) { throw ExitStatus.problem }
     }
 
-    private func check(_ reference: CredentialReference, store: CredentialStore, expectations: CheckExpectations,
-                       password: PasswordSource) -> CheckResult {
+    private func check(
+        _ reference: CredentialReference,
+        store: CredentialStore,
+        expectations: CheckExpectations,
+        password: PasswordSource
+    ) -> CheckResult {
         let name: String
         switch reference {
         case .stored(let credential): name = credential.alias
@@ -91,7 +121,13 @@ struct Check: AsyncParsableCommand {
             switch reference {
             case .file(let path):
                 let file = try CredentialFile.read(path: path, password: password)
-                return CredentialCheck.certificate(file, name: path, origin: "file", keyVerified: true, expectations: expectations)
+                return CredentialCheck.certificate(
+                    file,
+                    name: path,
+                    origin: "file",
+                    keyVerified: true,
+                    expectations: expectations
+                )
             case .stored(let credential) where credential.kind == .tokenKey:
                 var present: Bool?
                 if !skipSecrets {
@@ -105,27 +141,47 @@ struct Check: AsyncParsableCommand {
                 return CredentialCheck.tokenKey(credential, keyPresent: present, expectations: expectations)
             case .stored(let credential):
                 if skipSecrets {
-                    return CredentialCheck.certificate(try store.certificate(of: credential), name: name, origin: "store",
-                                                       keyVerified: false, expectations: expectations)
+                    return CredentialCheck.certificate(
+                        try store.certificate(of: credential),
+                        name: name,
+                        origin: "store",
+                        keyVerified: false,
+                        expectations: expectations
+                    )
                 }
-                return CredentialCheck.certificate(try store.identity(of: credential), name: name, origin: "store",
-                                                   keyVerified: true, expectations: expectations)
+                return CredentialCheck.certificate(
+                    try store.identity(of: credential),
+                    name: name,
+                    origin: "store",
+                    keyVerified: true,
+                    expectations: expectations
+                )
             }
         } catch let error as CredentialError {
             return .failed(name: name, origin: reference.origin, error: error.forCommandLine)
         } catch {
-            return .failed(name: name, origin: reference.origin, error: CredentialError(.corrupt, path: name, "\(error)"))
+            return .failed(
+                name: name,
+                origin: reference.origin,
+                error: CredentialError(.corrupt, path: name, "\(error)")
+            )
         }
     }
 
     private func printText(_ results: [CheckResult]) {
         let style = TerminalStyle.stdout
         for result in results {
-            let mark = result.error != nil ? style.paint("?", .red, .bold) : result.ok ? style.paint("✓", .green) : style.paint("✗", .red, .bold)
+            let mark =
+                result.error != nil
+                ? style.paint("?", .red, .bold) : result.ok ? style.paint("✓", .green) : style.paint("✗", .red, .bold)
             var summary: [String] = []
             if let kind = result.kind { summary.append(kind == .tokenKey ? "token key" : "certificate") }
-            if !result.topics.isEmpty { summary.append(result.topics[0] + (result.topics.count > 1 ? " (+\(result.topics.count - 1))" : "")) }
-            if !result.environments.isEmpty { summary.append(result.environments.map(\.rawValue).joined(separator: "+")) }
+            if !result.topics.isEmpty {
+                summary.append(result.topics[0] + (result.topics.count > 1 ? " (+\(result.topics.count - 1))" : ""))
+            }
+            if !result.environments.isEmpty {
+                summary.append(result.environments.map(\.rawValue).joined(separator: "+"))
+            }
             if let notAfter = result.notAfter, let days = result.daysLeft {
                 summary.append("expires \(CertificateRenderer.day(notAfter)) (\(days) days)")
             }

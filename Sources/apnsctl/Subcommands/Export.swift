@@ -47,14 +47,21 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         do {
             if out == nil, isatty(STDOUT_FILENO) == 1 {
-                throw CredentialError(.invalidArgument, path: nil,
-                                      "Refusing to write a private key to the terminal, where it would stay in the scrollback.",
-                                      hint: "Give --out PATH, or redirect standard output to a file.")
+                throw CredentialError(
+                    .invalidArgument,
+                    path: nil,
+                    "Refusing to write a private key to the terminal, where it would stay in the scrollback.",
+                    hint: "Give --out PATH, or redirect standard output to a file."
+                )
             }
             let store = self.store.credentialStore
             guard let credential = try store.credential(named: alias) else {
-                throw CredentialError(.aliasNotFound, path: nil, "No credential named \(alias) in the store at \(store.path).",
-                                      hint: "See `apnsctl list`.")
+                throw CredentialError(
+                    .aliasNotFound,
+                    path: nil,
+                    "No credential named \(alias) in the store at \(store.path).",
+                    hint: "See `apnsctl list`."
+                )
             }
             let bytes: [UInt8]
             switch (credential.kind, format) {
@@ -62,8 +69,12 @@ struct Export: AsyncParsableCommand {
                 let key = try store.tokenKey(of: credential)
                 bytes = Array(PEMWriter.privateKey(key.pkcs8).utf8)
             case (.tokenKey, .p12):
-                throw CredentialError(.invalidArgument, path: nil, "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
-                                      hint: "Use --format pem to get the .p8 key.")
+                throw CredentialError(
+                    .invalidArgument,
+                    path: nil,
+                    "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
+                    hint: "Use --format pem to get the .p8 key."
+                )
             case (.certificate, .pem):
                 let identity = try store.identity(of: credential)
                 let chain = ([identity.certificate] + identity.chain).map { PEMWriter.certificate($0.der) }.joined()
@@ -71,13 +82,20 @@ struct Export: AsyncParsableCommand {
             case (.certificate, .p12):
                 let identity = try store.identity(of: credential)
                 let newPassword = try self.newPassword()
-                bytes = try PKCS12Writer.write(certificateDER: identity.certificate.der, chainDER: identity.chain.map(\.der),
-                                               privateKey: identity.privateKeyPKCS8!, password: newPassword,
-                                               friendlyName: credential.alias, style: legacy ? .legacy : .modern)
+                bytes = try PKCS12Writer.write(
+                    certificateDER: identity.certificate.der,
+                    chainDER: identity.chain.map(\.der),
+                    privateKey: identity.privateKeyPKCS8!,
+                    password: newPassword,
+                    friendlyName: credential.alias,
+                    style: legacy ? .legacy : .modern
+                )
             }
             try write(bytes)
             if let out {
-                printError("Wrote \(credential.alias) as \(format == .p12 ? (legacy ? "legacy PKCS#12" : "PKCS#12") : "PEM") to \(out) (mode 0600).")
+                printError(
+                    "Wrote \(credential.alias) as \(format == .p12 ? (legacy ? "legacy PKCS#12" : "PKCS#12") : "PEM") to \(out) (mode 0600)."
+                )
             }
         } catch let error as CredentialError {
             reportError(error)
@@ -87,18 +105,37 @@ struct Export: AsyncParsableCommand {
 
     private func newPassword() throws -> SecretBytes {
         if password.isGiven {
-            guard let secret = try password.source()(PasswordRequest(path: out ?? "output", what: "new PKCS#12", isRetry: false)) else {
-                throw CredentialError(.passwordRequired, path: nil, "No password was given for the new bundle.", hint: nil)
+            guard
+                let secret = try password.source()(
+                    PasswordRequest(path: out ?? "output", what: "new PKCS#12", isRetry: false)
+                )
+            else {
+                throw CredentialError(
+                    .passwordRequired,
+                    path: nil,
+                    "No password was given for the new bundle.",
+                    hint: nil
+                )
             }
             return secret
         }
         guard isatty(STDIN_FILENO) == 1 else {
-            throw CredentialError(.passwordRequired, path: nil, "A PKCS#12 export needs a new password.",
-                                  hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH.")
+            throw CredentialError(
+                .passwordRequired,
+                path: nil,
+                "A PKCS#12 export needs a new password.",
+                hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH."
+            )
         }
         guard let first = TerminalPrompt.readSecret(prompt: "New password for the PKCS#12 bundle: "),
-              let second = TerminalPrompt.readSecret(prompt: "Repeat it: "), first == second else {
-            throw CredentialError(.invalidArgument, path: nil, "The two passwords differ; nothing was written.", hint: "Run the export again.")
+            let second = TerminalPrompt.readSecret(prompt: "Repeat it: "), first == second
+        else {
+            throw CredentialError(
+                .invalidArgument,
+                path: nil,
+                "The two passwords differ; nothing was written.",
+                hint: "Run the export again."
+            )
         }
         return first
     }

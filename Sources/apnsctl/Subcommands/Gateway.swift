@@ -15,12 +15,19 @@ struct Gateway: AsyncParsableCommand {
 
     /// A folder with the client CA that mint-identity signs with and serve trusts.
     static func loadOrCreateAuthority(folder: String) throws -> TestCertificateAuthority {
-        let certificatePath = folder + "/client-ca.pem", keyPath = folder + "/client-ca.key"
+        let certificatePath = folder + "/client-ca.pem"
+        let keyPath = folder + "/client-ca.key"
         if FileManager.default.fileExists(atPath: certificatePath), FileManager.default.fileExists(atPath: keyPath) {
-            return try TestCertificateAuthority(certificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8),
-                                                privateKeyPEM: String(contentsOfFile: keyPath, encoding: .utf8))
+            return try TestCertificateAuthority(
+                certificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8),
+                privateKeyPEM: String(contentsOfFile: keyPath, encoding: .utf8)
+            )
         }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: folder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let authority = try TestCertificateAuthority.generate()
         try writePrivate(PEMWriter.privateKey(authority.privateKeyPKCS8), to: keyPath)
         try writePrivate(authority.certificatePEM, to: certificatePath)
@@ -60,7 +67,10 @@ extension Gateway {
         @Option(help: "The port (0 chooses a free one; it is printed).")
         var port = 0
 
-        @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the port here once listening (for scripts).", valueName: "FILE"))
+        @Option(
+            name: .customLong("port-file"),
+            help: ArgumentHelp("Write the port here once listening (for scripts).", valueName: "FILE")
+        )
         var portFile: String?
 
         @Option(help: ArgumentHelp("Server certificate (PEM); default: generated at start.", valueName: "FILE"))
@@ -69,19 +79,39 @@ extension Gateway {
         @Option(help: ArgumentHelp("Server private key (PEM), with --cert.", valueName: "FILE"))
         var key: String?
 
-        @Option(name: .customLong("ca-out"), help: ArgumentHelp("Write the generated server CA here, for clients to trust.", valueName: "FILE"))
+        @Option(
+            name: .customLong("ca-out"),
+            help: ArgumentHelp("Write the generated server CA here, for clients to trust.", valueName: "FILE")
+        )
         var caOut: String?
 
-        @Option(name: .customLong("client-ca"), help: ArgumentHelp("Trust client certificates issued by this CA (PEM). Repeatable.", valueName: "FILE"))
+        @Option(
+            name: .customLong("client-ca"),
+            help: ArgumentHelp("Trust client certificates issued by this CA (PEM). Repeatable.", valueName: "FILE")
+        )
         var clientCA: [String] = []
 
-        @Option(name: .customLong("token-key"), help: ArgumentHelp("Accept provider tokens signed by this key: KEYID=PUBLIC-KEY.pem. Repeatable.", valueName: "KEYID=FILE"))
+        @Option(
+            name: .customLong("token-key"),
+            help: ArgumentHelp(
+                "Accept provider tokens signed by this key: KEYID=PUBLIC-KEY.pem. Repeatable.",
+                valueName: "KEYID=FILE"
+            )
+        )
         var tokenKeys: [String] = []
 
-        @Option(name: .customLong("team-id"), help: ArgumentHelp("The team ID of the --token-key keys.", valueName: "TEAMID"))
+        @Option(
+            name: .customLong("team-id"),
+            help: ArgumentHelp("The team ID of the --token-key keys.", valueName: "TEAMID")
+        )
         var teamID: String?
 
-        @Option(help: ArgumentHelp("Device-token registry (JSON: token → topic, environment, unregistered_at).", valueName: "FILE"))
+        @Option(
+            help: ArgumentHelp(
+                "Device-token registry (JSON: token → topic, environment, unregistered_at).",
+                valueName: "FILE"
+            )
+        )
         var devices: String?
 
         @Option(help: ArgumentHelp("Record every accepted notification here, one JSON line each.", valueName: "FILE"))
@@ -105,22 +135,45 @@ extension Gateway {
         @Option(name: .customLong("goaway-after"), help: "Fault: send GOAWAY after this many streams on a connection.")
         var goAwayAfter: Int?
 
-        @Option(name: .customLong("close-after"), help: "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered).")
+        @Option(
+            name: .customLong("close-after"),
+            help:
+                "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered)."
+        )
         var closeAfter: Int?
 
-        @Option(name: .customLong("stats"), help: ArgumentHelp("On exit, write what the gateway counted (streams, accepted, rejected by reason, most concurrent streams, refused streams, GOAWAYs) here as JSON.", valueName: "FILE"))
+        @Option(
+            name: .customLong("stats"),
+            help: ArgumentHelp(
+                "On exit, write what the gateway counted (streams, accepted, rejected by reason, most concurrent streams, refused streams, GOAWAYs) here as JSON.",
+                valueName: "FILE"
+            )
+        )
         var statsFile: String?
 
-        @Option(name: .customLong("drop-after"), help: "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight).")
+        @Option(
+            name: .customLong("drop-after"),
+            help:
+                "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight)."
+        )
         var dropAfter: Int?
 
         @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
         var maxConcurrentStreams = 1000
 
-        @Option(name: .customLong("change-streams"), help: ArgumentHelp("Fault: after K accepted notifications on a connection, advertise N streams (as APNs does after a rejection or an accepted token).", valueName: "K:N"))
+        @Option(
+            name: .customLong("change-streams"),
+            help: ArgumentHelp(
+                "Fault: after K accepted notifications on a connection, advertise N streams (as APNs does after a rejection or an accepted token).",
+                valueName: "K:N"
+            )
+        )
         var changeStreams: String?
 
-        @Flag(name: .customLong("early-answer"), help: "Answer before reading the body and reset the stream with NO_ERROR, as nginx does.")
+        @Flag(
+            name: .customLong("early-answer"),
+            help: "Answer before reading the body and reset the stream with NO_ERROR, as nginx does."
+        )
         var earlyAnswer = false
 
         func validate() throws {
@@ -130,7 +183,9 @@ extension Gateway {
                 throw ValidationError("Fault rates are fractions between 0 and 1.")
             }
             if rate429 + rate500 + rate503 > 1 { throw ValidationError("The fault rates add up to more than 1.") }
-            if let changeStreams, parsedChange(changeStreams) == nil { throw ValidationError("--change-streams takes K:N, e.g. 10:500.") }
+            if let changeStreams, parsedChange(changeStreams) == nil {
+                throw ValidationError("--change-streams takes K:N, e.g. 10:500.")
+            }
             for entry in tokenKeys {
                 let parts = entry.split(separator: "=", maxSplits: 1)
                 if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty {
@@ -138,11 +193,19 @@ extension Gateway {
                 }
             }
             if !(0...65535).contains(port) { throw ValidationError("--port is between 0 (any free port) and 65535.") }
-            if !(1...Int(Int32.max)).contains(maxConcurrentStreams) { throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).") }
-            if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) { throw ValidationError("--latency-ms is between 0 and 600000.") }
-            if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after counts answered streams from 1.") }
+            if !(1...Int(Int32.max)).contains(maxConcurrentStreams) {
+                throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).")
+            }
+            if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) {
+                throw ValidationError("--latency-ms is between 0 and 600000.")
+            }
+            if let goAwayAfter, goAwayAfter < 1 {
+                throw ValidationError("--goaway-after counts answered streams from 1.")
+            }
             if let dropAfter, dropAfter < 1 { throw ValidationError("--drop-after is 1 or more.") }
-            if let closeAfter, closeAfter < 0 { throw ValidationError("--close-after is 0 (close on the first request, unanswered) or more.") }
+            if let closeAfter, closeAfter < 0 {
+                throw ValidationError("--close-after is 0 (close on the first request, unanswered) or more.")
+            }
         }
 
         func run() async throws {
@@ -155,8 +218,12 @@ extension Gateway {
                 configuration.tokenKeys = try tokenKeys.map { entry in
                     let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
                     guard let pem = try? String(contentsOfFile: parts[1], encoding: .utf8) else {
-                        throw CredentialError(.unreadable, path: parts[1], "The public key named by --token-key cannot be read.",
-                                              hint: "Give the P-256 public key as PEM, e.g. `openssl pkey -in AuthKey_KEYID.p8 -pubout`.")
+                        throw CredentialError(
+                            .unreadable,
+                            path: parts[1],
+                            "The public key named by --token-key cannot be read.",
+                            hint: "Give the P-256 public key as PEM, e.g. `openssl pkey -in AuthKey_KEYID.p8 -pubout`."
+                        )
                     }
                     return .init(keyID: parts[0], teamID: teamID ?? "", publicKeyPEM: pem)
                 }
@@ -181,8 +248,11 @@ extension Gateway {
                 let bound = try await gateway.start()
                 if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
                 let style = TerminalStyle.stderr
-                printError("\(style.paint("apnsctl gateway", .bold)): \(environment) gateway listening on \(host):\(bound)"
-                    + (caOut.map { "; server CA in \($0)" } ?? "") + (log.map { "; recording to \($0)" } ?? "") + ". Ctrl-C stops it.")
+                printError(
+                    "\(style.paint("apnsctl gateway", .bold)): \(environment) gateway listening on \(host):\(bound)"
+                        + (caOut.map { "; server CA in \($0)" } ?? "") + (log.map { "; recording to \($0)" } ?? "")
+                        + ". Ctrl-C stops it."
+                )
                 await Self.waitForTermination()
                 try await gateway.stop()
                 let statistics = gateway.statistics
@@ -190,7 +260,9 @@ extension Gateway {
                     let data = try ReportSchema.encoder().encode(statistics)
                     try data.write(to: URL(fileURLWithPath: statsFile), options: .atomic)
                 }
-                printError("apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections.")
+                printError(
+                    "apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections."
+                )
             }
         }
 
@@ -237,7 +309,13 @@ extension Gateway {
         @Option(help: ArgumentHelp("Where to write the .p12.", valueName: "FILE"))
         var out: String
 
-        @Option(name: .customLong("ca-dir"), help: ArgumentHelp("Folder holding client-ca.pem and client-ca.key (created when missing).", valueName: "DIR"))
+        @Option(
+            name: .customLong("ca-dir"),
+            help: ArgumentHelp(
+                "Folder holding client-ca.pem and client-ca.key (created when missing).",
+                valueName: "DIR"
+            )
+        )
         var caDir: String
 
         @Option(help: "Days of validity.")
@@ -257,18 +335,40 @@ extension Gateway {
 
         func run() async throws {
             try await withUserErrors {
-                guard let secret = try password.source(prompt: "New password")(PasswordRequest(path: out, what: "new PKCS#12")) else {
-                    throw CredentialError(.passwordRequired, path: out, "The new .p12 needs a password.",
-                                          hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH.")
+                guard
+                    let secret = try password.source(prompt: "New password")(
+                        PasswordRequest(path: out, what: "new PKCS#12")
+                    )
+                else {
+                    throw CredentialError(
+                        .passwordRequired,
+                        path: out,
+                        "The new .p12 needs a password.",
+                        hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH."
+                    )
                 }
                 let authority = try Gateway.loadOrCreateAuthority(folder: caDir)
-                let topics = [PushTopic(name: topic, kinds: ["app"]), PushTopic(name: topic + ".voip", kinds: ["voip"]),
-                              PushTopic(name: topic + ".complication", kinds: ["complication"])]
-                let identity = try LocalGateway.mintIdentity(topic: topic, environments: environment.environments, teamID: teamID,
-                                                             topics: topics, days: days, authority: authority)
-                let bytes = try identity.pkcs12(password: secret, friendlyName: topic, style: legacy ? .legacy : .modern)
+                let topics = [
+                    PushTopic(name: topic, kinds: ["app"]), PushTopic(name: topic + ".voip", kinds: ["voip"]),
+                    PushTopic(name: topic + ".complication", kinds: ["complication"]),
+                ]
+                let identity = try LocalGateway.mintIdentity(
+                    topic: topic,
+                    environments: environment.environments,
+                    teamID: teamID,
+                    topics: topics,
+                    days: days,
+                    authority: authority
+                )
+                let bytes = try identity.pkcs12(
+                    password: secret,
+                    friendlyName: topic,
+                    style: legacy ? .legacy : .modern
+                )
                 try PrivateFile.write(bytes, to: out, overwrite: true)
-                print("Minted a TEST \(environment.rawValue) identity for \(topic) → \(out) (signed by \(caDir)/client-ca.pem; not valid with Apple).")
+                print(
+                    "Minted a TEST \(environment.rawValue) identity for \(topic) → \(out) (signed by \(caDir)/client-ca.pem; not valid with Apple)."
+                )
             }
         }
     }

@@ -27,7 +27,9 @@ struct Handshake: AsyncParsableCommand {
     @Flag(name: .customLong("auth-check"), help: "Also prove that APNs accepts the credential and topic.")
     var authCheck = false
 
-    @Option(help: ArgumentHelp("The topic for --auth-check (default: the credential's bundle ID).", valueName: "BUNDLE"))
+    @Option(
+        help: ArgumentHelp("The topic for --auth-check (default: the credential's bundle ID).", valueName: "BUNDLE")
+    )
     var topic: String?
 
     @Flag(help: "Print a versioned JSON report.")
@@ -43,11 +45,15 @@ struct Handshake: AsyncParsableCommand {
             let (environment, note) = connection.chosenEnvironment(for: loaded)
             let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
             let topic = self.topic ?? loaded.defaultTopic
-            let warnings = FindingHints.forCommandLine(loaded.preflightFindings(environment: environment, topic: topic),
-                                                       about: .init(loaded, environment: environment))
+            let warnings = FindingHints.forCommandLine(
+                loaded.preflightFindings(environment: environment, topic: topic),
+                about: .init(loaded, environment: environment)
+            )
             if !json {
                 for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
-                print("Connecting to \(style.paint(configuration.endpoint.description, .bold)) (\(environment)) as \(loaded.name) (\(loaded.kind == .tokenKey ? "token key" : "certificate"))")
+                print(
+                    "Connecting to \(style.paint(configuration.endpoint.description, .bold)) (\(environment)) as \(loaded.name) (\(loaded.kind == .tokenKey ? "token key" : "certificate"))"
+                )
                 for warning in warnings {
                     print(style.paint("! ", .yellow, .bold) + warning.message)
                     if let hint = warning.hint { print("  " + style.paint("→ \(hint)", .dim)) }
@@ -56,9 +62,16 @@ struct Handshake: AsyncParsableCommand {
             }
             var check = await HandshakeCheck.run(configuration: configuration, topic: topic, authCheck: authCheck)
             check.authCheck = check.authCheck?.forCommandLine
-            let output = HandshakeOutput(schemaVersion: ReportSchema.schemaVersion, credential: loaded.name, environment: environment,
-                                         topic: topic, notices: notices, warnings: warnings, handshake: check.handshake,
-                                         authCheck: check.authCheck)
+            let output = HandshakeOutput(
+                schemaVersion: ReportSchema.schemaVersion,
+                credential: loaded.name,
+                environment: environment,
+                topic: topic,
+                notices: notices,
+                warnings: warnings,
+                handshake: check.handshake,
+                authCheck: check.authCheck
+            )
             return (output, check)
         }
         if json {
@@ -113,7 +126,10 @@ struct AuthCheckRenderer {
         case .rejected: head = style.paint("✗ credential rejected", .red, .bold)
         case .inconclusive: head = style.paint("? no verdict", .yellow, .bold)
         }
-        var lines = ["", "  Auth check  \(head)" + (check.status.map { "  (\($0)\(check.reason.map { " \($0)" } ?? ""))" } ?? "")]
+        var lines = [
+            "",
+            "  Auth check  \(head)" + (check.status.map { "  (\($0)\(check.reason.map { " \($0)" } ?? ""))" } ?? ""),
+        ]
         lines.append("              \(check.explanation)")
         if let fix = check.fix { lines.append("              " + style.paint("→ \(fix)", .dim)) }
         return lines.joined(separator: "\n")

@@ -26,22 +26,35 @@ struct Import: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The .p12/.pfx, PEM or .p8 file.", valueName: "FILE"))
     var file: String
 
-    @Option(help: ArgumentHelp("The name to store it under (default: derived from topic and environment).", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "The name to store it under (default: derived from topic and environment).",
+            valueName: "NAME"
+        )
+    )
     var alias: String?
 
     @Option(help: ArgumentHelp("Replace this stored credential (certificate rotation).", valueName: "OLD"))
     var replace: String?
 
-    @Option(name: .customLong("team-id"), help: ArgumentHelp("Token keys: your 10-character team ID.", valueName: "TEAMID"))
+    @Option(
+        name: .customLong("team-id"),
+        help: ArgumentHelp("Token keys: your 10-character team ID.", valueName: "TEAMID")
+    )
     var teamID: String?
 
-    @Option(name: .customLong("key-id"), help: ArgumentHelp("Token keys: the 10-character key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID"))
+    @Option(
+        name: .customLong("key-id"),
+        help: ArgumentHelp("Token keys: the 10-character key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID")
+    )
     var keyID: String?
 
     @Option(help: ArgumentHelp("Token keys: a bundle ID this key will push to (repeatable).", valueName: "BUNDLE"))
     var topic: [String] = []
 
-    @Option(help: ArgumentHelp("Token keys: the environments it will be used with.", valueName: "sandbox|production|both"))
+    @Option(
+        help: ArgumentHelp("Token keys: the environments it will be used with.", valueName: "sandbox|production|both")
+    )
     var environment: EnvironmentChoice?
 
     @OptionGroup var store: StoreOptions
@@ -63,7 +76,9 @@ struct Import: AsyncParsableCommand {
             }
         }
         if !isTokenKey, keyID != nil || !topic.isEmpty || environment != nil {
-            throw ValidationError("--key-id, --topic and --environment are for token keys (.p8) only; a certificate carries its own.")
+            throw ValidationError(
+                "--key-id, --topic and --environment are for token keys (.p8) only; a certificate carries its own."
+            )
         }
     }
 
@@ -76,26 +91,53 @@ struct Import: AsyncParsableCommand {
                     throw CredentialError(.teamIDRequired, path: file, "A token key needs the team ID it belongs to.")
                 }
                 let key = try ProviderKey(path: file, teamID: teamID, keyID: keyID)
-                result = try store.importTokenKey(key, topics: topic, environments: environment?.environments ?? [],
-                                                  alias: alias, source: file, replacing: replace)
+                result = try store.importTokenKey(
+                    key,
+                    topics: topic,
+                    environments: environment?.environments ?? [],
+                    alias: alias,
+                    source: file,
+                    replacing: replace
+                )
             } else {
                 let credential = try CredentialFile.read(path: file, password: password.source())
                 result = try store.importCertificate(credential, alias: alias, replacing: replace)
             }
             if json {
-                try printJSON(ImportOutput(schemaVersion: ReportSchema.schemaVersion, store: store.path, imported: result.credential,
-                                           replaced: result.replaced?.alias))
+                try printJSON(
+                    ImportOutput(
+                        schemaVersion: ReportSchema.schemaVersion,
+                        store: store.path,
+                        imported: result.credential,
+                        replaced: result.replaced?.alias
+                    )
+                )
             } else {
                 let style = TerminalStyle.stdout
                 let entry = result.credential
-                print("\(style.paint("✓", .green)) Imported \(style.paint(entry.alias, .bold)) (\(describe(entry))) into \(store.path)")
-                print("  secret kept in the Secret Service: \(entry.secret.rawValue) (label \"apnsctl: \(entry.alias)\")")
+                print(
+                    "\(style.paint("✓", .green)) Imported \(style.paint(entry.alias, .bold)) (\(describe(entry))) into \(store.path)"
+                )
+                print(
+                    "  secret kept in the Secret Service: \(entry.secret.rawValue) (label \"apnsctl: \(entry.alias)\")"
+                )
                 if let replaced = result.replaced {
-                    print(result.replacedCleanly ? "  replaced the previous \(replaced.alias); its files and secret are removed"
-                                                 : style.paint("  ! replaced the previous \(replaced.alias), but its old secret or files could not all be removed (see `secret-tool search application apnsctl alias \(replaced.alias)`)", .yellow))
+                    print(
+                        result.replacedCleanly
+                            ? "  replaced the previous \(replaced.alias); its files and secret are removed"
+                            : style.paint(
+                                "  ! replaced the previous \(replaced.alias), but its old secret or files could not all be removed (see `secret-tool search application apnsctl alias \(replaced.alias)`)",
+                                .yellow
+                            )
+                    )
                 }
                 if entry.kind == .tokenKey, entry.topics.isEmpty || entry.environments.isEmpty {
-                    print(style.paint("  ! no --topic/--environment given: `apnsctl check` will report the metadata as incomplete", .yellow))
+                    print(
+                        style.paint(
+                            "  ! no --topic/--environment given: `apnsctl check` will report the metadata as incomplete",
+                            .yellow
+                        )
+                    )
                 }
             }
         } catch let error as CredentialError {
@@ -105,9 +147,13 @@ struct Import: AsyncParsableCommand {
     }
 
     private func describe(_ entry: StoredCredential) -> String {
-        let environments = entry.environments.isEmpty ? "environment unknown" : entry.environments.map(\.rawValue).joined(separator: " + ")
+        let environments =
+            entry.environments.isEmpty
+            ? "environment unknown" : entry.environments.map(\.rawValue).joined(separator: " + ")
         let topics = entry.topics.isEmpty ? "no topic" : entry.topics.joined(separator: ", ")
-        if entry.kind == .tokenKey { return "token key \(entry.keyId ?? "?") of team \(entry.teamId ?? "?"), \(topics), \(environments)" }
+        if entry.kind == .tokenKey {
+            return "token key \(entry.keyId ?? "?") of team \(entry.teamId ?? "?"), \(topics), \(environments)"
+        }
         let expires = entry.notAfter.map { "expires \(CertificateRenderer.day($0))" } ?? ""
         return "certificate for \(topics), \(environments), \(expires)"
     }

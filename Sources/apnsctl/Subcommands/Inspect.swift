@@ -33,7 +33,10 @@ struct Inspect: AsyncParsableCommand {
             do {
                 let file = try CredentialFile.read(path: path, password: source)
                 var fileReport = FileReport(file, at: date, warnDays: report.warnDays)
-                fileReport.findings = FindingHints.forCommandLine(fileReport.findings, about: .init(name: path, stored: false, kind: .certificate))
+                fileReport.findings = FindingHints.forCommandLine(
+                    fileReport.findings,
+                    about: .init(name: path, stored: false, kind: .certificate)
+                )
                 reports.append(fileReport)
             } catch let error as CredentialError {
                 errors.append(error)

@@ -13,7 +13,10 @@ struct List: AsyncParsableCommand {
     @Flag(help: "Print a versioned JSON report instead of a table.")
     var json = false
 
-    @Option(name: .customLong("warn-days"), help: ArgumentHelp("Mark certificates that expire within this many days.", valueName: "N"))
+    @Option(
+        name: .customLong("warn-days"),
+        help: ArgumentHelp("Mark certificates that expire within this many days.", valueName: "N")
+    )
     var warnDays = 30
 
     func run() async throws {
@@ -46,10 +49,12 @@ struct List: AsyncParsableCommand {
             case .notYetValid?: status = style.paint("not yet valid", .red)
             case nil: status = style.paint("n/a", .dim)
             }
-            table.add([row.alias, row.kind == .tokenKey ? "token key" : "certificate",
-                       row.topics.isEmpty ? "-" : row.topics.joined(separator: ", "),
-                       row.environments.isEmpty ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
-                       row.notAfter.map(CertificateRenderer.day) ?? "never", row.daysLeft.map(String.init) ?? "-", status])
+            table.add([
+                row.alias, row.kind == .tokenKey ? "token key" : "certificate",
+                row.topics.isEmpty ? "-" : row.topics.joined(separator: ", "),
+                row.environments.isEmpty ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
+                row.notAfter.map(CertificateRenderer.day) ?? "never", row.daysLeft.map(String.init) ?? "-", status,
+            ])
         }
         print(table.render(style: style))
     }
@@ -80,7 +85,12 @@ struct ListRow: Encodable {
         importedAt = credential.importedAt
         if let notAfter = credential.notAfter {
             daysLeft = ValidityStatus.daysLeft(until: notAfter, at: date)
-            status = ValidityStatus(notBefore: credential.notBefore ?? .distantPast, notAfter: notAfter, at: date, warnDays: warnDays)
+            status = ValidityStatus(
+                notBefore: credential.notBefore ?? .distantPast,
+                notAfter: notAfter,
+                at: date,
+                warnDays: warnDays
+            )
         }
     }
 }

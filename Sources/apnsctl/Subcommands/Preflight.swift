@@ -20,7 +20,9 @@ struct Preflight: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Aliases or files (default: every stored credential).", valueName: "ALIAS|FILE"))
     var credentialNames: [String] = []
 
-    @Option(help: ArgumentHelp("The bundle ID about to be pushed to (default: each credential's own).", valueName: "BUNDLE"))
+    @Option(
+        help: ArgumentHelp("The bundle ID about to be pushed to (default: each credential's own).", valueName: "BUNDLE")
+    )
     var topic: String?
 
     @Option(name: .customLong("warn-days"), help: "Warn about certificates that expire within this many days.")
@@ -33,34 +35,63 @@ struct Preflight: AsyncParsableCommand {
     @OptionGroup var credentials: CredentialOptions
 
     func validate() throws {
-        if connection.environment == nil { throw ValidationError("preflight needs --environment sandbox|production: the one you are deploying against.") }
+        if connection.environment == nil {
+            throw ValidationError(
+                "preflight needs --environment sandbox|production: the one you are deploying against."
+            )
+        }
     }
 
     func run() async throws {
         let environment = connection.environment!
         let names: [String] = try await withUserErrors {
-            let names = credentialNames.isEmpty ? try credentials.store.credentialStore.list().map(\.alias) : credentialNames
+            let names =
+                credentialNames.isEmpty ? try credentials.store.credentialStore.list().map(\.alias) : credentialNames
             if names.isEmpty {
-                throw CredentialError(.aliasNotFound, path: nil, "There is no credential to check: the store is empty and none was named.",
-                                      hint: "Import one (`apnsctl import FILE`) or name files.")
+                throw CredentialError(
+                    .aliasNotFound,
+                    path: nil,
+                    "There is no credential to check: the store is empty and none was named.",
+                    hint: "Import one (`apnsctl import FILE`) or name files."
+                )
             }
             return names
         }
         let style = TerminalStyle.stdout
-        let preflight = PreflightCheck(environment: environment, topic: topic, warnDays: warnDays, settings: connection.settings)
+        let preflight = PreflightCheck(
+            environment: environment,
+            topic: topic,
+            warnDays: warnDays,
+            settings: connection.settings
+        )
         var entries: [PreflightReport] = []
         for name in names {
-            let entry = Self.forCommandLine(await preflight.check(name, loader: credentials.loader), environment: environment)
+            let entry = Self.forCommandLine(
+                await preflight.check(name, loader: credentials.loader),
+                environment: environment
+            )
             entries.append(entry)
             if !json { print(render(entry, style: style)) }
         }
         let failed = entries.filter { !$0.ready }
         if json {
-            try printJSON(PreflightOutput(schemaVersion: ReportSchema.schemaVersion, environment: environment, topic: topic,
-                                          ready: failed.isEmpty, credentials: entries))
+            try printJSON(
+                PreflightOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    environment: environment,
+                    topic: topic,
+                    ready: failed.isEmpty,
+                    credentials: entries
+                )
+            )
         } else {
-            let summary = "\(entries.count - failed.count) of \(entries.count) credential\(entries.count == 1 ? "" : "s") ready for \(environment)"
-            print("\n" + (failed.isEmpty ? style.paint("✓ " + summary, .green, .bold) : style.paint("✗ " + summary, .red, .bold)))
+            let summary =
+                "\(entries.count - failed.count) of \(entries.count) credential\(entries.count == 1 ? "" : "s") ready for \(environment)"
+            print(
+                "\n"
+                    + (failed.isEmpty
+                        ? style.paint("✓ " + summary, .green, .bold) : style.paint("✗ " + summary, .red, .bold))
+            )
         }
         if !failed.isEmpty { throw ExitStatus.problem }
     }
@@ -68,8 +99,14 @@ struct Preflight: AsyncParsableCommand {
     /// The report with the command line's hints.
     static func forCommandLine(_ report: PreflightReport, environment: PushEnvironment) -> PreflightReport {
         var report = report
-        report.findings = FindingHints.forCommandLine(report.findings, about: .init(
-            name: report.credential, stored: report.isStored, environment: environment))
+        report.findings = FindingHints.forCommandLine(
+            report.findings,
+            about: .init(
+                name: report.credential,
+                stored: report.isStored,
+                environment: environment
+            )
+        )
         if let error = report.connectionError {
             report.error = error.message + (ErrorHints.hint(for: error).map { " (\($0))" } ?? "")
         }
@@ -83,7 +120,8 @@ struct Preflight: AsyncParsableCommand {
         if let error = entry.error {
             verdict = "could not connect: \(error)"
         } else if let auth = entry.authCheck, auth.verdict != .accepted {
-            verdict = "APNs \(auth.verdict == .rejected ? "rejects" : "gave no verdict on") it\(auth.reason.map { ": \($0)" } ?? "") — \(auth.fix ?? auth.explanation)"
+            verdict =
+                "APNs \(auth.verdict == .rejected ? "rejects" : "gave no verdict on") it\(auth.reason.map { ": \($0)" } ?? "") — \(auth.fix ?? auth.explanation)"
         } else if let blocking = entry.blockingFinding {
             verdict = blocking.message
         } else {
@@ -91,8 +129,11 @@ struct Preflight: AsyncParsableCommand {
             verdict = "handshake \(total), accepted for \(entry.topic ?? "its topic")"
         }
         var lines = ["\(mark) \(style.paint(entry.credential, .bold))  \(verdict)"]
-        for finding in entry.findings where !(PreflightCheck.isBlocking(finding) && lines[0].contains(finding.message)) {
-            lines.append("    \(PreflightCheck.isBlocking(finding) ? style.paint("✗", .red) : style.paint("!", .yellow)) \(finding.message)")
+        for finding in entry.findings where !(PreflightCheck.isBlocking(finding) && lines[0].contains(finding.message))
+        {
+            lines.append(
+                "    \(PreflightCheck.isBlocking(finding) ? style.paint("✗", .red) : style.paint("!", .yellow)) \(finding.message)"
+            )
         }
         return lines.joined(separator: "\n")
     }

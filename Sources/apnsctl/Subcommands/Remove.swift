@@ -19,8 +19,11 @@ struct Remove: AsyncParsableCommand {
             print("Removed \(removed.credential.alias) from \(store.path):")
             print("  index entry")
             for file in removed.files { print("  file \(file)") }
-            print(removed.removedSecret ? "  secret \"apnsctl: \(alias)\" from the Secret Service"
-                                        : "  no secret was found in the Secret Service (already gone)")
+            print(
+                removed.removedSecret
+                    ? "  secret \"apnsctl: \(alias)\" from the Secret Service"
+                    : "  no secret was found in the Secret Service (already gone)"
+            )
         } catch let error as CredentialError {
             reportError(error)
             throw ExitStatus.couldNotCheck

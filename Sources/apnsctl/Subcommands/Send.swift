@@ -43,22 +43,39 @@ struct Send: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The device token.", valueName: "TOKEN"))
     var token: String?
 
-    @Option(help: ArgumentHelp("Send to every token in this file (one per line), or - for standard input.", valueName: "FILE|-"))
+    @Option(
+        help: ArgumentHelp(
+            "Send to every token in this file (one per line), or - for standard input.",
+            valueName: "FILE|-"
+        )
+    )
     var tokens: String?
 
     @Option(help: ArgumentHelp("With --tokens: write one JSON line per token here (a new file).", valueName: "FILE"))
     var results: String?
 
-    @Option(help: ArgumentHelp("With --tokens: continue the run whose results are in FILE, skipping tokens it finished; new results are appended to it unless --results names another file.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "With --tokens: continue the run whose results are in FILE, skipping tokens it finished; new results are appended to it unless --results names another file.",
+            valueName: "FILE"
+        )
+    )
     var resume: String?
 
-    @Flag(name: .customLong("resend-uncertain"), help: "With --resume: also send again the notifications the interrupted run had in flight (they may be delivered twice).")
+    @Flag(
+        name: .customLong("resend-uncertain"),
+        help:
+            "With --resume: also send again the notifications the interrupted run had in flight (they may be delivered twice)."
+    )
     var resendUncertain = false
 
     @Option(help: ArgumentHelp("With --tokens: HTTP/2 connections to use (1 to 16).", valueName: "N"))
     var connections: Int = 1
 
-    @Option(name: .customLong("max-attempts"), help: ArgumentHelp("With --tokens: sends per notification at most, retries included (1 to 20).", valueName: "N"))
+    @Option(
+        name: .customLong("max-attempts"),
+        help: ArgumentHelp("With --tokens: sends per notification at most, retries included (1 to 20).", valueName: "N")
+    )
     var maxAttempts: Int = 5
 
     @Flag(help: "With --tokens: no progress bar and no summary.")
@@ -82,7 +99,11 @@ struct Send: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The JSON payload from a file, or - for standard input.", valueName: "FILE|-"))
     var payload: String?
 
-    @Option(name: .customLong("push-type"), help: "apns-push-type (alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk, widgets).")
+    @Option(
+        name: .customLong("push-type"),
+        help:
+            "apns-push-type (alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk, widgets)."
+    )
     var pushType: String?
 
     @Option(help: "apns-priority: 10, 5 or 1.")
@@ -107,31 +128,49 @@ struct Send: AsyncParsableCommand {
     @OptionGroup var credentials: CredentialOptions
 
     func validate() throws {
-        if (token == nil) == (tokens == nil) { throw ValidationError("Give --token TOKEN for one device, or --tokens FILE for many.") }
+        if (token == nil) == (tokens == nil) {
+            throw ValidationError("Give --token TOKEN for one device, or --tokens FILE for many.")
+        }
         if tokens == nil, results != nil || resume != nil || resendUncertain || quiet {
             throw ValidationError("--results, --resume, --resend-uncertain and --quiet go with --tokens.")
         }
         if tokens != nil {
-            if apnsID != nil { throw ValidationError("--apns-id is for one notification; with --tokens each gets its own.") }
+            if apnsID != nil {
+                throw ValidationError("--apns-id is for one notification; with --tokens each gets its own.")
+            }
             if !(1...16).contains(connections) { throw ValidationError("--connections must be between 1 and 16.") }
             if !(1...20).contains(maxAttempts) { throw ValidationError("--max-attempts must be between 1 and 20.") }
-            if results == nil, resume == nil, !json { throw ValidationError("Give --results FILE (or --json to write the results to standard output).") }
+            if results == nil, resume == nil, !json {
+                throw ValidationError("Give --results FILE (or --json to write the results to standard output).")
+            }
             if resendUncertain, resume == nil { throw ValidationError("--resend-uncertain goes with --resume.") }
-            if tokens == "-", payload == "-" { throw ValidationError("--tokens - and --payload - cannot both read standard input.") }
-            if tokens == "-", credentials.password.passwordStdin { throw ValidationError("--tokens - and --password-stdin cannot both read standard input.") }
+            if tokens == "-", payload == "-" {
+                throw ValidationError("--tokens - and --payload - cannot both read standard input.")
+            }
+            if tokens == "-", credentials.password.passwordStdin {
+                throw ValidationError("--tokens - and --password-stdin cannot both read standard input.")
+            }
         }
         let sources = [alert != nil, background, payload != nil].filter { $0 }.count
         if sources != 1 { throw ValidationError("Give exactly one of --alert TEXT, --background and --payload FILE.") }
-        if alert == nil, title != nil || sound != nil || badge != nil { throw ValidationError("--title, --sound and --badge go with --alert.") }
+        if alert == nil, title != nil || sound != nil || badge != nil {
+            throw ValidationError("--title, --sound and --badge go with --alert.")
+        }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority is 10, 5 or 1.") }
         if let expiration, !(0...Int(UInt32.max)).contains(expiration) {
             throw ValidationError("--expiration is UNIX seconds between 0 and \(UInt32.max).")
         }
-        if let apnsID, UUID(uuidString: apnsID) == nil { throw ValidationError("--apns-id must be a UUID such as 123e4567-e89b-12d3-a456-426614174000.") }
-        if let pushType, !PushType.known.map(\.rawValue).contains(pushType) {
-            throw ValidationError("--push-type \(pushType) is not one APNs knows: \(PushType.known.map(\.rawValue).joined(separator: ", ")).")
+        if let apnsID, UUID(uuidString: apnsID) == nil {
+            throw ValidationError("--apns-id must be a UUID such as 123e4567-e89b-12d3-a456-426614174000.")
         }
-        if payload == "-", credentials.password.passwordStdin { throw ValidationError("--payload - and --password-stdin cannot both read standard input.") }
+        if let pushType, !PushType.known.map(\.rawValue).contains(pushType) {
+            throw ValidationError(
+                "--push-type \(pushType) is not one APNs knows: \(PushType.known.map(\.rawValue).joined(separator: ", "))."
+            )
+        }
+        if payload == "-", credentials.password.passwordStdin {
+            throw ValidationError("--payload - and --password-stdin cannot both read standard input.")
+        }
     }
 
     /// What both forms need: the credential, the gateway and the notification (for `token`).
@@ -155,10 +194,15 @@ struct Send: AsyncParsableCommand {
         let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
         let topic = self.topic ?? loaded.defaultTopic(for: type)
         let notification = PushNotification(
-            deviceToken: deviceToken, topic: topic, pushType: type,
+            deviceToken: deviceToken,
+            topic: topic,
+            pushType: type,
             priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),
-            expiration: expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }, collapseID: collapseID,
-            apnsID: apnsID.flatMap(UUID.init(uuidString:)), payload: body)
+            expiration: expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            collapseID: collapseID,
+            apnsID: apnsID.flatMap(UUID.init(uuidString:)),
+            payload: body
+        )
         try notification.validate()
         if !quietNotes {
             for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
@@ -166,8 +210,15 @@ struct Send: AsyncParsableCommand {
                 printError(style.paint("warning: ", .yellow, .bold) + warning.message)
             }
         }
-        return Prepared(loaded: loaded, environment: environment, configuration: configuration, topic: topic, type: type,
-                        body: body, notification: notification)
+        return Prepared(
+            loaded: loaded,
+            environment: environment,
+            configuration: configuration,
+            topic: topic,
+            type: type,
+            body: body,
+            notification: notification
+        )
     }
 
     func run() async throws {
@@ -180,16 +231,28 @@ struct Send: AsyncParsableCommand {
             let deviceToken = try DeviceToken(token ?? "")
             let prepared = try prepare(token: deviceToken, quietNotes: json)
             let (loaded, environment, configuration, topic, type, body, notification) =
-                (prepared.loaded, prepared.environment, prepared.configuration, prepared.topic, prepared.type, prepared.body, prepared.notification)
+                (
+                    prepared.loaded, prepared.environment, prepared.configuration, prepared.topic, prepared.type,
+                    prepared.body, prepared.notification
+                )
             let connection = GatewayConnection(configuration: configuration)
             defer { Task { await connection.close() } }
             _ = try await connection.connect()
             let response = try await connection.send(notification)
             await connection.close()
-            return SendOutput(schemaVersion: ReportSchema.schemaVersion, credential: loaded.name, environment: environment,
-                              gateway: configuration.endpoint.description, topic: topic, pushType: type.rawValue,
-                              token: deviceToken.hex, payloadBytes: body.count, response: response,
-                              explanation: response.reason?.explanation, fix: response.reason?.fix)
+            return SendOutput(
+                schemaVersion: ReportSchema.schemaVersion,
+                credential: loaded.name,
+                environment: environment,
+                gateway: configuration.endpoint.description,
+                topic: topic,
+                pushType: type.rawValue,
+                token: deviceToken.hex,
+                payloadBytes: body.count,
+                response: response,
+                explanation: response.reason?.explanation,
+                fix: response.reason?.fix
+            )
         }
         if json {
             try printJSON(result)
@@ -215,18 +278,30 @@ struct Send: AsyncParsableCommand {
         var lines: [String] = []
         let latency = HandshakeRenderer.milliseconds(response.latency)
         if response.isAccepted {
-            lines.append(style.paint("✓ \(response.status) accepted", .green, .bold) + "  by \(result.gateway) (\(result.environment)) in \(latency)")
+            lines.append(
+                style.paint("✓ \(response.status) accepted", .green, .bold)
+                    + "  by \(result.gateway) (\(result.environment)) in \(latency)"
+            )
         } else {
             let reason = response.reason?.rawValue ?? "no reason given"
-            lines.append(style.paint("✗ \(response.status) \(reason)", .red, .bold) + "  from \(result.gateway) (\(result.environment)) in \(latency)")
+            lines.append(
+                style.paint("✗ \(response.status) \(reason)", .red, .bold)
+                    + "  from \(result.gateway) (\(result.environment)) in \(latency)"
+            )
         }
-        var rows: [(String, String)] = [("topic", result.topic ?? "(none)"), ("push type", result.pushType), ("token", result.token),
-                                        ("payload", "\(result.payloadBytes) bytes")]
+        var rows: [(String, String)] = [
+            ("topic", result.topic ?? "(none)"), ("push type", result.pushType), ("token", result.token),
+            ("payload", "\(result.payloadBytes) bytes"),
+        ]
         if let id = response.apnsID { rows.append(("apns-id", id.uuidString.lowercased())) }
         if let unique = response.apnsUniqueID { rows.append(("apns-unique-id", unique)) }
-        if let timestamp = response.timestamp { rows.append(("unregistered", CertificateRenderer.timestamp(timestamp))) }
+        if let timestamp = response.timestamp {
+            rows.append(("unregistered", CertificateRenderer.timestamp(timestamp)))
+        }
         if let retry = response.retryAfter { rows.append(("retry-after", "\(retry) s")) }
-        for (label, value) in rows { lines.append("  \(style.paint(label.padding(toLength: 14, withPad: " ", startingAt: 0), .dim))  \(value)") }
+        for (label, value) in rows {
+            lines.append("  \(style.paint(label.padding(toLength: 14, withPad: " ", startingAt: 0), .dim))  \(value)")
+        }
         if let explanation = result.explanation { lines.append("  " + explanation) }
         if let fix = result.fix { lines.append("  " + style.paint("→ \(fix)", .bold)) }
         return lines.joined(separator: "\n")
