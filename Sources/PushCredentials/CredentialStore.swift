@@ -129,184 +129,6 @@ public struct CredentialStore: Sendable {
         return try ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret)
     }
 
-    // MARK: Writing
-
-    public struct ImportResult: Sendable {
-        public var credential: StoredCredential
-        public var replaced: StoredCredential?
-        /// False when the replaced credential's secret or files could not all be removed.
-        public var replacedCleanly = true
-    }
-
-    /// Imports a certificate bundle that carries its private key.
-    public func importCertificate(
-        _ file: CredentialFile,
-        alias requested: String?,
-        replacing: String? = nil
-    ) throws -> ImportResult {
-        guard let key = file.privateKeyPKCS8, let summary = file.privateKey else {
-            throw CredentialError(
-                .noPrivateKey,
-                path: file.path,
-                "The file has a certificate but no private key, so it cannot authenticate to APNs.",
-                hint:
-                    "Export the certificate together with its key (Keychain Access: select both, File > Export Items, .p12)."
-            )
-        }
-        guard summary.matchesCertificate else {
-            throw CredentialError(
-                .keyMismatch,
-                path: file.path,
-                "The private key in the file does not belong to its certificate.",
-                hint: "Export the certificate with its own key; nothing was imported."
-            )
-        }
-        let certificate = file.certificate
-        return try withLock { index in
-            if let existing = index.credentials.first(where: { $0.sha256 == certificate.sha256 }) {
-                throw CredentialError(
-                    .alreadyImported,
-                    path: file.path,
-                    "This certificate is already in the store as \(existing.alias); nothing changed.",
-                    hint: "To import it again, remove \(existing.alias) from the store first.",
-                    alias: existing.alias
-                )
-            }
-            let replaced = try self.replacement(named: replacing, in: index)
-            if replaced == nil, requested == nil || requested == Self.defaultAlias(for: certificate),
-                let older = index.credentials.first(where: {
-                    $0.kind == .certificate && Set($0.topics) == Set(certificate.coveredTopics)
-                        && Set($0.environments) == Set(certificate.environments)
-                })
-            {
-                throw CredentialError(
-                    .aliasTaken,
-                    path: file.path,
-                    "The store already has \(older.alias) for the same topic and environments (expires \(CertificateFindings.day(older.notAfter ?? Date()))).",
-                    hint:
-                        "To rotate, import it as the replacement of \(older.alias): the old one is kept until the new one is stored. To keep both, give the new one another alias.",
-                    alias: older.alias
-                )
-            }
-            let alias = try self.chooseAlias(
-                requested ?? Self.defaultAlias(for: certificate),
-                in: index,
-                replacing: replaced
-            )
-            let keepBundle = file.format == .pkcs12 && !(file.password?.isEmpty ?? true)
-            var credential = StoredCredential(
-                alias: alias,
-                kind: .certificate,
-                topics: certificate.coveredTopics,
-                environments: certificate.environments,
-                importedAt: Date(),
-                source: (file.path as NSString).lastPathComponent,
-                secret: keepBundle ? .pkcs12Password : .privateKey,
-                certificateFile: "credentials/\(alias).\(Self.fileTag(certificate)).cert.pem",
-                sha256: certificate.sha256,
-                subject: certificate.subject,
-                teamId: certificate.teamID,
-                notBefore: certificate.notBefore,
-                notAfter: certificate.notAfter
-            )
-            // Files first (unreferenced until the index names them), then the secret, then the index.
-            let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
-            var written: [URL] = []
-            do {
-                try self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
-                written.append(root.appendingPathComponent(credential.certificateFile!))
-                if keepBundle {
-                    credential.bundleFile = "credentials/\(alias).\(Self.fileTag(certificate)).p12"
-                    try self.writeFile(Data(file.contents), to: credential.bundleFile!)
-                    written.append(root.appendingPathComponent(credential.bundleFile!))
-                }
-                try self.secrets.store(keepBundle ? file.password! : key, for: credential.secretItem(store: self.path))
-            } catch {
-                for url in written { try? FileManager.default.removeItem(at: url) }
-                throw error
-            }
-            index.credentials.removeAll { $0.alias == replaced?.alias }
-            index.credentials.append(credential)
-            return ImportResult(credential: credential, replaced: replaced)
-        } afterCommit: { result in
-            var result = result
-            if let replaced = result.replaced { result.replacedCleanly = self.discard(replaced) }
-            return result
-        } onCommitFailure: { result in
-            // The index was not written: take back what this import stored.
-            try? self.secrets.remove(result.credential.secretItem(store: self.path))
-            _ = self.removeFiles(of: result.credential)
-        }
-    }
-
-    /// Imports a token key: the private key into the Secret Service, metadata into the index.
-    public func importTokenKey(
-        _ key: ProviderKey,
-        topics: [String],
-        environments: [PushEnvironment],
-        alias requested: String?,
-        source: String?,
-        replacing: String? = nil
-    ) throws -> ImportResult {
-        try withLock { index in
-            if let existing = index.credentials.first(where: {
-                $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID
-            }) {
-                throw CredentialError(
-                    .alreadyImported,
-                    path: source,
-                    "Token key \(key.keyID) is already in the store as \(existing.alias); nothing changed.",
-                    hint: "To import it again, remove \(existing.alias) from the store first.",
-                    alias: existing.alias
-                )
-            }
-            let replaced = try self.replacement(named: replacing, in: index)
-            let alias = try self.chooseAlias(requested ?? "token-\(key.keyID)", in: index, replacing: replaced)
-            let credential = StoredCredential(
-                alias: alias,
-                kind: .tokenKey,
-                topics: topics,
-                environments: environments,
-                importedAt: Date(),
-                source: source.map { ($0 as NSString).lastPathComponent },
-                secret: .tokenKey,
-                teamId: key.teamID,
-                keyId: key.keyID,
-                publicKeyFingerprint: key.publicKeyFingerprint
-            )
-            try self.secrets.store(key.pkcs8, for: credential.secretItem(store: self.path))
-            index.credentials.removeAll { $0.alias == replaced?.alias }
-            index.credentials.append(credential)
-            return ImportResult(credential: credential, replaced: replaced)
-        } afterCommit: { result in
-            var result = result
-            if let replaced = result.replaced { result.replacedCleanly = self.discard(replaced) }
-            return result
-        } onCommitFailure: { result in
-            try? self.secrets.remove(result.credential.secretItem(store: self.path))
-        }
-    }
-
-    /// Removes a credential's files, its secret and its index entry. Returns what was removed.
-    @discardableResult
-    public func remove(alias: String) throws -> (credential: StoredCredential, removedSecret: Bool, files: [String]) {
-        var removedSecret = false
-        var files: [String] = []
-        let credential = try withLock { index -> StoredCredential in
-            guard let position = index.credentials.firstIndex(where: { $0.alias == alias }) else {
-                throw self.notFound(alias, in: index)
-            }
-            // The secret goes first: when the Secret Service cannot be reached nothing changes,
-            // rather than leaving a secret that no index entry names any more.
-            removedSecret = try self.secrets.remove(index.credentials[position].secretItem(store: self.path))
-            return index.credentials.remove(at: position)
-        } afterCommit: { credential in
-            files = self.removeFiles(of: credential)
-            return credential
-        }
-        return (credential, removedSecret, files)
-    }
-
     // MARK: Helpers
 
     /// Part of the certificate's fingerprint in its file names, so that a rotation never writes
@@ -345,7 +167,7 @@ public struct CredentialStore: Sendable {
         }
     }
 
-    private func chooseAlias(_ wanted: String, in index: StoreIndex, replacing: StoredCredential?) throws -> String {
+    func chooseAlias(_ wanted: String, in index: StoreIndex, replacing: StoredCredential?) throws -> String {
         try Self.validateAlias(wanted)
         let taken = Set(index.credentials.map(\.alias)).subtracting([replacing?.alias].compactMap { $0 })
         if !taken.contains(wanted) { return wanted }
@@ -355,7 +177,7 @@ public struct CredentialStore: Sendable {
         return "\(wanted)-\(number)"
     }
 
-    private func replacement(named alias: String?, in index: StoreIndex) throws -> StoredCredential? {
+    func replacement(named alias: String?, in index: StoreIndex) throws -> StoredCredential? {
         guard let alias else { return nil }
         guard let old = index.credentials.first(where: { $0.alias == alias }) else { throw notFound(alias, in: index) }
         return old
@@ -376,13 +198,13 @@ public struct CredentialStore: Sendable {
 
     /// Removes a replaced credential's secret and files (their names differ from the new
     /// credential's, so nothing of the new one is touched). Returns whether all went.
-    private func discard(_ old: StoredCredential) -> Bool {
+    func discard(_ old: StoredCredential) -> Bool {
         let secretRemoved = (try? secrets.remove(old.secretItem(store: path))) != nil
         let files = [old.certificateFile, old.bundleFile].compactMap { $0 }
         return secretRemoved && removeFiles(of: old).count == files.count
     }
 
-    private func removeFiles(of credential: StoredCredential) -> [String] {
+    func removeFiles(of credential: StoredCredential) -> [String] {
         var removed: [String] = []
         for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 }) {
             let url = root.appendingPathComponent(relative)
@@ -394,7 +216,7 @@ public struct CredentialStore: Sendable {
     /// Runs `body` on the index under an exclusive lock and writes the index back atomically
     /// when it returns; `afterCommit` runs after the new index is in place, still under the lock;
     /// `onCommitFailure` undoes what `body` did outside the index when the index cannot be written.
-    private func withLock<R>(
+    func withLock<R>(
         _ body: (inout StoreIndex) throws -> R,
         afterCommit: (R) -> R = { $0 },
         onCommitFailure: (R) -> Void = { _ in }
@@ -433,7 +255,7 @@ public struct CredentialStore: Sendable {
 
     /// Files in credentials/ that no index entry names are leftovers of an interrupted import
     /// or a replaced credential. Only files of the store's own making are touched.
-    private func removeUnreferencedFiles(_ index: StoreIndex) {
+    func removeUnreferencedFiles(_ index: StoreIndex) {
         let referenced = Set(
             index.credentials.flatMap { [$0.certificateFile, $0.bundleFile].compactMap { $0 } }.map {
                 ($0 as NSString).lastPathComponent
@@ -452,7 +274,7 @@ public struct CredentialStore: Sendable {
         }
     }
 
-    private func prepareFolder() throws {
+    func prepareFolder() throws {
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         if !existing.isEmpty, !existing.contains("index.json"), !existing.contains(".lock"),
             !existing.contains("credentials")

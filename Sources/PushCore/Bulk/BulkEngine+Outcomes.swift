@@ -1,0 +1,115 @@
+import Foundation
+
+extension BulkEngine {
+    // MARK: Outcomes
+
+    mutating func finalAnswer(_ item: Item, _ response: PushResponse, into actions: inout [Action]) {
+        if response.isAccepted {
+            summary.accepted += 1
+            progress.accepted += 1
+        } else {
+            summary.rejected[response.reason?.rawValue ?? "HTTP \(response.status)", default: 0] += 1
+            progress.rejected += 1
+        }
+        if item.attempts > 1 { summary.retried += 1 }
+        if item.uncertain { summary.uncertain += 1 }
+        record(
+            BulkResult(
+                line: item.line,
+                token: item.token,
+                status: response.status,
+                reason: response.reason,
+                apnsID: UUID(uuidString: item.apnsID),
+                attempts: item.attempts,
+                uncertain: item.uncertain,
+                timestamp: response.timestamp
+            ),
+            into: &actions
+        )
+    }
+
+    mutating func finalFailure(
+        _ item: Item,
+        code: String,
+        message: String,
+        uncertain: Bool,
+        into actions: inout [Action]
+    ) {
+        summary.failed += 1
+        progress.failed += 1
+        if item.attempts > 1 { summary.retried += 1 }
+        if uncertain { summary.uncertain += 1 }
+        record(
+            BulkResult(
+                line: item.line,
+                token: item.token,
+                apnsID: UUID(uuidString: item.apnsID),
+                attempts: item.attempts,
+                uncertain: uncertain,
+                error: code,
+                message: message
+            ),
+            into: &actions
+        )
+    }
+
+    mutating func record(_ result: BulkResult, into actions: inout [Action]) {
+        summary.results += 1
+        progress.finished += 1
+        actions.append(.record(result))
+    }
+
+    /// The server did not process it: safe to send again, and not uncertain.
+    mutating func notProcessed(_ item: Item, now: Double, into actions: inout [Action]) {
+        actions.append(.clearJournal(line: item.line))
+        if stopping {
+            summary.unfinished += 1
+        } else if item.attempts < configuration.maxAttempts {
+            ready.append(item)
+        } else {
+            finalFailure(
+                item,
+                code: "not_processed",
+                message: "The server did not process it in \(item.attempts) sends (the most allowed).",
+                uncertain: item.uncertain,
+                into: &actions
+            )
+        }
+    }
+
+    /// The answer was lost: the server may have delivered it. Sent again, and marked.
+    mutating func lost(_ item: Item, code: String, message: String, now: Double, into actions: inout [Action]) {
+        item.uncertain = true
+        if stopping {
+            // Its journal entry stays: a resumed run reports it as outcome_unknown.
+            summary.unfinished += 1
+        } else if item.attempts < configuration.maxAttempts {
+            ready.append(item)
+        } else {
+            finalFailure(item, code: code, message: message, uncertain: true, into: &actions)
+        }
+    }
+
+    /// At or below GOAWAY's last-stream-id: the server says it processed it, but the answer
+    /// never came. Not sent again.
+    mutating func unansweredAfterGoAway(_ item: Item, into actions: inout [Action]) {
+        finalFailure(
+            item,
+            code: "unanswered_after_goaway",
+            message: "The server processed it (GOAWAY said so) but its answer never came.",
+            uncertain: true,
+            into: &actions
+        )
+    }
+
+    mutating func countUnansweredReset(_ connection: Connection, now: Double, into actions: inout [Action]) {
+        if now - connection.resetWindowStart >= 1 {
+            connection.resetWindowStart = now
+            connection.resetsInWindow = 0
+        }
+        connection.resetsInWindow += 1
+        if connection.resetsInWindow > configuration.unansweredResetsPerSecond, connection.takesNewStreams {
+            goAwayAndDrain(connection, now: now, into: &actions)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+extension BulkEngine {
+    // MARK: Streams
+
+    /// The request's headers were written on stream `streamID`.
+    public mutating func streamOpened(_ sendID: SendID, streamID: Int) {
+        guard let id = sendConnection[sendID], let connection = connections[id] else { return }
+        connection.inFlight[sendID]?.streamID = streamID
+    }
+
+    public mutating func answered(_ sendID: SendID, _ response: PushResponse, now: Double) -> [Action] {
+        guard let flight = take(sendID) else { return [] }
+        var actions: [Action] = []
+        let item = flight.item
+        if response.isAccepted {
+            finalAnswer(item, response, into: &actions)
+        } else if response.isRetryable {
+            // APNs did not take it: safe to send again.
+            actions.append(.clearJournal(line: item.line))
+            if stopping {
+                summary.unfinished += 1
+            } else if item.attempts < configuration.maxAttempts {
+                retries.append((due: now + retryDelay(item, response), item: item))
+            } else {
+                finalAnswer(item, response, into: &actions)
+            }
+        } else if let reason = response.reason, Self.affectsEveryNotification(reason) {
+            // Every other line would get the same answer. This one is not final: the cause is
+            // the credential, topic or payload, and a resumed run sends it once that is fixed.
+            actions.append(.clearJournal(line: item.line))
+            summary.unfinished += 1
+            if !stopping {
+                stop(
+                    .credentialRejected,
+                    message: "APNs answered \(response.status) \(reason.rawValue): \(reason.explanation)",
+                    hint: reason.fix,
+                    now: now,
+                    into: &actions
+                )
+            }
+        } else {
+            finalAnswer(item, response, into: &actions)
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// The server reset the stream. After an answer this is a normal completion (the send is
+    /// already done and nothing is counted).
+    public mutating func reset(_ sendID: SendID, code: ResetCode, now: Double) -> [Action] {
+        guard let id = sendConnection[sendID], let connection = connections[id],
+            let flight = connection.inFlight[sendID]
+        else { return [] }
+        var actions: [Action] = []
+        finishStream(sendID, on: connection)
+        if code == .refusedStream {
+            notProcessed(flight.item, now: now, into: &actions)
+        } else if let last = connection.lastStreamID, (flight.streamID ?? Int.max) > last {
+            notProcessed(flight.item, now: now, into: &actions)
+        } else {
+            let name: String
+            switch code {
+            case .noError: name = "NO_ERROR"
+            case .refusedStream: name = "REFUSED_STREAM"
+            case .other(let other): name = other
+            }
+            lost(
+                flight.item,
+                code: "stream_reset",
+                message: "The server reset the stream (\(name)) without answering.",
+                now: now,
+                into: &actions
+            )
+            countUnansweredReset(connection, now: now, into: &actions)
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+
+    /// The stream ended with neither an answer nor a reset: the connection is closing or going
+    /// away. Decided when the GOAWAY or the connection's end is known.
+    public mutating func streamClosed(_ sendID: SendID, now: Double) -> [Action] {
+        guard let id = sendConnection[sendID], let connection = connections[id],
+            let flight = connection.inFlight[sendID]
+        else { return [] }
+        var actions: [Action] = []
+        if flight.streamID == nil {
+            finishStream(sendID, on: connection)
+            notProcessed(flight.item, now: now, into: &actions)
+        } else if let last = connection.lastStreamID {
+            finishStream(sendID, on: connection)
+            if flight.streamID! > last {
+                notProcessed(flight.item, now: now, into: &actions)
+            } else {
+                unansweredAfterGoAway(flight.item, into: &actions)
+            }
+        } else {
+            connection.inFlight[sendID]?.closedUnanswered = true
+        }
+        checkFinished(now: now, into: &actions)
+        return actions
+    }
+}
+
+/// A small, fast, seedable generator for back-off jitter (not for anything secret).
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
