@@ -97,8 +97,8 @@ public final class LocalGateway: Sendable {
                 chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
                 key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
             } catch {
-                throw CredentialError(
-                    .unreadable,
+                throw LocalGatewayError(
+                    .invalidIdentity,
                     path: "\(certificatePath), \(keyPath)",
                     "The gateway's certificate or key cannot be read as PEM.",
                     hint: "Give the server certificate PEM and its unencrypted private key PEM."
@@ -121,8 +121,8 @@ public final class LocalGateway: Sendable {
             for path in configuration.clientCAFiles { clientRoots += try NIOSSLCertificate.fromPEMFile(path) }
             for pem in configuration.clientCAPEMs { clientRoots += try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)) }
         } catch {
-            throw CredentialError(
-                .unreadable,
+            throw LocalGatewayError(
+                .invalidClientCA,
                 path: configuration.clientCAFiles.joined(separator: ", "),
                 "A client CA file cannot be read as PEM certificates.",
                 hint:
@@ -149,8 +149,8 @@ public final class LocalGateway: Sendable {
             guard FileManager.default.createFile(atPath: path, contents: nil),
                 let handle = FileHandle(forWritingAtPath: path)
             else {
-                throw CredentialError(
-                    .writeFailed,
+                throw LocalGatewayError(
+                    .logNotWritable,
                     path: path,
                     "The notification log cannot be created.",
                     hint: "Check the folder exists and is writable."
@@ -172,11 +172,11 @@ public final class LocalGateway: Sendable {
         do {
             channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
-            throw CredentialError(
-                .invalidArgument,
+            throw LocalGatewayError(
+                .cannotListen,
                 path: nil,
                 "The gateway cannot listen on \(configuration.host):\(configuration.port) (\(error)).",
-                hint: "Pick another --port, or 0 for any free port."
+                hint: "Pick another port, or 0 for any free port."
             )
         }
         state.withLockedValue { $0.channel = channel }

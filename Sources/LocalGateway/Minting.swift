@@ -65,11 +65,11 @@ public struct TestCertificateAuthority: Sendable {
             certificate = try Certificate(pemEncoded: certificatePEM)
             privateKey = try Certificate.PrivateKey(pemEncoded: privateKeyPEM)
         } catch {
-            throw CredentialError(
-                .corrupt,
+            throw LocalGatewayError(
+                .invalidCA,
                 path: nil,
                 "The CA certificate or key cannot be read (\(type(of: error))).",
-                hint: "Give the PEM files written by `apnsctl gateway` (--ca-out) or certs/ca/*.pem with its .key."
+                hint: "Give the CA certificate and key PEM files the gateway wrote, or the test PKI's CA with its key."
             )
         }
         let document = try? PEMDocument(pemString: privateKeyPEM)
@@ -165,11 +165,11 @@ extension LocalGateway {
         authority: TestCertificateAuthority? = nil
     ) throws -> MintedIdentity {
         guard !topic.isEmpty, !environments.isEmpty else {
-            throw CredentialError(
-                .invalidArgument,
+            throw LocalGatewayError(
+                .invalidMintRequest,
                 path: nil,
                 "A push identity needs a topic and at least one environment.",
-                hint: "Give --topic com.example.app and --environment sandbox, production or both."
+                hint: "Give the topic (a bundle ID such as com.example.app) and the environment (sandbox, production or both)."
             )
         }
         let authority = try authority ?? TestCertificateAuthority.generate()

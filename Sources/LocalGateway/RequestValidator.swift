@@ -80,8 +80,8 @@ final class RequestValidator: Sendable {
                     publicKey: try P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)
                 )
             } catch {
-                throw CredentialError(
-                    .unsupportedKey,
+                throw LocalGatewayError(
+                    .invalidTokenKey,
                     path: nil,
                     "The public key registered for key ID \(key.keyID) is not a P-256 public key in PEM.",
                     hint: "Give the SubjectPublicKeyInfo PEM of the AuthKey (openssl pkey -in AuthKey_X.p8 -pubout)."

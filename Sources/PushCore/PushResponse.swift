@@ -289,7 +289,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
             return
                 "Use alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk or widgets, with the topic suffix that type needs."
         case .missingDeviceToken: return "Put the device token in the path: /3/device/<token>."
-        case .missingTopic: return "Give the topic (the app's bundle ID) with --topic."
+        case .missingTopic: return "Give the topic (the app's bundle ID): token authentication has no certificate to take it from."
         case .payloadEmpty: return "Send a JSON payload such as {\"aps\":{\"alert\":\"Hello\"}}."
         case .topicDisallowed:
             return
@@ -304,7 +304,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .invalidProviderToken:
             return "Check the key ID and team ID match the .p8 key on the developer portal, and the key is not revoked."
         case .missingProviderToken:
-            return "Give a certificate bundle with its key, or a token key (.p8 with --team-id)."
+            return "Use a certificate bundle with its key, or a token key (.p8) with its team ID."
         case .unrelatedKeyIdInToken: return "Use a key of the team that owns the app."
         case .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
             return "Use the gateway the key is restricted to, or a key allowed for both environments."

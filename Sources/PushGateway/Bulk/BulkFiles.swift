@@ -86,7 +86,7 @@ public final class ResumeState: Sendable {
                         throw CredentialError(
                             .corrupt,
                             path: path,
-                            "Line \(lineNumber) is not a result written by `apnsctl send --tokens`.",
+                            "Line \(lineNumber) is not a result line of a bulk run.",
                             hint: "Give the results file of the run to continue, unchanged."
                         )
                     }

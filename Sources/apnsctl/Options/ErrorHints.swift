@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocalGateway
 import PushCredentials
 import PushGateway
 
@@ -82,6 +83,20 @@ enum ErrorHints {
         }
     }
 
+    /// The hint to print for a local gateway error.
+    static func hint(for error: LocalGatewayError) -> String? {
+        switch error.code {
+        case .cannotListen:
+            return "Pick another --port, or --port 0 for any free port (with --port-file FILE to learn which)."
+        case .invalidCA:
+            return "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
+        case .invalidMintRequest:
+            return "Give --topic com.example.app and --environment sandbox, production or both."
+        default:
+            return error.hint
+        }
+    }
+
     /// `apnsctl ARGUMENTS…`, with the `--store` this run was given, each argument quoted for a shell.
     static func command(_ arguments: String...) -> String {
         var words = ["apnsctl"] + arguments
@@ -136,6 +151,10 @@ func reportLibraryError(_ error: any Error) -> Bool {
         reportError(error)
     case let error as GatewayError:
         error.print()
+    case let error as LocalGatewayError:
+        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "") + error.message
+        if let hint = ErrorHints.hint(for: error) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        printError(text)
     case let error as PushCoreError:
         var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
         if let hint = ErrorHints.hint(for: error) {
