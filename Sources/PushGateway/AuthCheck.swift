@@ -145,6 +145,8 @@ public struct HandshakeCheck: Sendable {
     }
 
     public var verdict: Verdict {
+        // A server that refuses the client certificate has judged the credential.
+        if error?.code == .clientCertificateRejected { return .rejected }
         if error != nil { return .failed }
         switch authCheck?.verdict {
         case nil: return .connected

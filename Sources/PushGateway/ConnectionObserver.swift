@@ -4,6 +4,7 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
+import NIOSSL
 import NIOTLS
 
 /// Sees the connection-level frames (stream 0: SETTINGS, GOAWAY, PING) that swift-nio-http2
@@ -52,6 +53,13 @@ final class ConnectionObserver: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOSSLError || error is BoringSSLError {
+            // With TLS 1.3 a server refuses a client certificate after the handshake, with an alert.
+            connection.update { state in
+                if state.tlsFailure == nil { state.tlsFailure = String(describing: error) }
+            }
+            return
+        }
         // Stream-level errors also pass here; the streams handle those themselves.
         guard Self.isConnectionFatal(error) else { return }
         connection.update { state in

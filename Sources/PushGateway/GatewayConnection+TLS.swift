@@ -100,12 +100,22 @@ extension GatewayConnection {
                 channel.close(promise: nil)
             }
         }
-        try await settingsResult.get()
+        do {
+            try await settingsResult.get()
+        } catch {
+            if let failure = state.withLockedValue({ $0.tlsFailure }), let alert = TLSAlert(errorText: failure) {
+                throw alert.error(credential: configuration.credential, address: addressText)
+            }
+            throw error
+        }
         update { $0.report.http2ReadyDuration = Self.seconds(since: tlsDone) }
     }
 
     func tlsError(_ error: any Error, outcome: ServerTrustEvaluator.Outcome, address: String) -> GatewayError {
         if let gatewayError = error as? GatewayError { return gatewayError }
+        if let alert = TLSAlert(errorText: String(describing: error)) {
+            return alert.error(credential: configuration.credential, address: address)
+        }
         let host = configuration.endpoint.host
         switch outcome.verdict {
         case .untrusted:

@@ -31,6 +31,8 @@ public final class GatewayConnection: Sendable {
         var connectStarted = false
         var closeDetail: String?
         var connectionError: String?
+        /// A TLS error after the handshake (a server's alert refusing our certificate, with TLS 1.3).
+        var tlsFailure: String?
         var maxConcurrentStreams: UInt32?
         var openStreams = 0
         var maxOpenStreams = 0
@@ -102,6 +104,9 @@ public final class GatewayConnection: Sendable {
 
     /// The HTTP/2 stream multiplexer, once connected.
     var streamMultiplexer: NIOHTTP2Handler.StreamMultiplexer? { state.withLockedValue { $0.multiplexer } }
+
+    /// Why the connection ended, in words ("by the server", "after the server's GOAWAY").
+    var closeReason: String { state.withLockedValue { $0.closeDetail } ?? "unexpectedly" }
 
     /// Streams opened on this connection so far.
     public var streamsOpened: Int { state.withLockedValue { $0.streamsOpened } }

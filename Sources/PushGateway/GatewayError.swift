@@ -54,6 +54,9 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
         public static let tlsHandshakeFailed = Code("tls_handshake_failed")
         /// The server closed the connection during the TLS handshake.
         public static let tlsServerClosed = Code("tls_server_closed")
+        /// The server refused our client certificate with a TLS alert (expired, revoked, unknown
+        /// CA, bad certificate): a finding about the credential, not a failure to check.
+        public static let clientCertificateRejected = Code("client_certificate_rejected")
         /// The TLS handshake took longer than its timeout (the server accepted TCP but never answered).
         public static let tlsTimeout = Code("tls_timeout")
         /// The server negotiated an ALPN protocol other than h2.
@@ -70,6 +73,9 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
         public static let streamReset = Code("stream_reset")
         /// No answer arrived within the request timeout.
         public static let requestTimeout = Code("request_timeout")
+        /// The request was written and the connection closed before its answer: the server may
+        /// have delivered the notification.
+        public static let answerLost = Code("answer_lost")
         /// The connection is not open (never connected, or closed by ``GatewayConnection/close()``).
         public static let notConnected = Code("not_connected")
     }
@@ -187,6 +193,16 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
             "The connection closed \(detail).",
             hint: "APNs closes connections after some errors and when idle; connect again.",
             isRetryable: true
+        )
+    }
+
+    /// The connection ended after the request was written and before its answer.
+    public static func answerLost(_ detail: String) -> GatewayError {
+        GatewayError(
+            .answerLost,
+            "The connection closed \(detail), after the notification was sent and before APNs answered: it may have been delivered.",
+            hint: "Check on the device before sending it again; sending again may deliver it twice.",
+            isRetryable: false
         )
     }
 

@@ -157,7 +157,8 @@ final class StreamHandler: ChannelInboundHandler {
                 isRetryable: true
             )
         }
-        return .connectionClosed("before the answer arrived")
+        // The request was written: the server may have delivered it.
+        return started ? .answerLost(connection.closeReason) : .connectionClosed("before the request was sent")
     }
 
     private func finish() {

@@ -35,7 +35,7 @@ struct APNSCtl: AsyncParsableCommand {
         } catch {
             // A library error that no command turned into its own message still gets one, with
             // the command line's hint and exit status 2, never a bare description and status 1.
-            if reportLibraryError(error) { exit(withError: ExitStatus.couldNotCheck) }
+            if let status = reportLibraryError(error) { exit(withError: status) }
             exit(withError: error)
         }
     }

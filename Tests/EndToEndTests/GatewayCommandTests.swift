@@ -410,6 +410,7 @@ struct GatewayCommandTests {
         )
         #expect(dropped.status == 2)
         #expect(dropped.stderr.lowercased().contains("closed"))
+        #expect(dropped.stderr.contains("may have been delivered"))
         #expect(try dropping.deliveries().isEmpty)
 
         // A server certificate from a trusted CA, but for another name.

@@ -143,9 +143,9 @@ extension GatewayError {
     }
 }
 
-/// Prints a library error (credential, gateway or APNs vocabulary) with the command line's hint;
-/// false for any other error.
-func reportLibraryError(_ error: any Error) -> Bool {
+/// Prints a library error (credential, gateway or APNs vocabulary) with the command line's hint
+/// and returns the exit status it calls for; nil for any other error.
+func reportLibraryError(_ error: any Error) -> ExitCode? {
     switch error {
     case let error as CredentialError:
         reportError(error)
@@ -162,9 +162,16 @@ func reportLibraryError(_ error: any Error) -> Bool {
         }
         printError(text)
     default:
-        return false
+        return nil
     }
-    return true
+    return exitStatus(for: error)
+}
+
+/// 1 when the error is itself a finding about the credential (a server refused the client
+/// certificate), else 2: the check could not be made.
+func exitStatus(for error: any Error) -> ExitCode {
+    if let error = error as? GatewayError, error.code == .clientCertificateRejected { return ExitStatus.problem }
+    return ExitStatus.couldNotCheck
 }
 
 /// Runs a command body, turning the libraries' errors into the project's messages and exit codes.
@@ -174,7 +181,7 @@ func withUserErrors<R>(_ body: () async throws -> R) async throws -> R {
     } catch let exit as ExitCode {
         throw exit
     } catch {
-        if reportLibraryError(error) { throw ExitStatus.couldNotCheck }
+        if let status = reportLibraryError(error) { throw status }
         printError(TerminalStyle.stderr.paint("error:", .red, .bold) + " \(error.localizedDescription)")
         throw ExitStatus.couldNotCheck
     }

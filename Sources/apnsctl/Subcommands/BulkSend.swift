@@ -104,7 +104,7 @@ extension Send {
                 unlink(resultsPath)
                 unlink(ResumeState.journalPath(forResults: resultsPath))
             }
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         progress?.finish()
         summary.skipped = skipped
