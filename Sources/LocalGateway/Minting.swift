@@ -169,7 +169,8 @@ extension LocalGateway {
                 .invalidMintRequest,
                 path: nil,
                 "A push identity needs a topic and at least one environment.",
-                hint: "Give the topic (a bundle ID such as com.example.app) and the environment (sandbox, production or both)."
+                hint:
+                    "Give the topic (a bundle ID such as com.example.app) and the environment (sandbox, production or both)."
             )
         }
         let authority = try authority ?? TestCertificateAuthority.generate()

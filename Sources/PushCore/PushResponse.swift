@@ -289,7 +289,8 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
             return
                 "Use alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk or widgets, with the topic suffix that type needs."
         case .missingDeviceToken: return "Put the device token in the path: /3/device/<token>."
-        case .missingTopic: return "Give the topic (the app's bundle ID): token authentication has no certificate to take it from."
+        case .missingTopic:
+            return "Give the topic (the app's bundle ID): token authentication has no certificate to take it from."
         case .payloadEmpty: return "Send a JSON payload such as {\"aps\":{\"alert\":\"Hello\"}}."
         case .topicDisallowed:
             return

@@ -115,6 +115,7 @@ public struct ConnectionSettings: Sendable {
             environment: processEnvironment
         )
         configuration.proxy = proxy?.url
+        configuration.proxyOrigin = proxy?.source.description
         configuration.timeouts.dns = timeout
         configuration.timeouts.connect = timeout
         configuration.timeouts.tls = timeout

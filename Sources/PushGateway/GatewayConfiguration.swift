@@ -59,6 +59,8 @@ public struct GatewayConfiguration: Sendable {
     public var trustSystemRoots = true
     /// An HTTP CONNECT proxy (`http://[user:password@]host:port`), as HTTPS_PROXY gives it.
     public var proxy: URL?
+    /// Where ``proxy`` came from, in words an error can name (`HTTPS_PROXY`, `--proxy`).
+    public var proxyOrigin: String?
     public var timeouts = Timeouts()
     public var http2Limits = HTTP2Limits()
     /// Dates provider tokens; tests inject their own.

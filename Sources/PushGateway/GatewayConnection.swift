@@ -196,7 +196,15 @@ public final class GatewayConnection: Sendable {
                 return $0.report
             }
         } catch {
-            let gatewayError = error as? GatewayError ?? GatewayError(.connectFailed, "Connecting failed: \(error).")
+            var gatewayError = error as? GatewayError ?? GatewayError(.connectFailed, "Connecting failed: \(error).")
+            if let proxy = configuration.proxy {
+                gatewayError = Self.throughProxy(
+                    gatewayError,
+                    proxy: proxy,
+                    origin: configuration.proxyOrigin,
+                    phase: phase
+                )
+            }
             let channel: (any Channel)? = update { state in
                 state.report.failedPhase = phase
                 state.report.error = gatewayError.message
@@ -207,6 +215,32 @@ public final class GatewayConnection: Sendable {
             }
             try? await channel?.close()
             throw gatewayError
+        }
+    }
+
+    /// A failure on a connection through a proxy names the proxy and where it came from: before
+    /// the tunnel is open the failure is the proxy's, not the gateway's.
+    static func throughProxy(_ error: GatewayError, proxy: URL, origin: String?, phase: String) -> GatewayError {
+        let name = proxyDisplay(proxy) ?? proxy.absoluteString
+        let from = origin.map { " (from \($0))" } ?? ""
+        switch phase {
+        case "dns", "tcp", "proxy":
+            let message =
+                error.code == .proxyFailed ? error.message : "Connecting to the proxy failed: \(error.message)"
+            return GatewayError(
+                error.code,
+                "Through the proxy \(name)\(from): \(message)",
+                hint:
+                    "Check the proxy's address, port and credentials\(from.isEmpty ? "" : ", set in \(origin!)"), or connect without the proxy.",
+                isRetryable: error.isRetryable
+            )
+        default:
+            return GatewayError(
+                error.code,
+                error.message + " (connected through the proxy \(name)\(from))",
+                hint: error.hint,
+                isRetryable: error.isRetryable
+            )
         }
     }
 

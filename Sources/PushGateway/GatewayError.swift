@@ -41,6 +41,8 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
         public static let connectFailed = Code("connect_failed")
         /// TCP connect took longer than its timeout (a firewall dropping packets, usually).
         public static let connectTimeout = Code("connect_timeout")
+        /// The proxy's scheme is not one spoken (only HTTP CONNECT is).
+        public static let unsupportedProxy = Code("unsupported_proxy")
         /// The HTTP CONNECT proxy refused or failed the tunnel.
         public static let proxyFailed = Code("proxy_failed")
         /// The server's certificate chain does not lead to a trusted root.
@@ -235,8 +237,8 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
     public static func proxyFailed(_ detail: String) -> GatewayError {
         GatewayError(
             .proxyFailed,
-            "The HTTPS proxy did not open a tunnel: \(detail).",
-            hint: "Check HTTPS_PROXY (host, port, credentials) and that the proxy allows CONNECT to port 443 or 2197."
+            "The proxy did not open a tunnel: \(detail).",
+            hint: "Check the proxy's host, port and credentials, and that it allows CONNECT to port 443 or 2197."
         )
     }
 

@@ -42,6 +42,7 @@ public struct ProxySettings: Sendable, Equatable {
                     hint: "Give one such as http://proxy.example.com:3128."
                 )
             }
+            try checkScheme(url, text: explicit, origin: Source.explicit.description)
             return ProxySettings(url: url, source: .explicit)
         }
         // HTTPS_PROXY wins over https_proxy even when empty: set but empty means no proxy.
@@ -55,7 +56,21 @@ public struct ProxySettings: Sendable, Equatable {
                 hint: "Set it to e.g. http://proxy.example.com:3128, or unset it."
             )
         }
+        try checkScheme(url, text: text, origin: variable)
         return ProxySettings(url: url, source: .environment(variable: variable))
+    }
+
+    /// Only HTTP CONNECT proxies are spoken: a SOCKS or TLS proxy used as one would fail in
+    /// confusing ways, or silently send the CONNECT request where it does not belong.
+    static func checkScheme(_ url: URL, text: String, origin: String) throws {
+        let scheme = url.scheme?.lowercased() ?? "http"
+        guard scheme == "http" else {
+            throw GatewayError(
+                .unsupportedProxy,
+                "The proxy \"\(text)\" (from \(origin)) is a \(scheme) proxy; only HTTP CONNECT proxies (http://host:port) are supported.",
+                hint: "Use an HTTP proxy, or connect without one."
+            )
+        }
     }
 
     /// True for loopback hosts and for hosts that `NO_PROXY` (or `no_proxy`) names.

@@ -38,7 +38,10 @@ enum TLSAlert: String, CaseIterable, Sendable {
         let hint: String
         switch self {
         case .certificateExpired:
-            what = day.map { notAfter! < now ? "it expired on \($0)" : "it is valid until \($0), so check this machine's clock" }
+            what =
+                day.map {
+                    notAfter! < now ? "it expired on \($0)" : "it is valid until \($0), so check this machine's clock"
+                }
                 ?? "it has expired"
             hint = "Create a new push certificate in the Apple Developer portal and import it."
         case .certificateRevoked:
@@ -46,13 +49,15 @@ enum TLSAlert: String, CaseIterable, Sendable {
             hint = "Create a new push certificate in the Apple Developer portal and import it."
         case .unknownCA:
             what = "the server does not trust its issuer"
-            hint = "Use a push certificate issued by Apple for this environment (for a local gateway: one signed by its client CA)."
+            hint =
+                "Use a push certificate issued by Apple for this environment (for a local gateway: one signed by its client CA)."
         case .certificateRequired:
             what = "the server requires a client certificate and got none"
             hint = "Connect with a push certificate, or with a token key where the server accepts provider tokens."
         case .badCertificate, .certificateUnknown, .unsupportedCertificate, .accessDenied:
             what = "the server would not accept it" + (day.map { " (valid until \($0))" } ?? "")
-            hint = "Check that it is a push certificate for this gateway's environment, and that it has not expired or been revoked."
+            hint =
+                "Check that it is a push certificate for this gateway's environment, and that it has not expired or been revoked."
         }
         return GatewayError(
             .clientCertificateRejected,

@@ -18,7 +18,8 @@ struct RefusedCredentialTests {
         let folder = try TemporaryFolder()
         let gateway = try gateway(folder)
         let expiry = try #require(
-            try run(["inspect", "--json", Self.expired]).stdout.firstMatch(of: /"not_after" *: *"(\d{4}-\d{2}-\d{2})/)?.1
+            try run(["inspect", "--json", Self.expired]).stdout.firstMatch(of: /"not_after" *: *"(\d{4}-\d{2}-\d{2})/)?
+                .1
         )
         for command in [
             ["handshake", Self.expired],

@@ -51,6 +51,11 @@ struct ConnectionOptions: ParsableArguments {
         if let proxy, URL(string: proxy)?.host == nil {
             throw ValidationError("--proxy takes a URL such as http://proxy.example.com:3128.")
         }
+        if let proxy, let scheme = URL(string: proxy)?.scheme?.lowercased(), scheme != "http" {
+            throw ValidationError(
+                "--proxy \(proxy) is a \(scheme) proxy; only HTTP CONNECT proxies (http://host:port) are supported."
+            )
+        }
     }
 
     /// The options as the library takes them.
@@ -80,7 +85,9 @@ struct ConnectionOptions: ParsableArguments {
         environment: PushEnvironment
     ) throws -> (GatewayConfiguration, [String]) {
         let plan = try settings.configuration(for: credential, environment: environment)
-        return (plan.configuration, plan.notices)
+        var configuration = plan.configuration
+        if plan.proxy?.source == .explicit { configuration.proxyOrigin = "--proxy" }
+        return (configuration, plan.notices)
     }
 }
 

@@ -89,7 +89,8 @@ enum ErrorHints {
         case .cannotListen:
             return "Pick another --port, or --port 0 for any free port (with --port-file FILE to learn which)."
         case .invalidCA:
-            return "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
+            return
+                "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
         case .invalidMintRequest:
             return "Give --topic com.example.app and --environment sandbox, production or both."
         default:
@@ -152,8 +153,12 @@ func reportLibraryError(_ error: any Error) -> ExitCode? {
     case let error as GatewayError:
         error.print()
     case let error as LocalGatewayError:
-        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "") + error.message
-        if let hint = ErrorHints.hint(for: error) { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        var text =
+            TerminalStyle.stderr.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "")
+            + error.message
+        if let hint = ErrorHints.hint(for: error) {
+            text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
+        }
         printError(text)
     case let error as PushCoreError:
         var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
@@ -171,6 +176,8 @@ func reportLibraryError(_ error: any Error) -> ExitCode? {
 /// certificate), else 2: the check could not be made.
 func exitStatus(for error: any Error) -> ExitCode {
     if let error = error as? GatewayError, error.code == .clientCertificateRejected { return ExitStatus.problem }
+    // A proxy scheme that is not spoken is a usage error, wherever the setting came from.
+    if let error = error as? GatewayError, error.code == .unsupportedProxy { return ExitCode(64) }
     return ExitStatus.couldNotCheck
 }
 
