@@ -81,6 +81,11 @@ extension LocalGateway {
         /// Every accepted notification is appended here as one JSON line.
         public var logFile: String?
         public var faults = Faults()
+        /// A connection that has not finished its TLS handshake after this many seconds is closed.
+        public var handshakeTimeout: Double = 10
+        /// A connection that sends nothing for this many seconds gets GOAWAY with APNs' reason
+        /// `{"reason":"IdleTimeout"}` and is closed; nil keeps idle connections open.
+        public var idleTimeout: Double? = 300
         /// The clock used to judge provider tokens' age.
         public var clock: GatewayClock = .system
 

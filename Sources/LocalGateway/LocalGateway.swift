@@ -31,6 +31,10 @@ public final class LocalGateway: Sendable {
         /// Streams refused with RST_STREAM REFUSED_STREAM because they exceeded the advertised
         /// SETTINGS_MAX_CONCURRENT_STREAMS.
         public var refusedStreams = 0
+        /// Connections closed after the idle timeout (GOAWAY `IdleTimeout`).
+        public var idleConnectionsClosed = 0
+        /// Connections closed because their TLS handshake did not finish in time.
+        public var handshakeTimeouts = 0
         /// Connections that broke the limit after acknowledging it (swift-nio-http2 closes those
         /// with a PROTOCOL_ERROR GOAWAY; RFC 9113 section 5.1.2 allows either answer).
         public var streamLimitViolations = 0
@@ -146,7 +150,8 @@ public final class LocalGateway: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         if let path = configuration.logFile {
-            guard FileManager.default.createFile(atPath: path, contents: nil),
+            // What was delivered to whom: for the user's eyes only.
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
                 let handle = FileHandle(forWritingAtPath: path)
             else {
                 throw LocalGatewayError(
@@ -221,8 +226,17 @@ public final class LocalGateway: Sendable {
             statistics.connections += 1
             return statistics.connections
         }
+        if let idle = configuration.idleTimeout, idle > 0 {
+            // Counts bytes read, so that any traffic (requests, PINGs, SETTINGS acks) keeps it alive.
+            try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .nanoseconds(Int64(idle * 1e9))))
+        }
         let ssl = NIOSSLServerHandler(context: sslContext)
         try channel.pipeline.syncOperations.addHandler(ssl)
+        try channel.pipeline.syncOperations.addHandler(
+            HandshakeDeadline(seconds: configuration.handshakeTimeout) { [weak self] in
+                self?.updateStatistics { $0.handshakeTimeouts += 1 }
+            }
+        )
         // Answers written during one batch of reads leave as one TLS record, not one each.
         try channel.pipeline.syncOperations.addHandler(BatchingHandler())
         let connection = GatewayConnectionState(
@@ -257,7 +271,7 @@ public final class LocalGateway: Sendable {
                 )
             }
         }
-        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: gateway))
+        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: gateway, connection: connection))
     }
 
     /// True exactly once: when the gateway's accepted count is about to reach `limit`.
@@ -348,9 +362,30 @@ final class GatewayConnectionState {
 /// Notes connection-level errors: a client that broke the stream limit after acknowledging it.
 final class GatewayConnectionObserver: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
     let gateway: LocalGateway
+    let connection: GatewayConnectionState
 
-    init(gateway: LocalGateway) { self.gateway = gateway }
+    init(gateway: LocalGateway, connection: GatewayConnectionState) {
+        self.gateway = gateway
+        self.connection = connection
+    }
+
+    /// Nothing read for the idle timeout: GOAWAY with APNs' JSON reason, then close, as APNs does.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !connection.closing else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        connection.closing = true
+        gateway.updateStatistics { $0.idleConnectionsClosed += 1 }
+        let reason = context.channel.allocator.buffer(string: #"{"reason":"IdleTimeout"}"#)
+        let frame = HTTP2Frame(
+            streamID: .rootStream,
+            payload: .goAway(lastStreamID: connection.highestProcessed, errorCode: .noError, opaqueData: reason)
+        )
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is NIOHTTP2Errors.MaxStreamsViolation {

@@ -151,6 +151,24 @@ extension Gateway {
         )
         var statsFile: String?
 
+        @Flag(help: "Let --ca-out overwrite an existing file.")
+        var force = false
+
+        @Option(
+            name: .customLong("idle-timeout"),
+            help: ArgumentHelp(
+                "Close a connection that sends nothing for this long, with GOAWAY {\"reason\":\"IdleTimeout\"} (0: never).",
+                valueName: "SECONDS"
+            )
+        )
+        var idleTimeout: Double = 300
+
+        @Option(
+            name: .customLong("handshake-timeout"),
+            help: ArgumentHelp("Close a connection whose TLS handshake takes longer than this.", valueName: "SECONDS")
+        )
+        var handshakeTimeout: Double = 10
+
         @Option(
             name: .customLong("drop-after"),
             help:
@@ -178,6 +196,10 @@ extension Gateway {
 
         func validate() throws {
             if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together.") }
+            if !idleTimeout.isFinite || idleTimeout < 0 { throw ValidationError("--idle-timeout is 0 or more seconds.") }
+            if !handshakeTimeout.isFinite || handshakeTimeout <= 0 {
+                throw ValidationError("--handshake-timeout is more than 0 seconds.")
+            }
             if !tokenKeys.isEmpty, teamID == nil { throw ValidationError("--token-key needs --team-id.") }
             for rate in [rate429, rate500, rate503] where !(0...1).contains(rate) {
                 throw ValidationError("Fault rates are fractions between 0 and 1.")
@@ -241,12 +263,24 @@ extension Gateway {
                 configuration.faults.changeMaxConcurrentStreams = changeStreams.flatMap(parsedChange)
                 configuration.faults.answerEarlyAndReset = earlyAnswer
 
+                configuration.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
+                configuration.handshakeTimeout = handshakeTimeout
+                if let caOut, !force, FileManager.default.fileExists(atPath: caOut) {
+                    // A CA file that clients already trust is not silently replaced by a new one.
+                    throw CredentialError(
+                        .fileExists,
+                        path: caOut,
+                        "The file exists; the gateway's new server CA was not written over it.",
+                        hint: "Give another --ca-out path, or add --force to replace it."
+                    )
+                }
                 let gateway = try LocalGateway(configuration: configuration)
                 if let caOut, let pem = gateway.serverCertificateAuthorityPEM {
+                    // A certificate, public: readable by the clients that must trust it.
                     try pem.write(toFile: caOut, atomically: true, encoding: .utf8)
                 }
                 let bound = try await gateway.start()
-                if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
+                if let portFile { try PrivateFile.write(Array(String(bound).utf8), to: portFile, overwrite: true) }
                 let style = TerminalStyle.stderr
                 printError(
                     "\(style.paint("apnsctl gateway", .bold)): \(environment) gateway listening on \(host):\(bound)"
@@ -258,7 +292,7 @@ extension Gateway {
                 let statistics = gateway.statistics
                 if let statsFile {
                     let data = try ReportSchema.encoder().encode(statistics)
-                    try data.write(to: URL(fileURLWithPath: statsFile), options: .atomic)
+                    try PrivateFile.write([UInt8](data), to: statsFile, overwrite: true)
                 }
                 printError(
                     "apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections."

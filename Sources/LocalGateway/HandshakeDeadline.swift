@@ -1,0 +1,41 @@
+import NIOCore
+import NIOTLS
+
+/// Closes a connection whose TLS handshake has not finished within its deadline, so that a
+/// client that connects and sends nothing (or stalls mid-handshake) does not hold a connection
+/// for ever.
+final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let seconds: Double
+    private let expired: () -> Void
+    private var deadline: Scheduled<Void>?
+
+    init(seconds: Double, expired: @escaping () -> Void) {
+        self.seconds = seconds
+        self.expired = expired
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard seconds > 0 else { return }
+        let channel = context.channel
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+            [expired] in
+            expired()
+            channel.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
+            deadline?.cancel()
+            deadline = nil
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// The local gateway keeps its records private, does not replace a CA clients trust, and does
+/// not hold connections that do nothing.
+struct GatewayHygieneTests {
+    static func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return try #require(attributes[.posixPermissions] as? Int)
+    }
+
+    /// Connects over plain TCP, sends `send` (nothing by default), and returns the bytes the
+    /// server wrote and whether it closed the connection within `wait` seconds.
+    static func rawClient(port: Int, send: String = "", wait: Double) throws -> (closed: Bool, output: String) {
+        let script = """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", \(port)))
+            s.sendall(sys.argv[1].encode())
+            s.settimeout(\(wait))
+            data, closed = b"", False
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        closed = True
+                        break
+                    data += chunk
+            except socket.timeout:
+                pass
+            print("closed" if closed else "open")
+            print(data.decode("latin-1"))
+            """
+        let result = try CLI.runProgram("python3", ["-c", script, send], timeout: wait + 10)
+        return (result.stdout.hasPrefix("closed"), result.stdout)
+    }
+
+    @Test func recordsArePrivateAndTheCAIsNeverOverwrittenWithoutForce() throws {
+        let folder = try TemporaryFolder()
+        let stats = folder.path("stats.json")
+        var gateway: GatewayProcess? = try GatewayProcess(folder, name: "private", arguments: ["--stats", stats])
+        let log = try #require(gateway?.logFile)
+        let ca = try #require(gateway?.caFile)
+        #expect(try Self.mode(log) & 0o077 == 0, "the delivery log is the user's alone")
+        #expect(try Self.mode(folder.path("private.port")) & 0o077 == 0)
+        gateway = nil  // stopped: it writes its statistics
+        #expect(try Self.mode(stats) & 0o077 == 0)
+
+        let before = try String(contentsOfFile: ca, encoding: .utf8)
+        let refused = try CLI.run(["gateway", "serve", "--ca-out", ca, "--port", "0"], timeout: 20)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains(ca) && refused.stderr.contains("--force"), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: ca, encoding: .utf8) == before, "the CA clients trust is untouched")
+
+        try FileManager.default.removeItem(atPath: folder.path("private.port"))  // so that the wait is for the new one
+        let forced = try GatewayProcess(folder, name: "private", arguments: ["--force"])
+        #expect(try String(contentsOfFile: forced.caFile, encoding: .utf8) != before, "--force replaces it")
+    }
+
+    @Test func anIdleConnectionGetsGoAwayIdleTimeoutAndIsClosed() throws {
+        let folder = try TemporaryFolder()
+        let gateway = try GatewayProcess(folder, name: "idle", arguments: ["--idle-timeout", "1"])
+        // A real TLS client that completes the handshake and then says nothing.
+        let script = """
+            import socket, ssl, sys, time
+            context = ssl.create_default_context(cafile=sys.argv[1])
+            context.set_alpn_protocols(["h2"])
+            raw = socket.create_connection(("127.0.0.1", \(gateway.port)))
+            s = context.wrap_socket(raw, server_hostname="localhost")
+            s.settimeout(10)
+            data, started = b"", time.time()
+            try:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+            except (socket.timeout, ssl.SSLError, ConnectionResetError):
+                pass
+            print(round(time.time() - started))
+            print(data.decode("latin-1"))
+            """
+        let result = try CLI.runProgram("python3", ["-c", script, gateway.caFile], timeout: 30)
+        let seconds = Int(result.stdout.split(separator: "\n").first ?? "") ?? 99
+        #expect(seconds < 8, "closed after the idle timeout, not held: \(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains(#"{"reason":"IdleTimeout"}"#), "GOAWAY carries APNs' reason")
+    }
+
+    @Test func aConnectionThatNeverFinishesItsHandshakeIsClosed() throws {
+        let folder = try TemporaryFolder()
+        let gateway = try GatewayProcess(folder, name: "stalled", arguments: ["--handshake-timeout", "1"])
+        let client = try Self.rawClient(port: gateway.port, wait: 8)
+        #expect(client.closed, "a client that sends nothing is not held for ever")
+    }
+}
