@@ -4,6 +4,28 @@
 #include <openssl/objects.h>
 #include <openssl/pkcs7.h>
 #include <openssl/x509.h>
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+int apnsctl_protect_process_memory(void) {
+    int result = 0;
+#ifdef __linux__
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) result = -1;
+#endif
+    struct rlimit none = {0, 0};
+    if (setrlimit(RLIMIT_CORE, &none) != 0) result = -1;
+    return result;
+}
+
+int apnsctl_process_is_dumpable(void) {
+#ifdef __linux__
+    return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+#else
+    return -1;
+#endif
+}
 
 int apnsctl_sk_X509_num(const STACK_OF(X509) *stack) {
     return stack == NULL ? 0 : sk_X509_num(stack);

@@ -228,7 +228,9 @@ public final class LocalGateway: Sendable {
         }
         if let idle = configuration.idleTimeout, idle > 0 {
             // Counts bytes read, so that any traffic (requests, PINGs, SETTINGS acks) keeps it alive.
-            try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .nanoseconds(Int64(idle * 1e9))))
+            try channel.pipeline.syncOperations.addHandler(
+                IdleStateHandler(readTimeout: .nanoseconds(Int64(idle * 1e9)))
+            )
         }
         let ssl = NIOSSLServerHandler(context: sslContext)
         try channel.pipeline.syncOperations.addHandler(ssl)
@@ -271,7 +273,9 @@ public final class LocalGateway: Sendable {
                 )
             }
         }
-        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: gateway, connection: connection))
+        try channel.pipeline.syncOperations.addHandler(
+            GatewayConnectionObserver(gateway: gateway, connection: connection)
+        )
     }
 
     /// True exactly once: when the gateway's accepted count is about to reach `limit`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushCredentials
 
 @main
 struct APNSCtl: AsyncParsableCommand {
@@ -25,6 +26,8 @@ struct APNSCtl: AsyncParsableCommand {
     static func main() async {
         // A write past a file-size limit (ulimit -f) must fail with EFBIG, which is reported, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // Passwords and private keys live in this process's memory: no core dump may hold them.
+        ProcessProtection.protectSecretsInMemory()
         do {
             var command = try parseAsRoot(nil)
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -92,3 +92,14 @@ struct GatewayHygieneTests {
         #expect(client.closed, "a client that sends nothing is not held for ever")
     }
 }
+
+extension GatewayHygieneTests {
+    /// A running apnsctl (here the gateway, which holds its server key) leaves no core dump.
+    @Test func aRunningProcessHasNoCoreSize() throws {
+        let folder = try TemporaryFolder()
+        let gateway = try GatewayProcess(folder, name: "core", arguments: [])
+        let limits = try String(contentsOfFile: "/proc/\(gateway.process.processIdentifier)/limits", encoding: .utf8)
+        let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
+    }
+}

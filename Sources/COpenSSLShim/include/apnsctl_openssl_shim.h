@@ -24,4 +24,12 @@ int apnsctl_pkcs12_describe(PKCS12 *p12,
                             char *keys, size_t keys_len,
                             int *unknown);
 
+/* Keeps secrets held in this process's memory out of core dumps: marks the process not
+ * dumpable (prctl(PR_SET_DUMPABLE, 0), which Swift cannot call: it is variadic) and sets the
+ * core size limit to 0. Returns 0 when both took effect. */
+int apnsctl_protect_process_memory(void);
+
+/* 1 when the process is dumpable, 0 when not, -1 where that cannot be told. */
+int apnsctl_process_is_dumpable(void);
+
 #endif

@@ -196,7 +196,9 @@ extension Gateway {
 
         func validate() throws {
             if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together.") }
-            if !idleTimeout.isFinite || idleTimeout < 0 { throw ValidationError("--idle-timeout is 0 or more seconds.") }
+            if !idleTimeout.isFinite || idleTimeout < 0 {
+                throw ValidationError("--idle-timeout is 0 or more seconds.")
+            }
             if !handshakeTimeout.isFinite || handshakeTimeout <= 0 {
                 throw ValidationError("--handshake-timeout is more than 0 seconds.")
             }
