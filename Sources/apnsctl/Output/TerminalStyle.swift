@@ -20,8 +20,11 @@ struct TerminalStyle {
 
     let enabled: Bool
     let isTerminal: Bool
+    /// The stream this style writes to: its own terminal's width is the one that counts.
+    let fileDescriptor: Int32
 
     init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
         isTerminal = isatty(fileDescriptor) == 1
         let environment = ProcessInfo.processInfo.environment
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
@@ -39,7 +42,7 @@ struct TerminalStyle {
     /// The terminal's width, or 100 when it cannot be told.
     var width: Int {
         var size = winsize()
-        if isTerminal, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if isTerminal, ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         return 100
     }
 }
