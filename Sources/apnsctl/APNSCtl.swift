@@ -28,6 +28,7 @@ struct APNSCtl: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         // Passwords and private keys live in this process's memory: no core dump may hold them.
         ProcessProtection.protectSecretsInMemory()
+        var failure: (any Error)?
         do {
             var command = try parseAsRoot(nil)
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -36,11 +37,18 @@ struct APNSCtl: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            // A library error that no command turned into its own message still gets one, with
-            // the command line's hint and exit status 2, never a bare description and status 1.
-            if let status = reportLibraryError(error) { exit(withError: status) }
-            exit(withError: error)
+            failure = error
         }
+        if let reason = StandardOutput.failure {
+            // Output that did not reach its destination is a failure whatever the command found.
+            printError("error: standard output could not be written (\(reason)); the output is incomplete.")
+            exit(withError: ExitStatus.couldNotCheck)
+        }
+        guard let failure else { return }
+        // A library error that no command turned into its own message still gets one, with
+        // the command line's hint and its exit status, never a bare description and status 1.
+        if let status = reportLibraryError(failure) { exit(withError: status) }
+        exit(withError: failure)
     }
 }
 
