@@ -122,7 +122,10 @@ public final class LocalGateway: Sendable {
         tls.applicationProtocols = ["h2"]
         var clientRoots: [NIOSSLCertificate] = []
         do {
-            for path in configuration.clientCAFiles { clientRoots += try NIOSSLCertificate.fromPEMFile(path) }
+            for path in configuration.clientCAFiles {
+                // Read here rather than by swift-nio-ssl, so that a FIFO or /dev/stdin works too.
+                clientRoots += try NIOSSLCertificate.fromPEMBytes(try CredentialFile.readBytes(path: path))
+            }
             for pem in configuration.clientCAPEMs { clientRoots += try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)) }
         } catch {
             throw LocalGatewayError(

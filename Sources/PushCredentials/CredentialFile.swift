@@ -48,7 +48,7 @@ public struct CredentialFile: Sendable {
     /// Reads a file's bytes with a distinct error for each way that can fail.
     public static func readBytes(path: String) throws -> [UInt8] {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard path == "-" || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CredentialError(
                 .fileNotFound,
                 path: path,
@@ -64,15 +64,27 @@ public struct CredentialFile: Sendable {
                 hint: "Name the .p12, .pem or .cer file inside it."
             )
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // Read to the end through a handle, not by the size the file system reports: a FIFO,
+        // `<(command)`, /dev/stdin or "-" have no size and are files all the same.
+        let handle: FileHandle?
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else {
+            handle = FileHandle(forReadingAtPath: path)
+        }
+        guard let handle, let read = try? handle.readToEnd() ?? Data() else {
             throw CredentialError(
                 .unreadable,
                 path: path,
-                "The file cannot be read.",
+                "The file cannot be read (\(String(cString: strerror(errno))).",
                 hint: "Check its permissions (ls -l) and that it is not locked by another program."
             )
         }
-        if data.isEmpty {
+        if path != "-" { try? handle.close() }
+        var bytes = [UInt8](read)
+        // A UTF-8 byte-order mark, as some Windows editors write before a PEM: not part of the text.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        if bytes.isEmpty {
             throw CredentialError(
                 .emptyFile,
                 path: path,
@@ -80,7 +92,7 @@ public struct CredentialFile: Sendable {
                 hint: "The export or download did not finish: export the certificate again."
             )
         }
-        return [UInt8](data)
+        return bytes
     }
 
     public static func decode(_ bytes: [UInt8], path: String, password: PasswordSource) throws -> CredentialFile {

@@ -159,7 +159,8 @@ final class ServerTrustEvaluator: Sendable {
     static func loadCertificates(paths: [String]) throws -> [Certificate] {
         var certificates: [Certificate] = []
         for path in paths {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            // Through a handle, so that `<(command)` and /dev/stdin work as well as regular files.
+            guard let data = try? FileHandle(forReadingAtPath: path)?.readToEnd() else {
                 throw GatewayError(
                     .caFileUnreadable,
                     "\(path): the CA file cannot be read.",

@@ -49,7 +49,10 @@ struct PasswordOptions: ParsableArguments {
         }
         if let name = passwordEnv {
             return PasswordSource { _ in
-                guard let value = ProcessInfo.processInfo.environment[name] else {
+                // The variable's raw bytes, as a file or standard input would give them: Foundation's
+                // view of the environment decodes UTF-8 and drops what is not, which would make a
+                // Latin-1 password that works from a file fail from the environment.
+                guard let raw = getenv(name) else {
                     throw CredentialError(
                         .invalidArgument,
                         path: nil,
@@ -57,7 +60,15 @@ struct PasswordOptions: ParsableArguments {
                         hint: "Export it first, e.g. in CI from the job's secrets."
                     )
                 }
-                return SecretBytes(value)
+                let length = strlen(raw)
+                return SecretBytes(
+                    Array(
+                        UnsafeBufferPointer(
+                            start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self),
+                            count: length
+                        )
+                    )
+                )
             }
         }
         if let path = passwordFile {

@@ -30,7 +30,24 @@ struct ReportOptions: ParsableArguments {
 
     var date: Date { at.flatMap(Self.parseDate) ?? Date() }
 
+    /// A date as RFC 3339 writes it (`2027-01-31` or `2027-01-31T12:00:00Z`), taken strictly:
+    /// a day or time that does not exist (2027-02-30, 24:61) is refused, not rolled over into
+    /// the next month.
     static func parseDate(_ text: String) -> Date? {
+        guard
+            let match = text.wholeMatch(
+                of: /(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2}))?/
+            )
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let components = DateComponents(year: Int(match.1), month: Int(match.2), day: Int(match.3))
+        guard components.isValidDate(in: calendar) else { return nil }
+        if let hour = match.4.flatMap({ Int($0) }), let minute = match.5.flatMap({ Int($0) }),
+            let second = match.6.flatMap({ Int($0) }), hour > 23 || minute > 59 || second > 60
+        {
+            return nil
+        }
         let full = ISO8601DateFormatter()
         if let date = full.date(from: text) { return date }
         let day = ISO8601DateFormatter()
