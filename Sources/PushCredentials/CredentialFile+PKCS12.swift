@@ -4,6 +4,14 @@ import SwiftASN1
 extension CredentialFile {
     // MARK: PKCS#12
 
+    /// Whether `password` decrypts every bag of a bundle whose MAC it does not verify: then the
+    /// password is right and the file was damaged. Works on a copy: the check replaces the MAC.
+    static func decryptsDespiteMAC(_ bytes: [UInt8], password: SecretBytes) -> Bool {
+        guard let copy = OpenSSL.PKCS12File(der: bytes) else { return false }
+        copy.replaceMAC(password: password)
+        return (try? copy.parse(password: password)) != nil
+    }
+
     static func decodePKCS12(_ bytes: [UInt8], path: String, password: PasswordSource) throws -> CredentialFile {
         guard let file = OpenSSL.PKCS12File(der: bytes) else {
             throw CredentialError(
@@ -67,11 +75,22 @@ extension CredentialFile {
                         break
                     }
                     if retry || !canRetry(password) {
+                        // A MAC that fails is a wrong password or a damaged file; only when the
+                        // password still decrypts every bag is the file proven damaged.
+                        if Self.decryptsDespiteMAC(bytes, password: candidate) {
+                            throw CredentialError(
+                                .corrupt,
+                                path: path,
+                                "The file is damaged: the password given decrypts its contents, but its integrity check (MAC) fails, so it was changed after it was exported.",
+                                hint: "Export or download the bundle again; do not use this copy."
+                            )
+                        }
                         throw CredentialError(
                             .wrongPassword,
                             path: path,
-                            "Wrong password: the bundle's integrity check (MAC) fails with the password given.",
-                            hint: "Use the password chosen when the bundle was exported. The file itself is intact."
+                            "Wrong password or damaged file: the bundle's integrity check (MAC) fails with the password given.",
+                            hint:
+                                "Use the password chosen when the bundle was exported; if it is right, the file was changed after export: export it again."
                         )
                     }
                     retry = true

@@ -125,6 +125,12 @@ enum OpenSSL {
             return password.withCString { PKCS12_verify_mac(handle, $0, $1) == 1 }
         }
 
+        /// Computes a new MAC over the bundle's contents with `password` (in memory only).
+        func replaceMAC(password: SecretBytes) {
+            _ = password.withCString { PKCS12_set_mac(handle, $0, $1, nil, 0, 1, nil) }
+            ERR_clear_error()
+        }
+
         /// Decrypts the bags. Throws a `DecryptFailure` describing why when it cannot.
         func parse(password: SecretBytes?) throws -> PKCS12Contents {
             var key: OpaquePointer?

@@ -61,3 +61,26 @@ struct InputPrecisionTests {
         #expect(result.stdout.contains("com.example.app"))
     }
 }
+
+extension InputPrecisionTests {
+    /// A MAC that fails is "wrong password or damaged file", unless the password provably decrypts
+    /// the contents: then the file is damaged, and says so.
+    @Test func aFlippedBitIsNotCalledAWrongPassword() throws {
+        let folder = try TemporaryFolder()
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: CLI.cert("p12/openssl3-default.p12"))))
+        bytes[bytes.count - 30] ^= 0x01  // inside the MAC's digest: the contents stay as they were
+        let damaged = folder.path("damaged.p12")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let right = try CLI.run(["inspect", damaged, "--password-env", "P"], environment: ["P": "apnsctl-test"])
+        #expect(right.status == 2)
+        #expect(right.stderr.contains("damaged"), "\(right.stderr)")
+        #expect(!right.stderr.lowercased().contains("wrong password"), "\(right.stderr)")
+        let wrong = try CLI.run(
+            ["inspect", CLI.cert("p12/openssl3-default.p12"), "--password-env", "P"],
+            environment: ["P": "nope"]
+        )
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("Wrong password or damaged file"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("intact"))
+    }
+}
