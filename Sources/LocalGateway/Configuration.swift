@@ -123,7 +123,7 @@ extension LocalGateway {
             throw LocalGatewayError(
                 .invalidRegistry,
                 path: path,
-                "The device registry is not valid JSON of the expected shape (\(error)).",
+                "The device registry is not valid JSON of the expected shape (\(UserFacing.describe(error))).",
                 hint: #"Write {"<hex token>": {"topic": "com.example.app", "environment": "sandbox"}}."#
             )
         }

@@ -183,7 +183,7 @@ public final class LocalGateway: Sendable {
             throw LocalGatewayError(
                 .cannotListen,
                 path: nil,
-                "The gateway cannot listen on \(configuration.host):\(configuration.port) (\(error)).",
+                "The gateway cannot listen on \(configuration.host):\(configuration.port) (\(UserFacing.describe(error))).",
                 hint: "Pick another port, or 0 for any free port."
             )
         }

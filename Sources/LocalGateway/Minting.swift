@@ -68,7 +68,7 @@ public struct TestCertificateAuthority: Sendable {
             throw LocalGatewayError(
                 .invalidCA,
                 path: nil,
-                "The CA certificate or key cannot be read (\(type(of: error))).",
+                "The CA certificate or key cannot be read (\(UserFacing.describe(error))).",
                 hint: "Give the CA certificate and key PEM files the gateway wrote, or the test PKI's CA with its key."
             )
         }

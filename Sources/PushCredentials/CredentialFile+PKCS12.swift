@@ -127,7 +127,7 @@ extension CredentialFile {
                     throw CredentialError(
                         .corrupt,
                         path: path,
-                        "The bundle's contents are damaged (\(second.errors.last ?? "decryption failed")).",
+                        "The bundle's contents are damaged (\(second.errors.last.map(UserFacing.sanitize) ?? "decryption failed")).",
                         hint: "Export the bundle again."
                     )
                 }
@@ -136,7 +136,7 @@ extension CredentialFile {
                 throw CredentialError(
                     .unknownEncryption,
                     path: path,
-                    "OpenSSL cannot decrypt this bundle's encryption (\(protection.certificates) / \(protection.key)): \(failure.errors.last ?? "unsupported").",
+                    "OpenSSL cannot decrypt this bundle's encryption (\(protection.certificates) / \(protection.key)): \(failure.errors.last.map(UserFacing.sanitize) ?? "unsupported").",
                     hint: protection.usesLegacyAlgorithms
                         ? OpenSSL.legacyProviderHint : "Export it again with common settings."
                 )
@@ -144,7 +144,7 @@ extension CredentialFile {
             throw CredentialError(
                 .corrupt,
                 path: path,
-                "The bundle's contents are damaged (\(failure.errors.last ?? "decryption failed")).",
+                "The bundle's contents are damaged (\(failure.errors.last.map(UserFacing.sanitize) ?? "decryption failed")).",
                 hint: "Export the bundle again."
             )
         }

@@ -204,7 +204,7 @@ public struct CredentialFile: Sendable {
             throw CredentialError(
                 .corrupt,
                 path: path,
-                "A certificate in the file could not be parsed (\(error)).",
+                "A certificate in the file could not be parsed (\(UserFacing.describe(error))).",
                 hint: "The file is damaged or is not an X.509 certificate: export it again."
             )
         }

@@ -61,7 +61,7 @@ public struct CredentialStore: Sendable {
             throw CredentialError(
                 .storeError,
                 path: indexURL.path,
-                "The store's index cannot be read (\(error)).",
+                "The store's index cannot be read (\(UserFacing.describe(error))).",
                 hint:
                     "It was edited or damaged outside apnsctl; restore it from a backup or move the store folder away and import again."
             )

@@ -54,7 +54,11 @@ public struct AuthCheck: Encodable, Sendable {
                 error: error
             )
         } catch {
-            return AuthCheck(verdict: .inconclusive, explanation: "The check notification could not be sent: \(error)")
+            return AuthCheck(
+                verdict: .inconclusive,
+                explanation:
+                    "The check notification could not be sent: \((error as? GatewayError)?.message ?? UserFacing.describe(error))"
+            )
         }
     }
 

@@ -65,7 +65,8 @@ final class ConnectionObserver: ChannelInboundHandler {
         connection.update { state in
             if state.connectionError == nil { state.connectionError = String(describing: error) }
             state.closeDetail =
-                state.closeDetail ?? "after swift-nio-http2 judged the server abusive (\(type(of: error)))"
+                state.closeDetail
+                ?? "after the server sent more than this client tolerates (\(UserFacing.sanitize(String(describing: type(of: error)))))"
         }
         // swift-nio-http2 has already sent GOAWAY for these but leaves closing to us; a
         // connection we have told to go away must not carry more notifications.

@@ -51,7 +51,7 @@ extension GatewayConnection {
                 } else {
                     lastError = GatewayError(
                         .connectFailed,
-                        "Connecting to \(address.displayString) failed: \(error).",
+                        "Connecting to \(address.displayString) failed: \(UserFacing.describe(error)).",
                         hint: "Check the network route to the gateway.",
                         isRetryable: true
                     )
@@ -72,7 +72,7 @@ extension GatewayConnection {
         }
         return GatewayError(
             .connectFailed,
-            "Connecting to \(address.displayString) failed: \(error).",
+            "Connecting to \(address.displayString) failed: \(UserFacing.describe(error)).",
             isRetryable: true
         )
     }

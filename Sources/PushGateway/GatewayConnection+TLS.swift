@@ -169,7 +169,7 @@ extension GatewayConnection {
             case .handshakeFailed(let inner):
                 return GatewayError(
                     .tlsHandshakeFailed,
-                    "The TLS handshake with \(address) failed: \(inner).",
+                    "The TLS handshake with \(address) failed: \(UserFacing.describe(inner)).",
                     hint: Self.handshakeHint(String(describing: inner))
                 )
             default:
@@ -178,7 +178,7 @@ extension GatewayConnection {
         }
         return GatewayError(
             .tlsHandshakeFailed,
-            "The TLS handshake with \(address) failed: \(error).",
+            "The TLS handshake with \(address) failed: \(UserFacing.describe(error)).",
             hint: Self.handshakeHint(String(describing: error))
         )
     }

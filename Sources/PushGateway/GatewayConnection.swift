@@ -196,7 +196,9 @@ public final class GatewayConnection: Sendable {
                 return $0.report
             }
         } catch {
-            var gatewayError = error as? GatewayError ?? GatewayError(.connectFailed, "Connecting failed: \(error).")
+            var gatewayError =
+                error as? GatewayError
+                ?? GatewayError(.connectFailed, "Connecting failed: \(UserFacing.describe(error)).")
             if let proxy = configuration.proxy {
                 gatewayError = Self.throughProxy(
                     gatewayError,
@@ -324,7 +326,9 @@ public final class GatewayConnection: Sendable {
         }.whenFailure { error in
             once.complete(
                 StreamOutcome(
-                    result: .failure(GatewayError.connectionClosed("before the stream could open (\(error))")),
+                    result: .failure(
+                        GatewayError.connectionClosed("before the stream could open (\(UserFacing.describe(error)))")
+                    ),
                     written: false
                 )
             )

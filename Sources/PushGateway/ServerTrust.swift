@@ -41,7 +41,11 @@ final class ServerTrustEvaluator: Sendable {
         do {
             certificates = try presented.map { try Certificate(derEncoded: $0.toDERBytes()) }
         } catch {
-            record(verdict: .untrusted, detail: "the server's certificate cannot be parsed (\(error))", presented: [])
+            record(
+                verdict: .untrusted,
+                detail: "the server's certificate cannot be parsed (\(UserFacing.describe(error)))",
+                presented: []
+            )
             promise.succeed(.failed)
             return
         }
@@ -180,7 +184,7 @@ final class ServerTrustEvaluator: Sendable {
             } catch {
                 throw GatewayError(
                     .caFileInvalid,
-                    "\(path): the CA file holds no readable certificate (\(error)).",
+                    "\(path): the CA file holds no readable certificate (\(UserFacing.describe(error))).",
                     hint:
                         "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the CA a local gateway writes out."
                 )

@@ -49,3 +49,26 @@ struct DeviceTokenTests {
         #expect(try JSONDecoder().decode([DeviceToken].self, from: data) == [token])
     }
 }
+
+@Suite struct UserFacingTests {
+    @Test func libraryDetailsBecomeWords() {
+        #expect(
+            UserFacing.sanitize(
+                "sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED])"
+            )
+                == "certificate verify failed"
+        )
+        let located = UserFacing.sanitize("ASN1Error.invalidASN1Object: Too few bytes SwiftASN1/ASN1.swift:139")
+        #expect(!located.contains(".swift") && !located.contains("ASN1Error"))
+        #expect(located.contains("Too few bytes"))
+        let dump = UserFacing.sanitize("bad value [48, 130, 1, 10, 2, 130, 1, 1, 0, 171, 205, 239]")
+        #expect(!dump.contains("48, 130"))
+        struct Shape: Decodable { var topic: String }
+        let decoding = Result { try JSONDecoder().decode(Shape.self, from: Data("{}".utf8)) }
+        if case .failure(let error) = decoding {
+            #expect(UserFacing.describe(error) == "\"topic\" is missing")
+        } else {
+            Issue.record("decoding {} must fail")
+        }
+    }
+}

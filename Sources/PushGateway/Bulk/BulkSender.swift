@@ -187,7 +187,9 @@ public final class BulkSender: @unchecked Sendable {
                     try await connection.connect()
                     loop.execute { [self] in connected(id, connection) }
                 } catch {
-                    let failure = error as? GatewayError ?? GatewayError(.connectFailed, "Connecting failed: \(error).")
+                    let failure =
+                        error as? GatewayError
+                        ?? GatewayError(.connectFailed, "Connecting failed: \(UserFacing.describe(error)).")
                     loop.execute { [self] in
                         lastConnectError = failure
                         perform(

@@ -118,7 +118,7 @@ struct Preflight: AsyncParsableCommand {
         let mark = entry.ready ? style.paint("✓", .green, .bold) : style.paint("✗", .red, .bold)
         var verdict: String
         if let error = entry.error {
-            verdict = "could not connect: \(error)"
+            verdict = "could not connect: \(UserFacing.sanitize(error))"
         } else if let auth = entry.authCheck, auth.verdict != .accepted {
             verdict =
                 "APNs \(auth.verdict == .rejected ? "rejects" : "gave no verdict on") it\(auth.reason.map { ": \($0)" } ?? "") — \(auth.fix ?? auth.explanation)"
