@@ -274,9 +274,14 @@ public enum PrometheusExport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Label values escape backslash, double quote and newline.
+    /// Label values escape backslash, double quote and newline; other control characters (a CR or
+    /// ESC in a certificate's subject) would make a scraper reject the whole file, so they are
+    /// shown in caret notation first.
     static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        Untrusted.display(value).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+            of: "\"",
+            with: "\\\""
+        )
+        .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

@@ -17,13 +17,18 @@ enum ExitStatus {
 
 /// Prints a user-facing error to stderr in the one format every command uses.
 func reportError(_ error: CredentialError, style: TerminalStyle = .stderr) {
-    var text = style.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "") + error.message
-    if let hint = ErrorHints.hint(for: error) { text += "\n  " + style.paint("hint:", .bold) + " " + hint }
+    // A file name or a certificate's text in the message may hold anything: shown, never obeyed.
+    var text =
+        style.paint("error:", .red, .bold) + " "
+        + Untrusted.display((error.path.map { "\($0): " } ?? "") + error.message)
+    if let hint = ErrorHints.hint(for: error) {
+        text += "\n  " + style.paint("hint:", .bold) + " " + Untrusted.display(hint)
+    }
     printError(text)
 }
 
 func printError(_ text: String) {
-    writeAll(STDERR_FILENO, Array((text + "\n").utf8))
+    writeAll(STDERR_FILENO, Array(TerminalSafe.filter(text + "\n", colours: colourErr.enabled).utf8))
 }
 
 /// Writes to a file descriptor without Foundation's trapping FileHandle.write: a closed pipe or

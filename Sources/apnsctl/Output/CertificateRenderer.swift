@@ -6,14 +6,14 @@ struct CertificateRenderer {
     let style: TerminalStyle
 
     func render(_ file: FileReport) -> String {
-        guard let certificate = file.certificate else { return file.path }
+        guard let certificate = file.certificate else { return Untrusted.display(file.path) }
         var lines: [String] = []
-        var header = style.paint(file.path, .bold)
+        var header = style.paint(Untrusted.display(file.path), .bold)
         if let format = file.format { header += style.paint("  \(formatName(format))", .dim) }
         lines.append(header)
 
         var rows: [(String, String)] = []
-        rows.append(("Subject", certificate.subject))
+        rows.append(("Subject", Untrusted.display(certificate.subject)))
         rows.append(
             (
                 "Kind",
@@ -22,7 +22,7 @@ struct CertificateRenderer {
             )
         )
         if let bundle = certificate.bundleId {
-            rows.append(("Bundle ID", "\(bundle)  \(style.paint("(default topic)", .dim))"))
+            rows.append(("Bundle ID", "\(Untrusted.display(bundle))  \(style.paint("(default topic)", .dim))"))
         }
         if let team = certificate.teamId { rows.append(("Team ID", team)) }
         if let organization = certificate.organization { rows.append(("Organisation", organization)) }
@@ -31,13 +31,14 @@ struct CertificateRenderer {
             rows.append(
                 (
                     "Topics",
-                    certificate.topics.map { "\($0.name) (\($0.kinds.joined(separator: ", ")))" }.joined(
-                        separator: "\n"
-                    )
+                    certificate.topics.map { Untrusted.display("\($0.name) (\($0.kinds.joined(separator: ", ")))") }
+                        .joined(
+                            separator: "\n"
+                        )
                 )
             )
         }
-        var issuer = certificate.issuer
+        var issuer = Untrusted.display(certificate.issuer)
         if let generation = certificate.wwdrGeneration { issuer += style.paint("  (Apple WWDR \(generation))", .dim) }
         rows.append(("Issuer", issuer))
         rows.append(("Serial", certificate.serial))
@@ -70,7 +71,9 @@ struct CertificateRenderer {
             rows.append(
                 (
                     "Chain",
-                    file.chain.map { "\($0.subject)  \(style.paint("expires \(Self.day($0.notAfter))", .dim))" }.joined(
+                    file.chain.map {
+                        "\(Untrusted.display($0.subject))  \(style.paint("expires \(Self.day($0.notAfter))", .dim))"
+                    }.joined(
                         separator: "\n"
                     )
                 )
@@ -79,8 +82,8 @@ struct CertificateRenderer {
         lines.append(contentsOf: table(rows))
         for finding in file.findings {
             let mark = finding.severity == .problem ? style.paint("✗", .red, .bold) : style.paint("!", .yellow, .bold)
-            lines.append("  \(mark) \(finding.message)")
-            if let hint = finding.hint { lines.append("    \(style.paint("→", .dim)) \(hint)") }
+            lines.append("  \(mark) \(Untrusted.display(finding.message))")
+            if let hint = finding.hint { lines.append("    \(style.paint("→", .dim)) \(Untrusted.display(hint))") }
         }
         return lines.joined(separator: "\n")
     }

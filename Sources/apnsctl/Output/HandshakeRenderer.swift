@@ -49,7 +49,7 @@ struct HandshakeRenderer {
                 (
                     "Server chain",
                     report.serverCertificates.enumerated().map { index, certificate in
-                        "\(index + 1). \(certificate.subject)\n   issued by \(certificate.issuer)\n   "
+                        "\(index + 1). \(Untrusted.display(certificate.subject))\n   issued by \(Untrusted.display(certificate.issuer))\n   "
                             + style.paint("expires \(CertificateRenderer.day(certificate.notAfter))", .dim)
                     }.joined(separator: "\n")
                 )

@@ -177,7 +177,10 @@ struct Check: AsyncParsableCommand {
             var summary: [String] = []
             if let kind = result.kind { summary.append(kind == .tokenKey ? "token key" : "certificate") }
             if !result.topics.isEmpty {
-                summary.append(result.topics[0] + (result.topics.count > 1 ? " (+\(result.topics.count - 1))" : ""))
+                summary.append(
+                    Untrusted.display(result.topics[0])
+                        + (result.topics.count > 1 ? " (+\(result.topics.count - 1))" : "")
+                )
             }
             if !result.environments.isEmpty {
                 summary.append(result.environments.map(\.rawValue).joined(separator: "+"))
@@ -185,14 +188,15 @@ struct Check: AsyncParsableCommand {
             if let notAfter = result.notAfter, let days = result.daysLeft {
                 summary.append("expires \(CertificateRenderer.day(notAfter)) (\(days) days)")
             }
-            print("\(mark) \(style.paint(result.name, .bold))  \(style.paint(summary.joined(separator: "  "), .dim))")
+            let name = Untrusted.display(result.name)
+            print("\(mark) \(style.paint(name, .bold))  \(style.paint(summary.joined(separator: "  "), .dim))")
             for finding in result.findings {
-                print("    \(finding.message)")
-                if let hint = finding.hint { print("    \(style.paint("→ \(hint)", .dim))") }
+                print("    \(Untrusted.display(finding.message))")
+                if let hint = finding.hint { print("    \(style.paint("→ \(Untrusted.display(hint))", .dim))") }
             }
             if let error = result.error {
-                print("    could not check: \(error.message)")
-                if let hint = error.hint { print("    \(style.paint("→ \(hint)", .dim))") }
+                print("    could not check: \(Untrusted.display(error.message))")
+                if let hint = error.hint { print("    \(style.paint("→ \(Untrusted.display(hint))", .dim))") }
             }
         }
         let bad = results.filter { !$0.ok }.count

@@ -283,18 +283,19 @@ struct Send: AsyncParsableCommand {
                     + "  by \(result.gateway) (\(result.environment)) in \(latency)"
             )
         } else {
-            let reason = response.reason?.rawValue ?? "no reason given"
+            let reason = Untrusted.display(response.reason?.rawValue ?? "no reason given")  // the server's words
             lines.append(
                 style.paint("✗ \(response.status) \(reason)", .red, .bold)
                     + "  from \(result.gateway) (\(result.environment)) in \(latency)"
             )
         }
         var rows: [(String, String)] = [
-            ("topic", result.topic ?? "(none)"), ("push type", result.pushType), ("token", result.token),
+            ("topic", Untrusted.display(result.topic ?? "(none)")), ("push type", result.pushType),
+            ("token", result.token),
             ("payload", "\(result.payloadBytes) bytes"),
         ]
         if let id = response.apnsID { rows.append(("apns-id", id.uuidString.lowercased())) }
-        if let unique = response.apnsUniqueID { rows.append(("apns-unique-id", unique)) }
+        if let unique = response.apnsUniqueID { rows.append(("apns-unique-id", Untrusted.display(unique))) }
         if let timestamp = response.timestamp {
             rows.append(("unregistered", CertificateRenderer.timestamp(timestamp)))
         }
