@@ -29,8 +29,20 @@ struct APNSCtl: AsyncParsableCommand {
         // Passwords and private keys live in this process's memory: no core dump may hold them.
         ProcessProtection.protectSecretsInMemory()
         var failure: (any Error)?
+        var parsed: ParsableCommand
         do {
-            var command = try parseAsRoot(nil)
+            parsed = try parseAsRoot(nil)
+        } catch {
+            // Everything refused before a command runs (its options' own validation included)
+            // is a usage error: 64, as the argument parser gives its own refusals.
+            if exitCode(for: error) == .failure {
+                printError(fullMessage(for: error))
+                exit(withError: ExitCode(64))
+            }
+            exit(withError: error)
+        }
+        do {
+            var command = parsed
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -84,3 +84,15 @@ extension InputPrecisionTests {
         #expect(!wrong.stderr.contains("intact"))
     }
 }
+
+extension InputPrecisionTests {
+    /// What an option's own validation refuses is a usage error, whatever refuses it.
+    @Test func anInvalidAliasIsAUsageError() throws {
+        let folder = try TemporaryFolder()
+        let result = try CLI.run(
+            ["import", CLI.cert("p12/3des-only.p12"), "--alias", "bad alias/..", "--store", folder.path("store")]
+        )
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("bad alias/.."))
+    }
+}
