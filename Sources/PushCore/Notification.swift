@@ -35,14 +35,7 @@ public struct NotificationTemplate: Sendable, Equatable {
 
     /// Checks what APNs would reject before anything is sent, with the actual sizes in the message.
     public func validate() throws {
-        let limit = pushType.maximumPayloadSize
-        guard payload.count <= limit else {
-            throw PushCoreError(
-                .invalidNotification,
-                "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
-                hint: "Shorten the text or custom data; APNs would answer 413 PayloadTooLarge."
-            )
-        }
+        try Payload.checkSize(payload, pushType: pushType)
         guard !payload.isEmpty else {
             throw PushCoreError(
                 .invalidNotification,

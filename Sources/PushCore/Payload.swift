@@ -51,19 +51,24 @@ public enum Payload {
 
     /// Checks a payload against the push type's size limit and that it is a JSON object.
     public static func validate(_ payload: [UInt8], pushType: PushType) throws {
-        let limit = pushType.maximumPayloadSize
-        guard payload.count <= limit else {
-            throw PushCoreError(
-                .invalidNotification,
-                "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
-                hint: "Shorten it by \(payload.count - limit) bytes or more."
-            )
-        }
+        try checkSize(payload, pushType: pushType)
         guard (try? JSONSerialization.jsonObject(with: Data(payload))) is [String: Any] else {
             throw PushCoreError(
                 .invalidNotification,
                 "The payload is not a JSON object.",
                 hint: "A payload looks like {\"aps\":{\"alert\":\"Hello\"}}."
+            )
+        }
+    }
+
+    /// The push type's size limit, with the actual size and the excess in the message.
+    public static func checkSize(_ payload: [UInt8], pushType: PushType) throws {
+        let limit = pushType.maximumPayloadSize
+        guard payload.count <= limit else {
+            throw PushCoreError(
+                .invalidNotification,
+                "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
+                hint: "Shorten it by \(payload.count - limit) bytes or more; APNs would answer 413 PayloadTooLarge."
             )
         }
     }

@@ -66,13 +66,7 @@ final class StreamHandler: ChannelInboundHandler {
         started = true
         connection.streamOpened()
         startedAt = DispatchTime.now()
-        let body = request.body.flatMap { $0.readableBytes > 0 ? $0 : nil }
-        context.write(wrapOutboundOut(.headers(.init(headers: request.headers, endStream: body == nil))), promise: nil)
-        if let body {
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
-        }
-        context.flush()
-        streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+        streamID = RequestWriter.write(request.headers, body: request.body, on: context)
         let seconds = request.timeoutSeconds
         guard let limit = request.timeout else { return }
         timeout = context.eventLoop.assumeIsolated().scheduleTask(in: limit) { [self] in
@@ -189,5 +183,21 @@ final class StreamHandler: ChannelInboundHandler {
         timeout?.cancel()
         if started { connection.streamFinished() }
         completion(.failure(error), started)
+    }
+}
+
+/// Writes a request on its stream: HEADERS, then DATA with the body when there is one, one flush.
+/// Returns the stream's ID, which swift-nio-http2 assigns at the first write.
+enum RequestWriter {
+    @discardableResult
+    static func write(_ headers: HPACKHeaders, body: ByteBuffer?, on context: ChannelHandlerContext) -> HTTP2StreamID? {
+        let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        let head = HTTP2Frame.FramePayload.headers(.init(headers: headers, endStream: body == nil))
+        context.write(NIOAny(head), promise: nil)
+        if let body {
+            context.write(NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+        }
+        context.flush()
+        return try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
     }
 }

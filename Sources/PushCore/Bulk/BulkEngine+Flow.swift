@@ -177,7 +177,7 @@ extension BulkEngine {
                     BulkResult(
                         line: line,
                         token: token.hex,
-                        apnsID: apnsID,
+                        apnsID: id,
                         attempts: attempts,
                         uncertain: true,
                         error: "outcome_unknown",

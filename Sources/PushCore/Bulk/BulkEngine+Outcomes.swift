@@ -19,7 +19,7 @@ extension BulkEngine {
                 token: item.token,
                 status: response.status,
                 reason: response.reason,
-                apnsID: UUID(uuidString: item.apnsID),
+                apnsID: item.apnsID,
                 attempts: item.attempts,
                 uncertain: item.uncertain,
                 timestamp: response.timestamp
@@ -43,7 +43,7 @@ extension BulkEngine {
             BulkResult(
                 line: item.line,
                 token: item.token,
-                apnsID: UUID(uuidString: item.apnsID),
+                apnsID: item.apnsID,
                 attempts: item.attempts,
                 uncertain: uncertain,
                 error: code,

@@ -21,7 +21,8 @@ public struct BulkResult: Sendable, Equatable {
     public var token: String
     public var status: Int?
     public var reason: APNsReason?
-    public var apnsID: UUID?
+    /// The `apns-id`, as the canonical lower-case UUID text it was sent with.
+    public var apnsID: String?
     /// How many times it was sent (0 when it never was).
     public var attempts: Int
     /// True when an earlier attempt's outcome is unknown (its answer was lost with its
@@ -39,7 +40,7 @@ public struct BulkResult: Sendable, Equatable {
         token: String,
         status: Int? = nil,
         reason: APNsReason? = nil,
-        apnsID: UUID? = nil,
+        apnsID: String? = nil,
         attempts: Int,
         uncertain: Bool = false,
         timestamp: Date? = nil,
@@ -69,7 +70,7 @@ public struct BulkResult: Sendable, Equatable {
         text += ",\"reason\":"
         if let reason { Self.appendString(reason.rawValue, to: &text) } else { text += "null" }
         text += ",\"apns_id\":"
-        if let apnsID { text += "\"" + apnsID.uuidString.lowercased() + "\"" } else { text += "null" }
+        if let apnsID { text += "\"" + apnsID + "\"" } else { text += "null" }
         text += ",\"attempts\":\(attempts)"
         if uncertain { text += ",\"uncertain\":true" }
         if let timestamp {

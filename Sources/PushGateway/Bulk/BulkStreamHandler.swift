@@ -60,13 +60,7 @@ final class BulkStreamHandler: ChannelInboundHandler {
         guard !started else { return }
         started = true
         startedAt = DispatchTime.now()
-        let hasBody = body.readableBytes > 0
-        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: nil)
-        if hasBody {
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
-        }
-        context.flush()
-        let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+        let streamID = RequestWriter.write(headers, body: body, on: context)
         sender.streamStarted(sendID, on: connectionID, streamID: streamID.map { Int($0) }, channel: context.channel)
     }
 
