@@ -195,7 +195,10 @@ enum RequestWriter {
         let head = HTTP2Frame.FramePayload.headers(.init(headers: headers, endStream: body == nil))
         context.write(NIOAny(head), promise: nil)
         if let body {
-            context.write(NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+            context.write(
+                NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(body), endStream: true))),
+                promise: nil
+            )
         }
         context.flush()
         return try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)

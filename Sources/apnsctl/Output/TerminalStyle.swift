@@ -39,6 +39,15 @@ struct TerminalStyle {
         return "\u{1B}[\(attributes.map(\.rawValue).joined(separator: ";"))m\(text)\u{1B}[0m"
     }
 
+    /// The width output must fit: the terminal's, or `COLUMNS` when it is set; nil for a file or a
+    /// pipe without `COLUMNS`, where nothing needs shortening.
+    var fittingWidth: Int? {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+            return columns
+        }
+        return isTerminal ? width : nil
+    }
+
     /// The terminal's width, or 100 when it cannot be told.
     var width: Int {
         var size = winsize()
