@@ -82,7 +82,7 @@ extension LocalGateway {
         public var logFile: String?
         public var faults = Faults()
         /// A connection that has not finished its TLS handshake after this many seconds is closed.
-        public var handshakeTimeout: Double = 10
+        public var handshakeTimeout: Double = 30
         /// A connection that sends nothing for this many seconds gets GOAWAY with APNs' reason
         /// `{"reason":"IdleTimeout"}` and is closed; nil keeps idle connections open.
         public var idleTimeout: Double? = 300

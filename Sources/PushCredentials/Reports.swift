@@ -185,7 +185,7 @@ public enum CertificateFindings {
             return [
                 Finding(
                     code: "expiring",
-                    severity: .problem,
+                    severity: .warning,
                     message:
                         "Expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter))), within the \(warnDays)-day warning window.",
                     hint:

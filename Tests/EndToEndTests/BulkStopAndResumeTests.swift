@@ -141,7 +141,10 @@ struct BulkStopAndResumeTests {
         let gateway = try GatewayProcess(
             run.pki.folder,
             name: run.gatewayName,
-            arguments: ["--environment", "sandbox", "--client-ca", run.pki.clientCA, "--port", String(run.port)],
+            // --force: the new gateway's CA replaces the stopped one's, at the path the run was given.
+            arguments: [
+                "--environment", "sandbox", "--client-ca", run.pki.clientCA, "--port", String(run.port), "--force",
+            ],
             binary: CLI.throughputBinary
         )
         #expect(gateway.port == run.port)

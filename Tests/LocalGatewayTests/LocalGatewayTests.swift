@@ -90,8 +90,8 @@ enum Fixtures {
     }
 
     @Test func emptyTopicOrNoEnvironmentIsAnError() {
-        #expect(throws: CredentialError.self) { try LocalGateway.mintIdentity(topic: "", environments: [.sandbox]) }
-        #expect(throws: CredentialError.self) { try LocalGateway.mintIdentity(topic: "com.x", environments: []) }
+        #expect(throws: LocalGatewayError.self) { try LocalGateway.mintIdentity(topic: "", environments: [.sandbox]) }
+        #expect(throws: LocalGatewayError.self) { try LocalGateway.mintIdentity(topic: "com.x", environments: []) }
     }
 }
 
@@ -332,7 +332,7 @@ enum Fixtures {
         )
         var configuration = LocalGateway.Configuration()
         configuration.deviceRegistryFile = path
-        let error = #expect(throws: CredentialError.self) { try LocalGateway(configuration: configuration) }
+        let error = #expect(throws: LocalGatewayError.self) { try LocalGateway(configuration: configuration) }
         #expect(error?.message.contains("'x'") == true)
     }
 }

@@ -28,6 +28,7 @@ final class BulkStreamHandler: ChannelInboundHandler {
     private unowned let sender: BulkSender
     private var started = false
     private var ended = false
+    private var loop: (any EventLoop)?
     private var startedAt = DispatchTime.now()
     private var status: Int?
     private var responseHeaders: [(String, String)] = []
@@ -48,6 +49,7 @@ final class BulkStreamHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        loop = context.eventLoop
         if context.channel.isActive { start(context: context) }
     }
 
@@ -119,6 +121,16 @@ final class BulkStreamHandler: ChannelInboundHandler {
     private func end(_ outcome: Outcome) {
         guard !ended else { return }
         ended = true
-        sender.streamEnded(sendID, on: connectionID, started ? outcome : .closed)
+        let outcome = started ? outcome : .closed
+        switch outcome {
+        case .answered, .reset(.refusedStream), .reset(.noError):
+            sender.streamEnded(sendID, on: connectionID, outcome)
+        case .reset, .closed:
+            // What a stream cut off without an answer means depends on a GOAWAY, and swift-nio-http2
+            // closes the streams a GOAWAY drops (with CANCEL) before the GOAWAY itself reaches the
+            // connection's handlers: report on the next tick, when the GOAWAY is known.
+            let (sender, sendID, connectionID) = (self.sender, self.sendID, self.connectionID)
+            loop?.execute { sender.streamEnded(sendID, on: connectionID, outcome) }
+        }
     }
 }

@@ -17,8 +17,24 @@ enum StandardOutput {
     /// Why standard output could not be written, if it could not.
     static var failure: String? { lock.withLock { firstFailure } }
 
+    nonisolated(unsafe) private static var captured: String?
+
+    /// What `body` prints, returned instead of written (for a report that goes to a file).
+    static func capture(_ body: () -> Void) -> String {
+        lock.withLock { captured = "" }
+        body()
+        return lock.withLock {
+            defer { captured = nil }
+            return captured ?? ""
+        }
+    }
+
     static func write(_ text: String) {
         lock.withLock {
+            if captured != nil {
+                captured! += text
+                return
+            }
             guard firstFailure == nil else { return }
             if !writeAll(STDOUT_FILENO, Array(text.utf8)) { firstFailure = String(cString: strerror(errno)) }
         }

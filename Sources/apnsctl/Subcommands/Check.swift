@@ -2,6 +2,12 @@ import ArgumentParser
 import Foundation
 import PushCredentials
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check credentials for expiry, environment and topic before a deploy, in CI, or for monitoring.",
@@ -13,11 +19,17 @@ struct Check: AsyncParsableCommand {
             --environment; topic not covered (--topic); key/certificate mismatch; token key metadata \
             incomplete. Each says what to do.
 
-            Exit status: 0 all well, 1 any finding, 2 something could not be checked.
+            Exit status: 0 all well, 1 a finding, 2 something could not be checked (or the output \
+            could not be written). With --format prometheus the findings are in the metrics, so it \
+            exits 0 whenever it could check; --fail-on sets when a finding also makes it exit 1 \
+            (warning: any finding, the default for text and JSON; problem: expired, mismatched or \
+            unusable only; never).
 
-            --format prometheus writes node_exporter textfile-collector metrics: point the output at \
-            the collector's folder (write to a temporary name and rename, as node_exporter advises) \
-            and alert on apnsctl_credential_seconds_left or apnsctl_credential_problem.
+            --format prometheus writes node_exporter textfile-collector metrics. With --output FILE \
+            the file is replaced atomically (a temporary file in the same folder, synced, renamed, \
+            mode 0644), so the collector never reads half a file: point it at the collector's \
+            folder, e.g. --output /var/lib/prometheus/node-exporter/apnsctl.prom, and alert on \
+            apnsctl_credential_seconds_left or apnsctl_credential_problem.
             """
     )
 
@@ -34,6 +46,25 @@ struct Check: AsyncParsableCommand {
 
     @Option(help: "Output format.")
     var format: Format = .text
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the report to FILE, replaced atomically (for node_exporter's textfile collector).",
+            valueName: "FILE"
+        )
+    )
+    var output: String?
+
+    enum FailOn: String, ExpressibleByArgument, CaseIterable { case warning, problem, never }
+
+    @Option(
+        name: .customLong("fail-on"),
+        help: ArgumentHelp(
+            "Which findings make the exit status 1 (default: warning; never with --format prometheus).",
+            valueName: "warning|problem|never"
+        )
+    )
+    var failOn: FailOn?
 
     @Flag(
         name: .customLong("skip-secrets"),
@@ -85,9 +116,32 @@ struct Check: AsyncParsableCommand {
         }
 
         let outputFormat = report.json ? .json : format
-        switch outputFormat {
+        if let output {
+            try Self.writeAtomically(render(results, as: outputFormat, expectations: expectations), to: output)
+        } else {
+            switch outputFormat {
+            case .json, .prometheus:
+                try writeStandardOutput(Array(try render(results, as: outputFormat, expectations: expectations).utf8))
+            case .text: printText(results)
+            }
+        }
+        if results.contains(where: { $0.error != nil }) { throw ExitStatus.couldNotCheck }
+        let policy = failOn ?? (outputFormat == .prometheus ? .never : .warning)
+        let failing = results.flatMap(\.findings).contains { finding in
+            switch policy {
+            case .warning: return true
+            case .problem: return finding.severity == .problem
+            case .never: return false
+            }
+        }
+        if failing { throw ExitStatus.problem }
+    }
+
+    /// The report as text for a file or standard output (JSON or Prometheus; text is printed).
+    private func render(_ results: [CheckResult], as format: Format, expectations: CheckExpectations) throws -> String {
+        switch format {
         case .json:
-            try printJSON(
+            let data = try ReportSchema.encoder().encode(
                 CheckOutput(
                     schemaVersion: ReportSchema.schemaVersion,
                     evaluatedAt: expectations.date,
@@ -97,13 +151,45 @@ struct Check: AsyncParsableCommand {
                     credentials: results
                 )
             )
+            return String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
-            print(PrometheusExport.render(results, at: expectations.date), terminator: "")
+            return PrometheusExport.render(results, at: expectations.date)
         case .text:
-            printText(results)
+            let previous = StandardOutput.capture { printText(results) }
+            return previous
         }
-        if results.contains(where: { $0.error != nil }) { throw ExitStatus.couldNotCheck }
-        if results.contains(where: { !$0.findings.isEmpty }) { throw ExitStatus.problem }
+    }
+
+    /// A temporary file beside `path`, written, synced and renamed over it: a reader sees the old
+    /// file or the new one, never half of either. Mode 0644, as node_exporter's collector reads it.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let destination = URL(fileURLWithPath: path)
+        let temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).tmp")
+        let bytes = Array(text.utf8)
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CredentialError(
+                .writeFailed,
+                path: path,
+                "The report cannot be written: the folder does not take a new file (\(String(cString: strerror(errno)))).",
+                hint: "Check that the folder exists and is writable."
+            )
+        }
+        fchmod(fd, 0o644)  // whatever the umask: the collector may run as another user
+        let written = writeAll(fd, bytes) && fsync(fd) == 0
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        guard written, rename(temporary.path, destination.path) == 0 else {
+            let failure = written ? String(cString: strerror(errno)) : reason
+            unlink(temporary.path)
+            throw CredentialError(
+                .writeFailed,
+                path: path,
+                "The report could not be written (\(failure)); the previous one, if any, is unchanged.",
+                hint: "Free some space or fix the folder's permissions."
+            )
+        }
     }
 
     private func check(
