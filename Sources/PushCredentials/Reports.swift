@@ -133,6 +133,10 @@ public struct FileReport: Codable, Sendable {
     }
 
     public var hasProblem: Bool { findings.contains { $0.severity == .problem } }
+
+    /// What the exit status reports: every problem, and a certificate expiring within the warning
+    /// window (a warning, but the one finding a deploy must not miss).
+    public var needsAttention: Bool { findings.contains { $0.severity == .problem || $0.code == "expiring" } }
 }
 
 /// The findings that follow from a certificate file alone (no expectations about environment

@@ -22,7 +22,8 @@ extension BulkEngine {
                 apnsID: item.apnsID,
                 attempts: item.attempts,
                 uncertain: item.uncertain,
-                timestamp: response.timestamp
+                timestamp: response.timestamp,
+                uncertainBecause: item.uncertainBecause
             ),
             into: &actions
         )
@@ -47,7 +48,8 @@ extension BulkEngine {
                 attempts: item.attempts,
                 uncertain: uncertain,
                 error: code,
-                message: message
+                message: message,
+                uncertainBecause: uncertain ? (item.uncertainBecause ?? code) : nil
             ),
             into: &actions
         )
@@ -80,6 +82,7 @@ extension BulkEngine {
     /// The answer was lost: the server may have delivered it. Sent again, and marked.
     mutating func lost(_ item: Item, code: String, message: String, now: Double, into actions: inout [Action]) {
         item.uncertain = true
+        item.uncertainBecause = code
         if stopping {
             // Its journal entry stays: a resumed run reports it as outcome_unknown.
             summary.unfinished += 1

@@ -140,6 +140,7 @@ public struct BulkEngine {
         let apnsID: String
         var attempts: Int
         var uncertain: Bool
+        var uncertainBecause: String?
         init(line: Int, token: String, apnsID: String, attempts: Int = 0, uncertain: Bool = false) {
             self.line = line
             self.token = token

@@ -28,6 +28,9 @@ public struct BulkResult: Sendable, Equatable {
     /// True when an earlier attempt's outcome is unknown (its answer was lost with its
     /// connection), so the device may have received the notification more than once.
     public var uncertain = false
+    /// Why: what happened to the send whose answer was lost (`connection_closed`, `stream_reset`,
+    /// `timeout`), so that a user can tell a flaky network from a server that resets streams.
+    public var uncertainBecause: String?
     /// For 410 Unregistered: when the token stopped being valid.
     public var timestamp: Date?
     /// When no answer was final: an error code (`malformed_token`, `outcome_unknown`,
@@ -45,8 +48,10 @@ public struct BulkResult: Sendable, Equatable {
         uncertain: Bool = false,
         timestamp: Date? = nil,
         error: String? = nil,
-        message: String? = nil
+        message: String? = nil,
+        uncertainBecause: String? = nil
     ) {
+        self.uncertainBecause = uncertainBecause
         self.line = line
         self.token = token
         self.status = status
@@ -73,6 +78,7 @@ public struct BulkResult: Sendable, Equatable {
         if let apnsID { text += "\"" + apnsID + "\"" } else { text += "null" }
         text += ",\"attempts\":\(attempts)"
         if uncertain { text += ",\"uncertain\":true" }
+        if let uncertainBecause { text += ",\"uncertain_because\":\"" + uncertainBecause + "\"" }
         if let timestamp {
             text += ",\"timestamp\":\"" + Self.dateFormatter.string(from: timestamp) + "\""
         }

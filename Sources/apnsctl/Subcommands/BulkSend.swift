@@ -215,7 +215,11 @@ extension Send {
             let what = cause == .interrupted ? "interrupted" : "stopped"
             lines.append(
                 style.paint("\(what): ", .red, .bold) + (summary.stopMessage ?? "the run stopped early")
-                    + (summary.unfinished > 0 ? " (\(count(summary.unfinished)) lines left unfinished)" : "")
+                    + (summary.unfinished > 0
+                        ? " (\(count(summary.unfinished)) lines that were read have no result yet"
+                            + (resultsPath == nil
+                                ? ")" : "; they and the lines not yet read are sent by the command below)")
+                        : "")
             )
             if let hint = summary.stopHint { lines.append("  " + style.paint("→ \(hint)", .bold)) }
             if let resultsPath {

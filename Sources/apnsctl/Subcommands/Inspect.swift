@@ -59,7 +59,7 @@ struct Inspect: AsyncParsableCommand {
         for error in errors { reportError(error) }
 
         if !errors.isEmpty { throw ExitStatus.couldNotCheck }
-        if reports.contains(where: \.hasProblem) { throw ExitStatus.problem }
+        if reports.contains(where: \.needsAttention) { throw ExitStatus.problem }
     }
 }
 
