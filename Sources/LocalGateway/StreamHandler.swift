@@ -269,6 +269,10 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         guard connection.goingAway, connection.awaitingAnswer == 0, !connection.closing else { return }
         connection.closing = true
         let channel = connection.channel
-        channel.eventLoop.assumeIsolated().execute { channel.close(promise: nil) }
+        // A lingering close, as nginx does: closing while the client is still sending makes the
+        // kernel answer with a reset, and a reset can discard the GOAWAY still waiting to be read
+        // on the client's side, which then cannot tell processed from unprocessed. A moment for
+        // the GOAWAY to arrive and the client to stop (or close first) avoids that.
+        channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(500)) { channel.close(promise: nil) }
     }
 }
