@@ -129,6 +129,8 @@ enum Fixtures {
                 )
             )
             configuration.caFiles = [caPath]
+            configuration.timeouts.tls = 60  // the suite runs in parallel on two cores
+            configuration.timeouts.http2 = 60
             let connection = try await GatewayConnection.connect(configuration)
             let response = try await connection.send(try Fixtures.alert())
             #expect(response.status == status, "\(environment)")

@@ -76,7 +76,13 @@ struct RunningGateway {
     func configuration(_ credential: ClientCredential, host: String = "127.0.0.1") -> GatewayConfiguration {
         var configuration = GatewayConfiguration(endpoint: .custom(host: host, port: port), credential: credential)
         configuration.caFiles = [caFile]
-        configuration.timeouts.request = 10
+        // The whole suite runs in parallel on two cores, with bulk runs of a hundred thousand
+        // notifications beside these: a handshake may wait its turn. Tests of the timeouts set
+        // their own.
+        configuration.timeouts.tls = 60
+        configuration.timeouts.http2 = 60
+        configuration.timeouts.connect = 60
+        configuration.timeouts.request = 60
         return configuration
     }
 
