@@ -105,6 +105,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the test targets share: fixture paths, temporary folders, the CLI runner, the test
+        // PKI, and a local gateway whose stop is awaited.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "LocalGateway",
+                "PushGateway",
+                "PushCredentials",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore"]
@@ -113,6 +125,7 @@ let package = Package(
             name: "PushCredentialsTests",
             dependencies: [
                 "PushCredentials",
+                "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -122,6 +135,7 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway",
+                "TestSupport",
                 "LocalGateway",
                 "PushCredentials",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -138,6 +152,7 @@ let package = Package(
             name: "LocalGatewayTests",
             dependencies: [
                 "LocalGateway",
+                "TestSupport",
                 "PushGateway",
                 "PushCredentials",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -150,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PushCredentials", "PushGateway"]
+            dependencies: ["PushCredentials", "PushGateway", "TestSupport"]
         ),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import PushGateway
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The local gateway keeps its records private, does not replace a CA clients trust, and does

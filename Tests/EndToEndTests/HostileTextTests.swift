@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A certificate crafted with terminal control sequences in its subject and topics (clear the

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Input is taken as given: strictly (no silently corrected dates), the same bytes from every

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The monitoring recipe, end to end: `check --format prometheus --output` into node_exporter's

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `apnsctl send --tokens` against stock nginx: a server that answers every request and then

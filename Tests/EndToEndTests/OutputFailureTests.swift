@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Output that cannot be written is a failure (exit 2, said on stderr), whatever the format.

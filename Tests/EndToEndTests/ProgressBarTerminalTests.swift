@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The progress bar on a real terminal (tmux), 40 columns wide: it never wraps, so each redraw

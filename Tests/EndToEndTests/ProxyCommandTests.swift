@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Proxy failures are the proxy's, said so and named with where the setting came from.

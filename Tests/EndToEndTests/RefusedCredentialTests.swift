@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A server that refuses the client certificate has judged the credential: exit 1, naming why.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 let insideSecretService = ProcessInfo.processInfo.environment["APNSCTL_INSIDE_SECRET_SERVICE"] == "1"

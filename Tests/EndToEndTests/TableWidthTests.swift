@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `list` fits the terminal: long cells are shortened ("+N more"), rows never wrap.

@@ -8,35 +8,11 @@ import NIOSSL
 import NIOTLS
 import PushCredentials
 import PushGateway
+import TestSupport
 import Testing
 import X509
 
 @testable import LocalGateway
-
-enum Fixtures {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static func cert(_ relative: String) -> String {
-        packageRoot.appendingPathComponent("certs").appendingPathComponent(relative).path
-    }
-    static let token = try! DeviceToken("740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad")
-    static let password = SecretBytes("apnsctl-test")
-
-    static func temporaryPath(_ name: String) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-lg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.appendingPathComponent(name).path
-    }
-
-    static func alert(topic: String = "com.example.app") throws -> PushNotification {
-        PushNotification(
-            deviceToken: token,
-            topic: topic,
-            apnsID: UUID(),
-            payload: try Payload.alert(title: "T", body: "B")
-        )
-    }
-}
 
 /// Minting push identities in Apple's shape.
 @Suite struct MintingTests {

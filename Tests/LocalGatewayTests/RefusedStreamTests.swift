@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import TestSupport
 import Testing
 
 @testable import LocalGateway

@@ -1,5 +1,6 @@
 import Foundation
 import PushCredentials
+import TestSupport
 import Testing
 
 /// Inspection against certificates Apple really issued, with the facts their README lists.

@@ -1,5 +1,6 @@
 import Foundation
 import PushCredentials
+import TestSupport
 import Testing
 
 /// Each kind of bad input fails with its own error code, and the password is asked for only

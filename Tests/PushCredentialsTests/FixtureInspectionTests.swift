@@ -1,5 +1,6 @@
 import Foundation
 import PushCredentials
+import TestSupport
 import Testing
 
 /// Every readable fixture in certs/ reports what certs/mint.sh recorded (openssl's view of the

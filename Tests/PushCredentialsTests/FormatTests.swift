@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SwiftASN1
+import TestSupport
 import Testing
 import X509
 

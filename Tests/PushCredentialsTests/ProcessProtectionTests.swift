@@ -1,5 +1,6 @@
 import Foundation
 import PushCredentials
+import TestSupport
 import Testing
 
 @Suite struct ProcessProtectionTests {

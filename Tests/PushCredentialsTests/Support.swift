@@ -1,17 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// Paths the tests need, found from this file's location so that they work from any checkout.
-enum Paths {
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let certs = packageRoot.appendingPathComponent("certs")
-    /// Real Apple-issued certificates kept beside the project, never copied into it.
-    static let appleIssued = packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/testdata/apple-issued")
-
-    static func cert(_ relative: String) -> String { certs.appendingPathComponent(relative).path }
-}
+/// The shared paths, under the name this target's tests use.
+typealias Paths = TestPaths
 
 /// The fixture manifest `certs/mint.sh` writes, with what each fixture must report.
 struct Manifest: Decodable {

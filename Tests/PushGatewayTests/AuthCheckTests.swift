@@ -2,6 +2,7 @@ import Foundation
 import LocalGateway
 import PushCredentials
 import PushGateway
+import TestSupport
 import Testing
 
 /// The auth check and preflight against a real local gateway (TLS + HTTP/2 on 127.0.0.1).
@@ -17,85 +18,89 @@ import Testing
 
     @Test func badDeviceTokenMeansAccepted() async throws {
         // An empty registry knows no token: the gateway answers as APNs does, 400 BadDeviceToken.
-        let running = try await RunningGateway.start(.sandbox) { $0.deviceRegistry = [:] }
-        defer { Task { await running.stop() } }
-        let credential = try LoadedCredential(name: "universal", file: try Fixtures.universal())
-        let plan = try Self.settings(running).configuration(for: credential, environment: .sandbox)
-        let check = await HandshakeCheck.run(
-            configuration: plan.configuration,
-            topic: "com.example.app",
-            authCheck: true
-        )
-        #expect(check.error == nil)
-        #expect(check.verdict == .accepted)
-        #expect(check.authCheck?.status == 400)
-        #expect(check.authCheck?.reason == "BadDeviceToken")
-        #expect(check.handshake.alpn == "h2")
-        // It went through the gateway as a notification: counted there as a rejection.
-        #expect(running.gateway.statistics.accepted == 0)
+        try await RunningGateway.Setup(.sandbox, configure: { $0.deviceRegistry = [:] }).run { running in
+            let credential = try LoadedCredential(name: "universal", file: try Fixtures.universal())
+            let plan = try Self.settings(running).configuration(for: credential, environment: .sandbox)
+            let check = await HandshakeCheck.run(
+                configuration: plan.configuration,
+                topic: "com.example.app",
+                authCheck: true
+            )
+            #expect(check.error == nil)
+            #expect(check.verdict == .accepted)
+            #expect(check.authCheck?.status == 400)
+            #expect(check.authCheck?.reason == "BadDeviceToken")
+            #expect(check.handshake.alpn == "h2")
+            // It went through the gateway as a notification: counted there as a rejection.
+            #expect(running.gateway.statistics.accepted == 0)
+        }
     }
 
     @Test func gatewayWithoutRegistryAcceptsTheMadeUpToken() async throws {
-        let running = try await RunningGateway.start(.sandbox)
-        defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(
-            for: .token(try Fixtures.providerKey()),
-            environment: .sandbox
-        )
-        let check = await HandshakeCheck.run(
-            configuration: plan.configuration,
-            topic: "com.example.app",
-            authCheck: true
-        )
-        #expect(check.verdict == .accepted)
-        #expect(check.authCheck?.status == 200)
-        #expect(running.gateway.statistics.accepted == 1)
+        try await RunningGateway.with(.sandbox) { running in
+            let plan = try Self.settings(running).configuration(
+                for: .token(try Fixtures.providerKey()),
+                environment: .sandbox
+            )
+            let check = await HandshakeCheck.run(
+                configuration: plan.configuration,
+                topic: "com.example.app",
+                authCheck: true
+            )
+            #expect(check.verdict == .accepted)
+            #expect(check.authCheck?.status == 200)
+            #expect(running.gateway.statistics.accepted == 1)
+        }
     }
 
     @Test func wrongTeamIsRejected() async throws {
-        let running = try await RunningGateway.start(.sandbox)
-        defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(
-            for: .token(try Fixtures.providerKey(teamID: "ZZZZZ99999")),
-            environment: .sandbox
-        )
-        let check = await HandshakeCheck.run(
-            configuration: plan.configuration,
-            topic: "com.example.app",
-            authCheck: true
-        )
-        #expect(check.verdict == .rejected)
-        #expect(check.authCheck?.status == 403)
-        #expect(check.authCheck?.reason != nil)
+        try await RunningGateway.with(.sandbox) { running in
+            let plan = try Self.settings(running).configuration(
+                for: .token(try Fixtures.providerKey(teamID: "ZZZZZ99999")),
+                environment: .sandbox
+            )
+            let check = await HandshakeCheck.run(
+                configuration: plan.configuration,
+                topic: "com.example.app",
+                authCheck: true
+            )
+            #expect(check.verdict == .rejected)
+            #expect(check.authCheck?.status == 403)
+            #expect(check.authCheck?.reason != nil)
+        }
     }
 
     @Test func topicTheCertificateDoesNotCoverIsRejected() async throws {
-        let running = try await RunningGateway.start(.sandbox) { $0.deviceRegistry = [:] }
-        defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(
-            for: .certificate(try Fixtures.universal()),
-            environment: .sandbox
-        )
-        let check = await HandshakeCheck.run(configuration: plan.configuration, topic: "com.other.app", authCheck: true)
-        #expect(check.verdict == .rejected)
-        #expect(check.authCheck?.status == 400)
-        #expect(["TopicDisallowed", "BadTopic"].contains(check.authCheck?.reason ?? ""))
+        try await RunningGateway.Setup(.sandbox, configure: { $0.deviceRegistry = [:] }).run { running in
+            let plan = try Self.settings(running).configuration(
+                for: .certificate(try Fixtures.universal()),
+                environment: .sandbox
+            )
+            let check = await HandshakeCheck.run(
+                configuration: plan.configuration,
+                topic: "com.other.app",
+                authCheck: true
+            )
+            #expect(check.verdict == .rejected)
+            #expect(check.authCheck?.status == 400)
+            #expect(["TopicDisallowed", "BadTopic"].contains(check.authCheck?.reason ?? ""))
+        }
     }
 
     @Test func handshakeOnlyDoesNotSend() async throws {
-        let running = try await RunningGateway.start(.sandbox)
-        defer { Task { await running.stop() } }
-        let plan = try Self.settings(running).configuration(
-            for: .certificate(try Fixtures.universal()),
-            environment: .sandbox
-        )
-        let check = await HandshakeCheck.run(
-            configuration: plan.configuration,
-            topic: "com.example.app",
-            authCheck: false
-        )
-        #expect(check.verdict == .connected && check.authCheck == nil)
-        #expect(running.gateway.statistics.accepted == 0)
+        try await RunningGateway.with(.sandbox) { running in
+            let plan = try Self.settings(running).configuration(
+                for: .certificate(try Fixtures.universal()),
+                environment: .sandbox
+            )
+            let check = await HandshakeCheck.run(
+                configuration: plan.configuration,
+                topic: "com.example.app",
+                authCheck: false
+            )
+            #expect(check.verdict == .connected && check.authCheck == nil)
+            #expect(running.gateway.statistics.accepted == 0)
+        }
     }
 
     @Test func unreachableGatewayIsFailedWithTheReport() async throws {
@@ -131,26 +136,26 @@ import Testing
     }
 
     @Test func preflightReadyOnlyWhenAcceptedAndNothingBlocks() async throws {
-        let running = try await RunningGateway.start(.sandbox) { $0.deviceRegistry = [:] }
-        defer { Task { await running.stop() } }
-        let preflight = PreflightCheck(environment: .sandbox, settings: Self.settings(running))
-        let universal = try LoadedCredential(name: "universal", file: try Fixtures.universal())
-        let ready = await preflight.check(universal)
-        #expect(ready.ready)
-        #expect(ready.topic == "com.example.app")
-        #expect(ready.authCheck?.verdict == .accepted && ready.error == nil && ready.blockingFinding == nil)
+        try await RunningGateway.Setup(.sandbox, configure: { $0.deviceRegistry = [:] }).run { running in
+            let preflight = PreflightCheck(environment: .sandbox, settings: Self.settings(running))
+            let universal = try LoadedCredential(name: "universal", file: try Fixtures.universal())
+            let ready = await preflight.check(universal)
+            #expect(ready.ready)
+            #expect(ready.topic == "com.example.app")
+            #expect(ready.authCheck?.verdict == .accepted && ready.error == nil && ready.blockingFinding == nil)
 
-        // Accepted by the gateway, but the credential does not cover the topic about to be pushed.
-        var otherTopic = preflight
-        otherTopic.topic = "com.other.app"
-        let blocked = await otherTopic.check(universal)
-        #expect(!blocked.ready)
-        #expect(blocked.authCheck?.verdict == .rejected)
+            // Accepted by the gateway, but the credential does not cover the topic about to be pushed.
+            var otherTopic = preflight
+            otherTopic.topic = "com.other.app"
+            let blocked = await otherTopic.check(universal)
+            #expect(!blocked.ready)
+            #expect(blocked.authCheck?.verdict == .rejected)
 
-        // Blocking finding alone: a production-only certificate against the sandbox.
-        let production = await preflight.check(try LoadedCredential(name: "prod", file: try Fixtures.production()))
-        #expect(!production.ready)
-        #expect(production.blockingFinding?.code == "environment_mismatch")
+            // Blocking finding alone: a production-only certificate against the sandbox.
+            let production = await preflight.check(try LoadedCredential(name: "prod", file: try Fixtures.production()))
+            #expect(!production.ready)
+            #expect(production.blockingFinding?.code == "environment_mismatch")
+        }
     }
 
     @Test func preflightOfWhatCannotBeLoadedOrReached() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import LocalGateway
 import PushCredentials
+import TestSupport
 import Testing
 
 @testable import PushGateway
@@ -9,53 +10,53 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
     @Test(arguments: [PushEnvironment.sandbox, .production])
     func certificateAuthenticationIsAccepted(_ environment: PushEnvironment) async throws {
-        let running = try await RunningGateway.start(environment)
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.certificate(try Fixtures.universal()))
-        defer { Task { await connection.close() } }
-        let id = UUID()
-        let response = try await connection.send(try .alert(id: id))
-        #expect(response.status == 200)
-        #expect(response.apnsID == id)
-        #expect(response.reason == nil)
-        // apns-unique-id exists only in the sandbox, as with APNs.
-        #expect((response.apnsUniqueID != nil) == (environment == .sandbox))
-        let report = connection.handshakeReport
-        #expect(report.alpn == "h2")
-        #expect(report.trust == .trusted)
-        #expect(report.serverCertificates.count == 1)
-        #expect(report.tlsVersion == "TLSv1.3" || report.tlsVersion == "TLSv1.2")
-        #expect(report.maxConcurrentStreams == 1000)
-        #expect(report.serverSettings["SETTINGS_MAX_CONCURRENT_STREAMS"] == 1000)
-        #expect(
-            report.dnsDuration != nil && report.tcpConnectDuration != nil && report.tlsHandshakeDuration != nil
-                && report.http2ReadyDuration != nil
-        )
-        #expect(report.resolvedAddress == "127.0.0.1:\(running.port)")
-        #expect(running.gateway.statistics.accepted == 1)
+        try await RunningGateway.with(environment) { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
+            let id = UUID()
+            let response = try await connection.send(try .alert(id: id))
+            #expect(response.status == 200)
+            #expect(response.apnsID == id)
+            #expect(response.reason == nil)
+            // apns-unique-id exists only in the sandbox, as with APNs.
+            #expect((response.apnsUniqueID != nil) == (environment == .sandbox))
+            let report = connection.handshakeReport
+            #expect(report.alpn == "h2")
+            #expect(report.trust == .trusted)
+            #expect(report.serverCertificates.count == 1)
+            #expect(report.tlsVersion == "TLSv1.3" || report.tlsVersion == "TLSv1.2")
+            #expect(report.maxConcurrentStreams == 1000)
+            #expect(report.serverSettings["SETTINGS_MAX_CONCURRENT_STREAMS"] == 1000)
+            #expect(
+                report.dnsDuration != nil && report.tcpConnectDuration != nil && report.tlsHandshakeDuration != nil
+                    && report.http2ReadyDuration != nil
+            )
+            #expect(report.resolvedAddress == "127.0.0.1:\(running.port)")
+            #expect(running.gateway.statistics.accepted == 1)
+        }
     }
 
     @Test(arguments: [PushEnvironment.sandbox, .production])
     func tokenAuthenticationIsAccepted(_ environment: PushEnvironment) async throws {
-        let running = try await RunningGateway.start(environment)
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.token(try Fixtures.providerKey()))
-        defer { Task { await connection.close() } }
-        let response = try await connection.send(try .alert())
-        #expect(response.status == 200)
-        #expect(response.apnsID != nil)
-        #expect((response.apnsUniqueID != nil) == (environment == .sandbox))
+        try await RunningGateway.with(environment) { running in
+            let connection = try await running.connect(.token(try Fixtures.providerKey()))
+            defer { Task { await connection.close() } }
+            let response = try await connection.send(try .alert())
+            #expect(response.status == 200)
+            #expect(response.apnsID != nil)
+            #expect((response.apnsUniqueID != nil) == (environment == .sandbox))
+        }
     }
 
     @Test func sandboxCertificateAgainstProductionGatewayIsBadCertificateEnvironment() async throws {
-        let running = try await RunningGateway.start(.production)
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.certificate(try Fixtures.sandbox()))
-        defer { Task { await connection.close() } }
-        let response = try await connection.send(try .alert())
-        #expect(response.status == 403)
-        #expect(response.reason == .badCertificateEnvironment)
-        #expect(response.reason?.explanation.contains("other environment") == true)
+        try await RunningGateway.with(.production) { running in
+            let connection = try await running.connect(.certificate(try Fixtures.sandbox()))
+            defer { Task { await connection.close() } }
+            let response = try await connection.send(try .alert())
+            #expect(response.status == 403)
+            #expect(response.reason == .badCertificateEnvironment)
+            #expect(response.reason?.explanation.contains("other environment") == true)
+        }
     }
 
     @Test func productionCertificateWorksOnlyInProduction() async throws {
@@ -70,71 +71,71 @@ import Testing
     }
 
     @Test func topicTheCertificateDoesNotCoverIsDisallowed() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.certificate(try Fixtures.universal()))
-        defer { Task { await connection.close() } }
-        let response = try await connection.send(try .alert(topic: "com.other.app"))
-        #expect(response.status == 400)
-        #expect(response.reason == .topicDisallowed)
-        // A topic from the certificate's topics extension is allowed.
-        var voip = try PushNotification.alert(topic: "com.example.app.voip")
-        voip.pushType = .voip
-        #expect(try await connection.send(voip).status == 200)
+        try await RunningGateway.with { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
+            let response = try await connection.send(try .alert(topic: "com.other.app"))
+            #expect(response.status == 400)
+            #expect(response.reason == .topicDisallowed)
+            // A topic from the certificate's topics extension is allowed.
+            var voip = try PushNotification.alert(topic: "com.example.app.voip")
+            voip.pushType = .voip
+            #expect(try await connection.send(voip).status == 200)
+        }
     }
 
     @Test func missingTopicDefaultsOnlyForSingleTopicCertificates() async throws {
         let log = try Fixtures.temporaryFile("log.jsonl")
-        let running = try await RunningGateway.start { $0.logFile = log }
-        defer { Task { await running.stop() } }
-        // sandbox.pem covers one topic (its bundle ID): APNs uses it.
-        let single = try await running.connect(.certificate(try Fixtures.sandbox()))
-        #expect(try await single.send(try .alert(topic: nil)).status == 200)
-        await single.close()
-        let line = try #require(String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").first)
-        #expect(line.contains(#""topic":"com.example.app""#))
-        // universal covers three: no default.
-        let several = try await running.connect(.certificate(try Fixtures.universal()))
-        let response = try await several.send(try .alert(topic: nil))
-        #expect(response.status == 400)
-        #expect(response.reason == .missingTopic)
-        await several.close()
+        try await RunningGateway.Setup(configure: { $0.logFile = log }).run { running in
+            // sandbox.pem covers one topic (its bundle ID): APNs uses it.
+            let single = try await running.connect(.certificate(try Fixtures.sandbox()))
+            #expect(try await single.send(try .alert(topic: nil)).status == 200)
+            await single.close()
+            let line = try #require(String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").first)
+            #expect(line.contains(#""topic":"com.example.app""#))
+            // universal covers three: no default.
+            let several = try await running.connect(.certificate(try Fixtures.universal()))
+            let response = try await several.send(try .alert(topic: nil))
+            #expect(response.status == 400)
+            #expect(response.reason == .missingTopic)
+            await several.close()
+        }
     }
 
     @Test func noCredentialIsMissingProviderToken() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.none)
-        defer { Task { await connection.close() } }
-        let response = try await connection.send(try .alert())
-        #expect(response.status == 403)
-        #expect(response.reason == .missingProviderToken)
+        try await RunningGateway.with { running in
+            let connection = try await running.connect(.none)
+            defer { Task { await connection.close() } }
+            let response = try await connection.send(try .alert())
+            #expect(response.status == 403)
+            #expect(response.reason == .missingProviderToken)
+        }
     }
 
     @Test func tokenWithUnknownKeyWrongTeamOrForeignSignatureIsInvalid() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let foreign = try ProviderKey(keyID: Fixtures.keyID, teamID: Fixtures.teamID, privateKey: .init())
-        for key in [
-            try Fixtures.providerKey(keyID: "ZZZZZZZZZZ"), try Fixtures.providerKey(teamID: "TEAM999999"), foreign,
-        ] {
-            let connection = try await running.connect(.token(key))
-            let response = try await connection.send(try .alert())
-            #expect(response.status == 403)
-            #expect(response.reason == .invalidProviderToken)
-            await connection.close()
+        try await RunningGateway.with { running in
+            let foreign = try ProviderKey(keyID: Fixtures.keyID, teamID: Fixtures.teamID, privateKey: .init())
+            for key in [
+                try Fixtures.providerKey(keyID: "ZZZZZZZZZZ"), try Fixtures.providerKey(teamID: "TEAM999999"), foreign,
+            ] {
+                let connection = try await running.connect(.token(key))
+                let response = try await connection.send(try .alert())
+                #expect(response.status == 403)
+                #expect(response.reason == .invalidProviderToken)
+                await connection.close()
+            }
         }
     }
 
     @Test func tokenIssuedMoreThanAnHourAgoIsExpired() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let clock = ManualClock(Date().addingTimeInterval(-2 * 3_600))
-        let connection = try await running.connect(.token(try Fixtures.providerKey())) { $0.clock = clock.clock }
-        defer { Task { await connection.close() } }
-        let response = try await connection.send(try .alert())
-        #expect(response.status == 403)
-        #expect(response.reason == .expiredProviderToken)
+        try await RunningGateway.with { running in
+            let clock = ManualClock(Date().addingTimeInterval(-2 * 3_600))
+            let connection = try await running.connect(.token(try Fixtures.providerKey())) { $0.clock = clock.clock }
+            defer { Task { await connection.close() } }
+            let response = try await connection.send(try .alert())
+            #expect(response.status == 403)
+            #expect(response.reason == .expiredProviderToken)
+        }
     }
 
     @Test func tokenIsCachedAndRenewedAfterFiftyMinutes() throws {
@@ -154,17 +155,17 @@ import Testing
     }
 
     @Test func secretsStayOutOfErrorsAndReports() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let key = try Fixtures.providerKey()
-        let connection = try await running.connect(.token(key))
-        _ = try await connection.send(try .alert())
-        await connection.close()
-        let report = String(decoding: try JSONEncoder().encode(connection.handshakeReport), as: UTF8.self)
-        let jwt = try key.makeJWT()
-        let header = String(jwt.split(separator: ".")[0])
-        #expect(!report.contains(header))
-        let error = await gatewayError { _ = try await connection.send(try .alert()) }
-        #expect(error?.description.contains("bearer") == false)
+        try await RunningGateway.with { running in
+            let key = try Fixtures.providerKey()
+            let connection = try await running.connect(.token(key))
+            _ = try await connection.send(try .alert())
+            await connection.close()
+            let report = String(decoding: try JSONEncoder().encode(connection.handshakeReport), as: UTF8.self)
+            let jwt = try key.makeJWT()
+            let header = String(jwt.split(separator: ".")[0])
+            #expect(!report.contains(header))
+            let error = await gatewayError { _ = try await connection.send(try .alert()) }
+            #expect(error?.description.contains("bearer") == false)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PushCredentials
 import PushGateway
+import TestSupport
 import Testing
 
 /// Proxy resolution, the environment choice and the configuration built from plain settings.

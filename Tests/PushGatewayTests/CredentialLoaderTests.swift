@@ -1,6 +1,7 @@
 import Foundation
 import PushCredentials
 import PushGateway
+import TestSupport
 import Testing
 
 /// Loading the credential a person names: files, token keys, and what they predict.

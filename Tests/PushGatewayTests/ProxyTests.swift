@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import PushCredentials
+import TestSupport
 import Testing
 
 @testable import PushGateway
@@ -11,36 +12,36 @@ import Testing
 /// Connecting through an HTTP CONNECT proxy (HTTPS_PROXY), with a small real proxy on loopback.
 @Suite(.timeLimit(.minutes(2))) struct ProxyTests {
     @Test func notificationsGoThroughTheTunnel() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let proxy = try await ConnectProxy.start()
-        defer { proxy.channel.close(promise: nil) }
-        let connection = try await running.connect(.certificate(try Fixtures.universal())) {
-            $0.proxy = URL(string: "http://user:s%40cret@127.0.0.1:\(proxy.port)")
+        try await RunningGateway.with { running in
+            let proxy = try await ConnectProxy.start()
+            defer { proxy.channel.close(promise: nil) }
+            let connection = try await running.connect(.certificate(try Fixtures.universal())) {
+                $0.proxy = URL(string: "http://user:s%40cret@127.0.0.1:\(proxy.port)")
+            }
+            defer { Task { await connection.close() } }
+            #expect(try await connection.send(try .alert()).status == 200)
+            let seen = proxy.seen.withLockedValue { $0 }
+            #expect(seen.targets == ["127.0.0.1:\(running.port)"])
+            #expect(seen.authorization == "Basic " + Data("user:s@cret".utf8).base64EncodedString())
+            let report = connection.handshakeReport
+            #expect(report.proxy == "127.0.0.1:\(proxy.port)")
+            #expect(report.resolvedAddress == "127.0.0.1:\(proxy.port)")
+            #expect(report.proxyConnectDuration != nil)
+            // The password never reaches the report.
+            #expect(!String(decoding: try JSONEncoder().encode(report), as: UTF8.self).contains("cret"))
         }
-        defer { Task { await connection.close() } }
-        #expect(try await connection.send(try .alert()).status == 200)
-        let seen = proxy.seen.withLockedValue { $0 }
-        #expect(seen.targets == ["127.0.0.1:\(running.port)"])
-        #expect(seen.authorization == "Basic " + Data("user:s@cret".utf8).base64EncodedString())
-        let report = connection.handshakeReport
-        #expect(report.proxy == "127.0.0.1:\(proxy.port)")
-        #expect(report.resolvedAddress == "127.0.0.1:\(proxy.port)")
-        #expect(report.proxyConnectDuration != nil)
-        // The password never reaches the report.
-        #expect(!String(decoding: try JSONEncoder().encode(report), as: UTF8.self).contains("cret"))
     }
 
     @Test func refusedTunnelIsProxyFailed() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let proxy = try await ConnectProxy.start(refuse: true)
-        defer { proxy.channel.close(promise: nil) }
-        let error = await gatewayError {
-            _ = try await running.connect(.none) { $0.proxy = URL(string: "http://127.0.0.1:\(proxy.port)") }
+        try await RunningGateway.with { running in
+            let proxy = try await ConnectProxy.start(refuse: true)
+            defer { proxy.channel.close(promise: nil) }
+            let error = await gatewayError {
+                _ = try await running.connect(.none) { $0.proxy = URL(string: "http://127.0.0.1:\(proxy.port)") }
+            }
+            #expect(error?.code == .proxyFailed)
+            #expect(error?.message.contains("403") == true)
         }
-        #expect(error?.code == .proxyFailed)
-        #expect(error?.message.contains("403") == true)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LocalGateway
 import PushCredentials
+import TestSupport
 import Testing
 
 @testable import PushGateway
@@ -92,41 +93,41 @@ import Testing
 
     @Test(arguments: rawCases)
     func rawRequestGetsItsReason(_ testCase: RawCase) async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.certificate(try Fixtures.universal()))
-        defer { Task { await connection.close() } }
-        let response = try await connection.send(
-            headers: testCase.wireHeaders(authority: connection.authority),
-            body: testCase.body
-        )
-        #expect(response.status == testCase.status)
-        #expect(response.reason == testCase.reason)
-        #expect(response.reason?.status == testCase.status)
-        #expect(response.reason?.isKnown == true)
-        #expect(response.apnsID != nil)
-        #expect(running.gateway.statistics.rejected[testCase.reason.rawValue] == 1)
+        try await RunningGateway.with { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
+            let response = try await connection.send(
+                headers: testCase.wireHeaders(authority: connection.authority),
+                body: testCase.body
+            )
+            #expect(response.status == testCase.status)
+            #expect(response.reason == testCase.reason)
+            #expect(response.reason?.status == testCase.status)
+            #expect(response.reason?.isKnown == true)
+            #expect(response.apnsID != nil)
+            #expect(running.gateway.statistics.rejected[testCase.reason.rawValue] == 1)
+        }
     }
 
     @Test func voipPayloadMayBe5120Bytes() async throws {
-        let running = try await RunningGateway.start()
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.certificate(try Fixtures.universal()))
-        defer { Task { await connection.close() } }
-        let payload = Array(("{\"a\":\"" + String(repeating: "x", count: 5_000) + "\"}").utf8)
-        var notification = PushNotification(
-            deviceToken: Fixtures.token,
-            topic: "com.example.app.voip",
-            pushType: .voip,
-            payload: payload
-        )
-        #expect(try await connection.send(notification).status == 200)
-        notification.pushType = .alert
-        notification.topic = "com.example.app"
-        // The client refuses before sending, with the actual size in the message.
-        let error = await gatewayError { _ = try await connection.send(notification) }
-        #expect(error?.code == .invalidNotification)
-        #expect(error?.message.contains("\(payload.count) bytes") == true)
+        try await RunningGateway.with { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
+            let payload = Array(("{\"a\":\"" + String(repeating: "x", count: 5_000) + "\"}").utf8)
+            var notification = PushNotification(
+                deviceToken: Fixtures.token,
+                topic: "com.example.app.voip",
+                pushType: .voip,
+                payload: payload
+            )
+            #expect(try await connection.send(notification).status == 200)
+            notification.pushType = .alert
+            notification.topic = "com.example.app"
+            // The client refuses before sending, with the actual size in the message.
+            let error = await gatewayError { _ = try await connection.send(notification) }
+            #expect(error?.code == .invalidNotification)
+            #expect(error?.message.contains("\(payload.count) bytes") == true)
+        }
     }
 
     @Test func registryAnswersBadDeviceTokenNotForTopicAndUnregistered() async throws {
@@ -143,26 +144,26 @@ import Testing
                  "\(gone.hex)": {"topic": "com.example.app", "environment": "sandbox", "unregistered_at": 1700000000123}}
                 """
         )
-        let running = try await RunningGateway.start { $0.deviceRegistryFile = registryFile }
-        defer { Task { await running.stop() } }
-        let connection = try await running.connect(.certificate(try Fixtures.universal()))
-        defer { Task { await connection.close() } }
-        func send(_ token: DeviceToken) async throws -> PushResponse {
-            var notification = try PushNotification.alert()
-            notification.deviceToken = token
-            return try await connection.send(notification)
+        try await RunningGateway.Setup(configure: { $0.deviceRegistryFile = registryFile }).run { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
+            func send(_ token: DeviceToken) async throws -> PushResponse {
+                var notification = try PushNotification.alert()
+                notification.deviceToken = token
+                return try await connection.send(notification)
+            }
+            #expect(try await send(Fixtures.token).status == 200)
+            let wrongEnvironment = try await send(otherEnvironment)
+            #expect(wrongEnvironment.status == 400 && wrongEnvironment.reason == .badDeviceToken)
+            let unknownToken = try await send(unknown)
+            #expect(unknownToken.status == 400 && unknownToken.reason == .badDeviceToken)
+            let wrongTopic = try await send(otherTopic)
+            #expect(wrongTopic.status == 400 && wrongTopic.reason == .deviceTokenNotForTopic)
+            let unregistered = try await send(gone)
+            #expect(unregistered.status == 410)
+            #expect(unregistered.reason == .unregistered)
+            #expect(unregistered.timestamp == Date(timeIntervalSince1970: 1_700_000_000.123))
         }
-        #expect(try await send(Fixtures.token).status == 200)
-        let wrongEnvironment = try await send(otherEnvironment)
-        #expect(wrongEnvironment.status == 400 && wrongEnvironment.reason == .badDeviceToken)
-        let unknownToken = try await send(unknown)
-        #expect(unknownToken.status == 400 && unknownToken.reason == .badDeviceToken)
-        let wrongTopic = try await send(otherTopic)
-        #expect(wrongTopic.status == 400 && wrongTopic.reason == .deviceTokenNotForTopic)
-        let unregistered = try await send(gone)
-        #expect(unregistered.status == 410)
-        #expect(unregistered.reason == .unregistered)
-        #expect(unregistered.timestamp == Date(timeIntervalSince1970: 1_700_000_000.123))
     }
 
     @Test(arguments: [(429, APNsReason.tooManyRequests), (500, .internalServerError), (503, .serviceUnavailable)])

@@ -2,24 +2,21 @@ import Foundation
 import Testing
 
 /// Runs the built `apnsctl` binary as a user would.
-enum CLI {
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let certs = packageRoot.appendingPathComponent("certs")
-    static let appleIssued = packageRoot.deletingLastPathComponent().appendingPathComponent(
-        "shared/testdata/apple-issued"
-    )
+public enum CLI {
+    public static let packageRoot = TestPaths.packageRoot
+    public static let certs = TestPaths.certs
+    public static let appleIssued = TestPaths.appleIssued
 
-    static func cert(_ relative: String) -> String { certs.appendingPathComponent(relative).path }
+    public static func cert(_ relative: String) -> String { TestPaths.cert(relative) }
 
     /// The optimised build, for tests that send tens of thousands of notifications (SwiftNIO's
     /// debug build is some twenty times slower): APNSCTL_RELEASE_BIN when set (scripts/test
     /// sets it), else the binary under test.
-    static let throughputBinary: String = ProcessInfo.processInfo.environment["APNSCTL_RELEASE_BIN"] ?? binary
+    public static let throughputBinary: String = ProcessInfo.processInfo.environment["APNSCTL_RELEASE_BIN"] ?? binary
 
     /// The binary built next to this test bundle (swift test builds both into one folder),
     /// or APNSCTL_BIN when set.
-    static let binary: String = {
+    public static let binary: String = {
         if let path = ProcessInfo.processInfo.environment["APNSCTL_BIN"] { return path }
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var folder = testBinary.deletingLastPathComponent()
@@ -32,17 +29,17 @@ enum CLI {
         return packageRoot.appendingPathComponent(".build/debug/apnsctl").path
     }()
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var arguments: [String]
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var arguments: [String]
     }
 
     /// Runs apnsctl with `arguments`, feeding `stdin`, with extra environment variables.
     /// `removeEnvironment` drops variables (e.g. the D-Bus address) from the child's environment.
     @discardableResult
-    static func run(
+    public static func run(
         _ arguments: [String],
         stdin: String? = nil,
         environment: [String: String] = [:],
@@ -60,9 +57,11 @@ enum CLI {
     }
 
     /// Passwords the tests use; none may ever travel in a process's arguments.
-    static let knownSecrets = ["apnsctl-test", "mint-pass", "new-secret-pass", "round-trip-pass", "Leak-Canary-"]
+    public static let knownSecrets = [
+        "apnsctl-test", "mint-pass", "new-secret-pass", "round-trip-pass", "Leak-Canary-",
+    ]
 
-    static func runProgram(
+    public static func runProgram(
         _ program: String,
         _ arguments: [String],
         stdin: String? = nil,
@@ -135,12 +134,12 @@ final class DataBox: @unchecked Sendable {
 }
 
 /// A temporary folder removed when the test ends.
-final class TemporaryFolder: @unchecked Sendable {
-    let url: URL
-    init() throws {
+public final class TemporaryFolder: @unchecked Sendable {
+    public let url: URL
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     deinit { try? FileManager.default.removeItem(at: url) }
 }

@@ -3,15 +3,16 @@ import Testing
 
 /// Mints push identities at test time with the openssl CLI and the committed test CA, for
 /// cases whose dates must be relative to now (expiring soon, a newer rotation certificate).
-enum TestPKI {
-    struct Environments: OptionSet {
-        let rawValue: Int
-        static let sandbox = Environments(rawValue: 1)
-        static let production = Environments(rawValue: 2)
+public enum TestPKI {
+    public struct Environments: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let sandbox = Environments(rawValue: 1)
+        public static let production = Environments(rawValue: 2)
     }
 
     /// Writes a PEM bundle (certificate + unencrypted key) and returns its path.
-    static func mint(
+    public static func mint(
         in folder: TemporaryFolder,
         name: String,
         bundle: String,
@@ -45,7 +46,7 @@ enum TestPKI {
         return bundlePath
     }
 
-    static func openssl(_ arguments: [String]) throws {
+    public static func openssl(_ arguments: [String]) throws {
         let result = try CLI.runProgram("openssl", arguments)
         guard result.status == 0 else {
             throw CLIError(message: "openssl \(arguments.joined(separator: " ")) failed: \(result.stderr)")
@@ -53,7 +54,8 @@ enum TestPKI {
     }
 }
 
-struct CLIError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+public struct CLIError: Error, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
 }
