@@ -112,6 +112,8 @@ public struct FileReport: Codable, Sendable {
     public var certificate: CertificateReport?
     public var chain: [CertificateReport]
     public var privateKey: PrivateKeySummary?
+    /// Set for a token key file (.p8), which holds no certificate.
+    public var tokenKey: TokenKeyReport?
     public var findings: [Finding]
     public var error: ErrorReport?
 
@@ -132,7 +134,8 @@ public struct FileReport: Codable, Sendable {
         self.error = ErrorReport(code: error.code.name, message: error.message, hint: error.hint)
     }
 
-    public var hasProblem: Bool { findings.contains { $0.severity == .problem } }
+    /// Problems, and certificates about to expire: a warning, but one that must fail a CI job in time.
+    public var hasProblem: Bool { findings.contains { $0.severity == .problem || $0.code == "expiring" } }
 }
 
 /// The findings that follow from a certificate file alone (no expectations about environment
@@ -185,7 +188,7 @@ public enum CertificateFindings {
             return [
                 Finding(
                     code: "expiring",
-                    severity: .problem,
+                    severity: .warning,
                     message:
                         "Expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter))), within the \(warnDays)-day warning window.",
                     hint:
