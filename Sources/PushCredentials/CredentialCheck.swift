@@ -31,11 +31,18 @@ public struct CheckResult: Codable, Sendable {
     public var sha256: String?
     public var keyId: String?
     public var teamId: String?
+    /// Token keys: the curve (always P-256) and the SHA-256 of the public key.
+    public var curve: String?
+    public var publicKeySha256: String?
     public var findings: [Finding]
     /// Set when the credential could not be checked at all.
     public var error: FileReport.ErrorReport?
 
     public var ok: Bool { findings.isEmpty && error == nil }
+
+    /// Fit for use: it could be checked and nothing found is a problem (warnings, such as an
+    /// expiry within the warning window, leave it usable).
+    public var fit: Bool { error == nil && !findings.contains { $0.severity == .problem } }
 
     /// A credential that could not be checked.
     public static func failed(name: String, origin: String, error: CredentialError) -> CheckResult {
@@ -111,70 +118,6 @@ public enum CredentialCheck {
             status: certificate.status(at: expectations.date, warnDays: expectations.warnDays),
             sha256: certificate.sha256,
             teamId: certificate.teamID,
-            findings: findings
-        )
-    }
-
-    public static func tokenKey(
-        _ credential: StoredCredential,
-        keyPresent: Bool?,
-        expectations: CheckExpectations
-    ) -> CheckResult {
-        var findings: [Finding] = []
-        var missing: [String] = []
-        if credential.keyId == nil { missing.append("key ID") }
-        if credential.teamId == nil { missing.append("team ID") }
-        if credential.topics.isEmpty { missing.append("topics") }
-        if credential.environments.isEmpty { missing.append("environments") }
-        if !missing.isEmpty {
-            findings.append(
-                Finding(
-                    code: "token_metadata_incomplete",
-                    severity: .problem,
-                    message:
-                        "The token key's metadata lacks \(missing.joined(separator: ", ")), so it cannot be checked against a deploy.",
-                    hint:
-                        "Import the .p8 again as the replacement of \(credential.alias), with its topics and environments."
-                )
-            )
-        }
-        if keyPresent == false {
-            findings.append(
-                Finding(
-                    code: "secret_missing",
-                    severity: .problem,
-                    message: "The private key is missing from the Secret Service.",
-                    hint: "Remove the credential and import the .p8 again."
-                )
-            )
-        }
-        if !credential.environments.isEmpty {
-            findings += environmentFindings(
-                credential.environments,
-                expected: expectations.environment,
-                what: "token key"
-            )
-        }
-        if let topic = expectations.topic, !credential.topics.isEmpty, !credential.topics.contains(topic) {
-            findings.append(
-                Finding(
-                    code: "topic_not_covered",
-                    severity: .problem,
-                    message:
-                        "The token key was imported for \(credential.topics.joined(separator: ", ")), not for \(topic).",
-                    hint:
-                        "A token key can push to every app of its team; if \(topic) is one, import the .p8 again as the replacement of \(credential.alias), with \(topic) among its topics."
-                )
-            )
-        }
-        return CheckResult(
-            name: credential.alias,
-            origin: "store",
-            kind: .tokenKey,
-            topics: credential.topics,
-            environments: credential.environments,
-            keyId: credential.keyId,
-            teamId: credential.teamId,
             findings: findings
         )
     }

@@ -51,6 +51,12 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let notAStore = Code("not_a_store")
         /// A file that would be written exists already.
         public static let fileExists = Code("file_exists")
+        /// A rotation would put a certificate that expires sooner in place of the one it replaces.
+        public static let expiresSooner = Code("expires_sooner")
+        /// A certificate that is expired or not yet valid, which APNs would refuse.
+        public static let outsideValidity = Code("outside_validity")
+        /// A change that only a token key's metadata can take was asked of a certificate.
+        public static let notATokenKey = Code("not_a_token_key")
     }
 
     public let code: Code

@@ -20,8 +20,10 @@ extension CredentialStore {
     public func importCertificate(
         _ file: CredentialFile,
         alias requested: String?,
-        replacing: String? = nil
+        replacing: String? = nil,
+        force: Bool = false
     ) throws -> ImportResult {
+        if !force { try Self.refuseOutsideValidity(file, at: Date()) }
         guard let key = file.privateKeyPKCS8, let summary = file.privateKey else {
             throw CredentialError(
                 .noPrivateKey,
@@ -51,6 +53,7 @@ extension CredentialStore {
                 )
             }
             let replaced = try self.replacement(named: replacing, in: index)
+            if !force, let replaced { try Self.refuseShorterExpiry(file, replacing: replaced) }
             if replaced == nil, requested == nil || requested == Self.defaultAlias(for: certificate),
                 let older = index.credentials.first(where: {
                     $0.kind == .certificate && Set($0.topics) == Set(certificate.coveredTopics)
@@ -127,8 +130,9 @@ extension CredentialStore {
         replacing: String? = nil
     ) throws -> ImportResult {
         try withLock { index in
+            // Importing a key again as its own replacement is how its metadata is redone.
             if let existing = index.credentials.first(where: {
-                $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID
+                $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID && $0.alias != replacing
             }) {
                 throw CredentialError(
                     .alreadyImported,
@@ -139,7 +143,11 @@ extension CredentialStore {
                 )
             }
             let replaced = try self.replacement(named: replacing, in: index)
-            let alias = try self.chooseAlias(requested ?? "token-\(key.keyID)", in: index, replacing: replaced)
+            let alias = try self.chooseAlias(
+                requested ?? replaced?.alias ?? "token-\(key.keyID)",
+                in: index,
+                replacing: replaced
+            )
             let credential = StoredCredential(
                 alias: alias,
                 kind: .tokenKey,
@@ -158,10 +166,17 @@ extension CredentialStore {
             return ImportResult(credential: credential, replaced: replaced)
         } afterCommit: { result in
             var result = result
-            if let replaced = result.replaced { result.replacedCleanly = self.discard(replaced) }
+            // The same key under the same alias is one Secret Service item: keep it.
+            if let replaced = result.replaced,
+                replaced.secretItem(store: self.path) != result.credential.secretItem(store: self.path)
+            {
+                result.replacedCleanly = self.discard(replaced)
+            }
             return result
         } onCommitFailure: { result in
-            try? self.secrets.remove(result.credential.secretItem(store: self.path))
+            if result.replaced?.secretItem(store: self.path) != result.credential.secretItem(store: self.path) {
+                try? self.secrets.remove(result.credential.secretItem(store: self.path))
+            }
         }
     }
 

@@ -275,7 +275,9 @@ enum OpenSSL {
             var length = 0
             if EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 {
                 let group = OpenSSL.string(name)
-                let friendly = ["prime256v1": "P-256", "secp384r1": "P-384", "secp521r1": "P-521"][group] ?? group
+                let friendly =
+                    ["prime256v1": "P-256", "secp384r1": "P-384", "secp521r1": "P-521", "secp256k1": "secp256k1"][group]
+                    ?? group
                 return ("EC \(friendly)", bits)
             }
             return ("EC", bits)

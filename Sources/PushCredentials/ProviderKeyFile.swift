@@ -45,17 +45,27 @@ extension ProviderKey {
                     "Download the key again; Apple lets you download it only once, so revoke and recreate it if it is lost."
             )
         }
-        if let key = try? P256.Signing.PrivateKey(derRepresentation: der) { return key }
-        // Say what kind of key it is instead, when OpenSSL can tell.
+        // swift-crypto reads the private scalar and ignores the curve named in the PKCS#8, so a
+        // secp256k1 key would pass for P-256 (and sign tokens APNs rejects): OpenSSL names the
+        // curve first, and only P-256 goes on.
         if case .key(let pkcs8) = OpenSSL.decodePrivateKeyPEM(block.text, password: nil),
             let description = OpenSSL.privateKeyDescription(pkcs8)
         {
-            throw CredentialError(
-                .unsupportedKey,
-                path: path,
-                "This is a \(description.type) key of \(description.bits) bits; APNs token keys are EC P-256 (ES256).",
-                hint: "Use the AuthKey_<KEYID>.p8 file from the Apple Developer portal, not a certificate's key."
-            )
+            guard description.type == "EC P-256" else {
+                let what =
+                    description.type.hasPrefix("EC ")
+                    ? "an EC key on the curve \(description.type.dropFirst(3))"
+                    : "a \(description.type) key of \(description.bits) bits"
+                throw CredentialError(
+                    .unsupportedKey,
+                    path: path,
+                    "This is \(what); APNs token keys are EC P-256 (prime256v1, ES256).",
+                    hint: "Use the AuthKey_<KEYID>.p8 file from the Apple Developer portal, not a certificate's key."
+                )
+            }
+            if let key = try? pkcs8.withUnsafeBytes({ try P256.Signing.PrivateKey(derRepresentation: Array($0)) }) {
+                return key
+            }
         }
         throw CredentialError(
             .corrupt,
@@ -65,4 +75,30 @@ extension ProviderKey {
         )
     }
 
+}
+
+/// A token key file as `inspect` and `check` read it: no team ID is needed to look at one.
+public struct TokenKeyFile: Sendable {
+    public let path: String
+    /// From `--key-id`, else from Apple's file name `AuthKey_<KEYID>.p8`; nil when neither says.
+    public let keyID: String?
+    public let privateKey: P256.Signing.PrivateKey
+    /// The curve, always "P-256": anything else is refused when the file is read.
+    public let curve = "P-256"
+
+    public init(path: String, keyID: String? = nil) throws {
+        self.path = path
+        self.keyID = keyID ?? ProviderKey.keyID(fromFileName: path)
+        privateKey = try ProviderKey.parsePrivateKey(CredentialFile.readBytes(path: path), path: path)
+    }
+
+    /// SHA-256 of the public key's SubjectPublicKeyInfo, as ``ProviderKey/publicKeyFingerprint``.
+    public var publicKeyFingerprint: String {
+        SHA256.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02X", $0) }.joined(
+            separator: ":"
+        )
+    }
+
+    /// Whether a file is told to be a token key: Apple's `.p8` extension.
+    public static func isTokenKeyPath(_ path: String) -> Bool { path.lowercased().hasSuffix(".p8") }
 }

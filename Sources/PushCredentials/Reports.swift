@@ -112,6 +112,8 @@ public struct FileReport: Codable, Sendable {
     public var certificate: CertificateReport?
     public var chain: [CertificateReport]
     public var privateKey: PrivateKeySummary?
+    /// Set for a token key file (.p8), which holds no certificate.
+    public var tokenKey: TokenKeyReport?
     public var findings: [Finding]
     public var error: ErrorReport?
 
@@ -132,11 +134,11 @@ public struct FileReport: Codable, Sendable {
         self.error = ErrorReport(code: error.code.name, message: error.message, hint: error.hint)
     }
 
-    public var hasProblem: Bool { findings.contains { $0.severity == .problem } }
+    /// Problems, and certificates about to expire: a warning, but one that must fail a CI job in time.
+    public var hasProblem: Bool { findings.contains { $0.severity == .problem || $0.code == "expiring" } }
 
-    /// What the exit status reports: every problem, and a certificate expiring within the warning
-    /// window (a warning, but the one finding a deploy must not miss).
-    public var needsAttention: Bool { findings.contains { $0.severity == .problem || $0.code == "expiring" } }
+    /// What the exit status reports (the same as ``hasProblem``).
+    public var needsAttention: Bool { hasProblem }
 }
 
 /// The findings that follow from a certificate file alone (no expectations about environment

@@ -225,7 +225,8 @@ struct StoreCommandTests {
         #expect(entry["team_id"] as? String == "ABCDE12345")
 
         #expect(try store.run(["check", "--environment", "production", "--topic", "com.example.app"]).status == 0)
-        let otherTopic = try store.run(["check", "--topic", "com.example.other", "--json"])
+        // Named, the key is judged strictly (alone, --topic judges only that app's credentials).
+        let otherTopic = try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other", "--json"])
         #expect(otherTopic.status == 1)
         #expect(otherTopic.stdout.contains("topic_not_covered"))
 

@@ -38,6 +38,15 @@ enum ErrorHints {
         case .secretNotFound:
             guard let alias = error.alias else { return error.hint }
             return "Remove it with `\(command("remove", alias))` and import it again."
+        case .expiresSooner:
+            let inspect = error.path.map { " (`apnsctl inspect \(shellQuoted($0))` shows its dates)" } ?? ""
+            return
+                "Check that this is the newer certificate\(inspect); to replace it all the same, run the same import with --force."
+        case .outsideValidity:
+            return (error.hint.map { $0 + " " } ?? "") + "To store it all the same, run the same import with --force."
+        case .notATokenKey:
+            guard let alias = error.alias else { return error.hint }
+            return "To change them, import the new certificate with --replace \(shellQuoted(alias))."
         case .notAStore:
             return "Give --store an empty or new folder."
         case .fileExists:
@@ -99,7 +108,9 @@ enum ErrorHints {
     }
 
     /// `apnsctl ARGUMENTS…`, with the `--store` this run was given, each argument quoted for a shell.
-    static func command(_ arguments: String...) -> String {
+    static func command(_ arguments: String...) -> String { command(arguments) }
+
+    static func command(_ arguments: [String]) -> String {
         var words = ["apnsctl"] + arguments
         if let store = HintContext.store { words += ["--store", store] }
         return words.map(shellQuoted).joined(separator: " ")

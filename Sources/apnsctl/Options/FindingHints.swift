@@ -14,6 +14,11 @@ enum FindingHints {
         var kind: StoredCredential.Kind?
         /// The environment being deployed against, when one was given.
         var environment: PushEnvironment?
+        /// The topic being deployed to, when one was given.
+        var topic: String? = nil
+        /// What a stored token key is recorded to be for.
+        var topics: [String] = []
+        var environments: [PushEnvironment] = []
     }
 
     static func hint(for finding: Finding, about subject: Subject) -> String? {
@@ -25,11 +30,21 @@ enum FindingHints {
             if let environment = subject.environment { return "Confirm with `\(handshake(environment))`." }
             return "Try it against both: `\(handshake(.sandbox))`, then the same with --environment production."
         case "token_metadata_incomplete" where subject.stored:
+            return updateHint(for: subject)
+        case "token_metadata_incomplete":
             return
-                "Import the .p8 again with --replace \(ErrorHints.shellQuoted(subject.name)) --team-id TEAMID --topic BUNDLE --environment sandbox|production|both."
+                "Give the team with --team-id TEAMID (Apple Developer portal > Membership details), and the key ID with --key-id KEYID unless the file is named AuthKey_KEYID.p8."
         case "topic_not_covered" where subject.stored && subject.kind == .tokenKey:
+            guard let topic = subject.topic else { return finding.hint }
+            let topics = (subject.topics + [TopicScope.app(of: topic)]).flatMap { ["--topic", $0] }
             return
-                "A token key can push to every app of its team; if this app is one, import the .p8 again with --replace \(ErrorHints.shellQuoted(subject.name)) and a --topic for each app it is for."
+                "A token key can push to every app of its team unless Apple restricted it to topics; if this one may push to \(topic), record it: `\(ErrorHints.command(["update", subject.name] + topics))`."
+        case "secret_unverified":
+            var arguments = ["check", subject.name, "--skip-secrets"]
+            if let environment = subject.environment { arguments += ["--environment", environment.rawValue] }
+            if let topic = subject.topic { arguments += ["--topic", topic] }
+            return
+                "Run where the Secret Service is unlocked to verify the key, or check what the stored files say without it: `\(ErrorHints.command(arguments))`."
         case "expiring" where subject.stored:
             return
                 "Create a new certificate in the Apple Developer portal now and import it with --replace \(ErrorHints.shellQuoted(subject.name))."
@@ -38,6 +53,21 @@ enum FindingHints {
         default:
             return finding.hint
         }
+    }
+
+    /// `apnsctl update ALIAS --topic … --environment …` with what is recorded, else what this
+    /// check was asked about; in words where neither says.
+    static func updateHint(for subject: Subject) -> String {
+        let topics = subject.topics.isEmpty ? subject.topic.map { [TopicScope.app(of: $0)] } ?? [] : subject.topics
+        let environments = subject.environments.isEmpty ? subject.environment.map { [$0] } ?? [] : subject.environments
+        guard !topics.isEmpty, !environments.isEmpty else {
+            return
+                "Record what it is for: apnsctl update \(ErrorHints.shellQuoted(subject.name)) --topic BUNDLE --environment sandbox|production|both (one --topic per app; the key's page under Certificates, Identifiers & Profiles > Keys shows whether Apple restricted it)."
+        }
+        let environment = Set(environments) == [.sandbox, .production] ? "both" : environments[0].rawValue
+        let arguments =
+            ["update", subject.name] + topics.flatMap { ["--topic", $0] } + ["--environment", environment]
+        return "Record what it is for: `\(ErrorHints.command(arguments))`."
     }
 
     static func forCommandLine(_ findings: [Finding], about subject: Subject) -> [Finding] {

@@ -124,7 +124,7 @@ struct CertificateRenderer {
     }
 
     /// Label column padded to the widest label; multi-line values stay aligned.
-    private func table(_ rows: [(String, String)]) -> [String] {
+    func table(_ rows: [(String, String)]) -> [String] {
         let width = rows.map(\.0.count).max() ?? 0
         var lines: [String] = []
         for (label, value) in rows {

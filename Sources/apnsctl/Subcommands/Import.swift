@@ -19,7 +19,8 @@ struct Import: AsyncParsableCommand {
 
             Rotation: importing a newer certificate for the same topic and environments is refused \
             unless you name the one it replaces with --replace OLD; the old one is removed only after \
-            the new one is stored.
+            the new one is stored. A certificate that expires sooner than the one it would replace, \
+            and one that is expired or not yet valid, is refused (exit 1) unless you add --force.
             """
     )
 
@@ -56,6 +57,9 @@ struct Import: AsyncParsableCommand {
         help: ArgumentHelp("Token keys: the environments it will be used with.", valueName: "sandbox|production|both")
     )
     var environment: EnvironmentChoice?
+
+    @Flag(help: "Import a certificate that is expired, not yet valid, or expires sooner than the one it replaces.")
+    var force = false
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var password: PasswordOptions
@@ -101,7 +105,7 @@ struct Import: AsyncParsableCommand {
                 )
             } else {
                 let credential = try CredentialFile.read(path: file, password: password.source())
-                result = try store.importCertificate(credential, alias: alias, replacing: replace)
+                result = try store.importCertificate(credential, alias: alias, replacing: replace, force: force)
             }
             if json {
                 try printJSON(
@@ -121,7 +125,11 @@ struct Import: AsyncParsableCommand {
                 print(
                     "  secret kept in the Secret Service: \(entry.secret.rawValue) (label \"apnsctl: \(entry.alias)\")"
                 )
-                if let replaced = result.replaced {
+                if let replaced = result.replaced, replaced.alias == entry.alias, entry.kind == .tokenKey,
+                    replaced.keyId == entry.keyId
+                {
+                    print("  replaced the metadata of \(replaced.alias); its key stays in the Secret Service")
+                } else if let replaced = result.replaced {
                     print(
                         result.replacedCleanly
                             ? "  replaced the previous \(replaced.alias); its files and secret are removed"
@@ -142,6 +150,8 @@ struct Import: AsyncParsableCommand {
             }
         } catch let error as CredentialError {
             reportError(error)
+            // Checked, and refused for what the certificate says: a problem, not a failure to check.
+            if error.code == .expiresSooner || error.code == .outsideValidity { throw ExitStatus.problem }
             throw ExitStatus.couldNotCheck
         }
     }

@@ -10,6 +10,11 @@ struct Inspect: AsyncParsableCommand {
             included), PEM files (certificate with optional key; "Bag Attributes" text is fine) and DER \
             .cer certificates. The format is told from the contents, not the file name.
 
+            Token keys (AuthKey_KEYID.p8): the key ID (from the file name, or --key-id), that the key \
+            is EC P-256 as APNs requires (other curves are refused), its public-key fingerprint, and \
+            the team (--team-id) and restrictions Apple gave it (--topic for topic-specific keys, \
+            --environment for keys of one environment), which the file itself does not record.
+
             A bundle that needs a password is opened with --password-stdin, --password-env or \
             --password-file, or by asking on the terminal. Bundles with an empty password open without one.
 
@@ -18,8 +23,36 @@ struct Inspect: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Certificate files to inspect.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("Certificate or token key (.p8) files to inspect.", valueName: "FILE"))
     var files: [String]
+
+    @Option(
+        name: .customLong("key-id"),
+        help: ArgumentHelp("Token keys: the key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID")
+    )
+    var keyID: String?
+
+    @Option(
+        name: .customLong("team-id"),
+        help: ArgumentHelp("Token keys: the team ID the key belongs to.", valueName: "TEAMID")
+    )
+    var teamID: String?
+
+    @Option(help: ArgumentHelp("Token keys: a topic the key is restricted to (repeatable).", valueName: "BUNDLE"))
+    var topic: [String] = []
+
+    @Option(
+        help: ArgumentHelp("Token keys: the environments the key serves.", valueName: "sandbox|production|both")
+    )
+    var environment: EnvironmentChoice?
+
+    func validate() throws {
+        for (name, value) in [("--key-id", keyID), ("--team-id", teamID)] {
+            if let value, !ProviderKey.isIdentifier(value) {
+                throw ValidationError("\(name) takes 10 upper-case letters and digits, not \"\(value)\".")
+            }
+        }
+    }
 
     @OptionGroup var password: PasswordOptions
     @OptionGroup var report: ReportOptions
@@ -31,6 +64,25 @@ struct Inspect: AsyncParsableCommand {
         var errors: [CredentialError] = []
         for path in files {
             do {
+                if TokenKeyFile.isTokenKeyPath(path) {
+                    let key = try TokenKeyFile(path: path, keyID: keyID)
+                    var fileReport = FileReport(
+                        tokenKey: TokenKeyReport(
+                            key,
+                            keyIdGiven: keyID != nil,
+                            teamId: teamID,
+                            topics: topic,
+                            environments: environment?.environments ?? []
+                        ),
+                        path: path
+                    )
+                    fileReport.findings = FindingHints.forCommandLine(
+                        fileReport.findings,
+                        about: .init(name: path, stored: false, kind: .tokenKey)
+                    )
+                    reports.append(fileReport)
+                    continue
+                }
                 let file = try CredentialFile.read(path: path, password: source)
                 var fileReport = FileReport(file, at: date, warnDays: report.warnDays)
                 fileReport.findings = FindingHints.forCommandLine(
@@ -52,7 +104,10 @@ struct Inspect: AsyncParsableCommand {
             for file in reports where file.error == nil {
                 if !first { print("") }
                 first = false
-                print(CertificateRenderer(style: style).render(file))
+                print(
+                    file.tokenKey != nil
+                        ? TokenKeyRenderer(style: style).render(file) : CertificateRenderer(style: style).render(file)
+                )
             }
         }
         // Errors go to stderr in both modes, so a JSON consumer can still show them.

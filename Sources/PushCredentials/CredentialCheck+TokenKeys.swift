@@ -1,0 +1,176 @@
+import Foundation
+
+/// What is known about a token key, stored or read from a file: the `.p8` itself says only
+/// its key; the key ID comes from its file name, the team and the restrictions (Apple's
+/// environment-restricted and topic-restricted keys) from the person or the store's index.
+public struct TokenKeyFacts: Sendable {
+    public var name: String
+    /// "store" or "file".
+    public var origin: String
+    public var keyId: String?
+    public var teamId: String?
+    /// The apps it may push to; empty for a key of the whole team (or when nothing was recorded).
+    public var topics: [String]
+    /// The environments it serves; empty when nothing was recorded.
+    public var environments: [PushEnvironment]
+    public var publicKeyFingerprint: String?
+
+    public init(
+        name: String,
+        origin: String,
+        keyId: String?,
+        teamId: String?,
+        topics: [String] = [],
+        environments: [PushEnvironment] = [],
+        publicKeyFingerprint: String? = nil
+    ) {
+        self.name = name
+        self.origin = origin
+        self.keyId = keyId
+        self.teamId = teamId
+        self.topics = topics
+        self.environments = environments
+        self.publicKeyFingerprint = publicKeyFingerprint
+    }
+
+    public init(_ credential: StoredCredential) {
+        self.init(
+            name: credential.alias,
+            origin: "store",
+            keyId: credential.keyId,
+            teamId: credential.teamId,
+            topics: credential.topics,
+            environments: credential.environments,
+            publicKeyFingerprint: credential.publicKeyFingerprint
+        )
+    }
+
+    public init(_ file: TokenKeyFile, teamId: String?, topics: [String] = [], environments: [PushEnvironment] = []) {
+        self.init(
+            name: file.path,
+            origin: "file",
+            keyId: file.keyID,
+            teamId: teamId,
+            topics: topics,
+            environments: environments,
+            publicKeyFingerprint: file.publicKeyFingerprint
+        )
+    }
+}
+
+extension CredentialCheck {
+    /// Checks a stored token key. `keyPresent` is nil when the Secret Service was not asked.
+    public static func tokenKey(
+        _ credential: StoredCredential,
+        keyPresent: Bool?,
+        expectations: CheckExpectations
+    ) -> CheckResult {
+        tokenKey(TokenKeyFacts(credential), keyPresent: keyPresent, expectations: expectations)
+    }
+
+    /// Checks a token key. A stored key must record what it is for (topics and environments);
+    /// a file says nothing of that, so a file's key is taken to serve what the deploy names
+    /// unless restrictions were given.
+    public static func tokenKey(
+        _ key: TokenKeyFacts,
+        keyPresent: Bool?,
+        expectations: CheckExpectations
+    ) -> CheckResult {
+        var findings: [Finding] = []
+        var missing: [String] = []
+        if key.keyId == nil { missing.append("key ID") }
+        if key.teamId == nil { missing.append("team ID") }
+        if key.origin == "store" {
+            if key.topics.isEmpty { missing.append("topics") }
+            if key.environments.isEmpty { missing.append("environments") }
+        }
+        if !missing.isEmpty {
+            findings.append(
+                Finding(
+                    code: "token_metadata_incomplete",
+                    // A file is looked at without a team more often than it is deployed without one.
+                    severity: key.origin == "store" ? .problem : .warning,
+                    message:
+                        "The token key's metadata lacks \(missing.joined(separator: ", ")), so it cannot be checked against a deploy.",
+                    hint: key.origin == "store"
+                        ? "Record the topics and environments \(key.name) is for."
+                        : "Give the key ID and the team ID the key belongs to."
+                )
+            )
+        }
+        if keyPresent == false {
+            findings.append(
+                Finding(
+                    code: "secret_missing",
+                    severity: .problem,
+                    message: "The private key is missing from the Secret Service.",
+                    hint: "Remove the credential and import the .p8 again."
+                )
+            )
+        }
+        if !key.environments.isEmpty {
+            findings += environmentFindings(key.environments, expected: expectations.environment, what: "token key")
+        }
+        if let topic = expectations.topic, !key.topics.isEmpty, !TopicScope.tokenKey(key.topics, covers: topic) {
+            findings.append(
+                Finding(
+                    code: "topic_not_covered",
+                    severity: .problem,
+                    message: "The token key is for \(key.topics.joined(separator: ", ")), not for \(topic).",
+                    hint:
+                        "A token key can push to every app of its team unless Apple restricted it to topics; if it may push to \(topic), record \(topic) among its topics."
+                )
+            )
+        }
+        return CheckResult(
+            name: key.name,
+            origin: key.origin,
+            kind: .tokenKey,
+            topics: key.topics,
+            environments: key.environments,
+            keyId: key.keyId,
+            teamId: key.teamId,
+            curve: "P-256",
+            publicKeySha256: key.publicKeyFingerprint,
+            findings: findings
+        )
+    }
+
+    /// The finding for a credential whose secret could not be read because the Secret Service
+    /// is out of reach: what its stored files say was still checked.
+    public static func secretUnverified(_ error: CredentialError) -> Finding {
+        Finding(
+            code: "secret_unverified",
+            severity: .warning,
+            message: "The private key was not verified: \(error.message)",
+            hint: "Check where the Secret Service is reachable, or check only what the stored files say."
+        )
+    }
+}
+
+/// Which app a topic belongs to: `com.a.voip`, `com.a.complication`... are `com.a`'s.
+public enum TopicScope {
+    static let suffixes = [
+        ".voip", ".complication", ".pushkit.fileprovider", ".push-type.liveactivity", ".voip-ptt",
+        ".location-query", ".push-type.widgets", ".push-type.controls",
+    ]
+
+    /// The bundle ID a topic belongs to.
+    public static func app(of topic: String) -> String {
+        for suffix in suffixes where topic.hasSuffix(suffix) && topic.count > suffix.count {
+            return String(topic.dropLast(suffix.count))
+        }
+        return topic
+    }
+
+    /// Whether a credential with these topics is one of the app's (or the derived topic's) own.
+    public static func relates(_ topics: [String], to topic: String) -> Bool {
+        let app = app(of: topic)
+        return topics.contains { $0 == topic || self.app(of: $0) == app }
+    }
+
+    /// A token key recorded for bundle IDs may push to their derived topics too.
+    public static func tokenKey(_ topics: [String], covers topic: String) -> Bool {
+        topics.contains(topic) || topics.contains(app(of: topic))
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+extension CredentialStore {
+    // MARK: Rotation that cannot go backwards
+
+    /// Refuses a certificate that APNs would refuse today: expired, or not valid yet.
+    static func refuseOutsideValidity(_ file: CredentialFile, at now: Date) throws {
+        let certificate = file.certificate
+        let window =
+            "valid \(CertificateFindings.day(certificate.notBefore)) to \(CertificateFindings.day(certificate.notAfter))"
+        if certificate.notAfter <= now {
+            throw CredentialError(
+                .outsideValidity,
+                path: file.path,
+                "This certificate expired on \(CertificateFindings.day(certificate.notAfter)) (\(window); today is \(CertificateFindings.day(now))), so APNs would refuse it; nothing was imported.",
+                hint: "Create a new certificate in the Apple Developer portal and import that one."
+            )
+        }
+        if certificate.notBefore > now {
+            throw CredentialError(
+                .outsideValidity,
+                path: file.path,
+                "This certificate is not valid until \(CertificateFindings.day(certificate.notBefore)) (\(window); today is \(CertificateFindings.day(now))), so APNs would refuse it for now; nothing was imported.",
+                hint: "Check this machine's clock, or import it once it is valid."
+            )
+        }
+    }
+
+    /// Refuses a rotation that would put a certificate that expires sooner in the place of the
+    /// one it replaces (typically an old bundle imported by mistake).
+    static func refuseShorterExpiry(_ file: CredentialFile, replacing old: StoredCredential) throws {
+        let new = file.certificate.notAfter
+        guard old.kind == .certificate, let oldExpiry = old.notAfter, new < oldExpiry else { return }
+        throw CredentialError(
+            .expiresSooner,
+            path: file.path,
+            "This certificate expires on \(CertificateFindings.day(new)), sooner than \(old.alias), which it would replace and which expires on \(CertificateFindings.day(oldExpiry)); nothing changed.",
+            hint: "Check that this is the newer certificate; to replace it all the same, say so explicitly.",
+            alias: old.alias
+        )
+    }
+
+    // MARK: Token keys' metadata
+
+    /// What `update` changes; nil leaves a value as it is.
+    public struct TokenKeyChanges: Sendable {
+        public var topics: [String]?
+        public var environments: [PushEnvironment]?
+        public var teamId: String?
+
+        public init(topics: [String]? = nil, environments: [PushEnvironment]? = nil, teamId: String? = nil) {
+            self.topics = topics
+            self.environments = environments
+            self.teamId = teamId
+        }
+    }
+
+    /// Changes what a stored token key is recorded to be for: its topics, environments and team.
+    /// The key itself (and its Secret Service item) stays as it is. Certificates are refused:
+    /// they carry their own topics, environments and team.
+    @discardableResult
+    public func updateTokenKey(
+        alias: String,
+        _ changes: TokenKeyChanges
+    ) throws -> (before: StoredCredential, after: StoredCredential) {
+        if let teamId = changes.teamId, !ProviderKey.isIdentifier(teamId) {
+            throw CredentialError(
+                .invalidTeamID,
+                path: nil,
+                "The team ID \"\(teamId)\" is not 10 upper-case letters and digits; nothing changed.",
+                hint: "Copy the team ID from the Apple Developer portal (Membership details)."
+            )
+        }
+        for topic in changes.topics ?? [] where topic.isEmpty || topic.contains(where: \.isWhitespace) {
+            throw CredentialError(
+                .invalidArgument,
+                path: nil,
+                "The topic \"\(topic)\" is not a bundle ID; nothing changed.",
+                hint: "Give bundle IDs such as com.example.app."
+            )
+        }
+        return try withLock { index in
+            guard let position = index.credentials.firstIndex(where: { $0.alias == alias }) else {
+                throw self.notFound(alias, in: index)
+            }
+            let before = index.credentials[position]
+            guard before.kind == .tokenKey else {
+                throw CredentialError(
+                    .notATokenKey,
+                    path: nil,
+                    "\(alias) is a certificate: its topics, environments and team come from the certificate itself and cannot be edited; nothing changed.",
+                    hint: "To change them, import a new certificate as its replacement.",
+                    alias: alias
+                )
+            }
+            var after = before
+            if let topics = changes.topics {
+                var unique: [String] = []
+                for topic in topics where !unique.contains(topic) { unique.append(topic) }
+                after.topics = unique
+            }
+            if let environments = changes.environments {
+                after.environments = PushEnvironment.allCases.filter(environments.contains)
+            }
+            if let teamId = changes.teamId { after.teamId = teamId }
+            index.credentials[position] = after
+            return (before, after)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A token key file (`AuthKey_<KEYID>.p8`) as `inspect` reports it. The file holds only the key;
+/// the team and the restrictions Apple may put on a key (one environment, certain topics) are
+/// what the person said about it.
+public struct TokenKeyReport: Codable, Sendable {
+    public var keyId: String?
+    /// Where the key ID came from: "file_name", "option", or nil when unknown.
+    public var keyIdSource: String?
+    public var teamId: String?
+    public var algorithm: String
+    public var curve: String
+    public var publicKeySha256: String
+    /// The topics the key is restricted to; empty for a key of the whole team.
+    public var topics: [String]
+    /// The environments the key serves.
+    public var environments: [PushEnvironment]
+
+    public init(
+        _ file: TokenKeyFile,
+        keyIdGiven: Bool,
+        teamId: String?,
+        topics: [String],
+        environments: [PushEnvironment]
+    ) {
+        keyId = file.keyID
+        keyIdSource = file.keyID == nil ? nil : keyIdGiven ? "option" : "file_name"
+        self.teamId = teamId
+        algorithm = "ES256"
+        curve = file.curve
+        publicKeySha256 = file.publicKeyFingerprint
+        self.topics = topics
+        self.environments = environments
+    }
+}
+
+extension FileReport {
+    /// A token key file's report, with the findings `check` would make without expectations.
+    public init(tokenKey report: TokenKeyReport, path: String) {
+        self.init(path: path, error: CredentialError(.corrupt, path: path, ""))
+        error = nil
+        tokenKey = report
+        findings =
+            CredentialCheck.tokenKey(
+                TokenKeyFacts(
+                    name: path,
+                    origin: "file",
+                    keyId: report.keyId,
+                    teamId: report.teamId,
+                    topics: report.topics,
+                    environments: report.environments,
+                    publicKeyFingerprint: report.publicKeySha256
+                ),
+                keyPresent: nil,
+                expectations: CheckExpectations()
+            ).findings
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Every hint that names an `apnsctl` command, in the flows of a credential's life, is run
+/// exactly as printed (through a shell, so its quoting counts too) and must do what it says.
+@Suite(
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct HintsRunAsPrintedTests {
+    /// The `apnsctl …` commands between backticks in a command's output.
+    static func commands(in text: String) -> [String] {
+        text.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element).filter {
+            $0.hasPrefix("apnsctl ")
+        }
+    }
+
+    /// Runs a printed command line in a shell that finds the binary under test as `apnsctl`.
+    static func runAsPrinted(
+        _ command: String,
+        environment: [String: String] = [:],
+        removeEnvironment: [String] = []
+    ) throws -> CLI.Result {
+        let folder = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
+        var environment = environment
+        environment["PATH"] = folder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        return try CLI.runProgram(
+            "/bin/sh",
+            ["-c", command],
+            environment: environment,
+            removeEnvironment: removeEnvironment
+        )
+    }
+
+    @Test func everyHintedCommandWorksAsPrinted() throws {
+        let store = try StoreCommandTests.Store()
+        let folder = try TemporaryFolder()
+        var ran: [String] = []
+        func hinted(_ result: CLI.Result, _ flow: String) throws -> [String] {
+            let found = Self.commands(in: result.stdout + result.stderr)
+            #expect(!found.isEmpty, "\(flow) printed no command: \(result.stdout)\(result.stderr)")
+            return found
+        }
+        func paste(_ command: String) throws -> CLI.Result {
+            ran.append(command)
+            return try Self.runAsPrinted(command)
+        }
+
+        // 1. A token key imported without its metadata: check names `apnsctl update …`.
+        let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
+        #expect(try store.run(["import", key, "--team-id", "ABCDE12345"]).status == 0)
+        let deploy = ["--environment", "production", "--topic", "com.example.app"]
+        let incomplete = try store.run(["check", "token-ABC123DEFG"] + deploy)
+        #expect(incomplete.status == 1)
+        for command in try hinted(incomplete, "incomplete token key") {
+            #expect(command.hasPrefix("apnsctl update token-ABC123DEFG"))
+            let result = try paste(command)
+            #expect(result.status == 0, "\(command)\n\(result.stderr)")
+        }
+        #expect(try store.run(["check", "token-ABC123DEFG"] + deploy).status == 0)
+
+        // 2. The key asked about another app: the hint records it next to the first.
+        let otherApp = try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other"])
+        #expect(otherApp.status == 1)
+        for command in try hinted(otherApp, "token key for another app") {
+            let result = try paste(command)
+            #expect(result.status == 0, "\(command)\n\(result.stderr)")
+        }
+        #expect(try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other"]).status == 0)
+        #expect(try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.app"]).status == 0)
+
+        // 3. With --topic alone, the hints of skipped credentials work too.
+        let key2 = folder.path("AuthKey_XYZ987WVUT.p8")
+        try FileManager.default.copyItem(atPath: key, toPath: key2)
+        #expect(try store.run(["import", key2, "--team-id", "ABCDE12345"]).status == 0)
+        let scoped = try store.run(["check", "--topic", "com.example.third", "--environment", "sandbox"])
+        #expect(scoped.status == 1, "\(scoped.stdout)")
+        for command in try hinted(scoped, "check --topic") {
+            let result = try paste(command)
+            #expect(result.status == 0, "\(command)\n\(result.stderr)")
+        }
+        #expect(try store.run(["check", "--topic", "com.example.third", "--environment", "sandbox"]).status == 0)
+
+        // 4. A rotation refused for going backwards: the hint's inspect shows the dates.
+        let long = try TestPKI.mint(in: folder, name: "long", bundle: "com.example.hint", days: 400)
+        let short = try TestPKI.mint(in: folder, name: "short", bundle: "com.example.hint", days: 20)
+        #expect(try store.run(["import", long]).status == 0)
+        let backwards = try store.run(["import", short, "--replace", "com.example.hint-universal"])
+        #expect(backwards.status == 1)
+        for command in try hinted(backwards, "shorter rotation") {
+            let result = try paste(command)
+            // inspect exits 1 for a certificate within the warning window, after showing its dates.
+            #expect(result.status == 1, "\(command)\n\(result.stderr)")
+            let expiry = [19, 20, 21].map(CredentialLifecycleTests.day(inDays:))
+            #expect(expiry.contains { result.stdout.contains($0) }, "\(result.stdout)")
+        }
+
+        // 5. A secret removed outside apnsctl: check's hint removes the entry.
+        #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
+        _ = try StoreCommandTests.secretTool([
+            "clear", "application", "apnsctl", "store", store.path, "alias", "com.example.app-sandbox",
+        ])
+        let missing = try store.run(["check", "com.example.app-sandbox"])
+        #expect(missing.status == 2)
+        for command in try hinted(missing, "secret missing") {
+            let result = try paste(command)
+            #expect(result.status == 0, "\(command)\n\(result.stderr)")
+        }
+        #expect(try store.listJSON().allSatisfy { $0["alias"] as? String != "com.example.app-sandbox" })
+
+        // 6. The same certificate twice: `list` and `remove` as printed.
+        let again = try store.run(["import", long])
+        #expect(again.status == 2)
+        let twice = try hinted(again, "already imported")
+        for command in twice.sorted(by: { $0.contains(" list") && !$1.contains(" list") }) {
+            let result = try paste(command)
+            #expect(result.status == 0, "\(command)\n\(result.stderr)")
+        }
+        #expect(try store.listJSON().allSatisfy { $0["alias"] as? String != "com.example.hint-universal" })
+
+        #expect(ran.count >= 6, "\(ran)")
+        // Every command named this store, so that it acted on it.
+        for command in ran where !command.hasPrefix("apnsctl inspect") {
+            #expect(command.contains("--store \(store.path)"), "\(command)")
+        }
+    }
+}
