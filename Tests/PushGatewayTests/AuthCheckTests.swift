@@ -7,7 +7,7 @@ import Testing
 
 /// The auth check and preflight against a real local gateway (TLS + HTTP/2 on 127.0.0.1).
 @Suite(.timeLimit(.minutes(2))) struct AuthCheckTests {
-    static func settings(_ running: RunningGateway, timeout: Double = 10) -> ConnectionSettings {
+    static func settings(_ running: RunningGateway, timeout: Double = 60) -> ConnectionSettings {
         ConnectionSettings(
             gateway: "127.0.0.1:\(running.port)",
             caFiles: [running.caFile],
