@@ -59,7 +59,8 @@ struct Check: AsyncParsableCommand {
                 credentials.isEmpty
                 ? try store.list().map { .stored($0) }
                 : try credentials.map { try CredentialReference.resolve($0, store: store) }
-            if references.isEmpty {
+            let orphaned = orphanResults(store)
+            if references.isEmpty, orphaned.isEmpty {
                 printError(
                     "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
                 )
@@ -79,6 +80,7 @@ struct Check: AsyncParsableCommand {
                 )
                 results.append(result)
             }
+            results += orphaned
         } catch let error as CredentialError {
             reportError(error)
             throw ExitStatus.couldNotCheck
