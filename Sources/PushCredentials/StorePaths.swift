@@ -15,6 +15,9 @@ public struct DamagedEntry: Sendable, Equatable {
     public var path: String
     /// Where it leads, when that could be worked out.
     public var resolved: String?
+    /// Where the store's credentials folder leads, when it is a link out of the store: then the
+    /// folder, not the entry, is what to repair.
+    public var credentialsFolderLink: String? = nil
 
     /// What is wrong, naming the alias and the offending path.
     public var message: String {
@@ -27,7 +30,16 @@ public struct DamagedEntry: Sendable, Equatable {
         "The index was changed outside apnsctl: remove the entry (files outside the store are left alone) and import the credential again, or restore index.json from a backup."
 
     public var error: CredentialError {
-        CredentialError(.entryOutsideStore, path: nil, message, hint: Self.hint, alias: alias)
+        if let credentialsFolderLink {
+            return CredentialError(
+                .storeError,
+                path: nil,
+                message + " The store's credentials folder is a link to \(credentialsFolderLink).",
+                hint: "Make credentials a plain folder inside the store again (move the link away and its files back).",
+                alias: alias
+            )
+        }
+        return CredentialError(.entryOutsideStore, path: nil, message, hint: Self.hint, alias: alias)
     }
 }
 
@@ -69,9 +81,19 @@ struct StorePaths {
     func damage(of credential: StoredCredential) -> DamagedEntry? {
         for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 }) {
             let (path, resolved) = resolve(relative)
-            if path == nil { return DamagedEntry(alias: credential.alias, path: relative, resolved: resolved) }
+            if path == nil { return damage(credential.alias, path: relative, resolved: resolved) }
         }
         return nil
+    }
+
+    func damage(_ alias: String, path: String, resolved: String?) -> DamagedEntry {
+        let folder = Self.realPath(credentialsFolder)
+        return DamagedEntry(
+            alias: alias,
+            path: path,
+            resolved: resolved,
+            credentialsFolderLink: folder == credentialsFolder ? nil : folder
+        )
     }
 
     static func realPath(_ path: String) -> String? {
@@ -107,7 +129,7 @@ extension CredentialStore {
     func entryFile(_ relative: String, of credential: StoredCredential) throws -> String {
         let (path, resolved) = paths.resolve(relative)
         guard let path else {
-            throw DamagedEntry(alias: credential.alias, path: relative, resolved: resolved).error
+            throw paths.damage(credential.alias, path: relative, resolved: resolved).error
         }
         return path
     }

@@ -176,4 +176,29 @@ struct IndexPathTraversalTests {
         #expect(try snapshot(outside) == before)
         #expect(try store.run(["list"]).status == 0)
     }
+
+    @Test func aCredentialsFolderLinkedOutsideIsNeitherWrittenNorSwept() throws {
+        let store = try Store()
+        #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
+        let outside = store.folder.path("outside")
+        try FileManager.default.moveItem(atPath: store.path + "/credentials", toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: store.path + "/credentials", withDestinationPath: outside)
+        // A file named as the store names its own, which a sweep of the linked folder would delete.
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: outside + "/other.0123456789ab.cert.pem"))
+        let before = try snapshot(outside)
+
+        let imported = try store.run(
+            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
+            stdin: StoreCommandTests.password + "\n"
+        )
+        #expect(imported.status == 2)
+        #expect(imported.stderr.contains(store.path + "/credentials") && imported.stderr.contains(outside))
+        let listed = try store.run(["list"])
+        #expect(listed.status == 1)
+        #expect(listed.stdout.contains("is a link to \(outside)"))
+        // The folder is what to repair: no hint to remove an entry that a remove could not reach.
+        #expect(!listed.stdout.contains("apnsctl remove"))
+        #expect(try store.run(["remove", "com.example.app-sandbox"]).status == 2)
+        #expect(try snapshot(outside) == before)
+    }
 }
