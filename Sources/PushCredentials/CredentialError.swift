@@ -49,6 +49,12 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let invalidAlias = Code("invalid_alias")
         /// The store's folder holds something other than a store.
         public static let notAStore = Code("not_a_store")
+        /// The store's credentials folder holds files but its index is missing.
+        public static let indexMissing = Code("index_missing")
+        /// The store's index cannot be read or decoded.
+        public static let indexUnreadable = Code("index_unreadable")
+        /// An index entry names a file outside the store's credentials folder.
+        public static let entryOutsideStore = Code("entry_outside_store")
         /// A file that would be written exists already.
         public static let fileExists = Code("file_exists")
         /// A rotation would put a certificate that expires sooner in place of the one it replaces.

@@ -179,24 +179,4 @@ extension CredentialStore {
             }
         }
     }
-
-    /// Removes a credential's files, its secret and its index entry. Returns what was removed.
-    @discardableResult
-    public func remove(alias: String) throws -> (credential: StoredCredential, removedSecret: Bool, files: [String]) {
-        var removedSecret = false
-        var files: [String] = []
-        let credential = try withLock { index -> StoredCredential in
-            guard let position = index.credentials.firstIndex(where: { $0.alias == alias }) else {
-                throw self.notFound(alias, in: index)
-            }
-            // The secret goes first: when the Secret Service cannot be reached nothing changes,
-            // rather than leaving a secret that no index entry names any more.
-            removedSecret = try self.secrets.remove(index.credentials[position].secretItem(store: self.path))
-            return index.credentials.remove(at: position)
-        } afterCommit: { credential in
-            files = self.removeFiles(of: credential)
-            return credential
-        }
-        return (credential, removedSecret, files)
-    }
 }

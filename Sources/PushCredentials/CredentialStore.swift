@@ -43,7 +43,8 @@ public struct CredentialStore: Sendable {
 
     // MARK: Reading
 
-    /// The credentials in the store; an absent store is an empty one.
+    /// The credentials in the store; an absent or empty folder is an empty store, and anything
+    /// else that has no index (or an index that cannot be read) is an error, never an empty store.
     public func list() throws -> [StoredCredential] {
         try readIndex().credentials
     }
@@ -53,17 +54,20 @@ public struct CredentialStore: Sendable {
     }
 
     func readIndex() throws -> StoreIndex {
-        guard FileManager.default.fileExists(atPath: indexURL.path) else { return StoreIndex() }
+        if try folderState() != .store { return StoreIndex() }
         do {
             let data = try Data(contentsOf: indexURL)
             return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
         } catch {
+            let files = credentialFilesPresent()
             throw CredentialError(
-                .storeError,
+                .indexUnreadable,
                 path: indexURL.path,
-                "The store's index cannot be read (\(UserFacing.describe(error))).",
-                hint:
-                    "It was edited or damaged outside apnsctl; restore it from a backup or move the store folder away and import again."
+                "The store's index cannot be read (\(UserFacing.describe(error))); it was edited or damaged outside apnsctl. "
+                    + (files.isEmpty
+                        ? "The credentials folder holds no files."
+                        : "The credentials folder holds \(files.count) file(s) (\(StoreFolder.preview(files)))."),
+                hint: Self.recoveryHint
             )
         }
     }
@@ -73,11 +77,12 @@ public struct CredentialStore: Sendable {
         guard let relative = credential.certificateFile else {
             throw CredentialError(.storeError, path: nil, "\(credential.alias) is not a certificate.", hint: nil)
         }
-        return try CredentialFile.read(path: root.appendingPathComponent(relative).path)
+        return try CredentialFile.read(path: try entryFile(relative, of: credential))
     }
 
     /// The certificate with its private key, reading the secret from the Secret Service.
     public func identity(of credential: StoredCredential) throws -> CredentialFile {
+        if let damage = damage(of: credential) { throw damage.error }
         let item = credential.secretItem(store: path)
         guard let secret = try secrets.lookup(item) else {
             throw CredentialError(
@@ -93,7 +98,7 @@ public struct CredentialStore: Sendable {
             guard let bundle = credential.bundleFile else {
                 throw CredentialError(.storeError, path: nil, "\(credential.alias) has no bundle file.", hint: nil)
             }
-            return try CredentialFile.read(path: root.appendingPathComponent(bundle).path, password: .fixed(secret))
+            return try CredentialFile.read(path: try entryFile(bundle, of: credential), password: .fixed(secret))
         case .privateKey:
             let certificate = try self.certificate(of: credential)
             return certificate.replacingKey(secret)
@@ -204,11 +209,13 @@ public struct CredentialStore: Sendable {
         return secretRemoved && removeFiles(of: old).count == files.count
     }
 
+    /// Removes the files an entry names inside the credentials folder; a path that leads
+    /// anywhere else is left alone (see ``DamagedEntry``).
     func removeFiles(of credential: StoredCredential) -> [String] {
         var removed: [String] = []
         for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 }) {
-            let url = root.appendingPathComponent(relative)
-            if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url.path) }
+            guard let path = paths.resolve(relative).path else { continue }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(path) }
         }
         return removed
     }
@@ -241,6 +248,11 @@ public struct CredentialStore: Sendable {
         }
         defer { flock(fd, LOCK_UN) }
         var index = try readIndex()
+        if !FileManager.default.fileExists(atPath: indexURL.path) {
+            // A new store gets its index before any credential file, so that files are never
+            // found without the index that accounts for them.
+            try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
+        }
         var result = try body(&index)
         do {
             try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
@@ -254,8 +266,10 @@ public struct CredentialStore: Sendable {
     }
 
     /// Files in credentials/ that no index entry names are leftovers of an interrupted import
-    /// or a replaced credential. Only files of the store's own making are touched.
+    /// or a replaced credential. Only regular files named as the store names them are touched,
+    /// and only in a credentials folder that is a real folder of the store (not a link elsewhere).
     func removeUnreferencedFiles(_ index: StoreIndex) {
+        guard StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder else { return }
         let referenced = Set(
             index.credentials.flatMap { [$0.certificateFile, $0.bundleFile].compactMap { $0 } }.map {
                 ($0 as NSString).lastPathComponent
@@ -263,29 +277,16 @@ public struct CredentialStore: Sendable {
         )
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: credentialsFolder.path) else { return }
         for name in names where !referenced.contains(name) {
-            let ours =
-                name.hasSuffix(".cert.pem") || name.hasSuffix(".p12") || (name.hasPrefix(".") && name.hasSuffix(".tmp"))
-            var isDirectory: ObjCBool = false
             let url = credentialsFolder.appendingPathComponent(name)
-            guard ours, FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-                !isDirectory.boolValue
+            var status = stat()
+            guard StoreFolder.isStoreMade(name), lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG
             else { continue }
             try? FileManager.default.removeItem(at: url)
         }
     }
 
     func prepareFolder() throws {
-        let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-        if !existing.isEmpty, !existing.contains("index.json"), !existing.contains(".lock"),
-            !existing.contains("credentials")
-        {
-            throw CredentialError(
-                .notAStore,
-                path: root.path,
-                "This folder is not empty and is not an apnsctl store; nothing was written.",
-                hint: "Keep the store in an empty or new folder."
-            )
-        }
+        _ = try folderState()
         for folder in [root, credentialsFolder] {
             do {
                 try FileManager.default.createDirectory(
@@ -302,6 +303,15 @@ public struct CredentialStore: Sendable {
                     hint: "Keep the store in a folder this user can create and write."
                 )
             }
+        }
+        let credentials = StorePaths.realPath(credentialsFolder.path)
+        guard credentials == paths.credentialsFolder else {
+            throw CredentialError(
+                .storeError,
+                path: credentialsFolder.path,
+                "The store's credentials folder leads to \(credentials ?? "nowhere"), outside the store; nothing was written.",
+                hint: "Make credentials a plain folder inside the store (move the link away) and try again."
+            )
         }
     }
 

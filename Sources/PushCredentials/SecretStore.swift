@@ -46,6 +46,8 @@ public protocol SecretStore: Sendable {
     @discardableResult func remove(_ item: SecretItem) throws -> Bool
     /// Throws, saying why, when the store cannot be used now.
     func checkAvailable() throws
+    /// Every item kept for the store folder `store` (to find secrets no index entry names).
+    func items(store: String) throws -> [SecretItem]
 }
 
 /// The freedesktop.org Secret Service (gnome-keyring, KeePassXC...) through libsecret.
@@ -254,7 +256,7 @@ public struct LibSecretStore: SecretStore {
         return secret_schema_newv(schemaName, SECRET_SCHEMA_NONE, types)
     }()
 
-    private func withAttributes<R>(_ attributes: [String: String], _ body: (OpaquePointer?) -> R) -> R {
+    func withAttributes<R>(_ attributes: [String: String], _ body: (OpaquePointer?) -> R) -> R {
         let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)
         for (key, value) in attributes {
             g_hash_table_insert(table, UnsafeMutableRawPointer(g_strdup(key)), UnsafeMutableRawPointer(g_strdup(value)))
@@ -265,7 +267,7 @@ public struct LibSecretStore: SecretStore {
 
     /// Runs a blocking libsecret call with a cancellable that fires at the deadline, and turns
     /// a GError into a message that says what to do.
-    private func call(
+    func call(
         what: String,
         _ body: (UnsafeMutablePointer<GCancellable>?, inout UnsafeMutablePointer<GError>?) -> gboolean
     ) throws {

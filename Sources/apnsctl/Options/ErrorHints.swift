@@ -48,7 +48,11 @@ enum ErrorHints {
             guard let alias = error.alias else { return error.hint }
             return "To change them, import the new certificate with --replace \(shellQuoted(alias))."
         case .notAStore:
-            return "Give --store an empty or new folder."
+            return "Give --store an empty or new folder, or the folder of an existing store."
+        case .entryOutsideStore:
+            guard let alias = error.alias else { return error.hint }
+            return
+                "The index was changed outside apnsctl: take the entry out with `\(command("remove", alias))` (files outside the store are left alone) and import the credential again, or restore index.json from a backup."
         case .fileExists:
             return "Choose another path, or add --force where the command offers it."
         case .secretStoreUnavailable, .secretStoreLocked:

@@ -15,6 +15,15 @@ struct StoreOptions: ParsableArguments {
     func validate() throws {
         // Hints that name a command give the same store, so that they work when pasted.
         HintContext.store = store
+        // A folder that is not a store is refused before anything runs, whatever the command.
+        do {
+            try credentialStore.checkFolder()
+        } catch let error as CredentialError where error.code == .notAStore {
+            reportError(error)
+            throw ExitStatus.couldNotCheck
+        } catch {
+            // A store that cannot be read is reported by whatever reads it.
+        }
     }
 
     var credentialStore: CredentialStore {

@@ -108,9 +108,11 @@ struct Check: AsyncParsableCommand {
         var selection: CheckSelection?
         do {
             var references: [CredentialReference]
+            // Secrets of this store that no entry references: reported when the whole store is checked.
+            let orphaned = credentials.isEmpty && topic == nil ? orphanResults(store) : []
             if credentials.isEmpty {
                 let stored = try store.list()
-                if stored.isEmpty {
+                if stored.isEmpty, orphaned.isEmpty {
                     printError(
                         "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
                     )
@@ -149,6 +151,7 @@ struct Check: AsyncParsableCommand {
                 result.findings = FindingHints.forCommandLine(result.findings, about: subject)
                 results.append(result)
             }
+            results += orphaned
         } catch let error as CredentialError {
             reportError(error)
             throw ExitStatus.couldNotCheck

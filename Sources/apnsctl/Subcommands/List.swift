@@ -29,9 +29,11 @@ struct List: AsyncParsableCommand {
             throw ExitStatus.couldNotCheck
         }
         let now = Date()
-        let rows = credentials.map { ListRow($0, at: now, warnDays: warnDays) }
+        let rows = credentials.map { ListRow($0, at: now, warnDays: warnDays, damage: store.damage(of: $0)) }
+        let damaged = credentials.compactMap { store.damage(of: $0) }
         if json {
             try printJSON(ListOutput(schemaVersion: ReportSchema.schemaVersion, store: store.path, credentials: rows))
+            if !damaged.isEmpty { throw ExitStatus.problem }
             return
         }
         guard !rows.isEmpty else {
@@ -43,6 +45,7 @@ struct List: AsyncParsableCommand {
         for row in rows {
             let status: String
             switch row.status {
+            case _ where row.damaged != nil: status = style.paint("damaged", .red, .bold)
             case .valid?: status = style.paint("valid", .green)
             case .expiring?: status = style.paint("expiring", .yellow, .bold)
             case .expired?: status = style.paint("expired", .red, .bold)
@@ -57,6 +60,12 @@ struct List: AsyncParsableCommand {
             ])
         }
         print(table.render(style: style))
+        for damage in damaged {
+            let error = damage.error.forCommandLine
+            print("\n\(style.paint("!", .red, .bold)) \(error.message)")
+            if let hint = error.hint { print("  \(style.paint("→ \(hint)", .dim))") }
+        }
+        if !damaged.isEmpty { throw ExitStatus.problem }
     }
 }
 
@@ -72,8 +81,17 @@ struct ListRow: Encodable {
     var keyId: String?
     var teamId: String?
     var importedAt: Date
+    /// Set when the entry names a file outside the store (see ``DamagedEntry``).
+    var damaged: Damage?
 
-    init(_ credential: StoredCredential, at date: Date, warnDays: Int) {
+    struct Damage: Encodable {
+        var path: String
+        var resolved: String?
+        var message: String
+    }
+
+    init(_ credential: StoredCredential, at date: Date, warnDays: Int, damage: DamagedEntry? = nil) {
+        damaged = damage.map { Damage(path: $0.path, resolved: $0.resolved, message: $0.message) }
         alias = credential.alias
         kind = credential.kind
         topics = credential.topics

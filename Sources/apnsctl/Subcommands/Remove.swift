@@ -4,23 +4,71 @@ import PushCredentials
 
 struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Remove a credential from the store and its secret from the Secret Service."
+        abstract: "Remove a credential from the store and its secret from the Secret Service.",
+        discussion: """
+            The index entry goes first, then the credential's files, and its secret last, so an \
+            interrupted removal leaves at worst an orphaned secret: a Secret Service item of this \
+            store that no index entry names. `apnsctl check` reports orphaned secrets; \
+            `apnsctl remove --orphans` removes them all, and `apnsctl remove ALIAS` those of one alias.
+
+            Files an index entry names outside the store's credentials folder are never deleted.
+            """
     )
 
     @Argument(help: ArgumentHelp("The alias to remove (see `apnsctl list`).", valueName: "ALIAS"))
-    var alias: String
+    var alias: String?
+
+    @Flag(help: "Remove the store's orphaned secrets (Secret Service items no index entry names).")
+    var orphans = false
 
     @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        if orphans, alias != nil { throw ValidationError("Give an alias or --orphans, not both.") }
+        if !orphans, alias == nil { throw ValidationError("Give the alias to remove, or --orphans.") }
+    }
 
     func run() async throws {
         let store = self.store.credentialStore
         do {
-            let removed = try store.remove(alias: alias)
-            print("Removed \(removed.credential.alias) from \(store.path):")
+            if orphans {
+                let removed = try store.removeOrphanedSecrets()
+                if removed.isEmpty {
+                    print("The store at \(store.path) has no orphaned secrets; nothing was removed.")
+                    return
+                }
+                print("Removed \(removed.count) orphaned secret(s) of \(store.path) from the Secret Service:")
+                for item in removed { print("  \(describe(item))") }
+                return
+            }
+            guard let alias else { return }
+            let removal = try store.remove(alias: alias)
+            guard let credential = removal.credential else {
+                print("\(alias) had no index entry in \(store.path); removed its orphaned secret(s):")
+                for item in removal.orphansRemoved { print("  \(describe(item))") }
+                return
+            }
+            print("Removed \(credential.alias) from \(store.path):")
             print("  index entry")
-            for file in removed.files { print("  file \(file)") }
+            for file in removal.files { print("  file \(file)") }
+            for file in removal.filesLeftAlone {
+                print("  left alone: \(file) (named by the entry, but outside the store's credentials folder)")
+            }
+            if let error = removal.secretError {
+                reportError(
+                    CredentialError(
+                        .storeError,
+                        path: nil,
+                        "The entry and files of \(alias) are gone, but its secret could not be removed from the Secret Service: \(error.message)",
+                        hint:
+                            "It is now an orphaned secret of this store; once the Secret Service works, remove it with `\(ErrorHints.command("remove", "--orphans"))`.",
+                        alias: alias
+                    )
+                )
+                throw ExitStatus.couldNotCheck
+            }
             print(
-                removed.removedSecret
+                removal.removedSecret
                     ? "  secret \"apnsctl: \(alias)\" from the Secret Service"
                     : "  no secret was found in the Secret Service (already gone)"
             )
@@ -28,5 +76,9 @@ struct Remove: AsyncParsableCommand {
             reportError(error)
             throw ExitStatus.couldNotCheck
         }
+    }
+
+    private func describe(_ item: SecretItem) -> String {
+        "\"\(item.label)\" (\(item.kind.rawValue)\(item.identifier.isEmpty ? "" : ", \(item.identifier)"))"
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import PushCredentials
+import TestSupport
+import Testing
+
+/// The real Secret Service, except that removing a secret fails as a Secret Service that went
+/// away mid-command would: a double of that one failure, not of the store.
+struct SecretStoreFailingOnRemove: SecretStore {
+    let real = LibSecretStore()
+
+    func store(_ secret: SecretBytes, for item: SecretItem) throws { try real.store(secret, for: item) }
+    func lookup(_ item: SecretItem) throws -> SecretBytes? { try real.lookup(item) }
+    func checkAvailable() throws { try real.checkAvailable() }
+    func items(store: String) throws -> [SecretItem] { try real.items(store: store) }
+
+    @discardableResult
+    func remove(_ item: SecretItem) throws -> Bool {
+        throw CredentialError(
+            .secretStoreUnavailable,
+            path: nil,
+            "The Secret Service could not remove the secret: the connection was closed."
+        )
+    }
+}
+
+/// A removal interrupted at its last step (the secret's removal) leaves a consistent index and
+/// an orphaned secret, which `check` reports and the command its hint names removes.
+@Suite(
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct InterruptedRemoveTests {
+    typealias Store = StoreCommandTests.Store
+    static let alias = "com.example.app-production"
+
+    static func storeWithTwoCredentials() throws -> Store {
+        let store = try Store()
+        let imported = try store.run(
+            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
+            stdin: StoreCommandTests.password + "\n"
+        )
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
+        return store
+    }
+
+    static func secret(_ store: Store, _ alias: String) throws -> String {
+        try StoreCommandTests.secretTool(["lookup", "application", "apnsctl", "store", store.path, "alias", alias])
+            .stdout
+    }
+
+    /// Removes `alias` through the library with the secret's removal failing.
+    static func interruptedRemove(_ store: Store) throws {
+        let library = CredentialStore(root: URL(fileURLWithPath: store.path), secrets: SecretStoreFailingOnRemove())
+        let removal = try library.remove(alias: alias)
+        #expect(removal.credential?.alias == alias)
+        #expect(removal.secretError != nil)
+        #expect(!removal.removedSecret)
+        #expect(removal.files.count == 2)
+    }
+
+    /// The commands between backquotes in `text`.
+    static func commands(in text: String) -> [String] {
+        text.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+    }
+
+    /// Runs `command` as a shell reads it when pasted, with `apnsctl` being the binary under test.
+    static func paste(_ command: String) throws -> CLI.Result {
+        try CLI.runProgram(
+            "/bin/sh",
+            ["-c", "apnsctl() { \"$APNSCTL\" \"$@\"; }\n" + command],
+            environment: ["APNSCTL": CLI.binary]
+        )
+    }
+
+    @Test func theIndexStaysConsistentAndCheckNamesTheCleanup() throws {
+        let store = try Self.storeWithTwoCredentials()
+        try Self.interruptedRemove(store)
+
+        // The index no longer names the credential, its files are gone, and it is not half there.
+        #expect(try store.listJSON().compactMap { $0["alias"] as? String } == ["com.example.app-sandbox"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")
+        #expect(files.allSatisfy { $0.hasPrefix("com.example.app-sandbox.") })
+        #expect(try Self.secret(store, Self.alias) == StoreCommandTests.password)
+
+        // check reports the orphaned secret as a problem and names the cleanup for this store.
+        let checked = try store.run(["check"])
+        #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+        #expect(checked.stdout.contains("\(Self.alias) (orphaned secret)"))
+        #expect(checked.stdout.contains("apnsctl: \(Self.alias)"))
+        let cleanup = try #require(Self.commands(in: checked.stdout).first { $0.contains("remove") })
+        #expect(cleanup == "apnsctl remove --orphans --store \(store.path)")
+        let json = try store.run(["check", "--json"])
+        #expect(json.stdout.contains("\"orphaned_secret\""))
+        // A metadata-only check does not touch the Secret Service, so it cannot see orphans.
+        #expect(try store.run(["check", "--skip-secrets"]).status == 0)
+
+        let cleaned = try Self.paste(cleanup)
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        #expect(cleaned.stdout.contains("apnsctl: \(Self.alias)"))
+        #expect(try Self.secret(store, Self.alias).isEmpty)
+        // The healthy credential's secret is untouched, and the store checks clean.
+        #expect(!(try Self.secret(store, "com.example.app-sandbox")).isEmpty)
+        let after = try store.run(["check"])
+        #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
+        let again = try Self.paste(cleanup)
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("no orphaned secrets"))
+    }
+
+    @Test func removingTheAliasAgainCleansItsOrphanedSecret() throws {
+        let store = try Self.storeWithTwoCredentials()
+        try Self.interruptedRemove(store)
+        let removed = try store.run(["remove", Self.alias])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("orphaned secret"))
+        #expect(try Self.secret(store, Self.alias).isEmpty)
+        #expect(try store.run(["check"]).status == 0)
+        // And once it is gone, the alias is unknown again.
+        #expect(try store.run(["remove", Self.alias]).status == 2)
+    }
+
+    @Test func anOrphanOfAnEmptiedStoreIsStillReported() throws {
+        let store = try Store()
+        let imported = try store.run(
+            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
+            stdin: StoreCommandTests.password + "\n"
+        )
+        #expect(imported.status == 0)
+        try Self.interruptedRemove(store)
+        let checked = try store.run(["check"])
+        #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+        #expect(checked.stdout.contains("orphaned secret"))
+        #expect(try store.run(["remove", "--orphans"]).status == 0)
+        #expect(try Self.secret(store, Self.alias).isEmpty)
+    }
+}
