@@ -17,6 +17,12 @@ extension Check {
                 }
                 return result
             }
+        } catch let error as CredentialError
+            where [.secretStoreUnavailable, .secretStoreLocked].contains(error.code)
+        {
+            // Each credential's own result already says the Secret Service could not be asked
+            // (secret_unverified): one more "could not check" entry would only repeat it.
+            return []
         } catch let error as CredentialError {
             return [.failed(name: "orphaned secrets", origin: "store", error: error.forCommandLine)]
         } catch {
@@ -24,7 +30,7 @@ extension Check {
                 .failed(
                     name: "orphaned secrets",
                     origin: "store",
-                    error: CredentialError(.secretStoreUnavailable, path: nil, "\(error)")
+                    error: CredentialError(.secretStoreUnavailable, path: nil, UserFacing.describe(error))
                 )
             ]
         }
