@@ -51,6 +51,8 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let notAStore = Code("not_a_store")
         /// A file that would be written exists already.
         public static let fileExists = Code("file_exists")
+        /// A certificate without its key, and no pending request in the store holds that key.
+        public static let noMatchingRequest = Code("no_matching_request")
     }
 
     public let code: Code
