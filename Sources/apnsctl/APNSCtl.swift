@@ -17,7 +17,8 @@ struct APNSCtl: AsyncParsableCommand {
             """,
         version: APNSCtlVersion.current,
         subcommands: [
-            Inspect.self, Import.self, List.self, Check.self, Export.self, Remove.self, Handshake.self, Send.self,
+            Inspect.self, Request.self, Import.self, List.self, Check.self, Export.self, Remove.self, Handshake.self,
+            Send.self,
             Preflight.self, Gateway.self,
         ]
     )

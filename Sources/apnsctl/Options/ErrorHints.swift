@@ -37,6 +37,9 @@ enum ErrorHints {
         case .secretNotFound:
             guard let alias = error.alias else { return error.hint }
             return "Remove it with `\(command("remove", alias))` and import it again."
+        case .noMatchingRequest:
+            return
+                "Import the .p12 exported together with its key, or give the private key with --key KEYFILE. To have a key made and kept for the next certificate, start with `\(command("request", "--out", "push.csr"))`."
         case .notAStore:
             return "Give --store an empty or new folder."
         case .fileExists:

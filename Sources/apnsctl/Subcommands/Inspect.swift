@@ -8,7 +8,9 @@ struct Inspect: AsyncParsableCommand {
         discussion: """
             Reads .p12/.pfx bundles in every encryption in use (macOS Keychain's RC2-40/3DES exports \
             included), PEM files (certificate with optional key; "Bag Attributes" text is fine) and DER \
-            .cer certificates. The format is told from the contents, not the file name.
+            .cer certificates. The format is told from the contents, not the file name. A certificate \
+            signing request (.csr) is described too: subject, key, and whether a pending request in the \
+            store (--store) holds its key.
 
             A bundle that needs a password is opened with --password-stdin, --password-env or \
             --password-file, or by asking on the terminal. Bundles with an empty password open without one.
@@ -23,14 +25,23 @@ struct Inspect: AsyncParsableCommand {
 
     @OptionGroup var password: PasswordOptions
     @OptionGroup var report: ReportOptions
+    @OptionGroup var store: StoreOptions
 
     func run() async throws {
         let date = report.date
         let source = password.source()
         var reports: [FileReport] = []
         var errors: [CredentialError] = []
+        var requests: [RequestReport] = []
         for path in files {
             do {
+                // A certificate signing request (made by `apnsctl request` or elsewhere).
+                if CertificateRequest.isRequest(path: path) {
+                    requests.append(
+                        RequestReport(try CertificateRequest.read(path: path), store: store.credentialStore)
+                    )
+                    continue
+                }
                 let file = try CredentialFile.read(path: path, password: source)
                 var fileReport = FileReport(file, at: date, warnDays: report.warnDays)
                 fileReport.findings = FindingHints.forCommandLine(
@@ -45,7 +56,14 @@ struct Inspect: AsyncParsableCommand {
         }
 
         if report.json {
-            try printJSON(InspectOutput(schemaVersion: ReportSchema.schemaVersion, evaluatedAt: date, files: reports))
+            try printJSON(
+                InspectOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    evaluatedAt: date,
+                    files: reports,
+                    requests: requests.isEmpty ? nil : requests
+                )
+            )
         } else {
             let style = TerminalStyle.stdout
             var first = true
@@ -54,12 +72,19 @@ struct Inspect: AsyncParsableCommand {
                 first = false
                 print(CertificateRenderer(style: style).render(file))
             }
+            for request in requests {
+                if !first { print("") }
+                first = false
+                print(RequestRenderer(style: style).render(request))
+            }
         }
         // Errors go to stderr in both modes, so a JSON consumer can still show them.
         for error in errors { reportError(error) }
 
         if !errors.isEmpty { throw ExitStatus.couldNotCheck }
-        if reports.contains(where: \.hasProblem) { throw ExitStatus.problem }
+        if reports.contains(where: \.hasProblem) || requests.contains(where: { !$0.problems.isEmpty }) {
+            throw ExitStatus.problem
+        }
     }
 }
 
@@ -67,4 +92,5 @@ struct InspectOutput: Encodable {
     var schemaVersion: Int
     var evaluatedAt: Date
     var files: [FileReport]
+    var requests: [RequestReport]?
 }
