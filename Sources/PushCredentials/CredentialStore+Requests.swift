@@ -87,6 +87,16 @@ extension CredentialStore {
         let fingerprint = file.certificate.publicKeyFingerprint
         let requests = try pendingRequests()
         guard let pending = requests.first(where: { $0.publicKeyFingerprint == fingerprint }) else {
+            // Completed before: the request is gone, and the certificate is stored.
+            if let existing = try list().first(where: { $0.sha256 == file.certificate.sha256 }) {
+                throw CredentialError(
+                    .alreadyImported,
+                    path: file.path,
+                    "This certificate is already in the store as \(existing.alias); nothing changed.",
+                    hint: "To import it again, remove \(existing.alias) from the store first.",
+                    alias: existing.alias
+                )
+            }
             let others =
                 requests.isEmpty
                 ? "The store at \(path) has no pending certificate request."

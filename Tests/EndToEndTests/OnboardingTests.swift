@@ -202,6 +202,10 @@ struct OnboardingTests {
             "lookup", "application", "apnsctl", "store", store.path, "alias", alias,
         ])
         #expect(leftover.stdout.isEmpty)
+        // A second import of the same aps.cer says where it already is, and changes nothing.
+        let twice = try store.run(["import", certificate])
+        #expect(twice.status == 2)
+        #expect(twice.stderr.contains("already in the store as \(newAlias)"), "\(twice.stderr)")
         // The CSR now points at the stored credential.
         #expect(try store.run(["inspect", csr]).stdout.contains("stored as \(newAlias)"))
 
