@@ -63,6 +63,8 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let outsideValidity = Code("outside_validity")
         /// A change that only a token key's metadata can take was asked of a certificate.
         public static let notATokenKey = Code("not_a_token_key")
+        /// A certificate without its key, and no pending request in the store holds that key.
+        public static let noMatchingRequest = Code("no_matching_request")
     }
 
     public let code: Code

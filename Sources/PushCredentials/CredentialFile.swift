@@ -103,6 +103,8 @@ public struct CredentialFile: Sendable {
             return try decodePKCS12(bytes, path: path, password: password)
         case .certificateDER:
             return try decodeDER(bytes, path: path)
+        case .certificateDERThenPEM(let length):
+            return try decodeDERThenPEM(bytes, certificateLength: length, path: path, password: password)
         case .truncatedDER:
             let isBundle = ["p12", "pfx"].contains((path as NSString).pathExtension.lowercased())
             throw CredentialError(
@@ -135,6 +137,8 @@ public struct CredentialFile: Sendable {
         case pem
         case pkcs12
         case certificateDER
+        /// A DER certificate with PEM text after it (`cat aps.cer push.key`).
+        case certificateDERThenPEM(Int)
         case truncatedDER
         case corruptDER(String)
         case other(String)
@@ -142,6 +146,7 @@ public struct CredentialFile: Sendable {
 
     static func sniff(_ bytes: [UInt8]) -> Shape {
         let head = Array(bytes.prefix(8))
+        if let length = derPrefixBeforePEM(bytes) { return .certificateDERThenPEM(length) }
         if let text = String(bytes: bytes.prefix(64 * 1024), encoding: .utf8), text.contains("-----BEGIN ") {
             return .pem
         }
@@ -234,9 +239,11 @@ public struct CredentialFile: Sendable {
                 .noCertificate,
                 path: path,
                 "The PEM file holds no certificate (found \(found)).",
-                hint: keyBlocks.isEmpty
-                    ? "Give the file that holds the -----BEGIN CERTIFICATE----- block."
-                    : "This file has only a private key: give the certificate too, e.g. `cat cert.pem key.pem > bundle.pem`, or a token key (.p8) to `apnsctl import`."
+                hint: blocks.contains(where: { $0.label.hasSuffix("CERTIFICATE REQUEST") })
+                    ? "This is a certificate signing request: upload it at Apple's developer portal, then import the certificate Apple issues for it (aps.cer)."
+                    : keyBlocks.isEmpty
+                        ? "Give the file that holds the -----BEGIN CERTIFICATE----- block."
+                        : "This file has only a private key: give the certificate too, e.g. `cat cert.pem key.pem > bundle.pem`, or a token key (.p8) to `apnsctl import`."
             )
         }
         let certificates = try certificateBlocks.map { try parseCertificate($0.der!, path: path) }

@@ -84,7 +84,10 @@ extension CredentialStore {
     }
 
     func orphans(in index: StoreIndex) throws -> [SecretItem] {
-        let referenced = index.credentials.map { $0.secretItem(store: path) }
+        // A pending request's private key is referenced too: it is the only copy of that key.
+        let referenced =
+            index.credentials.map { $0.secretItem(store: path) }
+            + (index.requests ?? []).map { $0.secretItem(store: path) }
         return try secrets.items(store: path).filter { !referenced.contains($0) }
     }
 

@@ -21,7 +21,8 @@ extension CredentialStore {
         _ file: CredentialFile,
         alias requested: String?,
         replacing: String? = nil,
-        force: Bool = false
+        force: Bool = false,
+        completing pending: PendingRequest? = nil
     ) throws -> ImportResult {
         if !force { try Self.refuseOutsideValidity(file, at: Date()) }
         guard let key = file.privateKeyPKCS8, let summary = file.privateKey else {
@@ -43,6 +44,8 @@ extension CredentialStore {
         }
         let certificate = file.certificate
         return try withLock { index in
+            // A completed request leaves the index with this import (its key moves to the credential).
+            if let pending { try self.take(pending, from: &index) }
             if let existing = index.credentials.first(where: { $0.sha256 == certificate.sha256 }) {
                 throw CredentialError(
                     .alreadyImported,
@@ -112,6 +115,7 @@ extension CredentialStore {
         } afterCommit: { result in
             var result = result
             if let replaced = result.replaced { result.replacedCleanly = self.discard(replaced) }
+            if let pending { _ = try? self.secrets.remove(pending.secretItem(store: self.path)) }
             return result
         } onCommitFailure: { result in
             // The index was not written: take back what this import stored.

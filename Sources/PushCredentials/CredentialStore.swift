@@ -174,7 +174,9 @@ public struct CredentialStore: Sendable {
 
     func chooseAlias(_ wanted: String, in index: StoreIndex, replacing: StoredCredential?) throws -> String {
         try Self.validateAlias(wanted)
-        let taken = Set(index.credentials.map(\.alias)).subtracting([replacing?.alias].compactMap { $0 })
+        let taken = Set(index.credentials.map(\.alias) + (index.requests ?? []).map(\.alias)).subtracting(
+            [replacing?.alias].compactMap { $0 }
+        )
         if !taken.contains(wanted) { return wanted }
         // A default alias gets a numbered suffix; one the user chose is refused.
         var number = 2

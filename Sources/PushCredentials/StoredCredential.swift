@@ -47,4 +47,6 @@ public struct StoredCredential: Codable, Sendable, Equatable {
 struct StoreIndex: Codable {
     var schemaVersion = 1
     var credentials: [StoredCredential] = []
+    /// Certificate signing requests waiting for their certificate (absent when there are none).
+    var requests: [PendingRequest]?
 }

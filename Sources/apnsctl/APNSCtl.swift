@@ -18,7 +18,8 @@ struct APNSCtl: AsyncParsableCommand {
             """,
         version: APNSCtlVersion.current,
         subcommands: [
-            Inspect.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self, Handshake.self,
+            Inspect.self, Request.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self,
+            Handshake.self,
             Send.self,
             Preflight.self, Gateway.self,
         ]

@@ -47,6 +47,9 @@ enum ErrorHints {
         case .notATokenKey:
             guard let alias = error.alias else { return error.hint }
             return "To change them, import the new certificate with --replace \(shellQuoted(alias))."
+        case .noMatchingRequest:
+            return
+                "Import the .p12 exported together with its key, or give the private key with --key KEYFILE. To have a key made and kept for the next certificate, start with `\(command("request", "--out", "push.csr"))`."
         case .notAStore:
             return "Give --store an empty or new folder, or the folder of an existing store."
         case .entryOutsideStore:

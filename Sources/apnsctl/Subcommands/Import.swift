@@ -13,6 +13,10 @@ struct Import: AsyncParsableCommand {
             only the certificate is kept on disk and the private key goes to the Secret Service. \
             Nothing secret is ever written to a plain file.
 
+            A certificate alone (the aps.cer Apple's portal hands out) is paired with the key of the \
+            pending request it was issued for (see `apnsctl request`); a key made elsewhere is given \
+            with --key KEYFILE.
+
             Token keys: `apnsctl import AuthKey_KEYID.p8 --team-id TEAMID --topic com.example.app \
             --environment both`. The key goes to the Secret Service; the store keeps its key ID, team \
             ID, topics, environments and public-key fingerprint.
@@ -37,6 +41,14 @@ struct Import: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Replace this stored credential (certificate rotation).", valueName: "OLD"))
     var replace: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Certificates: the private key that belongs to FILE (PEM or DER, PKCS#1 or PKCS#8, encrypted or not).",
+            valueName: "KEYFILE"
+        )
+    )
+    var key: String?
 
     @Option(
         name: .customLong("team-id"),
@@ -79,6 +91,9 @@ struct Import: AsyncParsableCommand {
                 throw error.forCommandLine
             }
         }
+        if isTokenKey, key != nil {
+            throw ValidationError("--key is for certificates; a token key (.p8) is its own key.")
+        }
         if !isTokenKey, keyID != nil || !topic.isEmpty || environment != nil {
             throw ValidationError(
                 "--key-id, --topic and --environment are for token keys (.p8) only; a certificate carries its own."
@@ -104,8 +119,14 @@ struct Import: AsyncParsableCommand {
                     replacing: replace
                 )
             } else {
-                let credential = try CredentialFile.read(path: file, password: password.source())
-                result = try store.importCertificate(credential, alias: alias, replacing: replace, force: force)
+                let source = password.source()
+                var credential = try CredentialFile.read(path: file, password: source)
+                if let key { credential = try credential.pairing(keyFile: key, password: source) }
+                // A certificate alone (Apple's aps.cer) takes the key of the request it was issued for.
+                result =
+                    credential.privateKeyPKCS8 == nil
+                    ? try store.completeRequest(credential, alias: alias, replacing: replace, force: force)
+                    : try store.importCertificate(credential, alias: alias, replacing: replace, force: force)
             }
             if json {
                 try printJSON(

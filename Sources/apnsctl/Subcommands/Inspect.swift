@@ -8,7 +8,9 @@ struct Inspect: AsyncParsableCommand {
         discussion: """
             Reads .p12/.pfx bundles in every encryption in use (macOS Keychain's RC2-40/3DES exports \
             included), PEM files (certificate with optional key; "Bag Attributes" text is fine) and DER \
-            .cer certificates. The format is told from the contents, not the file name.
+            .cer certificates. The format is told from the contents, not the file name. A certificate \
+            signing request (.csr) is described too: subject, key, and whether a pending request in the \
+            store (--store) holds its key.
 
             Token keys (AuthKey_KEYID.p8): the key ID (from the file name, or --key-id), that the key \
             is EC P-256 as APNs requires (other curves are refused), its public-key fingerprint, and \
@@ -56,12 +58,14 @@ struct Inspect: AsyncParsableCommand {
 
     @OptionGroup var password: PasswordOptions
     @OptionGroup var report: ReportOptions
+    @OptionGroup var store: StoreOptions
 
     func run() async throws {
         let date = report.date
         let source = password.source()
         var reports: [FileReport] = []
         var errors: [CredentialError] = []
+        var requests: [RequestReport] = []
         for path in files {
             do {
                 if TokenKeyFile.isTokenKeyPath(path) {
@@ -83,6 +87,13 @@ struct Inspect: AsyncParsableCommand {
                     reports.append(fileReport)
                     continue
                 }
+                // A certificate signing request (made by `apnsctl request` or elsewhere).
+                if CertificateRequest.isRequest(path: path) {
+                    requests.append(
+                        RequestReport(try CertificateRequest.read(path: path), store: store.credentialStore)
+                    )
+                    continue
+                }
                 let file = try CredentialFile.read(path: path, password: source)
                 var fileReport = FileReport(file, at: date, warnDays: report.warnDays)
                 fileReport.findings = FindingHints.forCommandLine(
@@ -97,7 +108,14 @@ struct Inspect: AsyncParsableCommand {
         }
 
         if report.json {
-            try printJSON(InspectOutput(schemaVersion: ReportSchema.schemaVersion, evaluatedAt: date, files: reports))
+            try printJSON(
+                InspectOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    evaluatedAt: date,
+                    files: reports,
+                    requests: requests.isEmpty ? nil : requests
+                )
+            )
         } else {
             let style = TerminalStyle.stdout
             var first = true
@@ -109,12 +127,19 @@ struct Inspect: AsyncParsableCommand {
                         ? TokenKeyRenderer(style: style).render(file) : CertificateRenderer(style: style).render(file)
                 )
             }
+            for request in requests {
+                if !first { print("") }
+                first = false
+                print(RequestRenderer(style: style).render(request))
+            }
         }
         // Errors go to stderr in both modes, so a JSON consumer can still show them.
         for error in errors { reportError(error) }
 
         if !errors.isEmpty { throw ExitStatus.couldNotCheck }
-        if reports.contains(where: \.needsAttention) { throw ExitStatus.problem }
+        if reports.contains(where: \.needsAttention) || requests.contains(where: { !$0.problems.isEmpty }) {
+            throw ExitStatus.problem
+        }
     }
 }
 
@@ -122,4 +147,5 @@ struct InspectOutput: Encodable {
     var schemaVersion: Int
     var evaluatedAt: Date
     var files: [FileReport]
+    var requests: [RequestReport]?
 }

@@ -22,8 +22,10 @@ struct List: AsyncParsableCommand {
     func run() async throws {
         let store = self.store.credentialStore
         let credentials: [StoredCredential]
+        let requests: [PendingRequest]
         do {
             credentials = try store.list()
+            requests = try store.pendingRequests()
         } catch let error as CredentialError {
             reportError(error)
             throw ExitStatus.couldNotCheck
@@ -32,11 +34,18 @@ struct List: AsyncParsableCommand {
         let rows = credentials.map { ListRow($0, at: now, warnDays: warnDays, damage: store.damage(of: $0)) }
         let damaged = credentials.compactMap { store.damage(of: $0) }
         if json {
-            try printJSON(ListOutput(schemaVersion: ReportSchema.schemaVersion, store: store.path, credentials: rows))
+            try printJSON(
+                ListOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    store: store.path,
+                    credentials: rows,
+                    pendingRequests: requests
+                )
+            )
             if !damaged.isEmpty { throw ExitStatus.problem }
             return
         }
-        guard !rows.isEmpty else {
+        guard !rows.isEmpty || !requests.isEmpty else {
             print("The store at \(store.path) is empty. Add a credential with `apnsctl import FILE`.")
             return
         }
@@ -57,6 +66,12 @@ struct List: AsyncParsableCommand {
                 row.topics.isEmpty ? "-" : row.topics.joined(separator: ", "),
                 row.environments.isEmpty ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
                 row.notAfter.map(CertificateRenderer.day) ?? "never", row.daysLeft.map(String.init) ?? "-", status,
+            ])
+        }
+        // A pending request has a key but no certificate yet: `apnsctl import aps.cer` completes it.
+        for request in requests {
+            table.add([
+                request.alias, "pending request", "-", "?", "-", "-", style.paint("awaiting certificate", .yellow),
             ])
         }
         print(table.render(style: style))
@@ -117,4 +132,5 @@ struct ListOutput: Encodable {
     var schemaVersion: Int
     var store: String
     var credentials: [ListRow]
+    var pendingRequests: [PendingRequest]
 }

@@ -4,12 +4,15 @@ import PushCredentials
 
 struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Remove a credential from the store and its secret from the Secret Service.",
+        abstract: "Remove a credential or a pending request from the store, and its secret from the Secret Service.",
         discussion: """
             The index entry goes first, then the credential's files, and its secret last, so an \
             interrupted removal leaves at worst an orphaned secret: a Secret Service item of this \
             store that no index entry names. `apnsctl check` reports orphaned secrets; \
             `apnsctl remove --orphans` removes them all, and `apnsctl remove ALIAS` those of one alias.
+
+            A pending request (see `apnsctl request`) is removed the same way: its index entry first, \
+            then its private key.
 
             Files an index entry names outside the store's credentials folder are never deleted.
             """
@@ -42,6 +45,17 @@ struct Remove: AsyncParsableCommand {
                 return
             }
             guard let alias else { return }
+            if try store.pendingRequest(named: alias) != nil {
+                let removed = try store.removeRequest(alias: alias)
+                print("Removed the pending request \(alias) from \(store.path):")
+                print("  index entry")
+                print(
+                    removed.removedSecret
+                        ? "  its private key \"apnsctl: \(alias)\" from the Secret Service"
+                        : "  no private key was found in the Secret Service (already gone)"
+                )
+                return
+            }
             let removal = try store.remove(alias: alias)
             guard let credential = removal.credential else {
                 print("\(alias) had no index entry in \(store.path); removed its orphaned secret(s):")

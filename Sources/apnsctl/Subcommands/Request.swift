@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+
+struct Request: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make a key and a certificate signing request (CSR) for a push certificate from Apple.",
+        discussion: """
+            Makes an RSA 2048 key (what Apple's portal requires for push certificates) straight into \
+            the Secret Service, never into a file, and writes a CSR signed with it to --out. The store \
+            keeps a pending request (alias, public-key fingerprint, subject, date) until the \
+            certificate Apple issues for it is imported: `apnsctl import aps.cer` finds the pending \
+            key and stores the complete identity. `apnsctl list` shows pending requests; `apnsctl \
+            remove ALIAS` discards one and its key.
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp("Where to write the CSR (PEM); an existing file is never overwritten.", valueName: "FILE")
+    )
+    var out: String
+
+    @Option(
+        help: ArgumentHelp(
+            "The name to store it under (default: request-… from the key, then bundle ID and environment once the certificate is imported).",
+            valueName: "NAME"
+        )
+    )
+    var alias: String?
+
+    @Option(
+        name: .customLong("common-name"),
+        help: ArgumentHelp("The CSR's common name, a name for the key (default: apnsctl push key).", valueName: "TEXT")
+    )
+    var commonName = "apnsctl push key"
+
+    @Option(help: ArgumentHelp("An email address for the CSR's subject.", valueName: "ADDR"))
+    var email: String?
+
+    @Option(help: ArgumentHelp("A two-letter country code for the CSR's subject.", valueName: "CC"))
+    var country: String?
+
+    @OptionGroup var store: StoreOptions
+
+    @Flag(help: "Print the pending request and the next steps as JSON.")
+    var json = false
+
+    func validate() throws {
+        do {
+            if let alias { try CredentialStore.validateAlias(alias) }
+            try RequestSubject(commonName: commonName, email: email, country: country).validate()
+        } catch let error as CredentialError {
+            throw ValidationError(error.message + (ErrorHints.hint(for: error).map { " " + $0 } ?? ""))
+        }
+    }
+
+    func run() async throws {
+        let store = self.store.credentialStore
+        let result: CredentialStore.RequestResult
+        do {
+            result = try store.createRequest(
+                subject: RequestSubject(commonName: commonName, email: email, country: country),
+                alias: alias,
+                path: out
+            )
+        } catch let error as CredentialError {
+            reportError(error)
+            throw ExitStatus.couldNotCheck
+        }
+        let pending = result.pending
+        let importCommand = ErrorHints.command("import", "aps.cer")
+        let steps = [
+            "Sign in at https://developer.apple.com/account and open Certificates, Identifiers & Profiles → Certificates → +.",
+            "Choose \"Apple Push Notification service SSL (Sandbox & Production)\" and Continue.",
+            "Choose the App ID of your app and Continue.",
+            "Upload \(out) and Continue.",
+            "Download the certificate (aps.cer).",
+            "Store it with its key: \(importCommand)",
+        ]
+        if json {
+            try printJSON(
+                RequestOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    store: store.path,
+                    csr: out,
+                    request: pending,
+                    nextSteps: steps
+                )
+            )
+            return
+        }
+        let style = TerminalStyle.stdout
+        print("\(style.paint("✓", .green)) Wrote the certificate signing request \(style.paint(out, .bold))")
+        print("  subject: \(pending.subject)")
+        print(
+            "  key: \(pending.keyType), made in the Secret Service (label \"apnsctl: \(pending.alias)\"); it is in no file"
+        )
+        print("  public key SHA-256: \(pending.publicKeyFingerprint)")
+        print("  pending in the store at \(store.path) as \(style.paint(pending.alias, .bold))")
+        print("")
+        print("Next, at Apple's developer portal:")
+        for (number, step) in steps.enumerated() { print("  \(number + 1). \(step)") }
+        print("")
+        print(
+            "`\(ErrorHints.command("list"))` shows the pending request; `\(ErrorHints.command("remove", pending.alias))` discards it and its key."
+        )
+    }
+}
+
+struct RequestOutput: Encodable {
+    var schemaVersion: Int
+    var store: String
+    var csr: String
+    var request: PendingRequest
+    var nextSteps: [String]
+}

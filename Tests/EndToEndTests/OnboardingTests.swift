@@ -1,0 +1,304 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// From nothing to a stored, verified identity through the built binary: `request`, Apple's side
+/// played by the test PKI's stand-in WWDR CA with openssl, `import aps.cer`, then `check`,
+/// `handshake --auth-check` and `send` through the local gateway.
+@Suite(
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct OnboardingTests {
+    typealias Store = StoreCommandTests.Store
+
+    /// Apple's part: a certificate for `csr` with the push extensions and the subject Apple
+    /// writes (UID, CN, OU, O, C), signed by the stand-in WWDR CA, as DER (what the portal hands out).
+    static func issue(csr: String, bundle: String, in folder: TemporaryFolder, name: String = "aps") throws -> String {
+        let ca = folder.path("\(name)-ca")
+        try FileManager.default.createDirectory(atPath: ca + "/new", withIntermediateDirectories: true)
+        try "".write(toFile: ca + "/index.txt", atomically: true, encoding: .utf8)
+        try "\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16))\n".write(
+            toFile: ca + "/serial",
+            atomically: true,
+            encoding: .utf8
+        )
+        let config = """
+            [ ca ]
+            default_ca = wwdr
+            [ wwdr ]
+            database = \(ca)/index.txt
+            serial = \(ca)/serial
+            new_certs_dir = \(ca)/new
+            certificate = \(CLI.cert("ca/wwdr-test-ca.pem"))
+            private_key = \(CLI.cert("ca/wwdr-test-ca.key"))
+            default_md = sha256
+            policy = policy_any
+            unique_subject = no
+            email_in_dn = no
+            copy_extensions = none
+            [ policy_any ]
+            UID = optional
+            commonName = optional
+            organizationalUnitName = optional
+            organizationName = optional
+            countryName = optional
+            [ push ]
+            1.2.840.113635.100.6.3.1 = DER:0500
+            1.2.840.113635.100.6.3.2 = DER:0500
+            basicConstraints = CA:FALSE
+            keyUsage = critical, digitalSignature
+            extendedKeyUsage = clientAuth
+
+            """
+        try config.write(toFile: ca + "/ca.cnf", atomically: true, encoding: .utf8)
+        let pem = ca + "/cert.pem"
+        try TestPKI.openssl([
+            "ca", "-batch", "-config", ca + "/ca.cnf", "-notext", "-preserveDN", "-utf8", "-days", "395",
+            "-extensions", "push", "-subj",
+            "/UID=\(bundle)/CN=Apple Push Services: \(bundle)/OU=ABCDE12345/O=Example Corp/C=US",
+            "-in", csr, "-out", pem,
+        ])
+        let der = folder.path("\(name).cer")
+        try TestPKI.openssl(["x509", "-in", pem, "-outform", "DER", "-out", der])
+        return der
+    }
+
+    /// The private key (PKCS#8 DER) the Secret Service holds for `alias`, read with secret-tool.
+    static func storedKey(store: String, alias: String, fingerprint: String) throws -> [UInt8] {
+        let result = try StoreCommandTests.secretTool([
+            "lookup", "application", "apnsctl", "store", store, "alias", alias, "fingerprint", fingerprint,
+        ])
+        try #require(result.status == 0, "no secret for \(alias): \(result.stderr)")
+        return try #require(Data(base64Encoded: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))).map {
+            $0
+        }
+    }
+
+    static func hex(_ fingerprint: String) -> String {
+        fingerprint.replacingOccurrences(of: ":", with: "").lowercased()
+    }
+
+    /// Every form the key could leak in: PKCS#8 and PKCS#1 DER, their base64 (whole and as PEM lines).
+    static func leakForms(ofKey pkcs8: [UInt8]) throws -> [Data] {
+        let pkcs8PEM =
+            "-----BEGIN PRIVATE KEY-----\n" + Data(pkcs8).base64EncodedString(options: .lineLength64Characters)
+            + "\n-----END PRIVATE KEY-----\n"
+        let traditional = try CLI.runProgram("openssl", ["pkey", "-traditional"], stdin: pkcs8PEM)
+        try #require(traditional.status == 0, "\(traditional.stderr)")
+        let body = traditional.stdout.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let pkcs1 = try #require(Data(base64Encoded: body))
+        var forms: [Data] = []
+        for der in [Data(pkcs8), pkcs1] {
+            // The last 64 bytes are private (the CRT coefficient); the start holds the public modulus.
+            forms.append(der.suffix(64))
+            let base64 = der.base64EncodedString()
+            forms.append(Data(base64.utf8))
+            // A whole 64-character PEM line from the private end of the key's body.
+            let lines = der.base64EncodedString(options: .lineLength64Characters).split(separator: "\r\n")
+            forms.append(Data(lines[lines.count - 2].utf8))
+        }
+        return forms
+    }
+
+    /// Every file's bytes under `folder`.
+    static func allBytes(under folder: String) throws -> [(String, Data)] {
+        var files: [(String, Data)] = []
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            let full = folder + "/" + relative
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append((relative, try Data(contentsOf: URL(fileURLWithPath: full))))
+            }
+        }
+        return files
+    }
+
+    static func json(_ result: CLI.Result) throws -> [String: Any] {
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result.stdout)\(result.stderr)"
+        )
+    }
+
+    @Test func fromNothingToADeliveredNotification() throws {
+        let store = try Store()
+        let work = store.folder
+        let csr = work.path("push.csr")
+
+        // 1. The key and the request.
+        let request = try store.run(["request", "--out", csr, "--email", "dev@example.com", "--country", "US"])
+        #expect(request.status == 0, "\(request.stderr)")
+        #expect(request.stdout.contains("Apple Push Notification service SSL (Sandbox & Production)"))
+        #expect(request.stdout.contains("Certificates, Identifiers & Profiles"))
+        #expect(request.stdout.contains("apnsctl import aps.cer --store \(store.path)"))
+        let pending = try #require(
+            try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [[String: Any]]
+        )
+        try #require(pending.count == 1)
+        let alias = try #require(pending[0]["alias"] as? String)
+        let fingerprint = try #require(pending[0]["public_key_fingerprint"] as? String)
+        #expect(alias.hasPrefix("request-"))
+        #expect(pending[0]["subject"] as? String == "C=US, CN=apnsctl push key, emailAddress=dev@example.com")
+        #expect(pending[0]["requested_at"] as? String != nil)
+        #expect(try store.listJSON().isEmpty)
+        let table = try store.run(["list"])
+        #expect(table.stdout.contains(alias) && table.stdout.contains("pending request"), "\(table.stdout)")
+
+        // The CSR is real PKCS#10, signed with the key the Secret Service holds.
+        let verified = try CLI.runProgram("openssl", ["req", "-in", csr, "-verify", "-noout", "-subject"])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.contains("emailAddress = dev@example.com"), "\(verified.stdout)")
+        let pendingKey = try Self.storedKey(store: store.path, alias: alias, fingerprint: Self.hex(fingerprint))
+        let keyType = try CLI.runProgram(
+            "openssl",
+            ["pkey", "-noout", "-text_pub"],
+            stdin: "-----BEGIN PRIVATE KEY-----\n"
+                + Data(pendingKey).base64EncodedString(options: .lineLength64Characters)
+                + "\n-----END PRIVATE KEY-----\n"
+        )
+        #expect(keyType.stdout.contains("Public-Key: (2048 bit)"), "\(keyType.stdout)\(keyType.stderr)")
+
+        // inspect describes the CSR and names the pending request that holds its key.
+        let inspect = try store.run(["inspect", csr])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        for text in [
+            "certificate signing request", "RSA 2048 bits", fingerprint, "held by the pending request \(alias)",
+        ] {
+            #expect(inspect.stdout.contains(text), "missing \(text) in \(inspect.stdout)")
+        }
+        #expect(!inspect.stdout.contains("holds no certificate"))
+
+        // --out never overwrites, and a refused request leaves nothing behind.
+        let csrBefore = try Data(contentsOf: URL(fileURLWithPath: csr))
+        let again = try store.run(["request", "--out", csr])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains(csr) && again.stderr.contains("exists"), "\(again.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: csr)) == csrBefore)
+        #expect((try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [Any])?.count == 1)
+
+        // 2. Apple issues aps.cer (DER) for the CSR.
+        let certificate = try Self.issue(csr: csr, bundle: "com.example.onboard", in: work)
+
+        // 3. import aps.cer pairs it with the pending key.
+        let imported = try store.run(["import", certificate])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let newAlias = "com.example.onboard-universal"
+        #expect(imported.stdout.contains(newAlias), "\(imported.stdout)")
+        let listed = try store.run(["list", "--json"])
+        let after = try Self.json(listed)
+        #expect((after["pending_requests"] as? [Any])?.isEmpty == true)
+        let credentials = try #require(after["credentials"] as? [[String: Any]])
+        try #require(credentials.count == 1)
+        #expect(credentials[0]["alias"] as? String == newAlias)
+        #expect(credentials[0]["environments"] as? [String] == ["sandbox", "production"])
+        #expect(credentials[0]["topics"] as? [String] == ["com.example.onboard"])
+        let sha256 = try #require(credentials[0]["sha256"] as? String)
+        // The same key, now the credential's; the pending request's item is gone.
+        #expect(try Self.storedKey(store: store.path, alias: newAlias, fingerprint: Self.hex(sha256)) == pendingKey)
+        let leftover = try StoreCommandTests.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "alias", alias,
+        ])
+        #expect(leftover.stdout.isEmpty)
+        // A second import of the same aps.cer says where it already is, and changes nothing.
+        let twice = try store.run(["import", certificate])
+        #expect(twice.status == 2)
+        #expect(twice.stderr.contains("already in the store as \(newAlias)"), "\(twice.stderr)")
+        // The CSR now points at the stored credential.
+        #expect(try store.run(["inspect", csr]).stdout.contains("stored as \(newAlias)"))
+
+        // 4. check, then 5. handshake --auth-check and send through the local gateway, which
+        // trusts the stand-in WWDR CA as APNs trusts Apple's.
+        let check = try store.run(["check"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let gateway = try GatewayProcess(
+            work,
+            name: "gateway",
+            arguments: ["--environment", "sandbox", "--client-ca", CLI.cert("ca/wwdr-test-ca.pem")]
+        )
+        let handshake = try store.run(
+            ["handshake", newAlias, "--auth-check", "--environment", "sandbox", "--json"] + gateway.connection
+        )
+        #expect(handshake.status == 0, "\(handshake.stdout)\(handshake.stderr)")
+        #expect((try Self.json(handshake)["auth_check"] as? [String: Any])?["verdict"] as? String == "accepted")
+        let send = try store.run(
+            [
+                "send", newAlias, "--token", GatewayCommandTests.token, "--alert", "Hello from Linux", "--environment",
+                "sandbox",
+            ]
+                + gateway.connection
+        )
+        #expect(send.status == 0, "\(send.stdout)\(send.stderr)")
+        let deliveries = try gateway.deliveries().filter { $0["device_token"] as? String == GatewayCommandTests.token }
+        #expect(deliveries.count == 1)
+        #expect(deliveries.first?["topic"] as? String == "com.example.onboard")
+
+        // The private key was never written to a file: not in the store, not in the working folder.
+        let forms = try Self.leakForms(ofKey: pendingKey)
+        for (name, bytes) in try Self.allBytes(under: work.url.path) {
+            for form in forms {
+                #expect(bytes.range(of: form) == nil, "the private key is in \(name)")
+            }
+        }
+    }
+
+    @Test func certificateWithoutAPendingKeyIsRefusedWithItsFingerprint() throws {
+        let store = try Store()
+        // A request in the store, but the certificate is for another key.
+        #expect(try store.run(["request", "--out", store.folder.path("mine.csr"), "--alias", "mine"]).status == 0)
+        let other = store.folder.path("other.csr")
+        try TestPKI.openssl([
+            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "/dev/null", "-subj", "/CN=elsewhere", "-out",
+            other,
+        ])
+        let certificate = try Self.issue(csr: other, bundle: "com.example.elsewhere", in: store.folder)
+        let fingerprint = try #require(
+            try store.run(["inspect", other, "--json"]).stdout.firstMatch(
+                of: /"public_key_fingerprint" : "([0-9A-F:]+)"/
+            )
+        ).1
+        let refused = try store.run(["import", certificate])
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr.contains(certificate) && refused.stderr.contains(String(fingerprint)),
+            "\(refused.stderr)"
+        )
+        #expect(refused.stderr.contains("--key KEYFILE") && refused.stderr.contains(".p12"))
+        #expect(refused.stderr.contains("mine (public key SHA-256"))
+        #expect(try store.listJSON().isEmpty)
+
+        // remove discards a pending request and its key.
+        let listed = try Self.json(try store.run(["list", "--json"]))
+        let pending = try #require((listed["pending_requests"] as? [[String: Any]])?.first)
+        let hex = Self.hex(try #require(pending["public_key_fingerprint"] as? String))
+        _ = try Self.storedKey(store: store.path, alias: "mine", fingerprint: hex)
+        let removed = try store.run(["remove", "mine"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("pending request mine"))
+        let gone = try StoreCommandTests.secretTool([
+            "lookup", "application", "apnsctl", "store", store.path, "alias", "mine",
+        ])
+        #expect(gone.stdout.isEmpty)
+        #expect((try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [Any])?.isEmpty == true)
+    }
+
+    /// A pending request's key is the only copy of that key: orphan cleaning must never take it.
+    @Test func aPendingKeyIsNeverAnOrphan() throws {
+        let store = try Store()
+        #expect(try store.run(["request", "--out", store.folder.path("keep.csr"), "--alias", "keep"]).status == 0)
+        let listed = try Self.json(try store.run(["list", "--json"]))
+        let pending = try #require((listed["pending_requests"] as? [[String: Any]])?.first)
+        let hex = Self.hex(try #require(pending["public_key_fingerprint"] as? String))
+        let key = try Self.storedKey(store: store.path, alias: "keep", fingerprint: hex)
+
+        let check = try store.run(["check"])
+        #expect(!check.stdout.contains("orphan") && !check.stderr.contains("orphan"), "\(check.stdout)\(check.stderr)")
+        let cleaned = try store.run(["remove", "--orphans"])
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        #expect(cleaned.stdout.contains("no orphaned secrets"), "\(cleaned.stdout)")
+        #expect(try Self.storedKey(store: store.path, alias: "keep", fingerprint: hex) == key)
+    }
+}
