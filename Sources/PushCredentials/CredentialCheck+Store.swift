@@ -24,3 +24,26 @@ extension CredentialCheck {
         return result
     }
 }
+
+extension CredentialCheck {
+    /// A credential file of the store that its index does not name, as a check result.
+    public static func unaccountedFile(_ path: String) -> CheckResult {
+        var result = CheckResult.failed(
+            name: "\((path as NSString).lastPathComponent) (unaccounted file)",
+            origin: "store",
+            error: CredentialError(.storeError, path: nil, "")
+        )
+        result.error = nil
+        result.findings = [
+            Finding(
+                code: "unaccounted_file",
+                severity: .problem,
+                message:
+                    "The store's credentials folder holds \(path), which no index entry names; apnsctl leaves it alone. An index.json restored from an older backup leaves the newer credentials' files like this.",
+                hint:
+                    "Import that credential again from its original file (the store takes the file back), or move the file out of the store if it is not needed."
+            )
+        ]
+        return result
+    }
+}

@@ -97,10 +97,12 @@ extension CredentialStore {
             let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
             var written: [URL] = []
             do {
+                let bundleFile = keepBundle ? "credentials/\(alias).\(Self.fileTag(certificate)).p12" : nil
+                try self.journal(files: [credential.certificateFile!] + (bundleFile.map { [$0] } ?? []))
                 try self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
                 written.append(root.appendingPathComponent(credential.certificateFile!))
                 if keepBundle {
-                    credential.bundleFile = "credentials/\(alias).\(Self.fileTag(certificate)).p12"
+                    credential.bundleFile = bundleFile
                     try self.writeFile(Data(file.contents), to: credential.bundleFile!)
                     written.append(root.appendingPathComponent(credential.bundleFile!))
                 }

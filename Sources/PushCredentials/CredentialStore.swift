@@ -267,26 +267,6 @@ public struct CredentialStore: Sendable {
         return result
     }
 
-    /// Files in credentials/ that no index entry names are leftovers of an interrupted import
-    /// or a replaced credential. Only regular files named as the store names them are touched,
-    /// and only in a credentials folder that is a real folder of the store (not a link elsewhere).
-    func removeUnreferencedFiles(_ index: StoreIndex) {
-        guard StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder else { return }
-        let referenced = Set(
-            index.credentials.flatMap { [$0.certificateFile, $0.bundleFile].compactMap { $0 } }.map {
-                ($0 as NSString).lastPathComponent
-            }
-        )
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: credentialsFolder.path) else { return }
-        for name in names where !referenced.contains(name) {
-            let url = credentialsFolder.appendingPathComponent(name)
-            var status = stat()
-            guard StoreFolder.isStoreMade(name), lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG
-            else { continue }
-            try? FileManager.default.removeItem(at: url)
-        }
-    }
-
     func prepareFolder() throws {
         _ = try folderState()
         for folder in [root, credentialsFolder] {

@@ -16,7 +16,14 @@ struct OnboardingTests {
 
     /// Apple's part: a certificate for `csr` with the push extensions and the subject Apple
     /// writes (UID, CN, OU, O, C), signed by the stand-in WWDR CA, as DER (what the portal hands out).
-    static func issue(csr: String, bundle: String, in folder: TemporaryFolder, name: String = "aps") throws -> String {
+    /// `validFrom` gives a start date other than now (a certificate not yet valid).
+    static func issue(
+        csr: String,
+        bundle: String,
+        in folder: TemporaryFolder,
+        name: String = "aps",
+        validFrom: Date? = nil
+    ) throws -> String {
         let ca = folder.path("\(name)-ca")
         try FileManager.default.createDirectory(atPath: ca + "/new", withIntermediateDirectories: true)
         try "".write(toFile: ca + "/index.txt", atomically: true, encoding: .utf8)
@@ -55,15 +62,28 @@ struct OnboardingTests {
             """
         try config.write(toFile: ca + "/ca.cnf", atomically: true, encoding: .utf8)
         let pem = ca + "/cert.pem"
-        try TestPKI.openssl([
-            "ca", "-batch", "-config", ca + "/ca.cnf", "-notext", "-preserveDN", "-utf8", "-days", "395",
-            "-extensions", "push", "-subj",
-            "/UID=\(bundle)/CN=Apple Push Services: \(bundle)/OU=ABCDE12345/O=Example Corp/C=US",
-            "-in", csr, "-out", pem,
-        ])
+        try TestPKI.openssl(
+            [
+                "ca", "-batch", "-config", ca + "/ca.cnf", "-notext", "-preserveDN", "-utf8",
+            ] + validity(from: validFrom) + [
+                "-extensions", "push", "-subj",
+                "/UID=\(bundle)/CN=Apple Push Services: \(bundle)/OU=ABCDE12345/O=Example Corp/C=US",
+                "-in", csr, "-out", pem,
+            ]
+        )
         let der = folder.path("\(name).cer")
         try TestPKI.openssl(["x509", "-in", pem, "-outform", "DER", "-out", der])
         return der
+    }
+
+    /// 395 days from now, or from `start` when given (openssl ca counts -days from now, so both ends are set).
+    static func validity(from start: Date?) -> [String] {
+        guard let start else { return ["-days", "395"] }
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyyyMMddHHmmss'Z'"
+        return ["-startdate", format.string(from: start), "-enddate", format.string(from: start + 395 * 86_400)]
     }
 
     /// The private key (PKCS#8 DER) the Secret Service holds for `alias`, read with secret-tool.

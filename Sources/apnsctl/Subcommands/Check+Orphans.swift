@@ -35,4 +35,11 @@ extension Check {
             ]
         }
     }
+
+    /// Credential files the index does not name (an older index.json restored, say), when the
+    /// whole store is checked. They need no Secret Service to find.
+    func unaccountedResults(_ store: CredentialStore) -> [CheckResult] {
+        guard credentials.isEmpty else { return [] }
+        return ((try? store.unaccountedFiles()) ?? []).map(CredentialCheck.unaccountedFile)
+    }
 }

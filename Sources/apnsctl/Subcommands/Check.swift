@@ -109,7 +109,8 @@ struct Check: AsyncParsableCommand {
         do {
             var references: [CredentialReference]
             // Secrets of this store that no entry references: reported when the whole store is checked.
-            let orphaned = credentials.isEmpty && topic == nil ? orphanResults(store) : []
+            let orphaned =
+                credentials.isEmpty && topic == nil ? orphanResults(store) + unaccountedResults(store) : []
             if credentials.isEmpty {
                 let stored = try store.list()
                 if stored.isEmpty, orphaned.isEmpty {

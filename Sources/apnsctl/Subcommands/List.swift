@@ -33,19 +33,22 @@ struct List: AsyncParsableCommand {
         let now = Date()
         let rows = credentials.map { ListRow($0, at: now, warnDays: warnDays, damage: store.damage(of: $0)) }
         let damaged = credentials.compactMap { store.damage(of: $0) }
+        let unaccounted = (try? store.unaccountedFiles()) ?? []
+        let problem = !damaged.isEmpty || !unaccounted.isEmpty
         if json {
             try printJSON(
                 ListOutput(
                     schemaVersion: ReportSchema.schemaVersion,
                     store: store.path,
                     credentials: rows,
-                    pendingRequests: requests
+                    pendingRequests: requests,
+                    unaccountedFiles: unaccounted
                 )
             )
-            if !damaged.isEmpty { throw ExitStatus.problem }
+            if problem { throw ExitStatus.problem }
             return
         }
-        guard !rows.isEmpty || !requests.isEmpty else {
+        guard !rows.isEmpty || !requests.isEmpty || !unaccounted.isEmpty else {
             print("The store at \(store.path) is empty. Add a credential with `apnsctl import FILE`.")
             return
         }
@@ -80,7 +83,12 @@ struct List: AsyncParsableCommand {
             print("\n\(style.paint("!", .red, .bold)) \(error.message)")
             if let hint = error.hint { print("  \(style.paint("→ \(hint)", .dim))") }
         }
-        if !damaged.isEmpty { throw ExitStatus.problem }
+        for path in unaccounted {
+            let finding = CredentialCheck.unaccountedFile(path).findings[0]
+            print("\n\(style.paint("!", .red, .bold)) \(Untrusted.display(finding.message))")
+            if let hint = finding.hint { print("  \(style.paint("→ \(hint)", .dim))") }
+        }
+        if problem { throw ExitStatus.problem }
     }
 }
 
@@ -133,4 +141,6 @@ struct ListOutput: Encodable {
     var store: String
     var credentials: [ListRow]
     var pendingRequests: [PendingRequest]
+    /// Credential files of the store that no index entry names (never deleted by apnsctl).
+    var unaccountedFiles: [String]
 }

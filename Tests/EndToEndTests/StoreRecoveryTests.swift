@@ -1,0 +1,131 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What a store does with files its index does not explain, and with certificates whose
+/// validity has not begun: nothing is deleted that may be the only copy, and nothing is stored
+/// that APNs would refuse without the user saying so.
+@Suite(
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct StoreRecoveryTests {
+    typealias Store = StoreCommandTests.Store
+
+    static func credentialFiles(_ store: Store) -> Set<String> {
+        Set((try? FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")) ?? [])
+    }
+
+    static func json(_ result: CLI.Result) throws -> [String: Any] {
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result.stdout)\(result.stderr)"
+        )
+    }
+
+    /// index.json put back from a backup taken before the last import: the newer credential's
+    /// files are not the index's any more, yet they may be the only copy of its certificate.
+    @Test func anOlderIndexPutBackLeavesNewerFilesAloneAndSaysSo() throws {
+        let store = try Store()
+        let folder = try TemporaryFolder()
+        let first = try TestPKI.mint(in: folder, name: "first", bundle: "com.example.first", days: 300)
+        let second = try TestPKI.mint(in: folder, name: "second", bundle: "com.example.second", days: 300)
+        let third = try TestPKI.mint(in: folder, name: "third", bundle: "com.example.third", days: 300)
+        #expect(try store.run(["import", first, "--alias", "first"]).status == 0)
+        let index = store.path + "/index.json"
+        let backup = try Data(contentsOf: URL(fileURLWithPath: index))
+        #expect(try store.run(["import", second, "--alias", "second"]).status == 0)
+        let secondFiles = Self.credentialFiles(store).filter { $0.hasPrefix("second.") }
+        try #require(!secondFiles.isEmpty)
+
+        try backup.write(to: URL(fileURLWithPath: index))
+        // A change of the store (another import) must not take the newer files as leftovers.
+        let imported = try store.run(["import", third, "--alias", "third"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(Self.credentialFiles(store).isSuperset(of: secondFiles))
+
+        let unaccounted = secondFiles.map { store.path + "/credentials/" + $0 }.sorted()
+        let checked = try store.run(["check", "--json"])
+        #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+        let results = try #require(try Self.json(checked)["credentials"] as? [[String: Any]])
+        let reported = results.filter {
+            (($0["findings"] as? [[String: Any]]) ?? []).contains { $0["code"] as? String == "unaccounted_file" }
+        }
+        #expect(reported.count == unaccounted.count, "\(checked.stdout)")
+        let text = try store.run(["check"])
+        for path in unaccounted { #expect(text.stdout.contains(path), "\(text.stdout)") }
+
+        let listed = try store.run(["list", "--json"])
+        #expect(listed.status == 1)
+        #expect((try Self.json(listed)["unaccounted_files"] as? [String])?.sorted() == unaccounted)
+        let table = try store.run(["list"])
+        #expect(table.status == 1)
+        #expect(table.stdout.contains("no index entry names"), "\(table.stdout)")
+
+        // Importing the credential again takes its file back, and the store is whole.
+        let again = try store.run(["import", second, "--alias", "second"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try store.run(["list"]).status == 0)
+        #expect(Self.credentialFiles(store).isSuperset(of: secondFiles))
+    }
+
+    /// A killed import leaves the files it journaled; the next change of the store removes
+    /// exactly those, and nothing else it cannot account for.
+    @Test func aKilledImportsFilesAreCleanedAndOnlyThose() throws {
+        let store = try Store()
+        let folder = try TemporaryFolder()
+        let first = try TestPKI.mint(in: folder, name: "one", bundle: "com.example.one", days: 300)
+        let second = try TestPKI.mint(in: folder, name: "two", bundle: "com.example.two", days: 300)
+        #expect(try store.run(["import", first, "--alias", "one"]).status == 0)
+        // What an import killed between writing its files and its index leaves behind.
+        let leftover = "ghost.0123456789ab.cert.pem"
+        let stray = "stray.ba9876543210.cert.pem"
+        for name in [leftover, stray] {
+            try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(
+                to: URL(fileURLWithPath: store.path + "/credentials/" + name)
+            )
+        }
+        try Data("\(leftover)\n".utf8).write(to: URL(fileURLWithPath: store.path + "/.writing"))
+
+        #expect(try store.run(["import", second, "--alias", "two"]).status == 0)
+        let files = Self.credentialFiles(store)
+        #expect(!files.contains(leftover))
+        #expect(files.contains(stray))
+        #expect(!FileManager.default.fileExists(atPath: store.path + "/.writing"))
+        let listed = try Self.json(try store.run(["list", "--json"]))
+        #expect(listed["unaccounted_files"] as? [String] == [store.path + "/credentials/" + stray])
+    }
+
+    @Test func aCertificateNotYetValidIsRefusedUnlessForced() throws {
+        let store = try Store()
+        let folder = try TemporaryFolder()
+        let key = folder.path("later.key")
+        let csr = folder.path("later.csr")
+        try TestPKI.openssl([
+            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-subj", "/CN=later", "-out", csr,
+        ])
+        let start = Date().addingTimeInterval(10 * 86_400)
+        let certificate = try OnboardingTests.issue(
+            csr: csr,
+            bundle: "com.example.later",
+            in: folder,
+            name: "later",
+            validFrom: start
+        )
+        let refused = try store.run(["import", certificate, "--key", key])
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains(CredentialLifecycleTests.day(start)), "\(refused.stderr)")
+        #expect(refused.stderr.contains(CredentialLifecycleTests.day(start + 395 * 86_400)))
+        #expect(refused.stderr.contains("--force"))
+        #expect(try store.listJSON().isEmpty)
+        #expect(Self.credentialFiles(store).isEmpty)
+
+        let forced = try store.run(["import", certificate, "--key", key, "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        let checked = try store.run(["check", "--json"])
+        #expect(checked.status == 1)
+        #expect(try CredentialLifecycleTests.codes(checked) == ["not_yet_valid"], "\(checked.stdout)")
+    }
+}
