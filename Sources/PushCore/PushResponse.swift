@@ -43,6 +43,36 @@ public struct PushResponse: Sendable, Codable, Equatable {
 
     public var isAccepted: Bool { status == 200 }
 
+    enum CodingKeys: String, CodingKey {
+        case status
+        case apnsID = "apns_id"
+        case apnsUniqueID = "apns_unique_id"
+        case reason, timestamp, retryAfter, latency
+        case rawBody
+    }
+
+    enum ExplanationKeys: String, CodingKey {
+        case explanation, fix
+    }
+
+    /// As every report gives an answer: the `apns-id` as the lower-case UUID it travels as, and a
+    /// rejection with its `explanation` and `fix`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(apnsID.map(TextEncoding.lowercaseUUID), forKey: .apnsID)
+        try container.encodeIfPresent(apnsUniqueID, forKey: .apnsUniqueID)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(timestamp, forKey: .timestamp)
+        try container.encodeIfPresent(retryAfter, forKey: .retryAfter)
+        try container.encode(latency, forKey: .latency)
+        try container.encodeIfPresent(rawBody, forKey: .rawBody)
+        guard !isAccepted, let reason else { return }
+        var explained = encoder.container(keyedBy: ExplanationKeys.self)
+        try explained.encode(reason.explanation, forKey: .explanation)
+        try explained.encode(reason.fix, forKey: .fix)
+    }
+
     /// Whether sending the same notification again later may succeed: 429, 500 and 503 only.
     public var isRetryable: Bool { reason.map(\.isRetryable) ?? [429, 500, 503].contains(status) }
 

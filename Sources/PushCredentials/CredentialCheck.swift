@@ -18,7 +18,10 @@ public struct CheckExpectations: Sendable {
 }
 
 /// The result of checking one credential.
-public struct CheckResult: Codable, Sendable {
+///
+/// In JSON the name is `credential` and the topics are objects with their kinds, as in every
+/// report of the project.
+public struct CheckResult: Encodable, Sendable {
     public var name: String
     /// "store" for an alias, "file" for a file given on the command line.
     public var origin: String
@@ -43,6 +46,31 @@ public struct CheckResult: Codable, Sendable {
     /// Fit for use: it could be checked and nothing found is a problem (warnings, such as an
     /// expiry within the warning window, leave it usable).
     public var fit: Bool { error == nil && !findings.contains { $0.severity == .problem } }
+
+    enum CodingKeys: String, CodingKey {
+        case name = "credential"
+        case origin, kind, topics, environments, notAfter, daysLeft, status, sha256, keyId, teamId, curve
+        case publicKeySha256, findings, error
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(origin, forKey: .origin)
+        try container.encodeIfPresent(kind, forKey: .kind)
+        try container.encode(PushTopic.described(topics), forKey: .topics)
+        try container.encode(environments, forKey: .environments)
+        try container.encodeIfPresent(notAfter, forKey: .notAfter)
+        try container.encodeIfPresent(daysLeft, forKey: .daysLeft)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encodeIfPresent(sha256, forKey: .sha256)
+        try container.encodeIfPresent(keyId, forKey: .keyId)
+        try container.encodeIfPresent(teamId, forKey: .teamId)
+        try container.encodeIfPresent(curve, forKey: .curve)
+        try container.encodeIfPresent(publicKeySha256, forKey: .publicKeySha256)
+        try container.encode(findings, forKey: .findings)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
 
     /// A credential that could not be checked.
     public static func failed(name: String, origin: String, error: CredentialError) -> CheckResult {

@@ -99,12 +99,8 @@ public struct CertificateReport: Codable, Sendable {
 
 /// One file as `inspect` reports it: its certificate, the rest of its chain, its key and
 /// protection, and the findings; or the error that stopped it from being read.
-public struct FileReport: Codable, Sendable {
-    public struct ErrorReport: Codable, Sendable {
-        public var code: String
-        public var message: String
-        public var hint: String?
-    }
+public struct FileReport: Encodable, Sendable {
+    public typealias ErrorReport = ReportedError
 
     public var path: String
     public var format: CredentialFile.Format?

@@ -3,7 +3,7 @@ import Foundation
 /// A token key file (`AuthKey_<KEYID>.p8`) as `inspect` reports it. The file holds only the key;
 /// the team and the restrictions Apple may put on a key (one environment, certain topics) are
 /// what the person said about it.
-public struct TokenKeyReport: Codable, Sendable {
+public struct TokenKeyReport: Encodable, Sendable {
     public var keyId: String?
     /// Where the key ID came from: "file_name", "option", or nil when unknown.
     public var keyIdSource: String?
@@ -31,6 +31,23 @@ public struct TokenKeyReport: Codable, Sendable {
         publicKeySha256 = file.publicKeyFingerprint
         self.topics = topics
         self.environments = environments
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case keyId, keyIdSource, teamId, algorithm, curve, publicKeySha256, topics, environments
+    }
+
+    /// Topics as objects with their kinds, as in every report.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(keyId, forKey: .keyId)
+        try container.encodeIfPresent(keyIdSource, forKey: .keyIdSource)
+        try container.encodeIfPresent(teamId, forKey: .teamId)
+        try container.encode(algorithm, forKey: .algorithm)
+        try container.encode(curve, forKey: .curve)
+        try container.encode(publicKeySha256, forKey: .publicKeySha256)
+        try container.encode(PushTopic.described(topics), forKey: .topics)
+        try container.encode(environments, forKey: .environments)
     }
 }
 

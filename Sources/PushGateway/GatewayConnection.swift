@@ -209,8 +209,7 @@ public final class GatewayConnection: Sendable {
             }
             let channel: (any Channel)? = update { state in
                 state.report.failedPhase = phase
-                state.report.error = gatewayError.message
-                state.report.errorCode = gatewayError.code
+                state.report.error = gatewayError.reported
                 state.report.totalDuration = Self.seconds(since: started)
                 state.isClosed = true
                 return state.channel

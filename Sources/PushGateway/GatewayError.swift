@@ -252,3 +252,8 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
         String(format: seconds < 10 ? "%.1f" : "%.0f", seconds)
     }
 }
+
+extension GatewayError {
+    /// The error as JSON reports give it.
+    public var reported: ReportedError { ReportedError(code: code.name, message: message, hint: hint) }
+}

@@ -72,8 +72,8 @@ public struct HandshakeReport: Codable, Sendable {
 
     /// The phase that failed, if one did: `dns`, `tcp`, `proxy`, `tls`, `http2`.
     public var failedPhase: String?
-    public var error: String?
-    public var errorCode: GatewayError.Code?
+    /// What went wrong, with the code of the ``GatewayError`` and its hint.
+    public var error: ReportedError?
 
     public init(endpoint: Endpoint) {
         self.endpoint = endpoint

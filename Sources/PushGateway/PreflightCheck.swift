@@ -35,13 +35,22 @@ public struct PreflightCheck: Sendable {
 
     public static func isBlocking(_ finding: Finding) -> Bool { blockingCodes.contains(finding.code) }
 
+    static func reported(_ error: any Error) -> ReportedError {
+        switch error {
+        case let error as CredentialError:
+            ReportedError(code: error.code.name, message: error.message, hint: error.hint)
+        case let error as GatewayError: error.reported
+        default: ReportedError(code: "failed", message: UserFacing.describe(error))
+        }
+    }
+
     /// Loads the credential `name` and checks it; a credential that cannot be loaded is not ready.
     public func check(_ name: String, loader: CredentialLoader) async -> PreflightReport {
         do {
             return await check(try loader.load(name), reportedAs: name)
         } catch {
             var report = PreflightReport(credential: name)
-            report.error = (error as? CredentialError)?.message ?? (error as? GatewayError)?.message ?? "\(error)"
+            report.error = Self.reported(error)
             return report
         }
     }
@@ -62,7 +71,7 @@ public struct PreflightCheck: Sendable {
         do {
             plan = try settings.configuration(for: credential, environment: environment)
         } catch {
-            report.error = (error as? GatewayError)?.message ?? (error as? CredentialError)?.message ?? "\(error)"
+            report.error = Self.reported(error)
             return report
         }
         let outcome = await HandshakeCheck.run(configuration: plan.configuration, topic: topic, authCheck: true)
@@ -70,7 +79,7 @@ public struct PreflightCheck: Sendable {
         report.authCheck = outcome.authCheck
         if let error = outcome.error {
             report.connectionError = error
-            report.error = error.message + (error.hint.map { " (\($0))" } ?? "")
+            report.error = error.reported
         }
         report.ready = outcome.verdict == .accepted && !report.findings.contains(where: Self.isBlocking)
         return report
@@ -87,7 +96,7 @@ public struct PreflightReport: Encodable, Sendable {
     public var handshake: HandshakeReport?
     public var authCheck: AuthCheck?
     /// Why it could not be checked: the credential could not be loaded, or the gateway not reached.
-    public var error: String?
+    public var error: ReportedError?
     /// When the gateway could not be reached: the error (``error`` is its message and hint).
     public var connectionError: GatewayError?
     /// True when the credential came from the store (``credential`` is then its alias).

@@ -31,6 +31,7 @@ struct APNSCtl: AsyncParsableCommand {
         // Passwords and private keys live in this process's memory: no core dump may hold them.
         ProcessProtection.protectSecretsInMemory()
         var failure: (any Error)?
+        JSONFailure.requested = JSONFailure.asksForJSON(CommandLine.arguments)
         var parsed: ParsableCommand
         do {
             parsed = try parseAsRoot(nil)
@@ -38,8 +39,15 @@ struct APNSCtl: AsyncParsableCommand {
             // Everything refused before a command runs (its options' own validation included)
             // is a usage error: 64, as the argument parser gives its own refusals.
             if exitCode(for: error) == .failure {
-                printError(fullMessage(for: error))
+                let message = fullMessage(for: error)
+                JSONFailure.noteUsage(message)
+                printError(message)
+                JSONFailure.finish()
                 exit(withError: ExitCode(64))
+            }
+            if exitCode(for: error).rawValue != 0 {
+                JSONFailure.noteUsage(fullMessage(for: error))
+                JSONFailure.finish()
             }
             exit(withError: error)
         }
@@ -61,7 +69,9 @@ struct APNSCtl: AsyncParsableCommand {
         guard let failure else { return }
         // A library error that no command turned into its own message still gets one, with
         // the command line's hint and its exit status, never a bare description and status 1.
-        if let status = reportLibraryError(failure) { exit(withError: status) }
+        let status = reportLibraryError(failure)
+        if (status ?? failure as? ExitCode)?.rawValue != 0 { JSONFailure.finish() }
+        if let status { exit(withError: status) }
         exit(withError: failure)
     }
 }

@@ -82,13 +82,21 @@ public struct BulkResult: Sendable, Equatable {
         if let timestamp {
             text += ",\"timestamp\":\"" + Self.dateFormatter.string(from: timestamp) + "\""
         }
-        if let error {
-            text += ",\"error\":"
-            Self.appendString(error, to: &text)
+        if let reason, status != 200 {
+            text += ",\"explanation\":"
+            Self.appendString(reason.explanation, to: &text)
+            text += ",\"fix\":"
+            Self.appendString(reason.fix, to: &text)
         }
-        if let message {
-            text += ",\"message\":"
-            Self.appendString(message, to: &text)
+        if let error {
+            // The error object of every report: {code, message}.
+            text += ",\"error\":{\"code\":"
+            Self.appendString(error, to: &text)
+            if let message {
+                text += ",\"message\":"
+                Self.appendString(message, to: &text)
+            }
+            text += "}"
         }
         text += "}\n"
         return text

@@ -142,8 +142,10 @@ public final class ResumeState: Sendable {
         index += tokenPrefix.count
         guard let close = record[index...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         let token = record[index..<close]
+        // Results written before errors became objects said `"error":"malformed_token"`.
+        let text = record.count > 24 ? String(decoding: record, as: UTF8.self) : ""
         let malformed =
-            record.count > 24 && String(decoding: record, as: UTF8.self).contains(#""error":"malformed_token""#)
+            text.contains(#""error":{"code":"malformed_token""#) || text.contains(#""error":"malformed_token""#)
         return (line, malformed ? 1 : hash(token))
     }
 

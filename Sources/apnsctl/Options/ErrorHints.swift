@@ -154,6 +154,7 @@ extension GatewayError {
     var forCommandLine: GatewayError { withHint(ErrorHints.hint(for: self)) }
 
     func print() {
+        JSONFailure.note(code: code.name, message: message, hint: ErrorHints.hint(for: self))
         var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + message
         if let hint = ErrorHints.hint(for: self) {
             text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
@@ -171,6 +172,11 @@ func reportLibraryError(_ error: any Error) -> ExitCode? {
     case let error as GatewayError:
         error.print()
     case let error as LocalGatewayError:
+        JSONFailure.note(
+            code: error.code.name,
+            message: (error.path.map { "\($0): " } ?? "") + error.message,
+            hint: ErrorHints.hint(for: error)
+        )
         var text =
             TerminalStyle.stderr.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "")
             + error.message
@@ -179,6 +185,7 @@ func reportLibraryError(_ error: any Error) -> ExitCode? {
         }
         printError(text)
     case let error as PushCoreError:
+        JSONFailure.note(code: error.code.name, message: error.message, hint: ErrorHints.hint(for: error))
         var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
         if let hint = ErrorHints.hint(for: error) {
             text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint

@@ -17,6 +17,11 @@ enum ExitStatus {
 
 /// Prints a user-facing error to stderr in the one format every command uses.
 func reportError(_ error: CredentialError, style: TerminalStyle = .stderr) {
+    JSONFailure.note(
+        code: error.code.name,
+        message: Untrusted.display((error.path.map { "\($0): " } ?? "") + error.message),
+        hint: ErrorHints.hint(for: error).map(Untrusted.display)
+    )
     // A file name or a certificate's text in the message may hold anything: shown, never obeyed.
     var text =
         style.paint("error:", .red, .bold) + " "
@@ -28,6 +33,7 @@ func reportError(_ error: CredentialError, style: TerminalStyle = .stderr) {
 }
 
 func printError(_ text: String) {
+    JSONFailure.noteText(text)
     writeAll(STDERR_FILENO, Array(TerminalSafe.filter(text + "\n", colours: colourErr.enabled).utf8))
 }
 

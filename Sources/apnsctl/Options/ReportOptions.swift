@@ -59,5 +59,6 @@ struct ReportOptions: ParsableArguments {
 /// Writes a report as JSON with its schema version on top.
 func printJSON<T: Encodable>(_ value: T) throws {
     let data = try ReportSchema.encoder().encode(value)
+    JSONFailure.printed = true
     try writeStandardOutput([UInt8](data) + [0x0A])
 }

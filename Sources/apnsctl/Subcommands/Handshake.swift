@@ -62,6 +62,8 @@ struct Handshake: AsyncParsableCommand {
             }
             var check = await HandshakeCheck.run(configuration: configuration, topic: topic, authCheck: authCheck)
             check.authCheck = check.authCheck?.forCommandLine
+            // The report's error carries the command line's hint, as the printed error does.
+            if let error = check.error { check.handshake.error = error.forCommandLine.reported }
             let output = HandshakeOutput(
                 schemaVersion: ReportSchema.schemaVersion,
                 credential: loaded.name,

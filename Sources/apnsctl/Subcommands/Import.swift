@@ -133,7 +133,7 @@ struct Import: AsyncParsableCommand {
                     ImportOutput(
                         schemaVersion: ReportSchema.schemaVersion,
                         store: store.path,
-                        imported: result.credential,
+                        imported: CredentialSummary(result.credential),
                         replaced: result.replaced?.alias
                     )
                 )
@@ -193,6 +193,6 @@ struct Import: AsyncParsableCommand {
 struct ImportOutput: Encodable {
     var schemaVersion: Int
     var store: String
-    var imported: StoredCredential
+    var imported: CredentialSummary
     var replaced: String?
 }

@@ -31,7 +31,7 @@ struct List: AsyncParsableCommand {
             throw ExitStatus.couldNotCheck
         }
         let now = Date()
-        let rows = credentials.map { ListRow($0, at: now, warnDays: warnDays, damage: store.damage(of: $0)) }
+        let rows = credentials.map { CredentialSummary($0, at: now, warnDays: warnDays, damage: store.damage(of: $0)) }
         let damaged = credentials.compactMap { store.damage(of: $0) }
         let unaccounted = (try? store.unaccountedFiles()) ?? []
         let problem = !damaged.isEmpty || !unaccounted.isEmpty
@@ -41,7 +41,7 @@ struct List: AsyncParsableCommand {
                     schemaVersion: ReportSchema.schemaVersion,
                     store: store.path,
                     credentials: rows,
-                    pendingRequests: requests,
+                    pendingRequests: requests.map(PendingRequestSummary.init),
                     unaccountedFiles: unaccounted
                 )
             )
@@ -92,55 +92,11 @@ struct List: AsyncParsableCommand {
     }
 }
 
-struct ListRow: Encodable {
-    var alias: String
-    var kind: StoredCredential.Kind
-    var topics: [String]
-    var environments: [PushEnvironment]
-    var notAfter: Date?
-    var daysLeft: Int?
-    var status: ValidityStatus?
-    var sha256: String?
-    var keyId: String?
-    var teamId: String?
-    var importedAt: Date
-    /// Set when the entry names a file outside the store (see ``DamagedEntry``).
-    var damaged: Damage?
-
-    struct Damage: Encodable {
-        var path: String
-        var resolved: String?
-        var message: String
-    }
-
-    init(_ credential: StoredCredential, at date: Date, warnDays: Int, damage: DamagedEntry? = nil) {
-        damaged = damage.map { Damage(path: $0.path, resolved: $0.resolved, message: $0.message) }
-        alias = credential.alias
-        kind = credential.kind
-        topics = credential.topics
-        environments = credential.environments
-        notAfter = credential.notAfter
-        sha256 = credential.sha256
-        keyId = credential.keyId
-        teamId = credential.teamId
-        importedAt = credential.importedAt
-        if let notAfter = credential.notAfter {
-            daysLeft = ValidityStatus.daysLeft(until: notAfter, at: date)
-            status = ValidityStatus(
-                notBefore: credential.notBefore ?? .distantPast,
-                notAfter: notAfter,
-                at: date,
-                warnDays: warnDays
-            )
-        }
-    }
-}
-
 struct ListOutput: Encodable {
     var schemaVersion: Int
     var store: String
-    var credentials: [ListRow]
-    var pendingRequests: [PendingRequest]
+    var credentials: [CredentialSummary]
+    var pendingRequests: [PendingRequestSummary]
     /// Credential files of the store that no index entry names (never deleted by apnsctl).
     var unaccountedFiles: [String]
 }

@@ -108,7 +108,8 @@ struct Preflight: AsyncParsableCommand {
             )
         )
         if let error = report.connectionError {
-            report.error = error.message + (ErrorHints.hint(for: error).map { " (\($0))" } ?? "")
+            report.error = error.forCommandLine.reported
+            report.handshake?.error = report.error
         }
         report.authCheck = report.authCheck?.forCommandLine
         return report
@@ -118,7 +119,8 @@ struct Preflight: AsyncParsableCommand {
         let mark = entry.ready ? style.paint("✓", .green, .bold) : style.paint("✗", .red, .bold)
         var verdict: String
         if let error = entry.error {
-            verdict = "could not connect: \(UserFacing.sanitize(error))"
+            let text = error.message + (error.hint.map { " (\($0))" } ?? "")
+            verdict = "could not connect: \(UserFacing.sanitize(text))"
         } else if let auth = entry.authCheck, auth.verdict != .accepted {
             verdict =
                 "APNs \(auth.verdict == .rejected ? "rejects" : "gave no verdict on") it\(auth.reason.map { ": \($0)" } ?? "") — \(auth.fix ?? auth.explanation)"

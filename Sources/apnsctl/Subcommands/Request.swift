@@ -83,7 +83,7 @@ struct Request: AsyncParsableCommand {
                     schemaVersion: ReportSchema.schemaVersion,
                     store: store.path,
                     csr: out,
-                    request: pending,
+                    request: PendingRequestSummary(pending),
                     nextSteps: steps
                 )
             )
@@ -111,6 +111,6 @@ struct RequestOutput: Encodable {
     var schemaVersion: Int
     var store: String
     var csr: String
-    var request: PendingRequest
+    var request: PendingRequestSummary
     var nextSteps: [String]
 }

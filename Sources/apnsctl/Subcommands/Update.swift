@@ -58,7 +58,11 @@ struct Update: AsyncParsableCommand {
             )
             if json {
                 try printJSON(
-                    UpdateOutput(schemaVersion: ReportSchema.schemaVersion, store: store.path, updated: after)
+                    UpdateOutput(
+                        schemaVersion: ReportSchema.schemaVersion,
+                        store: store.path,
+                        updated: CredentialSummary(after)
+                    )
                 )
                 return
             }
@@ -92,5 +96,5 @@ struct Update: AsyncParsableCommand {
 struct UpdateOutput: Encodable {
     var schemaVersion: Int
     var store: String
-    var updated: StoredCredential
+    var updated: CredentialSummary
 }

@@ -1,0 +1,113 @@
+import Foundation
+import PushCredentials
+
+/// A stored credential as every JSON report shows it (`list`, `import`, `update`): named
+/// `credential`, its topics as objects with their kinds, and its validity as of now.
+struct CredentialSummary: Encodable {
+    var alias: String
+    var kind: StoredCredential.Kind
+    var topics: [String]
+    var environments: [PushEnvironment]
+    var subject: String?
+    var notBefore: Date?
+    var notAfter: Date?
+    var daysLeft: Int?
+    var status: ValidityStatus?
+    var sha256: String?
+    var keyId: String?
+    var teamId: String?
+    var publicKeySha256: String?
+    var importedAt: Date
+    var source: String?
+    var secret: SecretItem.Kind
+    var certificateFile: String?
+    var bundleFile: String?
+    /// Set when the entry names a file outside the store (see ``DamagedEntry``).
+    var damaged: Damage?
+
+    struct Damage: Encodable {
+        var path: String
+        var resolved: String?
+        var message: String
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case alias = "credential"
+        case kind, topics, environments, subject, notBefore, notAfter, daysLeft, status, sha256, keyId, teamId
+        case publicKeySha256, importedAt, source, secret, certificateFile, bundleFile, damaged
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(alias, forKey: .alias)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(PushTopic.described(topics), forKey: .topics)
+        try container.encode(environments, forKey: .environments)
+        try container.encodeIfPresent(subject, forKey: .subject)
+        try container.encodeIfPresent(notBefore, forKey: .notBefore)
+        try container.encodeIfPresent(notAfter, forKey: .notAfter)
+        try container.encodeIfPresent(daysLeft, forKey: .daysLeft)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encodeIfPresent(sha256, forKey: .sha256)
+        try container.encodeIfPresent(keyId, forKey: .keyId)
+        try container.encodeIfPresent(teamId, forKey: .teamId)
+        try container.encodeIfPresent(publicKeySha256, forKey: .publicKeySha256)
+        try container.encode(importedAt, forKey: .importedAt)
+        try container.encodeIfPresent(source, forKey: .source)
+        try container.encode(secret, forKey: .secret)
+        try container.encodeIfPresent(certificateFile, forKey: .certificateFile)
+        try container.encodeIfPresent(bundleFile, forKey: .bundleFile)
+        try container.encodeIfPresent(damaged, forKey: .damaged)
+    }
+
+    init(_ credential: StoredCredential, at date: Date = Date(), warnDays: Int = 30, damage: DamagedEntry? = nil) {
+        damaged = damage.map { Damage(path: $0.path, resolved: $0.resolved, message: $0.message) }
+        alias = credential.alias
+        kind = credential.kind
+        topics = credential.topics
+        environments = credential.environments
+        subject = credential.subject
+        notBefore = credential.notBefore
+        notAfter = credential.notAfter
+        sha256 = credential.sha256
+        keyId = credential.keyId
+        teamId = credential.teamId
+        publicKeySha256 = credential.publicKeyFingerprint
+        importedAt = credential.importedAt
+        source = credential.source
+        secret = credential.secret
+        certificateFile = credential.certificateFile
+        bundleFile = credential.bundleFile
+        if let notAfter = credential.notAfter {
+            daysLeft = ValidityStatus.daysLeft(until: notAfter, at: date)
+            status = ValidityStatus(
+                notBefore: credential.notBefore ?? .distantPast,
+                notAfter: notAfter,
+                at: date,
+                warnDays: warnDays
+            )
+        }
+    }
+}
+
+/// A pending certificate request as JSON reports show it: named `credential`, as the
+/// credential it becomes once Apple's certificate is imported.
+struct PendingRequestSummary: Encodable {
+    var credential: String
+    var aliasChosen: Bool
+    var subject: String
+    var keyType: String
+    var publicKeyFingerprint: String
+    var requestedAt: Date
+    var requestFile: String?
+
+    init(_ request: PendingRequest) {
+        credential = request.alias
+        aliasChosen = request.aliasChosen
+        subject = request.subject
+        keyType = request.keyType
+        publicKeyFingerprint = request.publicKeyFingerprint
+        requestedAt = request.requestedAt
+        requestFile = request.requestFile
+    }
+}
