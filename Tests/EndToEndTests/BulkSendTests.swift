@@ -89,7 +89,7 @@ struct BulkSendTests {
         let duplicated = seen.filter { $0.value > 1 }
         #expect(duplicated.isEmpty, "lines with more than one result: \(duplicated.keys.sorted().prefix(10))")
         for result in results {
-            if let line = result["line"] as? Int, line <= lines.count, result["error"] as? String != "malformed_token" {
+            if let line = result["line"] as? Int, line <= lines.count, errorCode(result) != "malformed_token" {
                 #expect(
                     result["token"] as? String == lines[line - 1].lowercased(),
                     "line \(line) reports another token"
@@ -302,7 +302,7 @@ struct BulkSendTests {
         for record in try gateway.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
         #expect(delivered.values.allSatisfy { $0 == 1 }, "a device received the notification twice")
         // What the kill left in flight is reported, not resent; everything else was delivered.
-        let unknown = results.filter { $0["error"] as? String == "outcome_unknown" }
+        let unknown = results.filter { errorCode($0) == "outcome_unknown" }
         #expect(unknown.count <= 50)
         #expect(unknown.allSatisfy { $0["uncertain"] as? Bool == true })
         for result in results where result["status"] as? Int == 200 {
@@ -376,7 +376,7 @@ struct BulkSendTests {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
         #expect(results.count == tokens.count + 4)
-        let malformed = results.filter { $0["error"] as? String == "malformed_token" }
+        let malformed = results.filter { errorCode($0) == "malformed_token" }
         #expect(Set(malformed.compactMap { $0["line"] as? Int }) == [11, 21, 31])
         let messages = Dictionary(
             uniqueKeysWithValues: malformed.map { ($0["line"] as? Int ?? 0, $0["message"] as? String ?? "") }

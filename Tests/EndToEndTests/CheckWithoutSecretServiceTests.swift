@@ -54,7 +54,7 @@ struct CheckWithoutSecretServiceTests {
         let certificate = try #require(credentials.first { $0["kind"] as? String == "certificate" })
         #expect(certificate["not_after"] as? String == "2046-11-22T03:08:01Z")
         #expect(certificate["environments"] as? [String] == ["sandbox"])
-        #expect(certificate["topics"] as? [String] == ["com.example.app"])
+        #expect(topicNames(certificate["topics"]) == ["com.example.app"])
 
         // The hint's command, pasted as printed on the same host, checks what the files say.
         let commands = HintsRunAsPrintedTests.commands(in: human.stdout)

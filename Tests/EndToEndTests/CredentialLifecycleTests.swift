@@ -110,7 +110,7 @@ struct CredentialLifecycleTests {
         #expect(try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.app.voip"]).status == 0)
         // The key itself is untouched: it still signs (export reads it from the Secret Service).
         let entry = try #require(try store.listJSON().first)
-        #expect(entry["topics"] as? [String] == ["com.example.app"])
+        #expect(topicNames(entry["topics"]) == ["com.example.app"])
         #expect(entry["team_id"] as? String == "ABCDE12345")
 
         // Importing the key again as its own replacement redoes its metadata and keeps its secret.
@@ -168,10 +168,10 @@ struct CredentialLifecycleTests {
         #expect(json.status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(report["fit"] as? [String] == ["com.example.a-production"])
-        let judged = (report["credentials"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        let judged = (report["credentials"] as? [[String: Any]] ?? []).compactMap { $0["credential"] as? String }
         #expect(Set(judged) == ["com.example.a-production", "com.example.a-sandbox"])
         let skipped = report["skipped"] as? [[String: Any]] ?? []
-        #expect(skipped.first { $0["name"] as? String == "com.example.b-sandbox" }?["judged"] as? Bool == false)
+        #expect(skipped.first { $0["credential"] as? String == "com.example.b-sandbox" }?["judged"] as? Bool == false)
 
         // No fit credential: exit 1 with each one's reason; no credential for the app at all: exit 1.
         let none = try store.run(["check", "--environment", "production", "--topic", "com.example.b"])

@@ -109,7 +109,7 @@ struct HintsRunAsPrintedTests {
             let result = try paste(command)
             #expect(result.status == 0, "\(command)\n\(result.stderr)")
         }
-        #expect(try store.listJSON().allSatisfy { $0["alias"] as? String != "com.example.app-sandbox" })
+        #expect(try store.listJSON().allSatisfy { $0["credential"] as? String != "com.example.app-sandbox" })
 
         // 6. The same certificate twice: `list` and `remove` as printed.
         let again = try store.run(["import", long])
@@ -119,7 +119,7 @@ struct HintsRunAsPrintedTests {
             let result = try paste(command)
             #expect(result.status == 0, "\(command)\n\(result.stderr)")
         }
-        #expect(try store.listJSON().allSatisfy { $0["alias"] as? String != "com.example.hint-universal" })
+        #expect(try store.listJSON().allSatisfy { $0["credential"] as? String != "com.example.hint-universal" })
 
         #expect(ran.count >= 6, "\(ran)")
         // Every command named this store, so that it acted on it.

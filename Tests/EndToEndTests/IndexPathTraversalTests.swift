@@ -120,7 +120,7 @@ struct IndexPathTraversalTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let rows = try #require(object["credentials"] as? [[String: Any]])
         let damaged = rows.filter { $0["damaged"] != nil }
-        #expect(damaged.map { $0["alias"] as? String } == [Self.alias])
+        #expect(damaged.map { $0["credential"] as? String } == [Self.alias])
         #expect((damaged.first?["damaged"] as? [String: Any])?["path"] as? String == offending)
 
         // check, with and without secrets: could not check the entry, and says why and what to do.
@@ -155,7 +155,7 @@ struct IndexPathTraversalTests {
             #expect(after == links)
         }
         #expect(
-            try store.listJSON().compactMap { $0["alias"] as? String }.sorted() == [
+            try store.listJSON().compactMap { $0["credential"] as? String }.sorted() == [
                 "another", "com.example.app-sandbox",
             ]
         )

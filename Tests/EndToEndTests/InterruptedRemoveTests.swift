@@ -80,7 +80,7 @@ struct InterruptedRemoveTests {
         try Self.interruptedRemove(store)
 
         // The index no longer names the credential, its files are gone, and it is not half there.
-        #expect(try store.listJSON().compactMap { $0["alias"] as? String } == ["com.example.app-sandbox"])
+        #expect(try store.listJSON().compactMap { $0["credential"] as? String } == ["com.example.app-sandbox"])
         let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")
         #expect(files.allSatisfy { $0.hasPrefix("com.example.app-sandbox.") })
         #expect(try Self.secret(store, Self.alias) == StoreCommandTests.password)

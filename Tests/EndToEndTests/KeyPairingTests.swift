@@ -79,7 +79,7 @@ struct KeyPairingTests {
         #expect(imported.status == 0, "\(imported.stderr)")
         let credentials = try store.listJSON()
         try #require(credentials.count == 1)
-        #expect(credentials[0]["alias"] as? String == "com.example.app-production")
+        #expect(credentials[0]["credential"] as? String == "com.example.app-production")
         #expect(credentials[0]["environments"] as? [String] == ["production"])
 
         // The key went to the Secret Service (unencrypted, PKCS#8) and nowhere else in the store.
@@ -145,7 +145,7 @@ struct KeyPairingTests {
 
         let imported = try store.run(["import", bundle])
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try store.listJSON().first?["alias"] as? String == "com.example.app-universal")
+        #expect(try store.listJSON().first?["credential"] as? String == "com.example.app-universal")
     }
 }
 

@@ -159,7 +159,7 @@ struct OnboardingTests {
             try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [[String: Any]]
         )
         try #require(pending.count == 1)
-        let alias = try #require(pending[0]["alias"] as? String)
+        let alias = try #require(pending[0]["credential"] as? String)
         let fingerprint = try #require(pending[0]["public_key_fingerprint"] as? String)
         #expect(alias.hasPrefix("request-"))
         #expect(pending[0]["subject"] as? String == "C=US, CN=apnsctl push key, emailAddress=dev@example.com")
@@ -213,9 +213,9 @@ struct OnboardingTests {
         #expect((after["pending_requests"] as? [Any])?.isEmpty == true)
         let credentials = try #require(after["credentials"] as? [[String: Any]])
         try #require(credentials.count == 1)
-        #expect(credentials[0]["alias"] as? String == newAlias)
+        #expect(credentials[0]["credential"] as? String == newAlias)
         #expect(credentials[0]["environments"] as? [String] == ["sandbox", "production"])
-        #expect(credentials[0]["topics"] as? [String] == ["com.example.onboard"])
+        #expect(topicNames(credentials[0]["topics"]) == ["com.example.onboard"])
         let sha256 = try #require(credentials[0]["sha256"] as? String)
         // The same key, now the credential's; the pending request's item is gone.
         #expect(try Self.storedKey(store: store.path, alias: newAlias, fingerprint: Self.hex(sha256)) == pendingKey)

@@ -132,7 +132,7 @@ struct StoreCommandTests {
         #expect(imported.stdout.contains(fixture.alias))
 
         let listed = try store.listJSON()
-        #expect(listed.compactMap { $0["alias"] as? String } == [fixture.alias])
+        #expect(listed.compactMap { $0["credential"] as? String } == [fixture.alias])
         #expect(listed.first?["kind"] as? String == "certificate")
 
         let checked = try store.run(["check", fixture.alias])
@@ -391,7 +391,7 @@ struct StoreCommandTests {
                 results.values.allSatisfy { $0?.status == 0 },
                 "round \(round): \(results.values.map { $0?.stderr ?? "no result" })"
             )
-            let aliases = try store.listJSON().compactMap { $0["alias"] as? String }.sorted()
+            let aliases = try store.listJSON().compactMap { $0["credential"] as? String }.sorted()
             #expect(aliases == ["com.example.app-production", "com.example.app-sandbox"], "round \(round)")
             let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials").sorted()
             #expect(files.count == 4)
@@ -445,7 +445,7 @@ struct StoreCommandTests {
             .map(CLI.cert)
         for _ in 0..<3 {
             #expect(try Self.importsReleasedTogether(files, store: store.path) == [0, 0, 0, 0])
-            let aliases = try store.listJSON().compactMap { $0["alias"] as? String }
+            let aliases = try store.listJSON().compactMap { $0["credential"] as? String }
             #expect(
                 aliases.sorted() == [
                     "com.example.app-production", "com.example.app-sandbox", "com.example.app-universal",

@@ -48,7 +48,7 @@ struct TokenKeyFileTests {
         #expect(key["curve"] as? String == "P-256")
         #expect(key["algorithm"] as? String == "ES256")
         #expect(key["public_key_sha256"] as? String == fingerprint)
-        #expect(key["topics"] as? [String] == ["com.example.app"])
+        #expect(topicNames(key["topics"]) == ["com.example.app"])
         #expect(key["team_id"] == nil)
         // Without a team it is looked at, and told what is missing, as a warning.
         let findings = try #require(file["findings"] as? [[String: Any]])

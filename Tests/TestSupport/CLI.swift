@@ -34,6 +34,13 @@ public enum CLI {
         public var stdout: String
         public var stderr: String
         public var arguments: [String]
+
+        public init(status: Int32, stdout: String, stderr: String, arguments: [String]) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+            self.arguments = arguments
+        }
     }
 
     /// Runs apnsctl with `arguments`, feeding `stdin`, with extra environment variables.

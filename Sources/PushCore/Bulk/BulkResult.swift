@@ -156,6 +156,12 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
 
     public init() {}
 
+    /// The stop's message and hint travel in the report's `error` object, not here.
+    enum CodingKeys: String, CodingKey {
+        case results, accepted, rejected, retried, failed, malformed, uncertain, outcomeUnknown, unfinished, requests
+        case connections, seconds, rate, stoppedBy, skipped
+    }
+
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
 }
 

@@ -236,6 +236,21 @@ struct BulkSummaryOutput: Encodable {
     var schemaVersion: Int
     var results: String?
     var summary: BulkSender.Summary
+    /// Why the run stopped early, as every report gives an error.
+    var error: ReportedError?
+
+    init(schemaVersion: Int, results: String?, summary: BulkSender.Summary) {
+        self.schemaVersion = schemaVersion
+        self.results = results
+        self.summary = summary
+        error = summary.stoppedBy.map {
+            ReportedError(
+                code: $0.rawValue,
+                message: summary.stopMessage ?? "The run stopped early.",
+                hint: summary.stopHint
+            )
+        }
+    }
 }
 
 /// Catches SIGINT/SIGTERM on a dispatch queue and counts them.

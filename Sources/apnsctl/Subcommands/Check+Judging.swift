@@ -152,6 +152,11 @@ struct CheckSelection {
         var name: String
         var judged: Bool
         var reason: String
+
+        enum CodingKeys: String, CodingKey {
+            case name = "credential"
+            case judged, reason
+        }
     }
 
     var topic: String

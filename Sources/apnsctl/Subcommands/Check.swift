@@ -187,6 +187,8 @@ struct Check: AsyncParsableCommand {
                 }
             }
         }
+        // The report is the JSON answer, wherever it goes: no error object follows it.
+        if outputFormat == .json { JSONFailure.printed = true }
         if let output {
             try Self.writeAtomically(text, to: output)
         } else {
