@@ -127,12 +127,36 @@ public enum CLI {
             Issue.record("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
         process.waitUntilExit()
-        return Result(
+        let result = Result(
             status: process.terminationStatus,
             stdout: String(decoding: outBox.data, as: UTF8.self),
             stderr: String(decoding: errBox.data, as: UTF8.self),
             arguments: arguments
         )
+        // Every message apnsctl prints in the whole suite is scanned for what must never reach
+        // a user: type names, source paths, raw library errors and byte dumps.
+        if program == binary || program == throughputBinary {
+            let leaks = internals(in: result.stderr)
+            #expect(leaks.isEmpty, "internal details in the messages of apnsctl \(arguments): \(leaks)")
+        }
+        return result
+    }
+
+    /// The parts of `text` that are a program's internals rather than words for its user.
+    public static func internals(in text: String) -> [String] {
+        let patterns: [Regex<Substring>] = [
+            // A Swift source position (SwiftASN1/ASN1.swift:139).
+            /[A-Za-z0-9_+]+\.swift:\d+/,
+            // Library and standard types and their cases.
+            /\b(?:DecodingError|EncodingError|NIOSSLError|NIOHTTP2Errors|ChannelError|IOError|ASN1Error|CertificateError|BoringSSLError|NIOConnectionError|CodingKeys|keyNotFound|typeMismatch|valueNotFound|dataCorrupted)\b/,
+            /\b(?:Swift|Foundation|NIOCore|NIOPosix|NIOSSL|NIOHTTP2|SwiftASN1|X509|PushCore|PushCredentials|PushGateway|LocalGateway)\.[A-Z][A-Za-z]+/,
+            /Optional\(/,
+            /\berror \d+\b/,
+            // A byte dump: a long list of small numbers, or a long run of hex.
+            /\[(?:\d{1,3}, ){15,}\d{1,3}\]/,
+            /[0-9A-Fa-f]{300,}/,
+        ]
+        return patterns.flatMap { pattern in text.matches(of: pattern).map { String(text[$0.range]) } }
     }
 }
 

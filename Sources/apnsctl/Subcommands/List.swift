@@ -65,8 +65,9 @@ struct List: AsyncParsableCommand {
             case nil: status = style.paint("n/a", .dim)
             }
             table.add([
-                row.alias, row.kind == .tokenKey ? "token key" : "certificate",
-                row.topics.isEmpty ? "-" : row.topics.joined(separator: ", "),
+                // Aliases and topics come from an index anyone can edit: each shown, never obeyed.
+                Untrusted.display(row.alias), row.kind == .tokenKey ? "token key" : "certificate",
+                row.topics.isEmpty ? "-" : row.topics.map(Untrusted.display).joined(separator: ", "),
                 row.environments.isEmpty ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
                 row.notAfter.map(CertificateRenderer.day) ?? "never", row.daysLeft.map(String.init) ?? "-", status,
             ])
@@ -74,7 +75,8 @@ struct List: AsyncParsableCommand {
         // A pending request has a key but no certificate yet: `apnsctl import aps.cer` completes it.
         for request in requests {
             table.add([
-                request.alias, "pending request", "-", "?", "-", "-", style.paint("awaiting certificate", .yellow),
+                Untrusted.display(request.alias), "pending request", "-", "?", "-", "-",
+                style.paint("awaiting certificate", .yellow),
             ])
         }
         print(table.render(style: style))
