@@ -379,7 +379,9 @@ struct BulkSendTests {
         let malformed = results.filter { errorCode($0) == "malformed_token" }
         #expect(Set(malformed.compactMap { $0["line"] as? Int }) == [11, 21, 31])
         let messages = Dictionary(
-            uniqueKeysWithValues: malformed.map { ($0["line"] as? Int ?? 0, $0["message"] as? String ?? "") }
+            uniqueKeysWithValues: malformed.map {
+                ($0["line"] as? Int ?? 0, ($0["error"] as? [String: Any])?["message"] as? String ?? "")
+            }
         )
         #expect(messages[11]?.contains("'n' at position 1") == true, "\(messages)")
         #expect(messages[21]?.contains("3 hex digits") == true, "\(messages)")

@@ -53,6 +53,13 @@ final class GatewayProcess: @unchecked Sendable {
 
     deinit {
         kill(process.processIdentifier, SIGTERM)
+        // A gateway that does not stop on SIGTERM is a failure to report, not a suite that hangs.
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            Issue.record("the local gateway (pid \(process.processIdentifier)) did not stop on SIGTERM within 30 s")
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
     }
 }

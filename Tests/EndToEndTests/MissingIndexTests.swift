@@ -50,7 +50,7 @@ struct MissingIndexTests {
         for arguments in [["list"], ["list", "--json"], ["check"], ["check", "--skip-secrets"]] {
             let result = try store.run(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stdout)\(result.stderr)")
-            #expect(!result.stdout.contains("empty"))
+            #expect(!result.stdout.contains("is empty"))
             #expect(result.stderr.contains(store.path))
             #expect(result.stderr.contains("Restore index.json from a backup"))
             // Which files are there, so the user knows what to recover.

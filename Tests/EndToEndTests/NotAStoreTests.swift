@@ -28,7 +28,14 @@ struct NotAStoreTests {
         #expect(result.status == 2, "\(arguments) --store \(store): \(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("\(store): "), "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains("not"))
-        #expect(!result.stdout.contains("empty") && !result.stderr.contains("empty store"))
+        // Never "the store is empty"; with --json, stdout holds the error object instead.
+        #expect(!result.stdout.contains("is empty") && !result.stderr.contains("empty store"))
+        if arguments.contains("--json") {
+            #expect(
+                errorCode(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:])
+                    == "not_a_store"
+            )
+        }
     }
 
     @Test(arguments: commands)

@@ -54,6 +54,8 @@ extension Send {
                 output = BulkOutput(results: file, journal: journal)
             } else {
                 output = BulkOutput(results: .standardOutput, journal: nil)
+                // The result lines are the JSON answer: no error object may follow them.
+                JSONFailure.printed = true
             }
             var options = BulkSender.Options()
             options.connections = connections

@@ -277,6 +277,9 @@ extension Gateway {
                     )
                 }
                 let gateway = try LocalGateway(configuration: configuration)
+                // Watched before the port file says the gateway is up: a SIGTERM sent as soon as
+                // it appears must stop the gateway, not be lost while the watch is being set.
+                let terminated = Self.watchTermination()
                 if let caOut, let pem = gateway.serverCertificateAuthorityPEM {
                     // A certificate, public: readable by the clients that must trust it.
                     try pem.write(toFile: caOut, atomically: true, encoding: .utf8)
@@ -289,7 +292,9 @@ extension Gateway {
                         + (caOut.map { "; server CA in \($0)" } ?? "") + (log.map { "; recording to \($0)" } ?? "")
                         + ". Ctrl-C stops it."
                 )
-                await Self.waitForTermination()
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    terminated.whenComplete { _ in continuation.resume() }
+                }
                 try await gateway.stop()
                 let statistics = gateway.statistics
                 if let statsFile {
@@ -308,20 +313,24 @@ extension Gateway {
             return (parts[0], parts[1])
         }
 
-        /// Suspends until SIGINT or SIGTERM.
-        static func waitForTermination() async {
+        /// Starts watching for SIGINT and SIGTERM; the result completes when one arrives.
+        static func watchTermination() -> Once<Bool> {
+            let signalled = Once<Bool>()
+            for number in [SIGINT, SIGTERM] {
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { signalled.complete(true) }
+                source.resume()
+                SignalSources.keep(source)
+            }
+            // Ignored only once the sources are in place, so no signal falls between the two.
             signal(SIGINT, SIG_IGN)
             signal(SIGTERM, SIG_IGN)
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let signalled = Once<Bool>()
-                signalled.whenComplete { _ in continuation.resume() }
-                for number in [SIGINT, SIGTERM] {
-                    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                    source.setEventHandler { signalled.complete(true) }
-                    source.resume()
-                    SignalSources.keep(source)
-                }
-            }
+            var unblock = sigset_t()
+            sigemptyset(&unblock)
+            sigaddset(&unblock, SIGINT)
+            sigaddset(&unblock, SIGTERM)
+            pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+            return signalled
         }
     }
 
