@@ -19,7 +19,7 @@ struct APNSCtl: AsyncParsableCommand {
         version: APNSCtlVersion.current,
         subcommands: [
             Inspect.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self, Handshake.self,
-            Send.self,
+            Send.self, Channels.self,
             Preflight.self, Gateway.self,
         ]
     )
