@@ -95,8 +95,20 @@ public enum PushTime {
         )
     }
 
-    /// RFC 3339 with or without fractional seconds, with `Z` or an offset.
+    /// RFC 3339 with or without fractional seconds, with `Z` or an offset, taken strictly: a day
+    /// or time that does not exist (30 February, 25:00) is refused, not rolled over.
     static func rfc3339(_ text: String) -> Date? {
+        guard
+            let match = text.wholeMatch(
+                of: /(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})/
+            ),
+            let hour = Int(match.4), let minute = Int(match.5), let second = Int(match.6),
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard DateComponents(year: Int(match.1), month: Int(match.2), day: Int(match.3)).isValidDate(in: calendar)
+        else { return nil }
         let plain = ISO8601DateFormatter()
         plain.formatOptions = [.withInternetDateTime]
         if let date = plain.date(from: text) { return date }
