@@ -164,6 +164,11 @@ struct PushTypeTests {
         #expect(headers["apns-push-type"] == test.type)
         #expect(headers["apns-priority"] == test.priority)
         #expect(record["device_token"] as? String == TokenKeySetup.token)
+        if test.type == "widgets" || test.type == "controls" {
+            // The record shows the payload as it came: true, not 1.
+            let log = try String(contentsOfFile: setup.gateway.logFile, encoding: .utf8)
+            #expect(log.contains("\"content-changed\":true"), "\(log)")
+        }
     }
 
     /// The rules the reference gives for priorities: 1 is accepted, a background push takes only 5.
