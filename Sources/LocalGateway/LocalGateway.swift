@@ -64,6 +64,8 @@ public final class LocalGateway: Sendable {
 
     public let configuration: Configuration
     let validator: RequestValidator
+    /// Broadcast channels and broadcasts, on the same listener.
+    let broadcasts: BroadcastService
     let sslContext: NIOSSLContext
     let group: any EventLoopGroup
     let state = NIOLockedValueBox(State())
@@ -80,6 +82,7 @@ public final class LocalGateway: Sendable {
         self.configuration = configuration
         self.group = eventLoopGroup
         validator = try RequestValidator(configuration: configuration)
+        broadcasts = BroadcastService(validator: validator)
 
         let chain: [NIOSSLCertificate]
         let key: NIOSSLPrivateKey

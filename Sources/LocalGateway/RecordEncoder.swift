@@ -31,6 +31,11 @@ enum RecordEncoder {
             appendString(string, to: &text)
         case let flag as Bool where type(of: value) == Bool.self:
             text += flag ? "true" : "false"
+        // JSONSerialization on Linux gives a payload's true and false as NSNumber booleans
+        // (Objective-C type "c"), which would otherwise be written as 1 and 0 by the cases below:
+        // the record must show the payload as it came.
+        case let number as NSNumber where type(of: value) != Bool.self && String(cString: number.objCType) == "c":
+            text += number.boolValue ? "true" : "false"
         case let number as Int:
             text += String(number)
         case let number as Int64:

@@ -25,6 +25,14 @@ struct Decision {
     var timestamp: Int64?
     /// What to log for an accepted notification.
     var record: [String: Any]?
+    /// The header that carries ``apnsID``: `apns-request-id` for broadcasts and channels.
+    var idHeader = APNsHeader.id
+    /// False for channel management: no `apns-unique-id`, nothing delivered.
+    var isNotification = true
+    /// More headers for a successful answer (`apns-channel-id`).
+    var extraHeaders: [(String, String)] = []
+    /// A successful answer's JSON body (a channel's configuration, a list of channels).
+    var body: [UInt8]?
 }
 
 /// APNs' rules, applied in the order APNs appears to apply them: method and path, headers
@@ -252,7 +260,7 @@ final class RequestValidator: Sendable {
     }
 
     /// Checks `bearer <JWT>`: ES256 over a registered key, the key's team, and an age under an hour.
-    private func verifyToken(_ authorization: String) -> TokenCheck {
+    func verifyToken(_ authorization: String) -> TokenCheck {
         let verified: VerifiedToken
         if let known = verifiedTokens.withLockedValue({ $0[authorization] }) {
             verified = known

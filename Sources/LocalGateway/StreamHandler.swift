@@ -124,7 +124,7 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         connection.highestProcessed = max(connection.highestProcessed, streamID)
         connection.awaitingAnswer += 1
         let request = IncomingRequest(headers: headers, body: body, bodyRead: bodyRead)
-        let decision = gateway.validator.evaluate(request, certificate: connection.clientCertificate())
+        let decision = gateway.evaluate(request, certificate: connection.clientCertificate())
         let latency = gateway.configuration.faults.latency
         if latency > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(latency * 1e9))) { [self] in
@@ -173,8 +173,9 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         // The ids are new for every answer: not worth a place in the HPACK table.
         var responseHeaders = HPACKHeaders()
         responseHeaders.add(name: ":status", value: String(decision.status))
-        responseHeaders.add(name: APNsHeader.id, value: decision.apnsID, indexing: .nonIndexable)
-        if decision.status == 200, gateway.configuration.environment == .sandbox {
+        responseHeaders.add(name: decision.idHeader, value: decision.apnsID, indexing: .nonIndexable)
+        for (name, value) in decision.extraHeaders { responseHeaders.add(name: name, value: value) }
+        if decision.status == 200, decision.isNotification, gateway.configuration.environment == .sandbox {
             responseHeaders.add(
                 name: APNsHeader.uniqueID,
                 value: gateway.validator.randomUUIDString(),
@@ -187,6 +188,10 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             if let timestamp = decision.timestamp { object["timestamp"] = timestamp }
             bodyBytes = (try? [UInt8](JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))) ?? []
             responseHeaders.add(name: "content-type", value: "application/json; charset=utf-8")
+            responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
+        } else if let body = decision.body {
+            bodyBytes = body
+            responseHeaders.add(name: "content-type", value: "application/json")
             responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
         }
         context.write(

@@ -11,4 +11,8 @@ public enum APNsHeader {
     public static let authorization = "authorization"
     public static let contentLength = "content-length"
     public static let retryAfter = "retry-after"
+    /// Broadcasts and channel management: the channel (base64), and the request's UUID that the
+    /// server echoes back (broadcasts' counterpart of `apns-id`).
+    public static let channelID = "apns-channel-id"
+    public static let requestID = "apns-request-id"
 }

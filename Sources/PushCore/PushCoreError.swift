@@ -28,6 +28,12 @@ public struct PushCoreError: Error, CustomStringConvertible, Sendable, Equatable
         public static let runMismatch = Code("run_mismatch")
         /// A results file that was not written by a bulk run.
         public static let notAResultsFile = Code("not_a_results_file")
+        /// A time (expiration, stale or dismissal date) that cannot be read or has passed.
+        public static let invalidTime = Code("invalid_time")
+        /// A Live Activity payload or its headers that break ActivityKit's rules.
+        public static let invalidLiveActivity = Code("invalid_live_activity")
+        /// A channel ID that is not base64, or a channel request APNs would refuse.
+        public static let invalidChannel = Code("invalid_channel")
     }
 
     public let code: Code

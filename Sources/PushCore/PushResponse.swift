@@ -121,6 +121,13 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case missingTopic = "MissingTopic"
         case payloadEmpty = "PayloadEmpty"
         case topicDisallowed = "TopicDisallowed"
+        // Broadcasts and channel management (400).
+        case missingChannelId = "MissingChannelId"
+        case badChannelId = "BadChannelId"
+        case channelNotRegistered = "ChannelNotRegistered"
+        case cannotCreateChannelConfig = "CannotCreateChannelConfig"
+        case missingPushType = "MissingPushType"
+        case featureNotEnabled = "FeatureNotEnabled"
         case badCertificate = "BadCertificate"
         case badCertificateEnvironment = "BadCertificateEnvironment"
         case expiredProviderToken = "ExpiredProviderToken"
@@ -199,6 +206,12 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
     public static let missingTopic = APNsReason(.missingTopic)
     public static let payloadEmpty = APNsReason(.payloadEmpty)
     public static let topicDisallowed = APNsReason(.topicDisallowed)
+    public static let missingChannelId = APNsReason(.missingChannelId)
+    public static let badChannelId = APNsReason(.badChannelId)
+    public static let channelNotRegistered = APNsReason(.channelNotRegistered)
+    public static let cannotCreateChannelConfig = APNsReason(.cannotCreateChannelConfig)
+    public static let missingPushType = APNsReason(.missingPushType)
+    public static let featureNotEnabled = APNsReason(.featureNotEnabled)
     public static let badCertificate = APNsReason(.badCertificate)
     public static let badCertificateEnvironment = APNsReason(.badCertificateEnvironment)
     public static let expiredProviderToken = APNsReason(.expiredProviderToken)
@@ -225,7 +238,8 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         switch known {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-            .missingTopic, .payloadEmpty, .topicDisallowed:
+            .missingTopic, .payloadEmpty, .topicDisallowed, .missingChannelId, .badChannelId, .channelNotRegistered,
+            .cannotCreateChannelConfig, .missingPushType, .featureNotEnabled:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
@@ -260,13 +274,26 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .deviceTokenNotForTopic: return "The device token belongs to another app than the topic (bundle ID) given."
         case .duplicateHeaders: return "A header was sent twice."
         case .idleTimeout: return "The connection was idle too long and APNs closed it."
-        case .invalidPushType: return "The apns-push-type header is not one APNs knows, or does not fit the topic."
+        case .invalidPushType:
+            return
+                "The apns-push-type header is not one APNs knows, or does not fit the topic (or, for a broadcast or channel, is not liveactivity)."
         case .missingDeviceToken: return "The request path has no device token."
         case .missingTopic:
             return
                 "No apns-topic was sent, and the certificate covers several topics (or token authentication is used), so APNs cannot pick one."
         case .payloadEmpty: return "The payload is empty."
         case .topicDisallowed: return "The certificate or key may not push to this topic."
+        case .missingChannelId: return "The request has no apns-channel-id header, which it needs."
+        case .badChannelId: return "The apns-channel-id header is not a channel ID (base64 text)."
+        case .channelNotRegistered:
+            return
+                "No channel with this ID exists for the app in this environment (it was deleted, or made in the other one)."
+        case .cannotCreateChannelConfig:
+            return
+                "The channel could not be created: the app already has the most channels allowed (10,000 per environment), or the configuration asked for is not one APNs offers."
+        case .missingPushType:
+            return "The request has no apns-push-type header, or its configuration names no push type."
+        case .featureNotEnabled: return "Broadcast push is not enabled for this app."
         case .badCertificate: return "The client certificate is not valid for APNs."
         case .badCertificateEnvironment:
             return
@@ -281,7 +308,9 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .unrelatedKeyIdInToken: return "The key ID in the token does not belong to the team of the topic."
         case .badEnvironmentKeyIdInToken: return "The key ID in the token is for the other environment."
         case .badEnvironmentKeyInToken: return "The token key is restricted to the other environment."
-        case .badPath: return "The request path is not /3/device/<token>."
+        case .badPath:
+            return
+                "The request path is not one APNs serves (/3/device/<token>, /4/broadcasts/apps/<bundle>, /1/apps/<bundle>/…)."
         case .methodNotAllowed: return "Only POST is allowed."
         case .expiredToken: return "The device token has expired."
         case .unregistered:
@@ -317,7 +346,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .idleTimeout: return "Connect again; keep the connection busy or reconnect when idle."
         case .invalidPushType:
             return
-                "Use alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk or widgets, with the topic suffix that type needs."
+                "Use alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk, widgets or controls, with the topic suffix that type needs; broadcasts and channels take liveactivity only."
         case .missingDeviceToken: return "Put the device token in the path: /3/device/<token>."
         case .missingTopic:
             return "Give the topic (the app's bundle ID): token authentication has no certificate to take it from."
@@ -325,6 +354,18 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .topicDisallowed:
             return
                 "Use a certificate issued for this bundle ID (apnsctl inspect lists its topics), or a token key of the app's team."
+        case .missingChannelId, .badChannelId:
+            return
+                "Give the channel ID exactly as creating the channel returned it (listing the app's channels shows them)."
+        case .channelNotRegistered:
+            return "List the app's channels in this environment and use one of them, or create a channel first."
+        case .cannotCreateChannelConfig:
+            return
+                "Delete channels that are no longer used, and create channels with message storage policy 0 or 1 and push type LiveActivity."
+        case .missingPushType: return "Send apns-push-type: liveactivity (channels carry Live Activities only)."
+        case .featureNotEnabled:
+            return
+                "Enable the Broadcast capability for the App ID (Certificates, Identifiers & Profiles > Identifiers)."
         case .badCertificate: return "Use the push certificate issued by Apple for this app, with its private key."
         case .badCertificateEnvironment:
             return
@@ -339,7 +380,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .unrelatedKeyIdInToken: return "Use a key of the team that owns the app."
         case .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
             return "Use the gateway the key is restricted to, or a key allowed for both environments."
-        case .badPath: return "Send to /3/device/<token>."
+        case .badPath: return "Send to /3/device/<token>, or a broadcast to /4/broadcasts/apps/<bundle>."
         case .methodNotAllowed: return "Send with POST."
         case .expiredToken, .unregistered:
             return

@@ -18,17 +18,20 @@ public struct PushType: Hashable, Sendable, Codable, CustomStringConvertible, Ex
     public static let liveactivity = PushType("liveactivity")
     public static let pushtotalk = PushType("pushtotalk")
     public static let widgets = PushType("widgets")
+    public static let controls = PushType("controls")
 
     /// Every push type APNs documents.
     public static let known: [PushType] = [
         .alert, .background, .voip, .complication, .fileprovider, .mdm, .location,
-        .liveactivity, .pushtotalk, .widgets,
+        .liveactivity, .pushtotalk, .widgets, .controls,
     ]
 
     /// The largest payload APNs takes for this push type: 5120 bytes for VoIP, 4096 otherwise.
     public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
 
     /// The topic suffix Apple requires for this push type, if any (`.voip`, `.complication`...).
+    /// `alert`, `background` and `mdm` have none: the first two go to the bundle ID, and an MDM
+    /// push goes to the push magic topic of the MDM enrolment.
     public var topicSuffix: String? {
         switch self {
         case .voip: ".voip"
@@ -36,6 +39,9 @@ public struct PushType: Hashable, Sendable, Codable, CustomStringConvertible, Ex
         case .fileprovider: ".pushkit.fileprovider"
         case .liveactivity: ".push-type.liveactivity"
         case .pushtotalk: ".voip-ptt"
+        case .location: ".location-query"
+        case .widgets: ".push-type.widgets"
+        case .controls: ".push-type.controls"
         default: nil
         }
     }

@@ -286,6 +286,12 @@ public final class GatewayConnection: Sendable {
     }
 
     private func send(_ headers: [RequestEncoder.Header], body: [UInt8]) async throws -> PushResponse {
+        let answer = try await exchange(headers, body: body)
+        return PushResponse(status: answer.status, headers: answer.headers, body: answer.body, latency: answer.latency)
+    }
+
+    /// Writes one request on a new stream and waits for the whole answer, undecoded.
+    func exchange(_ headers: [RequestEncoder.Header], body: [UInt8]) async throws -> WireAnswer {
         let (multiplexer, goAway, closed) = state.withLockedValue { ($0.multiplexer, $0.goAway, $0.isClosed) }
         if let goAway { throw GatewayError.goAway(goAway, processed: false) }
         guard let multiplexer, !closed else {
@@ -300,7 +306,7 @@ public final class GatewayConnection: Sendable {
             timeout: Self.amount(configuration.timeouts.request),
             timeoutSeconds: configuration.timeouts.request
         )
-        let result = OncePromise<PushResponse>()
+        let result = OncePromise<WireAnswer>()
         open(request, on: multiplexer) { outcome, _ in result.complete(outcome.mapError { $0 }) }
         return try await result.get()
     }

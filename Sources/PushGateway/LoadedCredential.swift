@@ -108,7 +108,9 @@ public struct LoadedCredential: Sendable {
         var findings =
             environments.isEmpty
             ? [] : CredentialCheck.environmentFindings(environments, expected: environment, what: "token key")
-        if let topic, !topics.isEmpty, !topics.contains(topic) {
+        // A key recorded for com.example.app may push to com.example.app.voip and the other
+        // topics derived from it for a push type: those are the app's own.
+        if let topic, !topics.isEmpty, !TopicScope.tokenKey(topics, covers: topic) {
             findings.append(
                 Finding(
                     code: "topic_not_covered",

@@ -16,12 +16,21 @@ struct StreamRequest: Sendable {
     var timeoutSeconds: Double
 }
 
+/// A server's answer as it came off the wire, for the caller to decode: a notification's as a
+/// ``PushResponse``, the channel service's as a ``ChannelResponse``.
+struct WireAnswer: Sendable {
+    var status: Int
+    var headers: [(String, String)]
+    var body: [UInt8]
+    var latency: Double
+}
+
 /// How a stream ended: the server's answer, or an error and whether the request was written.
-typealias StreamCompletion = @Sendable (Result<PushResponse, GatewayError>, _ written: Bool) -> Void
+typealias StreamCompletion = @Sendable (Result<WireAnswer, GatewayError>, _ written: Bool) -> Void
 
 /// How a stream ended, settled once whichever of the stream and its opening fails first.
 struct StreamOutcome: Sendable {
-    var result: Result<PushResponse, GatewayError>
+    var result: Result<WireAnswer, GatewayError>
     var written: Bool
 }
 
@@ -174,7 +183,7 @@ final class StreamHandler: ChannelInboundHandler {
             )
             return
         }
-        completion(.success(PushResponse(status: status, headers: responseHeaders, body: body, latency: latency)), true)
+        completion(.success(WireAnswer(status: status, headers: responseHeaders, body: body, latency: latency)), true)
     }
 
     private func fail(_ error: GatewayError) {

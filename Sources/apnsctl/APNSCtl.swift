@@ -19,8 +19,7 @@ struct APNSCtl: AsyncParsableCommand {
         version: APNSCtlVersion.current,
         subcommands: [
             Inspect.self, Request.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self,
-            Handshake.self,
-            Send.self,
+            Handshake.self, Send.self, Channels.self,
             Preflight.self, Gateway.self,
         ]
     )

@@ -207,4 +207,43 @@ struct JSONContractTests {
         #expect(unreachable.status == 1)
         try Self.expectValid("preflight", unreachable)
     }
+
+    @Test func channelAndBroadcastReportsFollowTheContract() throws {
+        let setup = try TokenKeySetup(importKey: false)
+        let app = ["com.example.app"]
+        let created = try setup.runWithKeyFile(["channels", "create", setup.keyFile] + app + ["--json"])
+        #expect(created.status == 0, "\(created.stderr)")
+        try Self.expectValid("channels", created)
+        let channel = try #require((try Self.json(created.stdout)["channel"] as? [String: Any])?["id"] as? String)
+        for action in [["list"], ["show", "--channel", channel]] {
+            let result = try setup.runWithKeyFile(
+                ["channels", action[0], setup.keyFile] + app + action.dropFirst() + ["--json"]
+            )
+            #expect(result.status == 0, "\(result.stderr)")
+            try Self.expectValid("channels", result)
+        }
+        let broadcast = try setup.runWithKeyFile(
+            ["send", setup.keyFile, "--topic", "com.example.app", "--channel", channel, "--event", "end", "--json"]
+        )
+        #expect(broadcast.status == 0, "\(broadcast.stderr)")
+        try Self.expectValid("broadcast", broadcast)
+        let deleted = try setup.runWithKeyFile(
+            ["channels", "delete", setup.keyFile] + app + ["--channel", channel, "--json"]
+        )
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        try Self.expectValid("channels", deleted)
+
+        // Rejections: the reason with its explanation and fix.
+        let missing = try setup.runWithKeyFile(
+            ["channels", "show", setup.keyFile] + app + ["--channel", channel, "--json"]
+        )
+        #expect(missing.status == 1)
+        try Self.expectValid("channels", missing)
+        let refused = try setup.runWithKeyFile(
+            ["send", setup.keyFile, "--topic", "com.example.app", "--channel", channel, "--event", "end", "--json"]
+        )
+        #expect(refused.status == 1)
+        try Self.expectValid("broadcast", refused)
+        #expect(try Self.json(refused.stdout)["reason"] as? String == "ChannelNotRegistered")
+    }
 }

@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func everyKnownReasonHasAStatusAnExplanationAndAFix() {
-        #expect(APNsReason.allKnown.count == 33)
+        #expect(APNsReason.allKnown.count == 39)
         for reason in APNsReason.allKnown {
             #expect(reason.isKnown)
             #expect(reason.status != nil, "\(reason)")

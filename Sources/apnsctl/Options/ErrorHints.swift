@@ -203,6 +203,10 @@ func exitStatus(for error: any Error) -> ExitCode {
     if let error = error as? GatewayError, error.code == .clientCertificateRejected { return ExitStatus.problem }
     // A proxy scheme that is not spoken is a usage error, wherever the setting came from.
     if let error = error as? GatewayError, error.code == .unsupportedProxy { return ExitCode(64) }
+    // A time, Live Activity or channel ID the user wrote that cannot be sent: usage errors.
+    if let error = error as? PushCoreError, [.invalidTime, .invalidLiveActivity, .invalidChannel].contains(error.code) {
+        return ExitCode(64)
+    }
     return ExitStatus.couldNotCheck
 }
 

@@ -316,15 +316,16 @@ extension Gateway {
         /// Starts watching for SIGINT and SIGTERM; the result completes when one arrives.
         static func watchTermination() -> Once<Bool> {
             let signalled = Once<Bool>()
+            // The default action is turned off first; the dispatch sources then install the
+            // handler that hears the signal (setting SIG_IGN after them would silence it).
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
             for number in [SIGINT, SIGTERM] {
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler { signalled.complete(true) }
                 source.resume()
                 SignalSources.keep(source)
             }
-            // Ignored only once the sources are in place, so no signal falls between the two.
-            signal(SIGINT, SIG_IGN)
-            signal(SIGTERM, SIG_IGN)
             var unblock = sigset_t()
             sigemptyset(&unblock)
             sigaddset(&unblock, SIGINT)

@@ -8,12 +8,26 @@ struct Send: AsyncParsableCommand {
         abstract: "Send a notification and explain APNs' answer, or send one to every token of a file.",
         discussion: """
             One device: --token TOKEN. Many: --tokens FILE (or - for standard input), one token per \
-            line, # comments and blank lines skipped; see "Bulk sending" below.
+            line, # comments and blank lines skipped; see "Bulk sending" below. Every device subscribed \
+            to a broadcast channel: --channel ID (see `apnsctl channels`).
 
             The device token may be pasted in any form: plain hex, upper case, with spaces, or as old iOS \
             code printed it (<740f4707 bebcf74f ...>). The payload is --alert (with --title, --sound, \
             --badge), --background, or a JSON file (--payload FILE, or - for standard input); its size is \
             checked before sending (4096 bytes, 5120 for voip).
+
+            Push types: alert, background, voip, complication, fileprovider, location, liveactivity, \
+            pushtotalk, widgets, controls, mdm. The topic is the credential's bundle ID with the suffix \
+            the type needs (.voip, .complication, .pushkit.fileprovider, .location-query, \
+            .push-type.liveactivity, .voip-ptt, .push-type.widgets, .push-type.controls); --topic \
+            replaces it (an mdm push needs --topic with the push magic topic).
+
+            Live Activities: --event start|update|end builds the payload (--content-state, and for a \
+            push-to-start --attributes-type, --attributes and --alert), with the timestamp of now; \
+            any liveactivity payload is checked against ActivityKit's rules before it is sent.
+
+            --expiration takes a duration from now (30m, 1h, 2d), an RFC 3339 date, UNIX seconds, or \
+            0 (try once, store nothing); a time already past is refused.
 
             A rejection is printed with its likely fix; the classic one, 400 BadDeviceToken, usually means \
             a token from a development build sent to production or the reverse.
@@ -42,6 +56,14 @@ struct Send: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The device token.", valueName: "TOKEN"))
     var token: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Broadcast to every device subscribed to this channel (a Live Activity payload).",
+            valueName: "ID"
+        )
+    )
+    var channel: String?
 
     @Option(
         help: ArgumentHelp(
@@ -102,15 +124,20 @@ struct Send: AsyncParsableCommand {
     @Option(
         name: .customLong("push-type"),
         help:
-            "apns-push-type (alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk, widgets)."
+            "apns-push-type (alert, background, voip, complication, fileprovider, location, liveactivity, pushtotalk, widgets, controls, mdm)."
     )
     var pushType: String?
 
     @Option(help: "apns-priority: 10, 5 or 1.")
     var priority: Int?
 
-    @Option(help: ArgumentHelp("apns-expiration as UNIX seconds (0: deliver now or never).", valueName: "SECONDS"))
-    var expiration: Int?
+    @Option(
+        help: ArgumentHelp(
+            "apns-expiration: 30m, 1h, 2d from now, an RFC 3339 date, UNIX seconds, or 0 (deliver now or never).",
+            valueName: "TIME"
+        )
+    )
+    var expiration: String?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id (at most 64 bytes).")
     var collapseID: String?
@@ -124,12 +151,15 @@ struct Send: AsyncParsableCommand {
     @Flag(help: "Print a versioned JSON report.")
     var json = false
 
+    @OptionGroup(title: "Live Activities") var liveActivity: LiveActivityOptions
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var credentials: CredentialOptions
 
     func validate() throws {
-        if (token == nil) == (tokens == nil) {
-            throw ValidationError("Give --token TOKEN for one device, or --tokens FILE for many.")
+        if [token, tokens, channel].compactMap({ $0 }).count != 1 {
+            throw ValidationError(
+                "Give --token TOKEN for one device, --tokens FILE for many, or --channel ID for a broadcast."
+            )
         }
         if tokens == nil, results != nil || resume != nil || resendUncertain || quiet {
             throw ValidationError("--results, --resume, --resend-uncertain and --quiet go with --tokens.")
@@ -151,15 +181,9 @@ struct Send: AsyncParsableCommand {
                 throw ValidationError("--tokens - and --password-stdin cannot both read standard input.")
             }
         }
-        let sources = [alert != nil, background, payload != nil].filter { $0 }.count
-        if sources != 1 { throw ValidationError("Give exactly one of --alert TEXT, --background and --payload FILE.") }
-        if alert == nil, title != nil || sound != nil || badge != nil {
-            throw ValidationError("--title, --sound and --badge go with --alert.")
-        }
+        try validatePayloadSources()
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority is 10, 5 or 1.") }
-        if let expiration, !(0...Int(UInt32.max)).contains(expiration) {
-            throw ValidationError("--expiration is UNIX seconds between 0 and \(UInt32.max).")
-        }
+        if let expiration { _ = try usage { try PushTime.expiration(expiration, now: Date()) } }
         if let apnsID, UUID(uuidString: apnsID) == nil {
             throw ValidationError("--apns-id must be a UUID such as 123e4567-e89b-12d3-a456-426614174000.")
         }
@@ -171,6 +195,7 @@ struct Send: AsyncParsableCommand {
         if payload == "-", credentials.password.passwordStdin {
             throw ValidationError("--payload - and --password-stdin cannot both read standard input.")
         }
+        try validateLiveActivityAndChannel()
     }
 
     /// What both forms need: the credential, the gateway and the notification (for `token`).
@@ -186,7 +211,7 @@ struct Send: AsyncParsableCommand {
 
     func prepare(token deviceToken: DeviceToken, quietNotes: Bool) throws -> Prepared {
         let style = TerminalStyle.stderr
-        let type: PushType = pushType.map { PushType($0) } ?? (background ? .background : .alert)
+        let type = chosenPushType
         let body = try makePayload()
         try Payload.validate(body, pushType: type)
         let loaded = try credentials.load(credential)
@@ -198,12 +223,15 @@ struct Send: AsyncParsableCommand {
             topic: topic,
             pushType: type,
             priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),
-            expiration: expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            expiration: try expiration.map { try PushTime.expiration($0, now: Date()) },
             collapseID: collapseID,
             apnsID: apnsID.flatMap(UUID.init(uuidString:)),
             payload: body
         )
         try notification.validate()
+        if type == .liveactivity {
+            try LiveActivity.check(payload: body, pushType: type, topic: topic, priority: notification.priority)
+        }
         if !quietNotes {
             for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
             for warning in loaded.preflightFindings(environment: environment, topic: topic) {
@@ -224,6 +252,10 @@ struct Send: AsyncParsableCommand {
     func run() async throws {
         if let tokens {
             try await runBulk(tokensPath: tokens)
+            return
+        }
+        if let channel {
+            try await runBroadcast(channel: channel)
             return
         }
         let style = TerminalStyle.stdout
@@ -262,7 +294,8 @@ struct Send: AsyncParsableCommand {
         if !result.response.isAccepted { throw ExitStatus.problem }
     }
 
-    private func makePayload() throws -> [UInt8] {
+    func makePayload() throws -> [UInt8] {
+        if let built = try liveActivity.payload(alert: alert, title: title, sound: sound) { return built }
         if let alert { return try Payload.alert(title: title, body: alert, sound: sound, badge: badge) }
         if background { return try Payload.background() }
         guard let payload else { return [] }

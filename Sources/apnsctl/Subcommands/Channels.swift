@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+import PushGateway
+
+extension MessageStoragePolicy: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let number = Int(argument) else { return nil }
+        self.init(rawValue: number)
+    }
+}
+
+/// `apnsctl channels`: the broadcast channels of an app (iOS 18 broadcast push).
+struct Channels: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create, list, show and delete an app's broadcast channels.",
+        discussion: """
+            Broadcast push sends one Live Activity update to every device subscribed to a channel \
+            (send --channel ID). Channels are managed on Apple's channel-management service: \
+            api-manage-broadcast.sandbox.push.apple.com:2195 for sandbox and \
+            api-manage-broadcast.push.apple.com:2196 for production, with the same certificate or \
+            token key as notifications. --gateway sends the requests elsewhere (`apnsctl gateway serve` \
+            serves channels on its one port).
+
+            An app may have 10,000 channels per environment. The bundle ID defaults to the \
+            credential's own.
+
+            Exit status: 0 done; 1 APNs refused the request; 2 could not ask.
+            """,
+        subcommands: [Create.self, List.self, Show.self, Delete.self]
+    )
+
+    /// What every channels subcommand takes.
+    struct Common: ParsableArguments {
+        @Argument(help: ArgumentHelp("A stored alias, or a .p12/.pem/.p8 file.", valueName: "CREDENTIAL"))
+        var credential: String
+
+        @Argument(help: ArgumentHelp("The app's bundle ID (default: the credential's).", valueName: "BUNDLE-ID"))
+        var bundleID: String?
+
+        @Flag(help: "Print a versioned JSON report.")
+        var json = false
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var credentials: CredentialOptions
+
+        func validate() throws {
+            if let bundleID { try usage { try ChannelRequestEncoder.checkBundleID(bundleID) } }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a channel; prints its ID.")
+        @OptionGroup var common: Common
+        @Option(
+            name: .customLong("message-storage-policy"),
+            help: ArgumentHelp(
+                "0: no message stored for offline devices; 1: the most recent one is stored.",
+                valueName: "0|1"
+            )
+        )
+        var policy: MessageStoragePolicy = .noMessageStored
+
+        func run() async throws {
+            try await Channels.perform("create", common) { connection, bundleID in
+                try await connection.createChannel(bundleID: bundleID, policy: policy)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the IDs of the app's channels.")
+        @OptionGroup var common: Common
+
+        func run() async throws {
+            try await Channels.perform("list", common) { connection, bundleID in
+                try await connection.listChannels(bundleID: bundleID)
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a channel's configuration.")
+        @OptionGroup var common: Common
+        @Option(help: ArgumentHelp("The channel ID.", valueName: "ID")) var channel: String
+
+        func validate() throws { _ = try usage { try ChannelID(channel) } }
+
+        func run() async throws {
+            let id = try ChannelID(channel)
+            try await Channels.perform("show", common, channel: id) { connection, bundleID in
+                try await connection.readChannel(bundleID: bundleID, id: id)
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a channel.")
+        @OptionGroup var common: Common
+        @Option(help: ArgumentHelp("The channel ID.", valueName: "ID")) var channel: String
+
+        func validate() throws { _ = try usage { try ChannelID(channel) } }
+
+        func run() async throws {
+            let id = try ChannelID(channel)
+            try await Channels.perform("delete", common, channel: id) { connection, bundleID in
+                try await connection.deleteChannel(bundleID: bundleID, id: id)
+            }
+        }
+    }
+
+    /// The bundle ID a channel request is for: the one given, else the credential's.
+    static func bundleID(given: String?, credential: LoadedCredential) throws -> String {
+        if let given { return given }
+        guard let topic = credential.defaultTopic else {
+            throw PushCoreError(
+                .invalidChannel,
+                "The credential \(credential.name) names no app, so the bundle ID cannot be taken from it.",
+                hint: "Give the app's bundle ID."
+            )
+        }
+        return TopicScope.app(of: topic)
+    }
+
+    /// Connects once, makes one request, reports it.
+    static func perform(
+        _ action: String,
+        _ common: Common,
+        channel: ChannelID? = nil,
+        _ request: (GatewayConnection, String) async throws -> ChannelResponse
+    ) async throws {
+        let report: ChannelReport = try await withUserErrors {
+            let loaded = try common.credentials.load(common.credential)
+            let bundleID = try bundleID(given: common.bundleID, credential: loaded)
+            let (environment, note) = common.connection.chosenEnvironment(for: loaded)
+            let plan = try common.connection.settings.channelManagementConfiguration(
+                for: loaded,
+                environment: environment
+            )
+            var configuration = plan.configuration
+            if plan.proxy?.source == .explicit { configuration.proxyOrigin = "--proxy" }
+            if !common.json {
+                for line in plan.notices + [note].compactMap({ $0 }) {
+                    printError(TerminalStyle.stderr.paint("note: ", .bold) + line)
+                }
+            }
+            let connection = GatewayConnection(configuration: configuration)
+            defer { Task { await connection.close() } }
+            _ = try await connection.connect()
+            let response = try await request(connection, bundleID)
+            await connection.close()
+            return ChannelReport(
+                action: action,
+                credential: loaded.name,
+                environment: environment,
+                gateway: configuration.endpoint.description,
+                bundleID: bundleID,
+                asked: channel,
+                response: response
+            )
+        }
+        if common.json {
+            try printJSON(report)
+        } else {
+            print(ChannelRenderer.render(report, style: .stdout))
+        }
+        if report.error != nil { throw ExitStatus.problem }
+    }
+}

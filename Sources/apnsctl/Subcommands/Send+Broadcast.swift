@@ -1,0 +1,237 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+import PushGateway
+
+extension LiveActivity.Event: ExpressibleByArgument {}
+
+extension Send {
+    /// The push type: --push-type, else what the payload options imply.
+    var chosenPushType: PushType {
+        if let pushType { return PushType(pushType) }
+        if liveActivity.event != nil || channel != nil { return .liveactivity }
+        return background ? .background : .alert
+    }
+
+    /// Exactly one payload: --alert, --background, --payload or --event (whose alert --alert and
+    /// --title give).
+    func validatePayloadSources() throws {
+        let event = liveActivity.event
+        let sources = [alert != nil && event == nil, background, payload != nil, event != nil].filter { $0 }.count
+        if sources != 1 {
+            throw ValidationError(
+                "Give exactly one of --alert TEXT, --background, --payload FILE and --event start|update|end (with --event, --alert and --title make the Live Activity's alert)."
+            )
+        }
+        if event != nil, badge != nil {
+            throw ValidationError("--badge does not go with --event: a Live Activity has no badge.")
+        }
+        if alert == nil, title != nil || (sound != nil && event == nil) || badge != nil {
+            throw ValidationError("--title, --sound and --badge go with --alert.")
+        }
+        if background, let priority, priority != 5 {
+            throw ValidationError("A background push must use priority 5 (APNs answers BadPriority otherwise).")
+        }
+    }
+
+    func validateLiveActivityAndChannel() throws {
+        if liveActivity.event != nil, let pushType, PushType(pushType) != .liveactivity {
+            throw ValidationError(
+                "--event builds a Live Activity payload: the push type is liveactivity, not \(pushType)."
+            )
+        }
+        if liveActivity.event == .start, alert == nil {
+            throw ValidationError(
+                "--event start (push-to-start) needs --alert TEXT: the system shows it as the activity appears."
+            )
+        }
+        let stdinReaders =
+            liveActivity.standardInputReaders + (payload == "-" ? 1 : 0) + (tokens == "-" ? 1 : 0)
+            + (credentials.password.passwordStdin ? 1 : 0)
+        if stdinReaders > 1 { throw ValidationError("Only one option can read standard input (-).") }
+        guard let channel else { return }
+        _ = try usage { try ChannelID(channel) }
+        if let pushType, PushType(pushType) != .liveactivity {
+            throw ValidationError("A broadcast carries a Live Activity: --push-type is liveactivity, not \(pushType).")
+        }
+        if alert != nil, liveActivity.event == nil {
+            throw ValidationError(
+                "A broadcast carries a Live Activity payload: give --event update|end or --payload FILE."
+            )
+        }
+        if background { throw ValidationError("A broadcast carries a Live Activity payload, not --background.") }
+        if collapseID != nil {
+            throw ValidationError("--collapse-id is for device notifications; a broadcast has none.")
+        }
+        if apnsID != nil {
+            throw ValidationError("--apns-id is for device notifications; a broadcast gets an apns-request-id.")
+        }
+    }
+
+    /// `send --channel ID`: one broadcast, over one connection to the gateway.
+    func runBroadcast(channel text: String) async throws {
+        let style = TerminalStyle.stdout
+        let result: BroadcastOutput = try await withUserErrors {
+            let channel = try ChannelID(text)
+            let body = try makePayload()
+            let loaded = try credentials.load(credential)
+            let bundleID = try Channels.bundleID(given: topic.map(TopicScope.app(of:)), credential: loaded)
+            let (environment, note) = connection.chosenEnvironment(for: loaded)
+            let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
+            let broadcast = BroadcastNotification(
+                bundleID: bundleID,
+                channelID: channel,
+                priority: priority.map(PushPriority.init),
+                expiration: try expiration.map { try PushTime.expiration($0, now: Date()) },
+                requestID: UUID(),
+                payload: body
+            )
+            try broadcast.validate()
+            if !json {
+                for line in notices + [note].compactMap({ $0 }) {
+                    printError(TerminalStyle.stderr.paint("note: ", .bold) + line)
+                }
+            }
+            let gateway = GatewayConnection(configuration: configuration)
+            defer { Task { await gateway.close() } }
+            _ = try await gateway.connect()
+            let response = try await gateway.broadcast(broadcast)
+            await gateway.close()
+            return BroadcastOutput(
+                schemaVersion: ReportSchema.schemaVersion,
+                credential: loaded.name,
+                environment: environment,
+                gateway: configuration.endpoint.description,
+                bundleId: bundleID,
+                channelId: channel.rawValue,
+                pushType: PushType.liveactivity.rawValue,
+                payloadBytes: body.count,
+                accepted: response.isSuccess,
+                status: response.status,
+                requestId: response.requestID,
+                apnsUniqueId: response.apnsUniqueID,
+                latency: response.latency,
+                error: ChannelErrorObject(response)
+            )
+        }
+        if json {
+            try printJSON(result)
+        } else {
+            print(render(result, style: style))
+        }
+        if !result.accepted { throw ExitStatus.problem }
+    }
+
+    private func render(_ result: BroadcastOutput, style: TerminalStyle) -> String {
+        let latency = HandshakeRenderer.milliseconds(result.latency)
+        var lines: [String] = []
+        if result.accepted {
+            lines.append(
+                style.paint("✓ \(result.status) broadcast accepted", .green, .bold)
+                    + "  by \(result.gateway) (\(result.environment)) in \(latency)"
+            )
+        } else {
+            let reason = Untrusted.display(result.error?.code ?? "no reason given")
+            lines.append(
+                style.paint("✗ \(result.status) \(reason)", .red, .bold)
+                    + "  from \(result.gateway) (\(result.environment)) in \(latency)"
+            )
+        }
+        var rows: [(String, String)] = [
+            ("app", result.bundleId), ("channel", result.channelId), ("push type", result.pushType),
+            ("payload", "\(result.payloadBytes) bytes"),
+        ]
+        if let id = result.requestId { rows.append(("apns-request-id", id)) }
+        if let unique = result.apnsUniqueId { rows.append(("apns-unique-id", Untrusted.display(unique))) }
+        for (label, value) in rows {
+            lines.append("  \(style.paint(label.padding(toLength: 15, withPad: " ", startingAt: 0), .dim))  \(value)")
+        }
+        if let error = result.error {
+            lines.append("  " + error.message)
+            if let hint = error.hint { lines.append("  " + style.paint("→ \(hint)", .bold)) }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct BroadcastOutput: Encodable {
+    var schemaVersion: Int
+    var credential: String
+    var environment: PushEnvironment
+    var gateway: String
+    var bundleId: String
+    var channelId: String
+    var pushType: String
+    var payloadBytes: Int
+    var accepted: Bool
+    var status: Int
+    var requestId: String?
+    var apnsUniqueId: String?
+    var latency: Double
+    /// For the human output; JSON gives it as the contract says (see ``ChannelErrorObject``).
+    var error: ChannelErrorObject?
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, credential, environment, gateway, bundleId, channelId, pushType, payloadBytes, accepted
+        case status, requestId, apnsUniqueId, latency
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(credential, forKey: .credential)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(gateway, forKey: .gateway)
+        try container.encode(bundleId, forKey: .bundleId)
+        try container.encode(channelId, forKey: .channelId)
+        try container.encode(pushType, forKey: .pushType)
+        try container.encode(payloadBytes, forKey: .payloadBytes)
+        try container.encode(accepted, forKey: .accepted)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(requestId, forKey: .requestId)
+        try container.encodeIfPresent(apnsUniqueId, forKey: .apnsUniqueId)
+        try container.encode(latency, forKey: .latency)
+        try error?.encodeFields(to: encoder)
+    }
+}
+
+/// A rejection as every report gives errors: the reason as the code, what it means, what to do.
+///
+/// In JSON a rejection is what every report makes of one: APNs' `reason` with its
+/// `explanation` and `fix`. An answer without a reason is an `error` object.
+struct ChannelErrorObject {
+    var code: String
+    var message: String
+    var hint: String?
+    var reason: String?
+
+    private enum Keys: String, CodingKey { case reason, explanation, fix, error }
+
+    /// Writes this rejection's fields into the report being encoded.
+    func encodeFields(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        if let reason {
+            try container.encode(reason, forKey: .reason)
+            try container.encode(message, forKey: .explanation)
+            try container.encodeIfPresent(hint, forKey: .fix)
+        } else {
+            try container.encode(ReportedError(code: "unexpected_answer", message: message, hint: hint), forKey: .error)
+        }
+    }
+
+    init?(_ response: ChannelResponse) {
+        guard !response.isSuccess else { return nil }
+        if let reason = response.reason {
+            code = Untrusted.display(reason.rawValue)
+            self.reason = code
+            message = reason.explanation
+            hint = reason.fix
+        } else {
+            code = "http_\(response.status)"
+            message =
+                "The server answered \(response.status) without an APNs reason"
+                + (response.rawBody.map { ": \(Untrusted.display(String($0.prefix(200))))" } ?? ".")
+            hint = "Check that the address is an APNs gateway or channel-management service."
+        }
+    }
+}
