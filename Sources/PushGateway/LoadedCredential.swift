@@ -105,20 +105,12 @@ public struct LoadedCredential: Sendable {
             ).findings
         }
         // A token key records no dates; what it was imported for is all there is to check.
-        var findings =
-            environments.isEmpty
-            ? [] : CredentialCheck.environmentFindings(environments, expected: environment, what: "token key")
-        if let topic, !topics.isEmpty, !topics.contains(topic) {
-            findings.append(
-                Finding(
-                    code: "topic_not_covered",
-                    severity: .problem,
-                    message: "The token key was imported for \(topics.joined(separator: ", ")), not for \(topic).",
-                    hint: "A token key can push to every app of its team; check that \(topic) belongs to it."
-                )
-            )
-        }
-        return findings
+        return CredentialCheck.tokenKeyScopeFindings(
+            environments: environments,
+            topics: topics,
+            environment: environment,
+            topic: topic
+        )
     }
 }
 
