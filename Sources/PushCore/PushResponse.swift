@@ -312,7 +312,8 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .missingProviderToken:
             return "Use a certificate bundle with its key, or a token key (.p8) with its team ID."
         case .unrelatedKeyIdInToken:
-            return "Use a key that serves this app: a key of the app's team without topic restrictions, or the one Apple issued for this app."
+            return
+                "Use a key that serves this app: a key of the app's team without topic restrictions, or the one Apple issued for this app."
         case .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
             return
                 "Send to the gateway of the key's environment (api.sandbox.push.apple.com or api.push.apple.com), or use a key that serves this one (a team key serves both)."

@@ -1,8 +1,8 @@
 import Foundation
 import LocalGateway
 import PushGateway
-import Testing
 import TestSupport
+import Testing
 
 /// APNs' connection dynamics as the local gateway plays them, seen from the real client: the
 /// stream limit after a rejection and before a valid token, GOAWAY's JSON reasons, and Apple's
@@ -123,7 +123,10 @@ struct ConnectionDynamicsTests {
             #expect(connection.goAway?.reason == "IdleTimeout")
             let error = await gatewayError { _ = try await connection.send(try .alert()) }
             #expect(error?.code == .goAway)
-            #expect(error?.message.contains("APNs closed the connection: IdleTimeout") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("APNs closed the connection: IdleTimeout") == true,
+                "\(String(describing: error))"
+            )
             #expect(error?.isRetryable == true)
             #expect(running.gateway.statistics.idleConnectionsClosed == 1)
         }
@@ -187,7 +190,9 @@ struct ConnectionDynamicsTests {
         #expect(refused.status == 403)
         #expect(refused.reason == .unrelatedKeyIdInToken)
         // Its app's derived topics are its own.
-        #expect(try await Self.send(topic: "com.example.app.voip", Self.scoped(topics: ["com.example.app"])).status == 200)
+        #expect(
+            try await Self.send(topic: "com.example.app.voip", Self.scoped(topics: ["com.example.app"])).status == 200
+        )
     }
 
     @Test func withoutKeyScopesEveryKeyServesEverything() async throws {

@@ -216,7 +216,8 @@ extension Send {
             lines.append(
                 "  APNs closed the connection: \(Untrusted.display(reason))"
                     + (times > 1 ? " (\(count(times)) times)" : "")
-                    + (known.isKnown ? " — \(known.explanation) Reconnected and went on." : "; reconnected and went on.")
+                    + (known.isKnown
+                        ? " — \(known.explanation) Reconnected and went on." : "; reconnected and went on.")
             )
         }
         if let resultsPath { lines.append("  results:    \(resultsPath)") }

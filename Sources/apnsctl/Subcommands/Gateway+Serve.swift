@@ -95,7 +95,8 @@ extension Gateway {
         @Flag(
             name: .customLong("single-stream-after-rejection"),
             inversion: .prefixedNo,
-            help: "Advertise 1 concurrent stream after a rejected notification (4xx) until one is accepted, as APNs does."
+            help:
+                "Advertise 1 concurrent stream after a rejected notification (4xx) until one is accepted, as APNs does."
         )
         var singleStreamAfterRejection = true
 
@@ -110,7 +111,8 @@ extension Gateway {
         @Flag(
             name: .customLong("goaway-reasons"),
             inversion: .prefixedNo,
-            help: "Put APNs' JSON reason in GOAWAY ({\"reason\":\"Shutdown\"}, IdleTimeout); --no-goaway-reasons sends none."
+            help:
+                "Put APNs' JSON reason in GOAWAY ({\"reason\":\"Shutdown\"}, IdleTimeout); --no-goaway-reasons sends none."
         )
         var goAwayReasons = true
 
