@@ -115,7 +115,7 @@ struct ConnectionDynamicsTests {
     }
 
     @Test func anIdleConnectionIsClosedWithIdleTimeoutAndTheClientSaysSo() async throws {
-        try await RunningGateway.Setup(configure: { $0.idleTimeout = 0.3 }).run { running in
+        try await RunningGateway.Setup(configure: { $0.idleTimeout = 1 }).run { running in
             let connection = try await running.connect(.certificate(try Fixtures.universal()))
             defer { Task { await connection.close() } }
             #expect(try await connection.send(try .alert()).status == 200)
@@ -134,8 +134,10 @@ struct ConnectionDynamicsTests {
 
     @Test func aConnectionWaitingForAnAnswerIsNotIdle() async throws {
         try await RunningGateway.Setup(configure: {
-            $0.idleTimeout = 0.2
-            $0.faults.latency = 0.6
+            // Long enough for a loaded machine to send the request before the connection idles,
+            // and an answer that takes several idle periods.
+            $0.idleTimeout = 1.5
+            $0.faults.latency = 4.5
         }).run { running in
             let connection = try await running.connect(.certificate(try Fixtures.universal()))
             defer { Task { await connection.close() } }
