@@ -296,6 +296,11 @@ public final class LocalGateway: Sendable {
         var streamSettings = NIOHTTP2Handler.StreamConfiguration()
         streamSettings.streamResetFrameRateLimit.maximumCount = 50_000
         streamSettings.streamResetFrameRateLimit.windowLength = .seconds(1)
+        // Every SETTINGS the stream-limit dynamics send comes back acknowledged: NIO's default,
+        // 200 control frames in 30 s, closed a bulk run's connection after some hundred
+        // rejections. Sized like the reset limit.
+        settings.controlFrameRateLimit.maximumCount = 50_000
+        settings.controlFrameRateLimit.windowLength = .seconds(1)
         let gateway = self
         // Stream channels run on their connection's event loop, so the state may travel bound to it.
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)

@@ -115,10 +115,9 @@ struct ConnectionDynamicsTests {
     }
 
     @Test func anIdleConnectionIsClosedWithIdleTimeoutAndTheClientSaysSo() async throws {
-        try await RunningGateway.Setup(configure: { $0.idleTimeout = 1 }).run { running in
+        try await RunningGateway.Setup(configure: { $0.idleTimeout = 0.5 }).run { running in
             let connection = try await running.connect(.certificate(try Fixtures.universal()))
             defer { Task { await connection.close() } }
-            #expect(try await connection.send(try .alert()).status == 200)
             try await Self.waitForGoAway(connection)
             #expect(connection.goAway?.reason == "IdleTimeout")
             let error = await gatewayError { _ = try await connection.send(try .alert()) }
@@ -134,15 +133,24 @@ struct ConnectionDynamicsTests {
 
     @Test func aConnectionWaitingForAnAnswerIsNotIdle() async throws {
         try await RunningGateway.Setup(configure: {
-            // Long enough for a loaded machine to send the request before the connection idles,
-            // and an answer that takes several idle periods.
-            $0.idleTimeout = 1.5
-            $0.faults.latency = 4.5
+            $0.idleTimeout = 0.5
+            $0.faults.latency = 2
         }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
-            // The client says nothing for longer than the idle timeout while it waits.
-            #expect(try await connection.send(try .alert()).status == 200)
+            // The client says nothing for several idle periods while it waits for the answer. On
+            // a loaded machine the connection may idle before the request arrives: that request
+            // was not processed (last stream 0) and is sent again on a new connection; a request
+            // processed and then cut off would be the failure.
+            var answered = false
+            for _ in 0..<5 where !answered {
+                let connection = try await running.connect(.certificate(try Fixtures.universal()))
+                do {
+                    answered = try await connection.send(try .alert()).status == 200
+                } catch let error as GatewayError where error.code == .goAway && error.goAway?.lastStreamID == 0 {
+                    // Idled before the request: try again.
+                }
+                await connection.close()
+            }
+            #expect(answered)
         }
     }
 
