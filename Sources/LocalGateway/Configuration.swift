@@ -22,11 +22,43 @@ extension LocalGateway {
             public var teamID: String
             /// The P-256 public key, SubjectPublicKeyInfo PEM (`AuthKey_X.pub.pem`).
             public var publicKeyPEM: String
-            public init(keyID: String, teamID: String, publicKeyPEM: String) {
+            /// Apple's environment-scoped keys: the one environment the key serves (nil: both).
+            /// Used against the other one it gets 403 BadEnvironmentKeyInToken.
+            public var environment: PushEnvironment?
+            /// Apple's topic-specific keys: the bundle IDs the key may push to (their `.voip`,
+            /// `.complication`... topics included). Empty: every app of the team. Any other
+            /// topic gets 403 UnrelatedKeyIdInToken.
+            public var topics: [String]
+            public init(
+                keyID: String,
+                teamID: String,
+                publicKeyPEM: String,
+                environment: PushEnvironment? = nil,
+                topics: [String] = []
+            ) {
                 self.keyID = keyID
                 self.teamID = teamID
                 self.publicKeyPEM = publicKeyPEM
+                self.environment = environment
+                self.topics = topics
             }
+        }
+
+        /// How APNs' connections behave, each on unless turned off.
+        public struct Dynamics: Sendable {
+            /// After a rejected notification (any 4xx answer) advertise
+            /// SETTINGS_MAX_CONCURRENT_STREAMS 1 until a notification is accepted.
+            public var singleStreamAfterRejection = true
+            /// On a connection without a client certificate, when token keys are configured:
+            /// advertise 1 stream until a request has carried a valid provider token.
+            public var singleStreamUntilToken = true
+            /// GOAWAY carries APNs' JSON reason (`{"reason":"Shutdown"}`, `IdleTimeout`) as its
+            /// debug data; off, the debug data is empty.
+            public var goAwayReasons = true
+            /// Honour the environment and topic restrictions of ``TokenKey`` and
+            /// ``Configuration/otherEnvironmentKeyIDs``; off, every key serves everything.
+            public var keyScopes = true
+            public init() {}
         }
 
         /// Ways to misbehave on purpose, for testing clients.
@@ -73,6 +105,11 @@ extension LocalGateway {
         public var clientCAPEMs: [String] = []
         /// Token keys accepted. Empty and no client CA: every request gets 403 MissingProviderToken.
         public var tokenKeys: [TokenKey] = []
+        /// Key IDs the gateway knows only as keys restricted to the other environment, without
+        /// holding their public keys: a token naming one gets 403 BadEnvironmentKeyIdInToken,
+        /// refused on its key ID alone.
+        public var otherEnvironmentKeyIDs: Set<String> = []
+        public var dynamics = Dynamics()
         /// A JSON device registry: `{"<hex token>": {"topic": "...", "environment": "sandbox",
         /// "unregistered_at": <ms>}}`. Nil: any well-formed token is accepted.
         public var deviceRegistryFile: String?

@@ -20,20 +20,27 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
         self.connection = connection
     }
 
-    /// Nothing read for the idle timeout: GOAWAY with APNs' JSON reason, then close, as APNs does.
+    /// The client's SETTINGS acknowledgements: the limit they acknowledge is now in force.
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .settings(.ack) = unwrapInboundIn(data).payload { connection.settingsAcknowledged() }
+        context.fireChannelRead(data)
+    }
+
+    /// Nothing read for the idle timeout while nothing is in flight: GOAWAY with APNs' JSON
+    /// reason, then close, as APNs does. The gateway stopping: GOAWAY `Shutdown`.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !connection.closing else {
+        if event is GatewayShutdownEvent {
+            connection.goAway(reason: "Shutdown", gateway: gateway)
+            return
+        }
+        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        connection.closing = true
+        // A connection waiting for answers is not idle (the client has nothing to say).
+        guard connection.openStreams == 0, connection.awaitingAnswer == 0, !connection.goingAway else { return }
         gateway.updateStatistics { $0.idleConnectionsClosed += 1 }
-        let reason = context.channel.allocator.buffer(string: #"{"reason":"IdleTimeout"}"#)
-        let frame = HTTP2Frame(
-            streamID: .rootStream,
-            payload: .goAway(lastStreamID: connection.highestProcessed, errorCode: .noError, opaqueData: reason)
-        )
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
+        connection.goAway(reason: "IdleTimeout", gateway: gateway)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -27,12 +27,14 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Passed on before this handler leaves: a context that has left the pipeline no longer
+        // reaches the handlers after it (the HTTP/2 set-up waits for this event).
+        context.fireUserInboundEventTriggered(event)
         if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
             deadline?.cancel()
             deadline = nil
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -40,6 +40,11 @@ public final class LocalGateway: Sendable {
         public var streamLimitViolations = 0
         /// The most streams open at once on one connection.
         public var maxConcurrentStreamsObserved = 0
+        /// The most streams open at once while each SETTINGS_MAX_CONCURRENT_STREAMS value was in
+        /// force (acknowledged by the client), keyed by that value: `{"1": 1, "1000": 37}`.
+        /// Streams that arrive above a lowered limit the client has not yet acknowledged count
+        /// under the limit still in force (and are refused, see ``refusedStreams``).
+        public var maxConcurrentStreamsByLimit: [String: Int] = [:]
         public var goAwaysSent = 0
         /// Connections closed by ``Configuration/Faults/closeAfterStreams``.
         public var connectionsClosedByFault = 0
@@ -60,6 +65,8 @@ public final class LocalGateway: Sendable {
         var statistics = Statistics()
         var log: FileHandle?
         var dropTaken = false
+        /// Open connections, for the GOAWAY a stop sends.
+        var connections: [Int: any Channel] = [:]
     }
 
     public let configuration: Configuration
@@ -194,16 +201,25 @@ public final class LocalGateway: Sendable {
         return channel.localAddress?.port ?? configuration.port
     }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and closes every connection, as APNs does: GOAWAY `{"reason":"Shutdown"}`
+    /// naming the last stream processed, the answers still owed, then the close (forced after
+    /// a grace of two seconds beyond the configured latency).
     public func stop() async throws {
-        let (channel, log) = state.withLockedValue { state in
+        let (channel, log, connections) = state.withLockedValue { state in
             defer {
                 state.channel = nil
                 state.log = nil
+                state.connections = [:]
             }
-            return (state.channel, state.log)
+            return (state.channel, state.log, Array(state.connections.values))
         }
         try? await channel?.close()
+        let grace = Int64((2 + configuration.faults.latency) * 1e9)
+        for connection in connections {
+            connection.pipeline.fireUserInboundEventTriggered(GatewayShutdownEvent())
+            connection.eventLoop.scheduleTask(in: .nanoseconds(grace)) { connection.close(promise: nil) }
+        }
+        for connection in connections { try? await connection.closeFuture.get() }
         try? log?.close()
     }
 
@@ -247,14 +263,32 @@ public final class LocalGateway: Sendable {
         )
         // Answers written during one batch of reads leave as one TLS record, not one each.
         try channel.pipeline.syncOperations.addHandler(BatchingHandler())
+        state.withLockedValue { $0.connections[number] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.state.withLockedValue { _ = $0.connections.removeValue(forKey: number) }
+        }
+        let gateway = self
+        try channel.pipeline.syncOperations.addHandler(
+            HTTP2Starter { channel in try gateway.startHTTP2(channel, number: number) }
+        )
+    }
+
+    /// HTTP/2 on a connection whose TLS handshake is done: the first SETTINGS advertise one
+    /// stream when the client brought no certificate and must show a provider token first.
+    private func startHTTP2(_ channel: any Channel, number: Int) throws {
         let connection = GatewayConnectionState(
             number: number,
             channel: channel,
-            advertisedLimit: configuration.faults.maxConcurrentStreams
+            configuredLimit: configuration.faults.maxConcurrentStreams
         )
+        if configuration.dynamics.singleStreamUntilToken, !configuration.tokenKeys.isEmpty,
+            connection.clientCertificate() == nil
+        {
+            connection.awaitingToken = true
+        }
         var settings = NIOHTTP2Handler.ConnectionConfiguration()
         settings.initialSettings = [
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.faults.maxConcurrentStreams),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: connection.startLimit()),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 8_192),
         ]
         settings.maximumRecentlyResetStreams = 1_024
@@ -265,6 +299,11 @@ public final class LocalGateway: Sendable {
         var streamSettings = NIOHTTP2Handler.StreamConfiguration()
         streamSettings.streamResetFrameRateLimit.maximumCount = 50_000
         streamSettings.streamResetFrameRateLimit.windowLength = .seconds(1)
+        // Every SETTINGS the stream-limit dynamics send comes back acknowledged: NIO's default,
+        // 200 control frames in 30 s, closed a bulk run's connection after some hundred
+        // rejections. Sized like the reset limit.
+        settings.controlFrameRateLimit.maximumCount = 50_000
+        settings.controlFrameRateLimit.windowLength = .seconds(1)
         let gateway = self
         // Stream channels run on their connection's event loop, so the state may travel bound to it.
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
@@ -319,52 +358,5 @@ public final class LocalGateway: Sendable {
             // A full disk must not bring the gateway down; the record is lost and counted nowhere else.
             try? state.log?.write(contentsOf: line)
         }
-    }
-}
-
-/// Per-connection bookkeeping, touched only on the connection's event loop.
-final class GatewayConnectionState {
-    let number: Int
-    let channel: any Channel
-    /// The MAX_CONCURRENT_STREAMS last advertised.
-    var advertisedLimit: Int
-    var openStreams = 0
-    var streamsSeen = 0
-    var answered = 0
-    var accepted = 0
-    var limitChanged = false
-    var goingAway = false
-    var closing = false
-    /// Cut by the drop fault: nothing more is processed.
-    var dropped = false
-    /// The last-stream-id of the GOAWAY sent, once sent.
-    var lastStreamID: HTTP2StreamID?
-    /// The highest stream processed (validated and decided) so far.
-    var highestProcessed: HTTP2StreamID = .rootStream
-    /// Streams processed whose answer is not yet written (added latency).
-    var awaitingAnswer = 0
-    /// Open streams whose request is not complete yet: a GOAWAY refuses those above its
-    /// last-stream-id before it goes out.
-    var unprocessed: [HTTP2StreamID: GatewayStreamHandler] = [:]
-    var peerCertificate: PushCertificate??
-
-    init(number: Int, channel: any Channel, advertisedLimit: Int) {
-        self.number = number
-        self.channel = channel
-        self.advertisedLimit = advertisedLimit
-    }
-
-    /// The client's verified certificate, parsed once.
-    func clientCertificate() -> PushCertificate? {
-        if let peerCertificate { return peerCertificate }
-        let parsed: PushCertificate? = {
-            guard let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
-                let certificate = handler.peerCertificate,
-                let der = try? certificate.toDERBytes()
-            else { return nil }
-            return try? PushCertificate(der: der)
-        }()
-        peerCertificate = .some(parsed)
-        return parsed
     }
 }

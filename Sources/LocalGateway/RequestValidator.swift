@@ -33,6 +33,8 @@ struct Decision {
     var extraHeaders: [(String, String)] = []
     /// A successful answer's JSON body (a channel's configuration, a list of channels).
     var body: [UInt8]?
+    /// The request carried a provider token that is valid for what it asked.
+    var tokenAccepted = false
 }
 
 /// APNs' rules, applied in the order APNs appears to apply them: method and path, headers
@@ -42,10 +44,15 @@ final class RequestValidator: Sendable {
     struct RegisteredKey {
         var teamID: String
         var publicKey: P256.Signing.PublicKey
+        var environment: PushEnvironment?
+        var topics: [String]
     }
 
     let environment: PushEnvironment
     let keys: [String: RegisteredKey]
+    let otherEnvironmentKeyIDs: Set<String>
+    /// Whether key restrictions apply (``LocalGateway/Configuration/Dynamics/keyScopes``).
+    let keyScopes: Bool
     let registry: [String: LocalGateway.DeviceRegistration]?
     let clock: GatewayClock
     let faults: LocalGateway.Configuration.Faults
@@ -55,7 +62,7 @@ final class RequestValidator: Sendable {
     /// Provider tokens whose signature and team have been checked, by their header text. A
     /// client sends one token on every request for up to an hour, and its ES256 check costs
     /// more than the rest of the request; the age is still judged on every request.
-    private let verifiedTokens = NIOLockedValueBox<[String: VerifiedToken]>([:])
+    let verifiedTokens = NIOLockedValueBox<[String: VerifiedToken]>([:])
     static let verifiedTokensLimit = 1_024
     private let parsedPayloads = NIOLockedValueBox<[[UInt8]: ParsedPayload]>([:])
     static let parsedPayloadsLimit = 64
@@ -85,7 +92,9 @@ final class RequestValidator: Sendable {
             do {
                 keys[key.keyID] = RegisteredKey(
                     teamID: key.teamID,
-                    publicKey: try P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)
+                    publicKey: try P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM),
+                    environment: key.environment,
+                    topics: key.topics
                 )
             } catch {
                 throw LocalGatewayError(
@@ -97,6 +106,8 @@ final class RequestValidator: Sendable {
             }
         }
         self.keys = keys
+        otherEnvironmentKeyIDs = configuration.otherEnvironmentKeyIDs
+        keyScopes = configuration.dynamics.keyScopes
         if let path = configuration.deviceRegistryFile {
             registry = try LocalGateway.loadRegistry(path: path)
         } else if let given = configuration.deviceRegistry {
@@ -111,8 +122,18 @@ final class RequestValidator: Sendable {
     func evaluate(_ request: IncomingRequest, certificate: PushCertificate?) -> Decision {
         let givenID = request.first(APNsHeader.id)
         let apnsID = givenID.flatMap { Self.isCanonicalUUID($0) ? $0.lowercased() : nil } ?? randomUUIDString()
-        func reject(_ reason: APNsReason, timestamp: Int64? = nil) -> Decision {
-            Decision(status: reason.status ?? 400, reason: reason, apnsID: apnsID, timestamp: timestamp, record: nil)
+        // Whether this request carried a provider token the gateway accepts, whatever the
+        // answer: the connection's single-stream start then ends.
+        var tokenAccepted = false
+        func reject(_ reason: APNsReason) -> Decision {
+            var decision = Decision(status: reason.status ?? 400, reason: reason, apnsID: apnsID, record: nil)
+            decision.tokenAccepted = tokenAccepted
+            return decision
+        }
+        func reject(_ reason: APNsReason, timestamp: Int64) -> Decision {
+            var decision = reject(reason)
+            decision.timestamp = timestamp
+            return decision
         }
 
         // Method and path.
@@ -162,6 +183,10 @@ final class RequestValidator: Sendable {
             }
             guard let topicHeader, !topicHeader.isEmpty else { return reject(.missingTopic) }
             topic = topicHeader
+            if case .token(let keyID, _) = authentication, let violation = scopeViolation(keyID: keyID, topic: topic) {
+                return reject(violation)
+            }
+            tokenAccepted = true
         }
 
         // The other headers.
@@ -207,7 +232,14 @@ final class RequestValidator: Sendable {
 
         // Without a log nothing reads the record: an empty one still says "accepted".
         guard recordsNotifications else {
-            return Decision(status: 200, reason: nil, apnsID: apnsID, timestamp: nil, record: [:])
+            return Decision(
+                status: 200,
+                reason: nil,
+                apnsID: apnsID,
+                timestamp: nil,
+                record: [:],
+                tokenAccepted: tokenAccepted
+            )
         }
         var headers: [String: String] = [:]
         for header in request.headers where !header.name.hasPrefix(":") && header.name != APNsHeader.authorization {
@@ -228,7 +260,14 @@ final class RequestValidator: Sendable {
             }
         record.merge(authRecord) { current, _ in current }
         if let payloadObject { record["payload"] = payloadObject }
-        return Decision(status: 200, reason: nil, apnsID: apnsID, timestamp: nil, record: record)
+        return Decision(
+            status: 200,
+            reason: nil,
+            apnsID: apnsID,
+            timestamp: nil,
+            record: record,
+            tokenAccepted: tokenAccepted
+        )
     }
 
     enum Authentication {
@@ -252,67 +291,6 @@ final class RequestValidator: Sendable {
     /// A parsed payload: read-only once made, so it may be shared between event loops.
     struct ParsedPayload: @unchecked Sendable {
         var object: [String: Any]?
-    }
-
-    enum TokenCheck {
-        case valid(keyID: String, teamID: String)
-        case rejected(APNsReason)
-    }
-
-    /// Checks `bearer <JWT>`: ES256 over a registered key, the key's team, and an age under an hour.
-    func verifyToken(_ authorization: String) -> TokenCheck {
-        let verified: VerifiedToken
-        if let known = verifiedTokens.withLockedValue({ $0[authorization] }) {
-            verified = known
-        } else {
-            switch verifySignature(authorization) {
-            case .rejected(let reason): return .rejected(reason)
-            case .verified(let token):
-                verified = token
-                verifiedTokens.withLockedValue { tokens in
-                    if tokens.count >= Self.verifiedTokensLimit { tokens.removeAll(keepingCapacity: true) }
-                    tokens[authorization] = token
-                }
-            }
-        }
-        let age = clock.now().timeIntervalSince1970 - Double(verified.issuedAt)
-        if age > 3_600 { return .rejected(.expiredProviderToken) }
-        return .valid(keyID: verified.keyID, teamID: verified.teamID)
-    }
-
-    private enum SignatureCheck {
-        case verified(VerifiedToken)
-        case rejected(APNsReason)
-    }
-
-    /// The parts of ``verifyToken(_:)`` that do not change with time: form, signature, team.
-    private func verifySignature(_ authorization: String) -> SignatureCheck {
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .rejected(.invalidProviderToken) }
-        let segments = parts[1].split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3,
-            let headerData = Data(base64URLEncoded: String(segments[0])),
-            let claimsData = Data(base64URLEncoded: String(segments[1])),
-            let signatureData = Data(base64URLEncoded: String(segments[2]))
-        else { return .rejected(.invalidProviderToken) }
-        struct Header: Decodable {
-            var alg: String
-            var kid: String
-        }
-        struct Claims: Decodable {
-            var iss: String
-            var iat: Int64
-        }
-        guard let header = try? JSONDecoder().decode(Header.self, from: headerData), header.alg == "ES256",
-            let claims = try? JSONDecoder().decode(Claims.self, from: claimsData),
-            let key = keys[header.kid],
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-            key.publicKey.isValidSignature(signature, for: Data("\(segments[0]).\(segments[1])".utf8))
-        else {
-            return .rejected(.invalidProviderToken)
-        }
-        guard claims.iss == key.teamID else { return .rejected(.invalidProviderToken) }
-        return .verified(VerifiedToken(keyID: header.kid, teamID: claims.iss, issuedAt: claims.iat))
     }
 
     /// The token in `path` from byte `offset` on, when it is plain hex of an even length a

@@ -34,9 +34,11 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         connection.openStreams += 1
         counted = true
         let open = connection.openStreams
+        let inForce = String(connection.acknowledgedLimit)
         gateway.updateStatistics {
             $0.streams += 1
             $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open)
+            $0.maxConcurrentStreamsByLimit[inForce] = max($0.maxConcurrentStreamsByLimit[inForce] ?? 0, open)
         }
         if let limit = faults.closeAfterStreams, connection.streamsSeen > limit {
             // Abruptly, mid-request: no answer, no GOAWAY.
@@ -202,9 +204,17 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             let buffer = context.channel.allocator.buffer(bytes: bodyBytes)
             context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
         }
-        // A raised limit goes out before the answer that earns it, so a client that has the
+        // A changed limit goes out before the answer that earns it, so a client that has the
         // answer also has the new limit.
         if decision.status == 200 { connection.accepted += 1 }
+        if decision.tokenAccepted { connection.awaitingToken = false }
+        if gateway.configuration.dynamics.singleStreamAfterRejection {
+            if (400..<500).contains(decision.status) {
+                connection.afterRejection = true
+            } else if decision.status == 200 {
+                connection.afterRejection = false
+            }
+        }
         changeLimitIfDue()
         context.flush()
         if early, let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
@@ -226,14 +236,9 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             connection.accepted >= change.afterAccepted
         {
             connection.limitChanged = true
-            connection.advertisedLimit = change.to
-            gateway.updateStatistics { $0.settingsChanges += 1 }
-            let settings = HTTP2Frame(
-                streamID: .rootStream,
-                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: change.to)]))
-            )
-            connection.channel.writeAndFlush(settings, promise: nil)
+            connection.configuredLimit = change.to
         }
+        connection.advertiseIfChanged(gateway)
     }
 
     /// Connection-level faults that follow an answer.
@@ -243,41 +248,10 @@ final class GatewayStreamHandler: ChannelInboundHandler {
         if let limit = faults.goAwayAfterStreams, connection.answered >= limit, !connection.goingAway {
             // As APNs: the last stream named is the highest one processed; those still being
             // answered (added latency) are answered before the connection closes.
-            connection.goingAway = true
-            connection.lastStreamID = connection.highestProcessed
-            gateway.updateStatistics { $0.goAwaysSent += 1 }
-            // Streams above the last-stream-id whose request is still arriving are refused
-            // first, each with its own RST_STREAM REFUSED_STREAM: once the GOAWAY is out,
-            // swift-nio-http2 drops them silently, and the client would learn of them only
-            // from the GOAWAY.
-            let above = connection.unprocessed.filter { $0.key > connection.highestProcessed }
-            for (_, handler) in above.sorted(by: { $0.key < $1.key }) {
-                gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
-                handler.refuse()
-            }
-            let reason = (try? JSONSerialization.data(withJSONObject: ["reason": faults.goAwayReason])) ?? Data()
-            let goAway = HTTP2Frame(
-                streamID: .rootStream,
-                payload: .goAway(
-                    lastStreamID: connection.highestProcessed,
-                    errorCode: .noError,
-                    opaqueData: connection.channel.allocator.buffer(bytes: reason)
-                )
-            )
-            connection.channel.writeAndFlush(goAway, promise: nil)
+            connection.goAway(reason: faults.goAwayReason, gateway: gateway)
         }
         closeIfGoneAway()
     }
 
-    /// After GOAWAY, the connection closes once every stream it processed has its answer.
-    private func closeIfGoneAway() {
-        guard connection.goingAway, connection.awaitingAnswer == 0, !connection.closing else { return }
-        connection.closing = true
-        let channel = connection.channel
-        // A lingering close, as nginx does: closing while the client is still sending makes the
-        // kernel answer with a reset, and a reset can discard the GOAWAY still waiting to be read
-        // on the client's side, which then cannot tell processed from unprocessed. A moment for
-        // the GOAWAY to arrive and the client to stop (or close first) avoids that.
-        channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(500)) { channel.close(promise: nil) }
-    }
+    private func closeIfGoneAway() { connection.closeIfGoneAway() }
 }

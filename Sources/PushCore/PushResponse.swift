@@ -305,9 +305,14 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
                 "The provider token is not valid: wrong key ID, wrong team ID, or a signature that does not verify with the registered key."
         case .missingProviderToken:
             return "No certificate was presented and no provider token (authorization header) was sent."
-        case .unrelatedKeyIdInToken: return "The key ID in the token does not belong to the team of the topic."
-        case .badEnvironmentKeyIdInToken: return "The key ID in the token is for the other environment."
-        case .badEnvironmentKeyInToken: return "The token key is restricted to the other environment."
+        case .unrelatedKeyIdInToken:
+            return
+                "The token's key may not push to this topic: Apple restricted it to other apps (a topic-specific key), or it belongs to another team."
+        case .badEnvironmentKeyIdInToken:
+            return "The key ID in the token names a key restricted to the other environment (sandbox or production)."
+        case .badEnvironmentKeyInToken:
+            return
+                "The token was signed with a key restricted to the other environment: Apple's environment-scoped keys serve sandbox or production, not both."
         case .badPath:
             return
                 "The request path is not one APNs serves (/3/device/<token>, /4/broadcasts/apps/<bundle>, /1/apps/<bundle>/…)."
@@ -377,9 +382,12 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
             return "Check the key ID and team ID match the .p8 key on the developer portal, and the key is not revoked."
         case .missingProviderToken:
             return "Use a certificate bundle with its key, or a token key (.p8) with its team ID."
-        case .unrelatedKeyIdInToken: return "Use a key of the team that owns the app."
+        case .unrelatedKeyIdInToken:
+            return
+                "Use a key that serves this app: a key of the app's team without topic restrictions, or the one Apple issued for this app."
         case .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
-            return "Use the gateway the key is restricted to, or a key allowed for both environments."
+            return
+                "Send to the gateway of the key's environment (api.sandbox.push.apple.com or api.push.apple.com), or use a key that serves this one (a team key serves both)."
         case .badPath: return "Send to /3/device/<token>, or a broadcast to /4/broadcasts/apps/<bundle>."
         case .methodNotAllowed: return "Send with POST."
         case .expiredToken, .unregistered:

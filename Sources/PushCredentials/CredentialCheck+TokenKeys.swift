@@ -108,20 +108,12 @@ extension CredentialCheck {
                 )
             )
         }
-        if !key.environments.isEmpty {
-            findings += environmentFindings(key.environments, expected: expectations.environment, what: "token key")
-        }
-        if let topic = expectations.topic, !key.topics.isEmpty, !TopicScope.tokenKey(key.topics, covers: topic) {
-            findings.append(
-                Finding(
-                    code: "topic_not_covered",
-                    severity: .problem,
-                    message: "The token key is for \(key.topics.joined(separator: ", ")), not for \(topic).",
-                    hint:
-                        "A token key can push to every app of its team unless Apple restricted it to topics; if it may push to \(topic), record \(topic) among its topics."
-                )
-            )
-        }
+        findings += tokenKeyScopeFindings(
+            environments: key.environments,
+            topics: key.topics,
+            environment: expectations.environment,
+            topic: expectations.topic
+        )
         return CheckResult(
             name: key.name,
             origin: key.origin,
@@ -134,6 +126,44 @@ extension CredentialCheck {
             publicKeySha256: key.publicKeyFingerprint,
             findings: findings
         )
+    }
+
+    /// Whether a token key, as recorded, can serve the environment and topic asked: Apple's
+    /// environment-scoped and topic-specific keys are refused outside their scope with 403
+    /// BadEnvironmentKeyInToken and UnrelatedKeyIdInToken. Nothing recorded: nothing to judge.
+    public static func tokenKeyScopeFindings(
+        environments: [PushEnvironment],
+        topics: [String],
+        environment: PushEnvironment?,
+        topic: String?
+    ) -> [Finding] {
+        var findings: [Finding] = []
+        if let environment, !environments.isEmpty, !environments.contains(environment) {
+            let only = environments.map(\.rawValue).joined(separator: " and ")
+            findings.append(
+                Finding(
+                    code: "environment_mismatch",
+                    severity: .problem,
+                    message:
+                        "The token key is recorded as restricted to \(only), so it cannot serve \(environment): APNs would answer 403 BadEnvironmentKeyInToken.",
+                    hint:
+                        "Use a key that serves \(environment) (a team key for both environments, or one Apple issued for \(environment)), or send to the \(only) gateway."
+                )
+            )
+        }
+        if let topic, !topics.isEmpty, !TopicScope.tokenKey(topics, covers: topic) {
+            findings.append(
+                Finding(
+                    code: "topic_not_covered",
+                    severity: .problem,
+                    message:
+                        "The token key is recorded as restricted to \(topics.joined(separator: ", ")), so it cannot push to \(topic): APNs would answer 403 UnrelatedKeyIdInToken.",
+                    hint:
+                        "A token key can push to every app of its team unless Apple restricted it to topics; if it may push to \(topic), record \(topic) among its topics."
+                )
+            )
+        }
+        return findings
     }
 
     /// The finding for a credential whose secret could not be read because the Secret Service

@@ -28,6 +28,13 @@ public struct GatewayConfiguration: Sendable {
         public var resetFrames: Int = 20_000
         /// The window for ``resetFrames``: one millisecond, so that only a flood trips it.
         public var resetFrameWindow: Double = 0.001
+        /// Inbound control frames (SETTINGS, PING...) tolerated within ``controlFrameWindow``.
+        /// APNs sends SETTINGS each time it lowers the stream limit after a rejection and raises
+        /// it after an accepted notification: swift-nio-http2's 200 per 30 seconds would close
+        /// a bulk run's connection after some hundred rejections.
+        public var controlFrames: Int = 20_000
+        /// The window for ``controlFrames``: one millisecond, so that only a flood trips it.
+        public var controlFrameWindow: Double = 0.001
         /// Stream errors tolerated per one-second window.
         public var streamErrorsPerSecond: Int = 10_000
         /// Connection "glitches" (suspicious events) before the connection is closed. The
@@ -43,6 +50,8 @@ public struct GatewayConfiguration: Sendable {
             limits.resetFrames = 200
             limits.resetFrameWindow = 30
             limits.streamErrorsPerSecond = 200
+            limits.controlFrames = 200
+            limits.controlFrameWindow = 30
             limits.maximumGlitches = 200
             limits.recentlyResetStreams = 32
             limits.useNIODefaultWindows = true

@@ -257,6 +257,10 @@ extension GatewayConnection {
             HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
         ]
         configuration.maximumConnectionGlitches = limits.maximumGlitches
+        if !limits.useNIODefaultWindows {
+            configuration.controlFrameRateLimit.maximumCount = limits.controlFrames
+            configuration.controlFrameRateLimit.windowLength = Self.amount(limits.controlFrameWindow)
+        }
         configuration.maximumRecentlyResetStreams = limits.recentlyResetStreams
         return configuration
     }

@@ -132,6 +132,13 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
             self.errorCode = errorCode
             self.reason = reason
         }
+
+        /// "APNs closed the connection: IdleTimeout (GOAWAY)": the reason APNs gave, in its
+        /// own word (shown as untrusted text), or the HTTP/2 code when it gave none.
+        public var closedConnectionText: String {
+            if let reason { return "APNs closed the connection: \(Untrusted.display(reason)) (GOAWAY)" }
+            return "APNs closed the connection (GOAWAY \(errorCode))"
+        }
     }
 
     // MARK: The common errors, with their messages and hints in one place.
@@ -218,11 +225,11 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     public static func goAway(_ info: GoAwayInfo, processed: Bool) -> GatewayError {
-        let reason = info.reason.map { " (\($0))" } ?? ""
+        let closed = info.closedConnectionText
         let message =
             processed
-            ? "The server sent GOAWAY\(reason) after processing this request but before answering."
-            : "The server sent GOAWAY\(reason) and did not process this request (its last stream was \(info.lastStreamID))."
+            ? "\(closed) after processing this request but before answering."
+            : "\(closed); it did not process this request (its last stream was \(info.lastStreamID))."
         return GatewayError(
             .goAway,
             message,

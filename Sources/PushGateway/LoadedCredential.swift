@@ -105,22 +105,12 @@ public struct LoadedCredential: Sendable {
             ).findings
         }
         // A token key records no dates; what it was imported for is all there is to check.
-        var findings =
-            environments.isEmpty
-            ? [] : CredentialCheck.environmentFindings(environments, expected: environment, what: "token key")
-        // A key recorded for com.example.app may push to com.example.app.voip and the other
-        // topics derived from it for a push type: those are the app's own.
-        if let topic, !topics.isEmpty, !TopicScope.tokenKey(topics, covers: topic) {
-            findings.append(
-                Finding(
-                    code: "topic_not_covered",
-                    severity: .problem,
-                    message: "The token key was imported for \(topics.joined(separator: ", ")), not for \(topic).",
-                    hint: "A token key can push to every app of its team; check that \(topic) belongs to it."
-                )
-            )
-        }
-        return findings
+        return CredentialCheck.tokenKeyScopeFindings(
+            environments: environments,
+            topics: topics,
+            environment: environment,
+            topic: topic
+        )
     }
 }
 

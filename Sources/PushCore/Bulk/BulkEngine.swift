@@ -120,6 +120,7 @@ public struct BulkEngine {
         let slot: Int
         var state = ConnectionState.connecting
         var limit: Int?
+        var goAwayCounted = false
         var inFlight: [SendID: InFlight] = [:]
         var resetWindowStart: Double = 0
         var resetsInWindow = 0
@@ -290,8 +291,14 @@ public struct BulkEngine {
 
     /// The server sent GOAWAY: no new streams on this connection; streams above `lastStreamID`
     /// were not processed.
-    public mutating func goAway(_ id: ConnectionID, lastStreamID: Int, now: Double) -> [Action] {
+    /// `reason` is what the server said in GOAWAY's debug data (APNs: `Shutdown`, `IdleTimeout`),
+    /// or the HTTP/2 error code when it said nothing; the summary counts them.
+    public mutating func goAway(_ id: ConnectionID, lastStreamID: Int, reason: String? = nil, now: Double) -> [Action] {
         guard let connection = connections[id], connection.state != .closed else { return [] }
+        if let reason, !connection.goAwayCounted {
+            connection.goAwayCounted = true
+            summary.goAways[reason, default: 0] += 1
+        }
         var actions: [Action] = []
         connection.state = .goingAway(lastStreamID: lastStreamID)
         replace(connection, into: &actions)

@@ -153,6 +153,9 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     public var stopHint: String?
     /// Resumed runs: lines skipped because an earlier run has their result.
     public var skipped = 0
+    /// Connections the server closed with GOAWAY, by the reason in its debug data
+    /// (`IdleTimeout`: 1); `NO_ERROR` and the like when it gave no reason.
+    public var goAways: [String: Int] = [:]
 
     public init() {}
 

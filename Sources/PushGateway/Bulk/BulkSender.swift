@@ -215,7 +215,14 @@ public final class BulkSender: @unchecked Sendable {
         if !connection.isUsable {
             // It went away between the handshake and now.
             if let goAway = connection.goAway {
-                perform(engine.goAway(id, lastStreamID: goAway.lastStreamID, now: now()))
+                perform(
+                    engine.goAway(
+                        id,
+                        lastStreamID: goAway.lastStreamID,
+                        reason: goAway.reason ?? goAway.errorCode,
+                        now: now()
+                    )
+                )
             }
             perform(engine.connectionClosed(id, now: now()))
             lanes[id] = nil
@@ -229,7 +236,8 @@ public final class BulkSender: @unchecked Sendable {
         case .settings(let limit):
             engine.settings(id, maxConcurrentStreams: limit)
         case .goAway(let lastStreamID):
-            perform(engine.goAway(id, lastStreamID: lastStreamID, now: now()))
+            let info = lanes[id]?.connection.goAway
+            perform(engine.goAway(id, lastStreamID: lastStreamID, reason: info?.reason ?? info?.errorCode, now: now()))
         case .closed:
             lanes[id] = nil
             perform(engine.connectionClosed(id, now: now()))

@@ -39,6 +39,10 @@ enum FindingHints {
             let topics = (subject.topics + [TopicScope.app(of: topic)]).flatMap { ["--topic", $0] }
             return
                 "A token key can push to every app of its team unless Apple restricted it to topics; if this one may push to \(topic), record it: `\(ErrorHints.command(["update", subject.name] + topics))`."
+        case "environment_mismatch" where subject.stored && subject.kind == .tokenKey:
+            guard let environment = subject.environment else { return finding.hint }
+            return (finding.hint ?? "")
+                + " If Apple did not restrict this key, record that it serves both: `\(ErrorHints.command("update", subject.name, "--environment", "both"))`; for \(environment) only: the same with --environment \(environment.rawValue)."
         case "secret_unverified":
             var arguments = ["check", subject.name, "--skip-secrets"]
             if let environment = subject.environment { arguments += ["--environment", environment.rawValue] }

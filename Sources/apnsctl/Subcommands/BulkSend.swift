@@ -212,6 +212,16 @@ extension Send {
                 "  outcome unknown: \(count(summary.outcomeUnknown)) lines were in flight when the earlier run stopped; they may have been delivered and were not sent again (\"error\": \"outcome_unknown\"; --resend-uncertain sends them)."
             )
         }
+        for (reason, times) in summary.goAways.sorted(by: { $0.key < $1.key }) {
+            // The server's own word, with what APNs means by it when it is one of APNs' reasons.
+            let known = APNsReason(rawValue: reason)
+            lines.append(
+                "  APNs closed the connection: \(Untrusted.display(reason))"
+                    + (times > 1 ? " (\(count(times)) times)" : "")
+                    + (known.isKnown
+                        ? " — \(known.explanation) Reconnected and went on." : "; reconnected and went on.")
+            )
+        }
         if let resultsPath { lines.append("  results:    \(resultsPath)") }
         if let cause = summary.stoppedBy {
             let what = cause == .interrupted ? "interrupted" : "stopped"

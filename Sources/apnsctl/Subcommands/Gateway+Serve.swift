@@ -1,0 +1,338 @@
+import ArgumentParser
+import Foundation
+import LocalGateway
+import PushCredentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Gateway {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the local gateway until interrupted.",
+            discussion: """
+                Answers as APNs does: it checks client certificates against --client-ca and enforces their \
+                environments and topics, verifies provider tokens against --token-key, validates headers, \
+                device tokens, payloads and push types with APNs' reasons, and records every accepted \
+                notification as a JSON line in --log. It speaks HTTP/2 with ALPN h2 and without ALPN.
+
+                Without --cert/--key it makes a fresh server CA at start; write it with --ca-out and give \
+                that file to clients (`apnsctl send --ca FILE`, `curl --cacert FILE`).
+
+                Example:
+                  apnsctl gateway mint-identity --topic com.example.app --environment sandbox --ca-dir gw --out app.p12
+                  apnsctl gateway serve --client-ca gw/client-ca.pem --ca-out gw/server-ca.pem --port 2197
+                """
+        )
+
+        @Option(help: "The environment this gateway plays.")
+        var environment: PushEnvironment = .sandbox
+
+        @Option(help: "The address to listen on (loopback by default).")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port (0 chooses a free one; it is printed).")
+        var port = 0
+
+        @Option(
+            name: .customLong("port-file"),
+            help: ArgumentHelp("Write the port here once listening (for scripts).", valueName: "FILE")
+        )
+        var portFile: String?
+
+        @Option(help: ArgumentHelp("Server certificate (PEM); default: generated at start.", valueName: "FILE"))
+        var cert: String?
+
+        @Option(help: ArgumentHelp("Server private key (PEM), with --cert.", valueName: "FILE"))
+        var key: String?
+
+        @Option(
+            name: .customLong("ca-out"),
+            help: ArgumentHelp("Write the generated server CA here, for clients to trust.", valueName: "FILE")
+        )
+        var caOut: String?
+
+        @Option(
+            name: .customLong("client-ca"),
+            help: ArgumentHelp("Trust client certificates issued by this CA (PEM). Repeatable.", valueName: "FILE")
+        )
+        var clientCA: [String] = []
+
+        @Option(
+            name: .customLong("token-key"),
+            help: ArgumentHelp(
+                "Accept provider tokens signed by this key: KEYID=PUBLIC-KEY.pem. Repeatable.",
+                valueName: "KEYID=FILE"
+            )
+        )
+        var tokenKeys: [String] = []
+
+        @Option(
+            name: .customLong("key-environment"),
+            help: ArgumentHelp(
+                "Restrict a --token-key to one environment, as Apple's environment-scoped keys are (else: 403 BadEnvironmentKeyInToken). A key ID without --token-key is one the gateway knows only for the other environment (403 BadEnvironmentKeyIdInToken). Repeatable.",
+                valueName: "KEYID=sandbox|production"
+            )
+        )
+        var keyEnvironments: [String] = []
+
+        @Option(
+            name: .customLong("key-topic"),
+            help: ArgumentHelp(
+                "Restrict a --token-key to this app (and its .voip, .complication... topics), as Apple's topic-specific keys are (else: 403 UnrelatedKeyIdInToken). Repeatable.",
+                valueName: "KEYID=BUNDLE"
+            )
+        )
+        var keyTopics: [String] = []
+
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Honour --key-environment and --key-topic (--no-key-scopes: every key serves everything)."
+        )
+        var keyScopes = true
+
+        @Flag(
+            name: .customLong("single-stream-after-rejection"),
+            inversion: .prefixedNo,
+            help:
+                "Advertise 1 concurrent stream after a rejected notification (4xx) until one is accepted, as APNs does."
+        )
+        var singleStreamAfterRejection = true
+
+        @Flag(
+            name: .customLong("single-stream-until-token"),
+            inversion: .prefixedNo,
+            help:
+                "Start connections without a client certificate at 1 stream until a request carries a valid provider token, as APNs does (with --token-key)."
+        )
+        var singleStreamUntilToken = true
+
+        @Flag(
+            name: .customLong("goaway-reasons"),
+            inversion: .prefixedNo,
+            help:
+                "Put APNs' JSON reason in GOAWAY ({\"reason\":\"Shutdown\"}, IdleTimeout); --no-goaway-reasons sends none."
+        )
+        var goAwayReasons = true
+
+        @Option(
+            name: .customLong("team-id"),
+            help: ArgumentHelp("The team ID of the --token-key keys.", valueName: "TEAMID")
+        )
+        var teamID: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Device-token registry (JSON: token → topic, environment, unregistered_at).",
+                valueName: "FILE"
+            )
+        )
+        var devices: String?
+
+        @Option(help: ArgumentHelp("Record every accepted notification here, one JSON line each.", valueName: "FILE"))
+        var log: String?
+
+        @Option(name: .customLong("latency-ms"), help: "Fault: added latency per request, in milliseconds.")
+        var latencyMilliseconds: Double = 0
+
+        @Option(name: .customLong("rate-429"), help: "Fault: fraction of requests answered 429 TooManyRequests.")
+        var rate429: Double = 0
+
+        @Option(name: .customLong("rate-500"), help: "Fault: fraction answered 500 InternalServerError.")
+        var rate500: Double = 0
+
+        @Option(name: .customLong("rate-503"), help: "Fault: fraction answered 503 ServiceUnavailable.")
+        var rate503: Double = 0
+
+        @Option(help: "Seed for the fault fractions, so runs repeat.")
+        var seed: UInt64 = 1
+
+        @Option(name: .customLong("goaway-after"), help: "Fault: send GOAWAY after this many streams on a connection.")
+        var goAwayAfter: Int?
+
+        @Option(
+            name: .customLong("close-after"),
+            help:
+                "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered)."
+        )
+        var closeAfter: Int?
+
+        @Option(
+            name: .customLong("stats"),
+            help: ArgumentHelp(
+                "On exit, write what the gateway counted (streams, accepted, rejected by reason, most concurrent streams, refused streams, GOAWAYs) here as JSON.",
+                valueName: "FILE"
+            )
+        )
+        var statsFile: String?
+
+        @Flag(help: "Let --ca-out overwrite an existing file.")
+        var force = false
+
+        @Option(
+            name: .customLong("idle-timeout"),
+            help: ArgumentHelp(
+                "Close a connection that sends nothing for this long, with GOAWAY {\"reason\":\"IdleTimeout\"} (0: never).",
+                valueName: "SECONDS"
+            )
+        )
+        var idleTimeout: Double = 300
+
+        @Option(
+            name: .customLong("handshake-timeout"),
+            help: ArgumentHelp("Close a connection whose TLS handshake takes longer than this.", valueName: "SECONDS")
+        )
+        var handshakeTimeout: Double = 10
+
+        @Option(
+            name: .customLong("drop-after"),
+            help:
+                "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight)."
+        )
+        var dropAfter: Int?
+
+        @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
+        var maxConcurrentStreams = 1000
+
+        @Option(
+            name: .customLong("change-streams"),
+            help: ArgumentHelp(
+                "Fault: after K accepted notifications on a connection, advertise N streams (as APNs does after a rejection or an accepted token).",
+                valueName: "K:N"
+            )
+        )
+        var changeStreams: String?
+
+        @Flag(
+            name: .customLong("early-answer"),
+            help: "Answer before reading the body and reset the stream with NO_ERROR, as nginx does."
+        )
+        var earlyAnswer = false
+
+        func validate() throws {
+            if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together.") }
+            if !idleTimeout.isFinite || idleTimeout < 0 {
+                throw ValidationError("--idle-timeout is 0 or more seconds.")
+            }
+            if !handshakeTimeout.isFinite || handshakeTimeout <= 0 {
+                throw ValidationError("--handshake-timeout is more than 0 seconds.")
+            }
+            if !tokenKeys.isEmpty, teamID == nil { throw ValidationError("--token-key needs --team-id.") }
+            for rate in [rate429, rate500, rate503] where !(0...1).contains(rate) {
+                throw ValidationError("Fault rates are fractions between 0 and 1.")
+            }
+            if rate429 + rate500 + rate503 > 1 { throw ValidationError("The fault rates add up to more than 1.") }
+            if let changeStreams, parsedChange(changeStreams) == nil {
+                throw ValidationError("--change-streams takes K:N, e.g. 10:500.")
+            }
+            for entry in tokenKeys {
+                let parts = entry.split(separator: "=", maxSplits: 1)
+                if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty {
+                    throw ValidationError("--token-key takes KEYID=PUBLIC-KEY.pem, not \(entry).")
+                }
+            }
+            _ = try keyScopeDeclarations()
+            if !(0...65535).contains(port) { throw ValidationError("--port is between 0 (any free port) and 65535.") }
+            if !(1...Int(Int32.max)).contains(maxConcurrentStreams) {
+                throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).")
+            }
+            if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) {
+                throw ValidationError("--latency-ms is between 0 and 600000.")
+            }
+            if let goAwayAfter, goAwayAfter < 1 {
+                throw ValidationError("--goaway-after counts answered streams from 1.")
+            }
+            if let dropAfter, dropAfter < 1 { throw ValidationError("--drop-after is 1 or more.") }
+            if let closeAfter, closeAfter < 0 {
+                throw ValidationError("--close-after is 0 (close on the first request, unanswered) or more.")
+            }
+        }
+
+        func run() async throws {
+            try await withUserErrors {
+                var configuration = LocalGateway.Configuration(environment: environment)
+                configuration.host = host
+                configuration.port = port
+                if let cert, let key { configuration.identity = .files(certificate: cert, privateKey: key) }
+                configuration.clientCAFiles = clientCA
+                configuration.tokenKeys = try tokenKeys.map { entry in
+                    let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard let pem = try? String(contentsOfFile: parts[1], encoding: .utf8) else {
+                        throw CredentialError(
+                            .unreadable,
+                            path: parts[1],
+                            "The public key named by --token-key cannot be read.",
+                            hint: "Give the P-256 public key as PEM, e.g. `openssl pkey -in AuthKey_KEYID.p8 -pubout`."
+                        )
+                    }
+                    return .init(keyID: parts[0], teamID: teamID ?? "", publicKeyPEM: pem)
+                }
+                let scopes = try keyScopeDeclarations()
+                for index in configuration.tokenKeys.indices {
+                    let keyID = configuration.tokenKeys[index].keyID
+                    configuration.tokenKeys[index].environment = scopes.environments[keyID]
+                    configuration.tokenKeys[index].topics = scopes.topics[keyID] ?? []
+                }
+                configuration.otherEnvironmentKeyIDs = scopes.otherEnvironmentKeyIDs
+                configuration.dynamics.keyScopes = keyScopes
+                configuration.dynamics.singleStreamAfterRejection = singleStreamAfterRejection
+                configuration.dynamics.singleStreamUntilToken = singleStreamUntilToken
+                configuration.dynamics.goAwayReasons = goAwayReasons
+                configuration.deviceRegistryFile = devices
+                configuration.logFile = log
+                configuration.faults.latency = latencyMilliseconds / 1000
+                configuration.faults.tooManyRequestsRate = rate429
+                configuration.faults.internalServerErrorRate = rate500
+                configuration.faults.serviceUnavailableRate = rate503
+                configuration.faults.seed = seed
+                configuration.faults.goAwayAfterStreams = goAwayAfter
+                configuration.faults.closeAfterStreams = closeAfter
+                configuration.faults.dropAfterAccepted = dropAfter
+                configuration.faults.maxConcurrentStreams = maxConcurrentStreams
+                configuration.faults.changeMaxConcurrentStreams = changeStreams.flatMap(parsedChange)
+                configuration.faults.answerEarlyAndReset = earlyAnswer
+
+                configuration.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
+                configuration.handshakeTimeout = handshakeTimeout
+                if let caOut, !force, FileManager.default.fileExists(atPath: caOut) {
+                    // A CA file that clients already trust is not silently replaced by a new one.
+                    throw CredentialError(
+                        .fileExists,
+                        path: caOut,
+                        "The file exists; the gateway's new server CA was not written over it.",
+                        hint: "Give another --ca-out path, or add --force to replace it."
+                    )
+                }
+                let gateway = try LocalGateway(configuration: configuration)
+                // Watched before the port file says the gateway is up: a SIGTERM sent as soon as
+                // it appears must stop the gateway, not be lost while the watch is being set.
+                let terminated = Self.watchTermination()
+                if let caOut, let pem = gateway.serverCertificateAuthorityPEM {
+                    // A certificate, public: readable by the clients that must trust it.
+                    try pem.write(toFile: caOut, atomically: true, encoding: .utf8)
+                }
+                let bound = try await gateway.start()
+                if let portFile { try PrivateFile.write(Array(String(bound).utf8), to: portFile, overwrite: true) }
+                let style = TerminalStyle.stderr
+                printError(
+                    "\(style.paint("apnsctl gateway", .bold)): \(environment) gateway listening on \(host):\(bound)"
+                        + (caOut.map { "; server CA in \($0)" } ?? "") + (log.map { "; recording to \($0)" } ?? "")
+                        + ". Ctrl-C stops it."
+                )
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    terminated.whenComplete { _ in continuation.resume() }
+                }
+                try await gateway.stop()
+                let statistics = gateway.statistics
+                if let statsFile {
+                    let data = try ReportSchema.encoder().encode(statistics)
+                    try PrivateFile.write([UInt8](data), to: statsFile, overwrite: true)
+                }
+                printError(
+                    "apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections."
+                )
+            }
+        }
+    }
+}

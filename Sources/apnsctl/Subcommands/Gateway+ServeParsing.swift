@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import LocalGateway
+import PushCredentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Gateway.Serve {
+    /// --key-environment and --key-topic, checked against --token-key and the gateway's environment.
+    func keyScopeDeclarations() throws -> (
+        environments: [String: PushEnvironment], topics: [String: [String]], otherEnvironmentKeyIDs: Set<String>
+    ) {
+        let keyIDs = Set(tokenKeys.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        func split(_ entry: String, _ option: String, _ shape: String) throws -> (String, String) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("\(option) takes \(shape), not \(entry).")
+            }
+            return (parts[0], parts[1])
+        }
+        var environments: [String: PushEnvironment] = [:]
+        var others: Set<String> = []
+        for entry in keyEnvironments {
+            let (keyID, name) = try split(entry, "--key-environment", "KEYID=sandbox or KEYID=production")
+            guard let scope = PushEnvironment(rawValue: name) else {
+                throw ValidationError("--key-environment \(entry): the environment is sandbox or production.")
+            }
+            if keyIDs.contains(keyID) {
+                environments[keyID] = scope
+            } else if scope == environment {
+                throw ValidationError(
+                    "--key-environment \(entry) names a key this \(environment) gateway would accept: give its public key with --token-key \(keyID)=PUBLIC-KEY.pem."
+                )
+            } else {
+                others.insert(keyID)
+            }
+        }
+        var topics: [String: [String]] = [:]
+        for entry in keyTopics {
+            let (keyID, topic) = try split(entry, "--key-topic", "KEYID=BUNDLE")
+            guard keyIDs.contains(keyID) else {
+                throw ValidationError("--key-topic \(entry) names no key: add --token-key \(keyID)=PUBLIC-KEY.pem.")
+            }
+            topics[keyID, default: []].append(topic)
+        }
+        return (environments, topics, others)
+    }
+
+    func parsedChange(_ text: String) -> (afterAccepted: Int, to: Int)? {
+        let parts = text.split(separator: ":").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] >= 0, (1...Int(Int32.max)).contains(parts[1]) else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    /// Starts watching for SIGINT and SIGTERM; the result completes when one arrives.
+    static func watchTermination() -> Once<Bool> {
+        let signalled = Once<Bool>()
+        // The default action is turned off first; the dispatch sources then install the
+        // handler that hears the signal (setting SIG_IGN after them would silence it).
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { signalled.complete(true) }
+            source.resume()
+            SignalSources.keep(source)
+        }
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        return signalled
+    }
+}
