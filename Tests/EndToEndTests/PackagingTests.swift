@@ -54,7 +54,8 @@ struct PackagingTests {
     func everyCommandHasAManPageThatManRenders() throws {
         let folder = try #require(Self.manuals)
         for path in try Self.commandPaths() {
-            let page = folder + "/" + path.joined(separator: "-") + ".1"
+            // The generator names a subcommand's page after its path with dots: apnsctl.gateway.serve.1.
+            let page = folder + "/" + path.joined(separator: ".") + ".1"
             try #require(FileManager.default.fileExists(atPath: page), "no man page \(page)")
             let rendered = try CLI.runProgram(
                 "man",
