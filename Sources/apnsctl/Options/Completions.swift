@@ -85,7 +85,7 @@ enum StoreCompletion {
         var candidates: [String] = []
         for name in names.sorted() where name.hasPrefix(namePart) && (namePart.hasPrefix(".") || !name.hasPrefix(".")) {
             var isFolder: ObjCBool = false
-            FileManager.default.fileExists(
+            _ = FileManager.default.fileExists(
                 atPath: (folder as NSString).appendingPathComponent(name),
                 isDirectory: &isFolder
             )
