@@ -204,6 +204,11 @@ extension GatewayConnection {
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2"]
         tls.certificateVerification = .fullVerification
+        // The server's chain is judged by ServerTrustEvaluator (the custom verification callback),
+        // never by BoringSSL's own store. Left at its default, that store is loaded from the
+        // system's CA bundle when the context is made, and a machine without one (no
+        // ca-certificates, as in a minimal container) would fail even with --ca.
+        tls.trustRoots = .certificates([])
         if case .certificate(let der, let chain, let key) = configuration.credential {
             do {
                 tls.certificateChain = try ([der] + chain).map {

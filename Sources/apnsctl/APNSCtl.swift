@@ -16,7 +16,7 @@ struct APNSCtl: AsyncParsableCommand {
             Human output is the default; --json gives a versioned machine-readable report. Colour \
             is used only on a terminal and never when NO_COLOR is set.
             """,
-        version: APNSCtlVersion.current,
+        version: APNSCtlVersion.text,
         subcommands: [
             Inspect.self, Request.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self,
             Handshake.self, Send.self, Channels.self,
@@ -73,8 +73,4 @@ struct APNSCtl: AsyncParsableCommand {
         if let status { exit(withError: status) }
         exit(withError: failure)
     }
-}
-
-enum APNSCtlVersion {
-    static let current = "0.1.0"
 }

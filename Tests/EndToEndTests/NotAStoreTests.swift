@@ -20,7 +20,7 @@ struct NotAStoreTests {
         ["remove", "--orphans"],
         ["send", "com.example.app-production", "--token", token, "--alert", "hi"],
         ["handshake", "com.example.app-production"],
-        ["preflight"],
+        ["preflight", "--environment", "sandbox"],
     ]
 
     func refuses(_ store: String, _ arguments: [String]) throws {

@@ -3,15 +3,14 @@ import Foundation
 import PushCredentials
 import PushGateway
 
-/// Which gateway to talk to and how to trust it.
+/// Which gateway to talk to and how to trust it. The environment is each command's own option:
+/// `handshake` and `send` can default it from the credential, `preflight` requires it.
 struct ConnectionOptions: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            "The APNs environment (default: the credential's own when it has one, else sandbox).",
-            valueName: "sandbox|production"
-        )
+    /// `--environment` for commands that can take it from the credential.
+    static let optionalEnvironmentHelp = ArgumentHelp(
+        "The APNs environment (default: the credential's own when it has one, else sandbox).",
+        valueName: "sandbox|production"
     )
-    var environment: PushEnvironment?
 
     @Option(help: ArgumentHelp("443 (default) or 2197, for networks that block 443.", valueName: "PORT"))
     var port: Int?
@@ -28,7 +27,8 @@ struct ConnectionOptions: ParsableArguments {
         help: ArgumentHelp(
             "Also trust this CA certificate (PEM), e.g. the local gateway's --ca-out file. Repeatable.",
             valueName: "FILE"
-        )
+        ),
+        completion: .pemFile
     )
     var ca: [String] = []
 
@@ -58,8 +58,8 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// The options as the library takes them.
-    var settings: ConnectionSettings {
+    /// The options as the library takes them, with the environment asked for (nil: the credential's).
+    func settings(environment: PushEnvironment?) -> ConnectionSettings {
         ConnectionSettings(
             environment: environment,
             port: port,
@@ -71,8 +71,11 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// The environment to use, and a note for the user when it was a default.
-    func chosenEnvironment(for credential: LoadedCredential) -> (PushEnvironment, note: String?) {
-        let choice = settings.chooseEnvironment(for: credential)
+    func chosenEnvironment(
+        for credential: LoadedCredential,
+        requested: PushEnvironment?
+    ) -> (PushEnvironment, note: String?) {
+        let choice = settings(environment: requested).chooseEnvironment(for: credential)
         guard choice.reason == .defaultSandbox else { return (choice.environment, nil) }
         return (
             choice.environment,
@@ -84,7 +87,7 @@ struct ConnectionOptions: ParsableArguments {
         for credential: LoadedCredential,
         environment: PushEnvironment
     ) throws -> (GatewayConfiguration, [String]) {
-        let plan = try settings.configuration(for: credential, environment: environment)
+        let plan = try settings(environment: environment).configuration(for: credential, environment: environment)
         var configuration = plan.configuration
         if plan.proxy?.source == .explicit { configuration.proxyOrigin = "--proxy" }
         return (configuration, plan.notices)

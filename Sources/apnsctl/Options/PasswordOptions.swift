@@ -22,7 +22,8 @@ struct PasswordOptions: ParsableArguments {
 
     @Option(
         name: .customLong("password-file"),
-        help: ArgumentHelp("Read the password from the first line of this file.", valueName: "PATH")
+        help: ArgumentHelp("Read the password from the first line of this file.", valueName: "FILE"),
+        completion: .file()
     )
     var passwordFile: String?
 

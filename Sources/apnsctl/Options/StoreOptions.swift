@@ -8,7 +8,8 @@ struct StoreOptions: ParsableArguments {
         help: ArgumentHelp(
             "The credential store folder (default: $APNSCTL_STORE, else $XDG_DATA_HOME/apnsctl).",
             valueName: "DIR"
-        )
+        ),
+        completion: .directory
     )
     var store: String?
 

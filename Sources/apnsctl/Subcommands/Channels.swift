@@ -26,6 +26,13 @@ struct Channels: AsyncParsableCommand {
             credential's own.
 
             Exit status: 0 done; 1 APNs refused the request; 2 could not ask.
+
+            Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
+            --gateway and --ca they go to Apple.
+              apnsctl channels create com.example.app-universal \\
+                --message-storage-policy 1 --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+              apnsctl channels list com.example.app-universal \\
+                --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
             """,
         subcommands: [Create.self, List.self, Show.self, Delete.self]
     )
@@ -41,6 +48,9 @@ struct Channels: AsyncParsableCommand {
         @Flag(help: "Print a versioned JSON report.")
         var json = false
 
+        @Option(help: ConnectionOptions.optionalEnvironmentHelp)
+        var environment: PushEnvironment?
+
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var credentials: CredentialOptions
 
@@ -50,7 +60,18 @@ struct Channels: AsyncParsableCommand {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a channel; prints its ID.")
+        static let configuration = CommandConfiguration(
+            abstract: "Create a channel; prints its ID.",
+            discussion: """
+                0 as --message-storage-policy keeps no message for devices that are offline; 1 keeps \
+                the most recent one.
+
+                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
+                --gateway and --ca they go to Apple.
+                  apnsctl channels create com.example.app-universal \\
+                    --message-storage-policy 1 --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+                """
+        )
         @OptionGroup var common: Common
         @Option(
             name: .customLong("message-storage-policy"),
@@ -69,7 +90,17 @@ struct Channels: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the IDs of the app's channels.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the IDs of the app's channels.",
+            discussion: """
+                The bundle ID defaults to the credential's own.
+
+                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
+                --gateway and --ca they go to Apple.
+                  apnsctl channels list com.example.app-universal \\
+                    --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+                """
+        )
         @OptionGroup var common: Common
 
         func run() async throws {
@@ -80,7 +111,17 @@ struct Channels: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a channel's configuration.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a channel's configuration.",
+            discussion: """
+                Its message-storage policy and push type.
+
+                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
+                --gateway and --ca they go to Apple. <CHANNEL-ID> is the ID `apnsctl channels create` printed.
+                  apnsctl channels show com.example.app-universal --channel <CHANNEL-ID> \\
+                    --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+                """
+        )
         @OptionGroup var common: Common
         @Option(help: ArgumentHelp("The channel ID.", valueName: "ID")) var channel: String
 
@@ -95,7 +136,17 @@ struct Channels: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a channel.")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a channel.",
+            discussion: """
+                Devices subscribed to it get no more broadcasts through it.
+
+                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
+                --gateway and --ca they go to Apple. <CHANNEL-ID> is the ID `apnsctl channels create` printed.
+                  apnsctl channels delete com.example.app-universal --channel <CHANNEL-ID> \\
+                    --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+                """
+        )
         @OptionGroup var common: Common
         @Option(help: ArgumentHelp("The channel ID.", valueName: "ID")) var channel: String
 
@@ -132,8 +183,11 @@ struct Channels: AsyncParsableCommand {
         let report: ChannelReport = try await withUserErrors {
             let loaded = try common.credentials.load(common.credential)
             let bundleID = try bundleID(given: common.bundleID, credential: loaded)
-            let (environment, note) = common.connection.chosenEnvironment(for: loaded)
-            let plan = try common.connection.settings.channelManagementConfiguration(
+            let (environment, note) = common.connection.chosenEnvironment(
+                for: loaded,
+                requested: common.environment
+            )
+            let plan = try common.connection.settings(environment: environment).channelManagementConfiguration(
                 for: loaded,
                 environment: environment
             )

@@ -33,12 +33,23 @@ struct Check: AsyncParsableCommand {
             mode 0644), so the collector never reads half a file: point it at the collector's \
             folder, e.g. --output /var/lib/prometheus/node-exporter/apnsctl.prom, and alert on \
             apnsctl_credential_seconds_left or apnsctl_credential_problem.
+
+            Examples. The .p12 password is in the environment variable P12_PASSWORD.
+              apnsctl check
+              apnsctl check com.example.app-universal --environment production \\
+                --topic com.example.app
+              apnsctl check --topic com.example.app --environment production
+              apnsctl check app.p12 --password-env P12_PASSWORD --warn-days 21
+              apnsctl check --format prometheus --output apnsctl.prom
             """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, prometheus }
 
-    @Argument(help: ArgumentHelp("Aliases or files (default: every stored credential).", valueName: "ALIAS|FILE"))
+    @Argument(
+        help: ArgumentHelp("Aliases or files (default: every stored credential).", valueName: "ALIAS|FILE"),
+        completion: .storedAliasOrFile
+    )
     var credentials: [String] = []
 
     @Option(help: ArgumentHelp("The environment you are about to deploy against.", valueName: "sandbox|production"))
@@ -64,14 +75,15 @@ struct Check: AsyncParsableCommand {
     )
     var keyID: String?
 
-    @Option(help: "Output format.")
+    @Option(help: ArgumentHelp("Output format.", valueName: "text|json|prometheus"))
     var format: Format = .text
 
     @Option(
         help: ArgumentHelp(
             "Write the report to FILE, replaced atomically (for node_exporter's textfile collector).",
             valueName: "FILE"
-        )
+        ),
+        completion: .file()
     )
     var output: String?
 

@@ -17,21 +17,29 @@ struct Export: AsyncParsableCommand {
             whose PKCS#12 parser predates OpenSSL 3.
 
             Files are written with mode 0600. A private key is never written to a terminal: give --out.
+
+            Examples. The .p12 password is in the environment variable P12_PASSWORD.
+              apnsctl export com.example.app-universal --format pem --out app.pem
+              apnsctl export com.example.app-universal --format p12 --legacy \\
+                --out app-legacy.p12 --password-env P12_PASSWORD
             """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case pem, p12 }
 
-    @Argument(help: ArgumentHelp("The stored credential (see `apnsctl list`).", valueName: "ALIAS"))
+    @Argument(
+        help: ArgumentHelp("The stored credential (see `apnsctl list`).", valueName: "ALIAS"),
+        completion: .storedAlias
+    )
     var alias: String
 
-    @Option(help: "Output format.")
+    @Option(help: ArgumentHelp("Output format.", valueName: "pem|p12"))
     var format: Format
 
     @Flag(help: "With --format p12: RC2-40/3DES and a SHA-1 MAC, for old PKCS#12 readers.")
     var legacy = false
 
-    @Option(help: ArgumentHelp("Write here instead of standard output.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Write here instead of standard output.", valueName: "FILE"), completion: .file())
     var out: String?
 
     @Flag(help: "Overwrite --out if it exists.")

@@ -16,6 +16,10 @@ extension Gateway {
                 The identity carries Apple's environment extensions and topics extension, so every \
                 apnsctl command treats it like a real push certificate; only the local gateway (started \
                 with --client-ca DIR/client-ca.pem) trusts it. The CA is created in --ca-dir on first use.
+
+                Examples. The .p12 password is in the environment variable P12_PASSWORD.
+                  apnsctl gateway mint-identity --topic com.example.app --environment both \\
+                    --ca-dir gw --out app.p12 --password-env P12_PASSWORD
                 """
         )
 
@@ -25,7 +29,10 @@ extension Gateway {
         @Option(help: ArgumentHelp("The environments the identity is good for.", valueName: "sandbox|production|both"))
         var environment: EnvironmentChoice
 
-        @Option(help: ArgumentHelp("Where to write the .p12.", valueName: "FILE"))
+        @Option(
+            help: ArgumentHelp("Where to write the .p12.", valueName: "FILE"),
+            completion: .file(extensions: ["p12"])
+        )
         var out: String
 
         @Option(
@@ -33,18 +40,22 @@ extension Gateway {
             help: ArgumentHelp(
                 "Folder holding client-ca.pem and client-ca.key (created when missing).",
                 valueName: "DIR"
-            )
+            ),
+            completion: .directory
         )
         var caDir: String
 
-        @Option(help: "Days of validity.")
+        @Option(help: ArgumentHelp("Days of validity.", valueName: "N"))
         var days = 395
 
         func validate() throws {
             if !(1...36_500).contains(days) { throw ValidationError("--days is between 1 and 36500.") }
         }
 
-        @Option(name: .customLong("team-id"), help: "The team ID to put in the certificate (OU).")
+        @Option(
+            name: .customLong("team-id"),
+            help: ArgumentHelp("The team ID to put in the certificate (OU).", valueName: "TEAMID")
+        )
         var teamID = "ABCDE12345"
 
         @Flag(help: "Write a Keychain-style RC2-40/3DES bundle instead of AES-256.")

@@ -20,42 +20,51 @@ extension Gateway {
                 Without --cert/--key it makes a fresh server CA at start; write it with --ca-out and give \
                 that file to clients (`apnsctl send --ca FILE`, `curl --cacert FILE`).
 
-                Example:
-                  apnsctl gateway mint-identity --topic com.example.app --environment sandbox --ca-dir gw --out app.p12
-                  apnsctl gateway serve --client-ca gw/client-ca.pem --ca-out gw/server-ca.pem --port 2197
+                Examples. The first makes a client CA in gw and an identity from it; the second serves until Ctrl-C. \
+                The .p12 password is in the environment variable P12_PASSWORD.
+                  apnsctl gateway mint-identity --topic com.example.app --environment both \\
+                    --ca-dir gw --out app.p12 --password-env P12_PASSWORD
+                  apnsctl gateway serve --client-ca gw/client-ca.pem \\
+                    --ca-out gw/server-ca.pem --port 2197
                 """
         )
 
-        @Option(help: "The environment this gateway plays.")
+        @Option(help: ArgumentHelp("The environment this gateway plays.", valueName: "sandbox|production"))
         var environment: PushEnvironment = .sandbox
 
-        @Option(help: "The address to listen on (loopback by default).")
+        @Option(help: ArgumentHelp("The address to listen on (loopback by default).", valueName: "ADDRESS"))
         var host = "127.0.0.1"
 
-        @Option(help: "The port (0 chooses a free one; it is printed).")
+        @Option(help: ArgumentHelp("The port (0 chooses a free one; it is printed).", valueName: "PORT"))
         var port = 0
 
         @Option(
             name: .customLong("port-file"),
-            help: ArgumentHelp("Write the port here once listening (for scripts).", valueName: "FILE")
+            help: ArgumentHelp("Write the port here once listening (for scripts).", valueName: "FILE"),
+            completion: .file()
         )
         var portFile: String?
 
-        @Option(help: ArgumentHelp("Server certificate (PEM); default: generated at start.", valueName: "FILE"))
+        @Option(
+            help: ArgumentHelp("Server certificate (PEM); default: generated at start.", valueName: "FILE"),
+            completion: .pemFile
+        )
         var cert: String?
 
-        @Option(help: ArgumentHelp("Server private key (PEM), with --cert.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("Server private key (PEM), with --cert.", valueName: "FILE"), completion: .pemFile)
         var key: String?
 
         @Option(
             name: .customLong("ca-out"),
-            help: ArgumentHelp("Write the generated server CA here, for clients to trust.", valueName: "FILE")
+            help: ArgumentHelp("Write the generated server CA here, for clients to trust.", valueName: "FILE"),
+            completion: .file()
         )
         var caOut: String?
 
         @Option(
             name: .customLong("client-ca"),
-            help: ArgumentHelp("Trust client certificates issued by this CA (PEM). Repeatable.", valueName: "FILE")
+            help: ArgumentHelp("Trust client certificates issued by this CA (PEM). Repeatable.", valueName: "FILE"),
+            completion: .pemFile
         )
         var clientCA: [String] = []
 
@@ -126,35 +135,56 @@ extension Gateway {
             help: ArgumentHelp(
                 "Device-token registry (JSON: token → topic, environment, unregistered_at).",
                 valueName: "FILE"
-            )
+            ),
+            completion: .file(extensions: ["json"])
         )
         var devices: String?
 
-        @Option(help: ArgumentHelp("Record every accepted notification here, one JSON line each.", valueName: "FILE"))
+        @Option(
+            help: ArgumentHelp("Record every accepted notification here, one JSON line each.", valueName: "FILE"),
+            completion: .file()
+        )
         var log: String?
 
-        @Option(name: .customLong("latency-ms"), help: "Fault: added latency per request, in milliseconds.")
+        @Option(
+            name: .customLong("latency-ms"),
+            help: ArgumentHelp("Fault: added latency per request, in milliseconds.", valueName: "MILLISECONDS")
+        )
         var latencyMilliseconds: Double = 0
 
-        @Option(name: .customLong("rate-429"), help: "Fault: fraction of requests answered 429 TooManyRequests.")
+        @Option(
+            name: .customLong("rate-429"),
+            help: ArgumentHelp("Fault: fraction of requests answered 429 TooManyRequests.", valueName: "FRACTION")
+        )
         var rate429: Double = 0
 
-        @Option(name: .customLong("rate-500"), help: "Fault: fraction answered 500 InternalServerError.")
+        @Option(
+            name: .customLong("rate-500"),
+            help: ArgumentHelp("Fault: fraction answered 500 InternalServerError.", valueName: "FRACTION")
+        )
         var rate500: Double = 0
 
-        @Option(name: .customLong("rate-503"), help: "Fault: fraction answered 503 ServiceUnavailable.")
+        @Option(
+            name: .customLong("rate-503"),
+            help: ArgumentHelp("Fault: fraction answered 503 ServiceUnavailable.", valueName: "FRACTION")
+        )
         var rate503: Double = 0
 
-        @Option(help: "Seed for the fault fractions, so runs repeat.")
+        @Option(help: ArgumentHelp("Seed for the fault fractions, so runs repeat.", valueName: "N"))
         var seed: UInt64 = 1
 
-        @Option(name: .customLong("goaway-after"), help: "Fault: send GOAWAY after this many streams on a connection.")
+        @Option(
+            name: .customLong("goaway-after"),
+            help: ArgumentHelp("Fault: send GOAWAY after this many streams on a connection.", valueName: "N")
+        )
         var goAwayAfter: Int?
 
         @Option(
             name: .customLong("close-after"),
-            help:
-                "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered)."
+            help: ArgumentHelp(
+                "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered).",
+                valueName: "N"
+            )
         )
         var closeAfter: Int?
 
@@ -163,7 +193,8 @@ extension Gateway {
             help: ArgumentHelp(
                 "On exit, write what the gateway counted (streams, accepted, rejected by reason, most concurrent streams, refused streams, GOAWAYs) here as JSON.",
                 valueName: "FILE"
-            )
+            ),
+            completion: .file()
         )
         var statsFile: String?
 
@@ -187,12 +218,17 @@ extension Gateway {
 
         @Option(
             name: .customLong("drop-after"),
-            help:
-                "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight)."
+            help: ArgumentHelp(
+                "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight).",
+                valueName: "N"
+            )
         )
         var dropAfter: Int?
 
-        @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
+        @Option(
+            name: .customLong("max-concurrent-streams"),
+            help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS to advertise.", valueName: "N")
+        )
         var maxConcurrentStreams = 1000
 
         @Option(

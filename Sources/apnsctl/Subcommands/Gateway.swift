@@ -10,6 +10,13 @@ import Glibc
 struct Gateway: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A local APNs-compatible gateway (HTTP/2 over TLS) for offline tests, demos and CI.",
+        discussion: """
+            Examples. The .p12 password is in the environment variable P12_PASSWORD.
+              apnsctl gateway mint-identity --topic com.example.app --environment both \\
+                --ca-dir gw --out app.p12 --password-env P12_PASSWORD
+              apnsctl gateway serve --client-ca gw/client-ca.pem \\
+                --ca-out gw/server-ca.pem --port 2197
+            """,
         subcommands: [Serve.self, MintIdentity.self]
     )
 

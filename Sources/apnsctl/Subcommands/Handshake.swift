@@ -18,10 +18,18 @@ struct Handshake: AsyncParsableCommand {
 
             Exit status: 0 connected (and, with --auth-check, accepted); 1 APNs rejected the credential \
             or topic; 2 could not connect.
+
+            Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
+            without --gateway and --ca they go to APNs itself.
+              apnsctl handshake com.example.app-universal --auth-check \\
+                --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
             """
     )
 
-    @Argument(help: ArgumentHelp("A stored alias, or a .p12/.pem/.p8 file.", valueName: "CREDENTIAL"))
+    @Argument(
+        help: ArgumentHelp("A stored alias, or a .p12/.pem/.p8 file.", valueName: "CREDENTIAL"),
+        completion: .storedAliasOrFile
+    )
     var credential: String
 
     @Flag(name: .customLong("auth-check"), help: "Also prove that APNs accepts the credential and topic.")
@@ -35,6 +43,9 @@ struct Handshake: AsyncParsableCommand {
     @Flag(help: "Print a versioned JSON report.")
     var json = false
 
+    @Option(help: ConnectionOptions.optionalEnvironmentHelp)
+    var environment: PushEnvironment?
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var credentials: CredentialOptions
 
@@ -42,7 +53,7 @@ struct Handshake: AsyncParsableCommand {
         let style = TerminalStyle.stdout
         let (output, check): (HandshakeOutput, HandshakeCheck) = try await withUserErrors {
             let loaded = try credentials.load(credential)
-            let (environment, note) = connection.chosenEnvironment(for: loaded)
+            let (environment, note) = connection.chosenEnvironment(for: loaded, requested: self.environment)
             let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
             let topic = self.topic ?? loaded.defaultTopic
             let warnings = FindingHints.forCommandLine(

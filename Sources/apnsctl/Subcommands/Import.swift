@@ -25,10 +25,15 @@ struct Import: AsyncParsableCommand {
             unless you name the one it replaces with --replace OLD; the old one is removed only after \
             the new one is stored. A certificate that expires sooner than the one it would replace, \
             and one that is expired or not yet valid, is refused (exit 1) unless you add --force.
+
+            Examples. The .p12 password is in the environment variable P12_PASSWORD.
+              apnsctl import app.p12 --password-env P12_PASSWORD
+              apnsctl import AuthKey_ABC123DEFG.p8 --team-id ABCDE12345 \\
+                --topic com.example.app --environment both
             """
     )
 
-    @Argument(help: ArgumentHelp("The .p12/.pfx, PEM or .p8 file.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("The .p12/.pfx, PEM or .p8 file.", valueName: "FILE"), completion: .credentialFile)
     var file: String
 
     @Option(
@@ -39,7 +44,10 @@ struct Import: AsyncParsableCommand {
     )
     var alias: String?
 
-    @Option(help: ArgumentHelp("Replace this stored credential (certificate rotation).", valueName: "OLD"))
+    @Option(
+        help: ArgumentHelp("Replace this stored credential (certificate rotation).", valueName: "OLD"),
+        completion: .storedAlias
+    )
     var replace: String?
 
     @Option(

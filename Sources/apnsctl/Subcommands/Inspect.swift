@@ -22,10 +22,18 @@ struct Inspect: AsyncParsableCommand {
 
             Exit status: 0 when every certificate is fine; 1 when any is expired, expiring within \
             --warn-days, not yet valid, or has a key that does not match; 2 when a file cannot be read.
+
+            Examples. The .p12 password is in the environment variable P12_PASSWORD.
+              apnsctl inspect app.p12 --password-env P12_PASSWORD
+              apnsctl inspect AuthKey_ABC123DEFG.p8 --team-id ABCDE12345
+              apnsctl inspect app.p12 --password-env P12_PASSWORD --warn-days 60 --json
             """
     )
 
-    @Argument(help: ArgumentHelp("Certificate or token key (.p8) files to inspect.", valueName: "FILE"))
+    @Argument(
+        help: ArgumentHelp("Certificate or token key (.p8) files to inspect.", valueName: "FILE"),
+        completion: .credentialFile
+    )
     var files: [String]
 
     @Option(

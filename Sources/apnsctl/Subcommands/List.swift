@@ -5,7 +5,13 @@ import PushCredentials
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the credentials in the store.",
-        discussion: "Reads only the store's index and public certificates; the Secret Service is not touched."
+        discussion: """
+            Reads only the store's index and public certificates; the Secret Service is not touched.
+
+            Examples:
+              apnsctl list
+              apnsctl list --json
+            """
     )
 
     @OptionGroup var store: StoreOptions

@@ -14,10 +14,21 @@ struct Preflight: AsyncParsableCommand {
 
             Exit status: 0 only when every credential would work for this deploy; 1 when any would not; \
             2 when something could not be checked at all (no credential, store unreadable).
+
+            Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
+            without --gateway and --ca they go to APNs itself. The .p12 password is in the \
+            environment variable P12_PASSWORD.
+              apnsctl preflight com.example.app-universal --environment sandbox \\
+                --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+              apnsctl preflight app.p12 --password-env P12_PASSWORD \\
+                --environment sandbox --json --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
             """
     )
 
-    @Argument(help: ArgumentHelp("Aliases or files (default: every stored credential).", valueName: "ALIAS|FILE"))
+    @Argument(
+        help: ArgumentHelp("Aliases or files (default: every stored credential).", valueName: "ALIAS|FILE"),
+        completion: .storedAliasOrFile
+    )
     var credentialNames: [String] = []
 
     @Option(
@@ -25,25 +36,24 @@ struct Preflight: AsyncParsableCommand {
     )
     var topic: String?
 
-    @Option(name: .customLong("warn-days"), help: "Warn about certificates that expire within this many days.")
+    @Option(
+        name: .customLong("warn-days"),
+        help: ArgumentHelp("Warn about certificates that expire within this many days.", valueName: "N")
+    )
     var warnDays = 30
 
     @Flag(help: "Print a versioned JSON report.")
     var json = false
 
+    @Option(
+        help: ArgumentHelp("The environment you are deploying against (required).", valueName: "sandbox|production")
+    )
+    var environment: PushEnvironment
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var credentials: CredentialOptions
 
-    func validate() throws {
-        if connection.environment == nil {
-            throw ValidationError(
-                "preflight needs --environment sandbox|production: the one you are deploying against."
-            )
-        }
-    }
-
     func run() async throws {
-        let environment = connection.environment!
         let names: [String] = try await withUserErrors {
             let names =
                 credentialNames.isEmpty ? try credentials.store.credentialStore.list().map(\.alias) : credentialNames
@@ -62,7 +72,7 @@ struct Preflight: AsyncParsableCommand {
             environment: environment,
             topic: topic,
             warnDays: warnDays,
-            settings: connection.settings
+            settings: connection.settings(environment: environment)
         )
         var entries: [PreflightReport] = []
         for name in names {

@@ -15,10 +15,17 @@ struct Remove: AsyncParsableCommand {
             then its private key.
 
             Files an index entry names outside the store's credentials folder are never deleted.
+
+            Examples:
+              apnsctl remove token-ABC123DEFG
+              apnsctl remove --orphans
             """
     )
 
-    @Argument(help: ArgumentHelp("The alias to remove (see `apnsctl list`).", valueName: "ALIAS"))
+    @Argument(
+        help: ArgumentHelp("The alias to remove (see `apnsctl list`).", valueName: "ALIAS"),
+        completion: .storedAlias
+    )
     var alias: String?
 
     @Flag(help: "Remove the store's orphaned secrets (Secret Service items no index entry names).")

@@ -11,7 +11,12 @@ struct Request: AsyncParsableCommand {
             keeps a pending request (alias, public-key fingerprint, subject, date) until the \
             certificate Apple issues for it is imported: `apnsctl import aps.cer` finds the pending \
             key and stores the complete identity. `apnsctl list` shows pending requests; `apnsctl \
-            remove ALIAS` discards one and its key.
+            remove ALIAS` discards one and its key. docs/onboarding.md walks through Apple's portal.
+
+            Examples. The first makes the key and the CSR to upload; the second stores the \
+            certificate Apple returns for it.
+              apnsctl request --out push.csr --email dev@example.com --country US
+              apnsctl import aps.cer
             """
     )
 

@@ -76,7 +76,7 @@ extension Send {
             let body = try makePayload()
             let loaded = try credentials.load(credential)
             let bundleID = try Channels.bundleID(given: topic.map(TopicScope.app(of:)), credential: loaded)
-            let (environment, note) = connection.chosenEnvironment(for: loaded)
+            let (environment, note) = connection.chosenEnvironment(for: loaded, requested: self.environment)
             let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
             let broadcast = BroadcastNotification(
                 bundleID: bundleID,

@@ -48,10 +48,26 @@ struct Send: AsyncParsableCommand {
             Bulk exit status: 0 every line accepted; 1 some rejected, failed or malformed; 2 the run \
             could not start or stopped early (a credential APNs refuses, the gateway unreachable); \
             130 interrupted.
+
+            Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
+            without --gateway and --ca they go to APNs itself. The .p12 password is in the \
+            environment variable P12_PASSWORD.
+              apnsctl send com.example.app-universal --alert Hello \\
+                --token 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad \\
+                --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+              apnsctl send app.p12 --password-env P12_PASSWORD --background \\
+                --token 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad \\
+                --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+              apnsctl send com.example.app-universal --tokens tokens.txt \\
+                --results sent.jsonl --alert "New release" \\
+                --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
             """
     )
 
-    @Argument(help: ArgumentHelp("A stored alias, or a .p12/.pem/.p8 file.", valueName: "CREDENTIAL"))
+    @Argument(
+        help: ArgumentHelp("A stored alias, or a .p12/.pem/.p8 file.", valueName: "CREDENTIAL"),
+        completion: .storedAliasOrFile
+    )
     var credential: String
 
     @Option(help: ArgumentHelp("The device token.", valueName: "TOKEN"))
@@ -69,18 +85,23 @@ struct Send: AsyncParsableCommand {
         help: ArgumentHelp(
             "Send to every token in this file (one per line), or - for standard input.",
             valueName: "FILE|-"
-        )
+        ),
+        completion: .file()
     )
     var tokens: String?
 
-    @Option(help: ArgumentHelp("With --tokens: write one JSON line per token here (a new file).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("With --tokens: write one JSON line per token here (a new file).", valueName: "FILE"),
+        completion: .file()
+    )
     var results: String?
 
     @Option(
         help: ArgumentHelp(
             "With --tokens: continue the run whose results are in FILE, skipping tokens it finished; new results are appended to it unless --results names another file.",
             valueName: "FILE"
-        )
+        ),
+        completion: .file()
     )
     var resume: String?
 
@@ -106,29 +127,35 @@ struct Send: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Alert text (the body).", valueName: "TEXT"))
     var alert: String?
 
-    @Option(help: "Alert title, with --alert.")
+    @Option(help: ArgumentHelp("Alert title, with --alert.", valueName: "TEXT"))
     var title: String?
 
-    @Option(help: "Sound name, with --alert (e.g. default).")
+    @Option(help: ArgumentHelp("Sound name, with --alert (e.g. default).", valueName: "NAME"))
     var sound: String?
 
-    @Option(help: "Badge number, with --alert.")
+    @Option(help: ArgumentHelp("Badge number, with --alert.", valueName: "N"))
     var badge: Int?
 
     @Flag(help: "A background (content-available) push: priority 5, push type background.")
     var background = false
 
-    @Option(help: ArgumentHelp("The JSON payload from a file, or - for standard input.", valueName: "FILE|-"))
+    @Option(
+        help: ArgumentHelp("The JSON payload from a file, or - for standard input.", valueName: "FILE|-"),
+        completion: .file(extensions: ["json"])
+    )
     var payload: String?
 
     @Option(
         name: .customLong("push-type"),
-        help:
-            "apns-push-type (alert, background, voip, complication, fileprovider, location, liveactivity, pushtotalk, widgets, controls, mdm)."
+        help: ArgumentHelp(
+            "apns-push-type (alert, background, voip, complication, fileprovider, location, liveactivity, pushtotalk, widgets, controls, mdm).",
+            valueName: "TYPE"
+        ),
+        completion: .list(PushType.known.map(\.description))
     )
     var pushType: String?
 
-    @Option(help: "apns-priority: 10, 5 or 1.")
+    @Option(help: ArgumentHelp("apns-priority: 10, 5 or 1.", valueName: "10|5|1"), completion: .list(["10", "5", "1"]))
     var priority: Int?
 
     @Option(
@@ -139,10 +166,16 @@ struct Send: AsyncParsableCommand {
     )
     var expiration: String?
 
-    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id (at most 64 bytes).")
+    @Option(
+        name: .customLong("collapse-id"),
+        help: ArgumentHelp("apns-collapse-id (at most 64 bytes).", valueName: "ID")
+    )
     var collapseID: String?
 
-    @Option(name: .customLong("apns-id"), help: "apns-id (a UUID; APNs makes one when absent).")
+    @Option(
+        name: .customLong("apns-id"),
+        help: ArgumentHelp("apns-id (a UUID; APNs makes one when absent).", valueName: "UUID")
+    )
     var apnsID: String?
 
     @Option(help: ArgumentHelp("apns-topic (default: the credential's bundle ID).", valueName: "BUNDLE"))
@@ -150,6 +183,9 @@ struct Send: AsyncParsableCommand {
 
     @Flag(help: "Print a versioned JSON report.")
     var json = false
+
+    @Option(help: ConnectionOptions.optionalEnvironmentHelp)
+    var environment: PushEnvironment?
 
     @OptionGroup(title: "Live Activities") var liveActivity: LiveActivityOptions
     @OptionGroup var connection: ConnectionOptions
@@ -215,7 +251,7 @@ struct Send: AsyncParsableCommand {
         let body = try makePayload()
         try Payload.validate(body, pushType: type)
         let loaded = try credentials.load(credential)
-        let (environment, note) = connection.chosenEnvironment(for: loaded)
+        let (environment, note) = connection.chosenEnvironment(for: loaded, requested: self.environment)
         let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
         let topic = self.topic ?? loaded.defaultTopic(for: type)
         let notification = PushNotification(

@@ -16,10 +16,17 @@ struct Update: AsyncParsableCommand {
             environments. The key itself stays in the Secret Service as it is. Certificates carry \
             their own topics, environments and team and cannot be edited: import a new certificate \
             with --replace instead.
+
+            Examples:
+              apnsctl update token-ABC123DEFG --topic com.example.app \\
+                --topic com.example.other --environment production
             """
     )
 
-    @Argument(help: ArgumentHelp("The stored token key (see `apnsctl list`).", valueName: "ALIAS"))
+    @Argument(
+        help: ArgumentHelp("The stored token key (see `apnsctl list`).", valueName: "ALIAS"),
+        completion: .storedAlias
+    )
     var alias: String
 
     @Option(help: ArgumentHelp("A bundle ID the key may push to (repeatable; replaces the list).", valueName: "BUNDLE"))

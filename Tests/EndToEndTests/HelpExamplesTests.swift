@@ -1,0 +1,194 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every example in every command's `--help` is run as printed, through a shell, in one working
+/// folder, in the order a user meets them: make a test identity, serve the local gateway, then
+/// inspect, import, list, update, check, handshake, send, preflight, export and remove. Each must
+/// exit 0.
+///
+/// What the test provides, and the only changes it makes to the printed text:
+///
+/// | printed                  | what the test does                                                       |
+/// |--------------------------|--------------------------------------------------------------------------|
+/// | `2197` (gateway port)    | replaced by a free port, as tests run side by side                        |
+/// | `AuthKey_ABC123DEFG.p8`  | the test PKI's token key, copied into the folder under that name          |
+/// | `tokens.txt`             | three made-up device tokens, written into the folder                      |
+/// | `P12_PASSWORD`           | set in the environment, as the help says                                  |
+/// | the store                | `APNSCTL_STORE` names a throw-away store in the folder                    |
+/// | `apnsctl gateway serve`  | started in the background and stopped when the other examples are done   |
+/// | `aps.cer`                | made from the `push.csr` the request example wrote, signed by the test    |
+/// |                          | PKI's stand-in Apple CA for com.example.onboarded, as Apple's portal would |
+/// | `<CHANNEL-ID>`           | the channel ID the `apnsctl channels create` example printed              |
+@Suite(
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct HelpExamplesTests {
+    /// The commands, in the order their examples run; every command of the binary must be here.
+    static let order: [[String]] = [
+        ["gateway"], ["gateway", "mint-identity"], ["gateway", "serve"], ["request"], ["inspect"], ["import"],
+        ["list"], ["update"], ["check"], ["handshake"], ["send"], ["channels"], ["channels", "create"],
+        ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["export"], ["remove"],
+    ]
+
+    /// The examples of a help text: the lines after "Examples" that start with `apnsctl`, each with
+    /// the lines it continues onto (a trailing backslash), as printed without their indentation.
+    static func examples(inHelp help: String) -> [String] {
+        var examples: [String] = []
+        var inExamples = false
+        var continuing = false
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("Examples") {
+                inExamples = true
+                continue
+            }
+            guard inExamples else { continue }
+            if continuing, let last = examples.popLast() {
+                examples.append(last + "\n" + text)
+            } else if line.hasPrefix("  apnsctl ") {
+                examples.append(text)
+            } else if text.isEmpty || !examples.isEmpty {
+                // The introduction ends at the first example; the examples end at a blank line.
+                inExamples = false
+            }
+            continuing = text.hasSuffix("\\")
+        }
+        return examples
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    @Test func everyExampleInEveryHelpWorksAsPrinted() throws {
+        let folder = try TemporaryFolder()
+        let port = try Self.freePort()
+        let binaryFolder = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
+        let environment = [
+            "PATH": binaryFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+            "APNSCTL_STORE": folder.path("store"),
+            "P12_PASSWORD": "examples-\(UUID().uuidString)",
+        ]
+        try FileManager.default.copyItem(
+            atPath: CLI.cert("keys/AuthKey_ABC123DEFG.p8"),
+            toPath: folder.path("AuthKey_ABC123DEFG.p8")
+        )
+        try (1...3).map { String(repeating: String(format: "%02x", $0), count: 32) }.joined(separator: "\n")
+            .write(toFile: folder.path("tokens.txt"), atomically: true, encoding: .utf8)
+
+        // Every command of the binary has examples, and is in the order above.
+        let commands = try PackagingTests.commandPaths().filter { $0.count > 1 }.map { Array($0.dropFirst()) }
+        #expect(Set(commands) == Set(Self.order), "commands without a place in the order: \(commands)")
+
+        var seen: Set<String> = []
+        var gateway: Process?
+        defer {
+            if let gateway {
+                kill(gateway.processIdentifier, SIGTERM)
+                gateway.waitUntilExit()
+            }
+        }
+        var ran = 0
+        var channel: String?
+        for command in Self.order {
+            let help = try CLI.run(command + ["--help"])
+            #expect(help.status == 0)
+            let examples = Self.examples(inHelp: help.stdout)
+            #expect(!examples.isEmpty, "apnsctl \(command.joined(separator: " ")) --help has no examples")
+            #expect(
+                examples.contains { $0.contains("apnsctl \(command.joined(separator: " "))") }
+                    || command == ["gateway"],
+                "no example of apnsctl \(command.joined(separator: " ")) is of it"
+            )
+            for printed in examples where seen.insert(printed).inserted {
+                let example = printed.replacingOccurrences(of: "2197", with: String(port))
+                    .replacingOccurrences(of: "<CHANNEL-ID>", with: channel ?? "<CHANNEL-ID>")
+                if example.hasPrefix("apnsctl gateway serve") {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                    process.arguments = ["-c", "exec " + example]
+                    process.currentDirectoryURL = folder.url
+                    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                    process.standardOutput = FileHandle.nullDevice
+                    process.standardError = FileHandle.nullDevice
+                    try process.run()
+                    gateway = process
+                    var listening = false
+                    for _ in 0..<400 where process.isRunning {
+                        if Self.accepts(port: port) {
+                            listening = true
+                            break
+                        }
+                        usleep(50_000)
+                    }
+                    try #require(listening, "the gateway of \(printed) did not start listening")
+                    continue
+                }
+                let result = try CLI.runProgram(
+                    "/bin/sh",
+                    ["-c", "cd \"$1\" || exit 99\n" + example, "sh", folder.url.path],
+                    environment: environment
+                )
+                ran += 1
+                #expect(result.status == 0, "\(printed)\nexit \(result.status)\n\(result.stdout)\n\(result.stderr)")
+                if example.contains("apnsctl channels create"),
+                    let id = result.stdout.firstMatch(of: /created channel (\S+)/)
+                {
+                    channel = String(id.1)
+                }
+                // Apple's portal, played by the test: the CSR the request example wrote comes back as aps.cer.
+                if example.contains("apnsctl request --out push.csr") {
+                    _ = try OnboardingTests.issue(
+                        csr: folder.path("push.csr"),
+                        bundle: "com.example.onboarded",
+                        in: folder
+                    )
+                }
+            }
+        }
+        #expect(ran >= 20)
+        // What the examples did: the gateway delivered, export wrote its files, remove removed.
+        for written in ["app.p12", "app.pem", "app-legacy.p12", "sent.jsonl", "apnsctl.prom"] {
+            #expect(FileManager.default.fileExists(atPath: folder.path(written)), "\(written) was not written")
+        }
+        let list = try CLI.run(["list", "--json"], environment: environment)
+        #expect(list.stdout.contains("com.example.app-universal"))
+        #expect(!list.stdout.contains("token-ABC123DEFG"))
+        #expect(list.stdout.contains("com.example.onboarded-universal"), "aps.cer completed the request")
+        #expect(channel != nil, "channels create printed no channel ID")
+    }
+}
