@@ -67,6 +67,19 @@ extension CredentialFile {
                 hint: "Give the private key that was made with the certificate's signing request."
             )
         }
+        return try decryptPrivateKey(path: path, password: password) {
+            OpenSSL.decodePrivateKeyDER(der, password: $0)
+        }.key
+    }
+
+    /// Asks for an encrypted private key's password and decrypts the key with `decrypt`, asking
+    /// once more after a wrong password when the source can ask again. Returns the key and the
+    /// password that opened it.
+    static func decryptPrivateKey(
+        path: String,
+        password: PasswordSource,
+        _ decrypt: (SecretBytes) -> OpenSSL.KeyDecodeResult
+    ) throws -> (key: SecretBytes, password: SecretBytes) {
         var retry = false
         while true {
             guard let secret = try password(PasswordRequest(path: path, what: "encrypted private key", isRetry: retry))
@@ -78,9 +91,9 @@ extension CredentialFile {
                     hint: passwordOptionsHint
                 )
             }
-            switch OpenSSL.decodePrivateKeyDER(der, password: secret) {
+            switch decrypt(secret) {
             case .key(let key):
-                return key
+                return (key, secret)
             case .wrongPassword where !retry && canRetry(password):
                 retry = true
             case .wrongPassword:

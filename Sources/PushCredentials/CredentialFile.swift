@@ -284,39 +284,10 @@ public struct CredentialFile: Sendable {
                 hint: "Export the key again; the block may have been edited or cut."
             )
         }
-        var retry = false
-        while true {
-            guard let secret = try password(PasswordRequest(path: path, what: "encrypted private key", isRetry: retry))
-            else {
-                throw CredentialError(
-                    .passwordRequired,
-                    path: path,
-                    "The private key is encrypted and needs its password.",
-                    hint: passwordOptionsHint
-                )
-            }
-            switch OpenSSL.decodePrivateKeyPEM(block.text, password: secret) {
-            case .key(let key):
-                return (key, secret)
-            case .wrongPassword:
-                if retry || !canRetry(password) {
-                    throw CredentialError(
-                        .wrongPassword,
-                        path: path,
-                        "Wrong password for the encrypted private key.",
-                        hint: "Check the password; it is the one chosen when the key was exported."
-                    )
-                }
-                retry = true
-            case .failed:
-                throw CredentialError(
-                    .unknownEncryption,
-                    path: path,
-                    "The private key is encrypted with an algorithm OpenSSL cannot use here.",
-                    hint: "Re-encrypt it: openssl pkcs8 -topk8 -v2 aes-256-cbc -in key.pem -out key-new.pem"
-                )
-            }
+        let (key, secret) = try decryptPrivateKey(path: path, password: password) {
+            OpenSSL.decodePrivateKeyPEM(block.text, password: $0)
         }
+        return (key, secret)
     }
 
     // MARK: Helpers

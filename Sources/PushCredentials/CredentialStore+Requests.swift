@@ -90,13 +90,7 @@ extension CredentialStore {
         guard let pending = requests.first(where: { $0.publicKeyFingerprint == fingerprint }) else {
             // Completed before: the request is gone, and the certificate is stored.
             if let existing = try list().first(where: { $0.sha256 == file.certificate.sha256 }) {
-                throw CredentialError(
-                    .alreadyImported,
-                    path: file.path,
-                    "This certificate is already in the store as \(existing.alias); nothing changed.",
-                    hint: "To import it again, remove \(existing.alias) from the store first.",
-                    alias: existing.alias
-                )
+                throw Self.alreadyImported(existing, path: file.path)
             }
             let others =
                 requests.isEmpty

@@ -16,6 +16,17 @@ extension CredentialStore {
         public var replacedCleanly = true
     }
 
+    /// The refusal of a certificate the store already holds.
+    static func alreadyImported(_ existing: StoredCredential, path: String) -> CredentialError {
+        CredentialError(
+            .alreadyImported,
+            path: path,
+            "This certificate is already in the store as \(existing.alias); nothing changed.",
+            hint: "To import it again, remove \(existing.alias) from the store first.",
+            alias: existing.alias
+        )
+    }
+
     /// Imports a certificate bundle that carries its private key.
     public func importCertificate(
         _ file: CredentialFile,
@@ -47,13 +58,7 @@ extension CredentialStore {
             // A completed request leaves the index with this import (its key moves to the credential).
             if let pending { try self.take(pending, from: &index) }
             if let existing = index.credentials.first(where: { $0.sha256 == certificate.sha256 }) {
-                throw CredentialError(
-                    .alreadyImported,
-                    path: file.path,
-                    "This certificate is already in the store as \(existing.alias); nothing changed.",
-                    hint: "To import it again, remove \(existing.alias) from the store first.",
-                    alias: existing.alias
-                )
+                throw Self.alreadyImported(existing, path: file.path)
             }
             let replaced = try self.replacement(named: replacing, in: index)
             if !force, let replaced { try Self.refuseShorterExpiry(file, replacing: replaced) }
