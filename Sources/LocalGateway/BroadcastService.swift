@@ -106,7 +106,10 @@ final class BroadcastService: Sendable {
             }
             switch validator.verifyToken(authorization) {
             case .rejected(let reason): return reject(reason)
-            case .valid(let keyID, let teamID): authentication = .token(keyID: keyID, teamID: teamID)
+            case .valid(let keyID, let teamID):
+                // A restricted key serves broadcasts and channels of its own app and environment only.
+                if let violation = validator.scopeViolation(keyID: keyID, topic: bundleID) { return reject(violation) }
+                authentication = .token(keyID: keyID, teamID: teamID)
             }
         }
         if let givenID, !RequestValidator.isCanonicalUUID(givenID) { return reject(.badMessageId) }

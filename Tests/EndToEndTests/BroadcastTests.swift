@@ -85,6 +85,30 @@ struct BroadcastTests {
         #expect(try setup.gateway.deliveries().count == 1)
     }
 
+    /// A key Apple restricted to one app or one environment manages and broadcasts to that app's
+    /// channels only, as it pushes to that app only.
+    @Test func restrictedKeysServeOnlyTheirOwnChannels() throws {
+        let setup = try TokenKeySetup(
+            importKey: false,
+            gatewayArguments: ["--key-topic", "ABC123DEFG=com.example.app"]
+        )
+        let own = try setup.runWithKeyFile(["channels", "create", setup.keyFile, "com.example.app", "--json"])
+        #expect(own.status == 0, "\(own.stdout)\(own.stderr)")
+        let other = try setup.runWithKeyFile(["channels", "create", setup.keyFile, "com.other.app", "--json"])
+        #expect(other.status == 1, "\(other.stdout)\(other.stderr)")
+        #expect(try Self.json(other)["reason"] as? String == "UnrelatedKeyIdInToken")
+
+        let production = try TokenKeySetup(
+            importKey: false,
+            gatewayArguments: ["--key-environment", "ABC123DEFG=production"]
+        )
+        let refused = try production.runWithKeyFile([
+            "channels", "list", production.keyFile, "com.example.app", "--json",
+        ])
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(try Self.json(refused)["reason"] as? String == "BadEnvironmentKeyInToken")
+    }
+
     @Test func channelRequestsGetUsageErrors() throws {
         let setup = try TokenKeySetup(importKey: false)
         let cases: [(arguments: [String], says: String)] = [

@@ -11,7 +11,8 @@ final class TokenKeySetup: @unchecked Sendable {
     var store: String { folder.path("store") }
     let alias = "token-ABC123DEFG"
 
-    init(importKey: Bool = true) throws {
+    /// `gatewayArguments`: more options for `gateway serve` (key restrictions, say).
+    init(importKey: Bool = true, gatewayArguments: [String] = []) throws {
         folder = try TemporaryFolder()
         gateway = try GatewayProcess(
             folder,
@@ -19,7 +20,7 @@ final class TokenKeySetup: @unchecked Sendable {
             arguments: [
                 "--environment", "sandbox", "--token-key",
                 "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345",
-            ]
+            ] + gatewayArguments
         )
         if importKey {
             let imported = try CLI.run([
