@@ -99,6 +99,18 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
     /// nearly always hold. Returns nil for anything else, which ``init(_:)`` then explains.
     public init?(plainHex text: some Collection<UInt8>) {
         guard !text.isEmpty, text.count % 2 == 0, text.count <= Self.maximumByteCount * 2 else { return nil }
+        // The digits are read through a buffer pointer: this initializer is generic and called
+        // from other modules, where walking `text` itself goes through the collection's witness
+        // table for every digit (a bulk send parses one token per notification).
+        let bytes =
+            text.withContiguousStorageIfAvailable(Self.plainHexBytes)
+            ?? Array(text).withUnsafeBufferPointer(Self.plainHexBytes)
+        guard let bytes else { return nil }
+        self.bytes = bytes
+    }
+
+    /// The bytes of plain hex text of even length, or nil at the first character that is not hex.
+    private static func plainHexBytes(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count / 2)
         var high: UInt8 = 0
@@ -114,7 +126,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
             if isHigh { high = value } else { bytes.append(high << 4 | value) }
             isHigh.toggle()
         }
-        self.bytes = bytes
+        return bytes
     }
 
     public init(from decoder: any Decoder) throws {

@@ -42,6 +42,21 @@ struct DeviceTokenTests {
         #expect(throws: PushCoreError.self) { try DeviceToken(text) }
     }
 
+    /// The fast reader for token files: the same bytes whether the text is contiguous (an array
+    /// slice, as token files give it) or not, and nil for anything but plain hex of even length.
+    @Test func plainHexReadsContiguousAndOtherCollections() {
+        let expected = try? DeviceToken(Self.hex).bytes
+        let upper = Array(Self.hex.uppercased().utf8)
+        #expect(DeviceToken(plainHex: Array(Self.hex.utf8)[...])?.bytes == expected)
+        #expect(DeviceToken(plainHex: upper)?.bytes == expected)
+        #expect(DeviceToken(plainHex: Self.hex.utf8)?.bytes == expected)
+        // Not contiguous: read from the reversed text reversed back.
+        #expect(DeviceToken(plainHex: Array(Self.hex.utf8.reversed()).reversed())?.bytes == expected)
+        for text in ["", "abc", "740fg707", "<740f>", "74 0f", String(repeating: "ab", count: 101)] {
+            #expect(DeviceToken(plainHex: Array(text.utf8)) == nil, "\(text)")
+        }
+    }
+
     @Test func codableAsHexString() throws {
         let token = try DeviceToken(Self.hex.uppercased())
         let data = try JSONEncoder().encode([token])
