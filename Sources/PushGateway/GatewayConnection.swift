@@ -196,9 +196,8 @@ public final class GatewayConnection: Sendable {
                 return $0.report
             }
         } catch {
-            var gatewayError =
-                error as? GatewayError
-                ?? GatewayError(.connectFailed, "Connecting failed: \(UserFacing.describe(error)).")
+            let address = state.withLockedValue { $0.report.resolvedAddress } ?? configuration.endpoint.host
+            var gatewayError = error as? GatewayError ?? Self.setUpFailure(error, phase: phase, address: address)
             if let proxy = configuration.proxy {
                 gatewayError = Self.throughProxy(
                     gatewayError,
@@ -217,6 +216,29 @@ public final class GatewayConnection: Sendable {
             try? await channel?.close()
             throw gatewayError
         }
+    }
+
+    /// A failure while setting the connection up that no phase named: the server closing the
+    /// connection under us (NIO's "I/O on closed channel") says so, with the phase it was in.
+    static func setUpFailure(_ error: any Error, phase: String, address: String) -> GatewayError {
+        if let channelError = error as? ChannelError,
+            channelError == .ioOnClosedChannel || channelError == .alreadyClosed
+        {
+            let when =
+                switch phase {
+                case "tls": "before the TLS handshake could begin"
+                case "http2": "right after the TLS handshake, before HTTP/2 started"
+                default: "while connecting"
+                }
+            return GatewayError(
+                .connectionClosed,
+                "The server at \(address) closed the connection \(when).",
+                hint:
+                    "A busy or stopping server closes connections it cannot serve in time; connect again, and if it keeps happening check the server's own limits (handshake timeout, connection limit).",
+                isRetryable: true
+            )
+        }
+        return GatewayError(.connectFailed, "Connecting to \(address) failed: \(UserFacing.describe(error)).")
     }
 
     /// A failure on a connection through a proxy names the proxy and where it came from: before

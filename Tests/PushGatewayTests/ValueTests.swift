@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PushCredentials
 import TestSupport
 import Testing
@@ -63,6 +64,30 @@ import Testing
     @Test(arguments: ["localhost:0", "localhost:http", "[::1", "", ":443", "host:99999"])
     func badGatewayAddressesSayWhy(_ text: String) {
         #expect(throws: GatewayError.self) { try Endpoint.resolve(environment: nil, gateway: text) }
+    }
+
+    @Test(arguments: [
+        ("tls", "before the TLS handshake"), ("http2", "after the TLS handshake"), ("tcp", "while connecting"),
+    ])
+    func aConnectionClosedUnderUsNamesTheServerAndThePhase(phase: String, words: String) {
+        let error = GatewayConnection.setUpFailure(
+            ChannelError.ioOnClosedChannel,
+            phase: phase,
+            address: "127.0.0.1:2197"
+        )
+        #expect(error.code == .connectionClosed)
+        #expect(error.message.contains("127.0.0.1:2197"))
+        #expect(error.message.contains(words))
+        #expect(!error.message.contains("I/O on closed channel"))
+        #expect(error.isRetryable)
+        // Anything else still says what it was, naming the server.
+        let other = GatewayConnection.setUpFailure(
+            ChannelError.inappropriateOperationForState,
+            phase: "tls",
+            address: "h:1"
+        )
+        #expect(other.code == .connectFailed)
+        #expect(other.message.contains("h:1"))
     }
 
     @Test func contradictoryEnvironmentIsRefused() {

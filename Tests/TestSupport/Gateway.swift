@@ -64,6 +64,10 @@ public struct RunningGateway: Sendable {
         configuration.port = 0
         configuration.clientCAFiles = [Fixtures.wwdrCA]
         configuration.tokenKeys = [Fixtures.tokenKey]
+        // The suite's in-process bulk runs can hold an event loop for many seconds: a client's
+        // handshake may wait its turn longer than the gateway's 30 s default. Tests of the
+        // handshake timeout set their own.
+        configuration.handshakeTimeout = 120
         configure(&configuration)
         let gateway = try LocalGateway(configuration: configuration)
         let port = try await gateway.start()
