@@ -48,16 +48,31 @@ extension GatewayConnection {
                     try context.pipeline.syncOperations.addHandler(batching)
                     connection.update { $0.batching = batching }
                 }
-                let multiplexer = try context.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client,
-                    connectionConfiguration: Self.connectionConfiguration(limits),
-                    streamConfiguration: Self.streamConfiguration(limits),
-                    inboundStreamInitializer: { stream in stream.close() }
-                )  // APNs never pushes
+                var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+                if let frameStreams = connection.frameStreams {
+                    try context.pipeline.syncOperations.addHandler(
+                        NIOHTTP2Handler(
+                            mode: .client,
+                            connectionConfiguration: Self.connectionConfiguration(limits),
+                            streamConfiguration: Self.streamConfiguration(limits)
+                        )
+                    )
+                    try context.pipeline.syncOperations.addHandler(frameStreams)
+                } else {
+                    multiplexer = try context.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .client,
+                        connectionConfiguration: Self.connectionConfiguration(limits),
+                        streamConfiguration: Self.streamConfiguration(limits),
+                        inboundStreamInitializer: { stream in stream.close() }
+                    )  // APNs never pushes
+                }
                 try context.pipeline.syncOperations.addHandler(
                     ConnectionObserver(connection: connection, settings: settingsResult)
                 )
-                connection.update { $0.multiplexer = multiplexer }
+                connection.update {
+                    $0.multiplexer = multiplexer
+                    $0.http2Ready = true
+                }
             }
             try channel.pipeline.syncOperations.addHandlers([tls, observer])
             channel.eventLoop.scheduleTask(in: Self.amount(tlsTimeout)) {

@@ -25,6 +25,8 @@ public final class GatewayConnection: Sendable {
     struct State {
         var channel: (any Channel)?
         var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+        /// HTTP/2 is set up (with the multiplexer, or with ``frameStreams`` for a bulk run).
+        var http2Ready = false
         var report: HandshakeReport
         var goAway: GatewayError.GoAwayInfo?
         var isClosed = false
@@ -58,15 +60,20 @@ public final class GatewayConnection: Sendable {
     /// Called on the event loop when the server's SETTINGS change its stream limit, when it
     /// sends GOAWAY, and when the connection ends (the bulk sender's engine hears of each).
     let events: (@Sendable (ConnectionEvent) -> Void)?
+    /// The bulk sender's streams, written at the frame level instead of through swift-nio-http2's
+    /// multiplexer (nil for every other use: then each notification gets a stream channel).
+    let frameStreams: FrameStreams?
 
     init(
         configuration: GatewayConfiguration,
         eventLoopGroup: any EventLoopGroup,
         tokenCache: ProviderTokenCache?,
         readComplete: (@Sendable () -> Void)? = nil,
-        events: (@Sendable (ConnectionEvent) -> Void)? = nil
+        events: (@Sendable (ConnectionEvent) -> Void)? = nil,
+        frameStreams: FrameStreams? = nil
     ) {
         self.readComplete = readComplete
+        self.frameStreams = frameStreams
         self.events = events
         self.configuration = configuration
         self.group = eventLoopGroup
@@ -119,7 +126,7 @@ public final class GatewayConnection: Sendable {
 
     /// True once connected and until closed by either side or told to go away.
     public var isUsable: Bool {
-        state.withLockedValue { $0.multiplexer != nil && !$0.isClosed && $0.goAway == nil }
+        state.withLockedValue { $0.http2Ready && !$0.isClosed && $0.goAway == nil }
     }
 
     // MARK: Connecting

@@ -21,10 +21,12 @@ public final class BulkSender: @unchecked Sendable {
 
     final class Lane {
         let connection: GatewayConnection
-        var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+        let streams: FrameStreams
         var batching: BatchingHandler?
-        var streams: [BulkEngine.SendID: any Channel] = [:]
-        init(connection: GatewayConnection) { self.connection = connection }
+        init(connection: GatewayConnection, streams: FrameStreams) {
+            self.connection = connection
+            self.streams = streams
+        }
     }
 
     public let configuration: GatewayConfiguration
@@ -135,7 +137,7 @@ public final class BulkSender: @unchecked Sendable {
             case .clearJournal(let line):
                 output.journalClear(line: line)
             case .cancel(let sendID, let id):
-                lanes[id]?.streams.removeValue(forKey: sendID)?.close(promise: nil)  // RST_STREAM CANCEL
+                lanes[id]?.streams.cancel(sendID)  // RST_STREAM CANCEL
             case .goAway(let id):
                 lanes[id]?.connection.sendGoAway()
             case .close(let id):
@@ -170,6 +172,7 @@ public final class BulkSender: @unchecked Sendable {
     }
 
     private func connect(_ id: BulkEngine.ConnectionID, after delay: Double) {
+        let streams = FrameStreams { [unowned self] sendID, outcome in streamEnded(sendID, on: id, outcome) }
         let connection = GatewayConnection(
             configuration: configuration,
             eventLoopGroup: loop,
@@ -179,13 +182,14 @@ public final class BulkSender: @unchecked Sendable {
                 // them all with one flush right after.
                 if pumpWanted { pump() }
             },
-            events: { [self] event in connectionEvent(id, event) }
+            events: { [self] event in connectionEvent(id, event) },
+            frameStreams: streams
         )
         loop.scheduleTask(in: GatewayConnection.amount(delay)) { [self] in
             Task {
                 do {
                     try await connection.connect()
-                    loop.execute { [self] in connected(id, connection) }
+                    loop.execute { [self] in connected(id, connection, streams) }
                 } catch {
                     let failure =
                         error as? GatewayError
@@ -206,9 +210,8 @@ public final class BulkSender: @unchecked Sendable {
         }
     }
 
-    private func connected(_ id: BulkEngine.ConnectionID, _ connection: GatewayConnection) {
-        let lane = Lane(connection: connection)
-        lane.multiplexer = connection.streamMultiplexer
+    private func connected(_ id: BulkEngine.ConnectionID, _ connection: GatewayConnection, _ streams: FrameStreams) {
+        let lane = Lane(connection: connection, streams: streams)
         lane.batching = connection.batching
         lanes[id] = lane
         perform(engine.connected(id, maxConcurrentStreams: connection.maxConcurrentStreams, now: now()))
@@ -246,7 +249,7 @@ public final class BulkSender: @unchecked Sendable {
     }
 
     private func open(_ send: BulkEngine.Send) {
-        guard let lane = lanes[send.connection], let multiplexer = lane.multiplexer else {
+        guard let lane = lanes[send.connection] else {
             perform(engine.streamClosed(send.id, now: now()))
             return
         }
@@ -265,43 +268,17 @@ public final class BulkSender: @unchecked Sendable {
             lane.batching?.beginBatch()
         }
         let headers = HPACKHeaders(encoded: encoder.headers(deviceHex: send.token, apnsID: send.apnsID, bearer: bearer))
-        let body = self.body
-        multiplexer.createStreamChannel { [self] channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(
-                    BulkStreamHandler(
-                        sendID: send.id,
-                        connectionID: send.connection,
-                        headers: headers,
-                        body: body,
-                        sender: self
-                    )
-                )
-            }
-        }.whenComplete { [self] result in
-            switch result {
-            case .success: break
-            case .failure: perform(engine.streamClosed(send.id, now: now()))  // never opened: not processed
-            }
+        if let streamID = lane.streams.open(send.id, headers: headers, body: body) {
+            engine.streamOpened(send.id, streamID: Int(streamID))
+        } else {
+            perform(engine.streamClosed(send.id, now: now()))  // never opened: not processed
         }
     }
 
     // MARK: Called by the streams, on the event loop
 
-    func streamStarted(
-        _ sendID: BulkEngine.SendID,
-        on id: BulkEngine.ConnectionID,
-        streamID: Int?,
-        channel: any Channel
-    ) {
-        if let streamID { engine.streamOpened(sendID, streamID: streamID) }
-        lanes[id]?.streams[sendID] = channel
-    }
-
-    func streamEnded(_ sendID: BulkEngine.SendID, on id: BulkEngine.ConnectionID, _ outcome: BulkStreamHandler.Outcome)
-    {
+    func streamEnded(_ sendID: BulkEngine.SendID, on id: BulkEngine.ConnectionID, _ outcome: FrameStreams.Outcome) {
         guard !finished else { return }
-        lanes[id]?.streams.removeValue(forKey: sendID)
         switch outcome {
         case .answered(let response):
             perform(engine.answered(sendID, response, now: now()))

@@ -211,7 +211,7 @@ public final class TokenFeed: @unchecked Sendable {
                 return false
             }
             if !full { break }
-            space.wait(until: Date().addingTimeInterval(0.05))
+            _ = space.wait(until: Date().addingTimeInterval(0.05))
         }
         space.unlock()
         shared.withLockedValue { $0.ready.append(contentsOf: batch) }
