@@ -4,7 +4,9 @@
 Every measurement is appended to a JSON-lines results file by `measure`; `report` turns that
 file into the Markdown table and the target verdicts. Throughput is always notifications that
 got a 200 divided by the wall-clock time of the client process (start to exit), so the same
-rule applies to every tool.
+rule applies to every tool. CPU time per notification is the client's user + system time and the
+server's, read from /proc before and after the client runs (docs/performance.md, "Where the
+microseconds go"), divided by the notifications the client was given.
 """
 import argparse
 import asyncio
@@ -12,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import ssl
 import statistics
 import subprocess
@@ -150,19 +153,64 @@ def parse_time_v(path):
     return None
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_tree_ticks(root):
+    """utime + stime (fields 14 and 15 of /proc/PID/stat, in clock ticks) of a process and of
+    every process below it: the gateway is one process (its threads are counted in it), nginx a
+    master and its workers. None when the root is gone."""
+    stats = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                text = f.read()
+        except OSError:
+            continue
+        # The command name (field 2) is in parentheses and may hold spaces: split after it.
+        fields = text[text.rindex(")") + 2:].split()
+        # fields[0] is field 3 (state), so field N is fields[N - 3].
+        stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    if root not in stats:
+        return None
+    total, frontier = 0, [root]
+    while frontier:
+        pid = frontier.pop()
+        total += stats[pid][1]
+        frontier.extend(child for child, (parent, _) in stats.items() if parent == pid)
+    return total
+
+
 def cmd_measure(args):
     """Runs the command `repeats` times; appends one record (all runs) to the results file."""
     rates, rss, errors = [], [], []
+    client_cpu, server_cpu = [], []   # µs per notification, one value per run
     for run in range(args.repeats):
         if args.results_file and os.path.exists(args.results_file):
             os.remove(args.results_file)
         time_file = args.log + ".time"
         command = ["/usr/bin/time", "-v", "-o", time_file] + args.command
+        server_before = process_tree_ticks(args.server_pid) if args.server_pid else None
+        # The client's user + system time is the rusage of the children this process waited for
+        # (the client, through /usr/bin/time): what /usr/bin/time prints, at microsecond
+        # resolution instead of its 10 ms.
+        children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         with open(args.log + ".stderr", "w") as err:
             proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=err, text=True,
                                   timeout=args.timeout)
         elapsed = time.perf_counter() - start
+        children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        server_after = process_tree_ticks(args.server_pid) if args.server_pid else None
+        client_seconds = (children_after.ru_utime - children_before.ru_utime
+                          + children_after.ru_stime - children_before.ru_stime)
+        client_cpu.append(client_seconds * 1e6 / args.count)
+        server_us = None
+        if server_before is not None and server_after is not None:
+            server_us = (server_after - server_before) / CLOCK_TICKS * 1e6 / args.count
+            server_cpu.append(server_us)
         with open(args.log, "a") as log:
             log.write("# run %d: exit %d, %.3f s\n%s\n" % (run + 1, proc.returncode, elapsed, proc.stdout[-4000:]))
             log.write(open(args.log + ".stderr").read()[-4000:])
@@ -175,12 +223,14 @@ def cmd_measure(args):
         rates.append(ok / elapsed)
         if peak:
             rss.append(peak)
-        print("  %s/%s run %d: %d ok in %.2f s = %.0f notifications/s%s" % (
-            args.tool, args.server, run + 1, ok, elapsed, ok / elapsed,
+        print("  %s/%s run %d: %d ok in %.2f s = %.0f notifications/s, CPU µs/notification: client %.1f, server %s%s" % (
+            args.tool, args.server, run + 1, ok, elapsed, ok / elapsed, client_cpu[-1],
+            "?" if server_us is None else "%.1f" % server_us,
             ", peak RSS %.1f MiB" % (peak / 1024) if peak else ""), file=sys.stderr)
     record = {"label": args.label or args.tool, "tool": args.tool, "server": args.server,
               "connections": args.connections, "streams": args.streams, "count": args.count,
-              "rates": rates, "rss_kib": rss, "errors": errors}
+              "rates": rates, "rss_kib": rss, "errors": errors,
+              "client_cpu_us": client_cpu, "server_cpu_us": server_cpu}
     with open(args.out, "a") as out:
         out.write(json.dumps(record) + "\n")
 
@@ -262,6 +312,10 @@ def cmd_perf_summary(args):
 
 # ---------------------------------------------------------------- report
 
+# The label benchmarks/run gives the bulk send with certificate (mutual TLS) authentication.
+CERT_LABEL = "apnsctl bulk (certificate)"
+
+
 def fmt_rate(value):
     return "{:,.0f}".format(value)
 
@@ -280,19 +334,25 @@ def cmd_report(args):
                 return r
         return None
 
-    print("| tool | server | connections | streams | notifications | median notifications/s | min – max | vs h2load, same server |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    def cpu(row, key):
+        values = row.get(key) or []
+        return "%.1f" % statistics.median(values) if values else ""
+
+    print("| tool | server | connections | streams | notifications | median notifications/s | min – max | vs h2load, same server"
+          " | client CPU µs / notification | server CPU µs / notification |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
     for r in throughput:
         h2 = find("h2load", r["server"])
         if not r["rates"]:
-            print("| %s | %s | %s | %s | %s | %s | | |" % (r["label"], r["server"], r["connections"], r["streams"],
-                                                        "{:,}".format(r["count"]), r.get("note", "not run")))
+            print("| %s | %s | %s | %s | %s | %s | | | | |" % (r["label"], r["server"], r["connections"], r["streams"],
+                                                            "{:,}".format(r["count"]), r.get("note", "not run")))
             continue
         ratio = "%.2f×" % (median(r) / median(h2)) if h2 else ""
         flag = " ⚠" if r["errors"] else ""
-        print("| %s | %s | %s | %s | %s | %s%s | %s – %s | %s |" % (
+        print("| %s | %s | %s | %s | %s | %s%s | %s – %s | %s | %s | %s |" % (
             r["label"], r["server"], r["connections"], r["streams"], "{:,}".format(r["count"]),
-            fmt_rate(median(r)), flag, fmt_rate(min(r["rates"])), fmt_rate(max(r["rates"])), ratio))
+            fmt_rate(median(r)), flag, fmt_rate(min(r["rates"])), fmt_rate(max(r["rates"])), ratio,
+            cpu(r, "client_cpu_us"), cpu(r, "server_cpu_us")))
     errors = [(r["label"], r["server"], e) for r in throughput for e in r["errors"]]
     if errors:
         print("\n⚠ runs with errors (failed or non-200 answers; their rate counts only the 200s):")
@@ -336,6 +396,19 @@ def cmd_report(args):
             "{:,}".format(rss_row["count"]), verdict(peak < 64), peak, partial))
     else:
         print("- apnsctl peak RSS < 64 MiB for 1,000,000 tokens: not measured")
+    cert_local, cert_nginx = find(CERT_LABEL, "LocalGateway"), find(CERT_LABEL, "nginx")
+    if cert_nginx and h2_nginx:
+        ratio = median(cert_nginx) / median(h2_nginx)
+        print("- %s → nginx ≥ ½ h2load → nginx: %s — %s vs %s notifications/s (%.2f×)" % (
+            CERT_LABEL, verdict(ratio >= 0.5), fmt_rate(median(cert_nginx)), fmt_rate(median(h2_nginx)), ratio))
+    else:
+        print("- %s → nginx ≥ ½ h2load → nginx: not measured" % CERT_LABEL)
+    if cert_local and h2_local:
+        ratio = median(cert_local) / median(h2_local)
+        print("- %s ≥ ½ h2load on LocalGateway: %s — %s vs %s notifications/s (%.2f×)" % (
+            CERT_LABEL, verdict(ratio >= 0.5), fmt_rate(median(cert_local)), fmt_rate(median(h2_local)), ratio))
+    else:
+        print("- %s ≥ ½ h2load on LocalGateway: not measured" % CERT_LABEL)
     if h2_local and h2_nginx:
         ratio = median(h2_local) / median(h2_nginx)
         print("- LocalGateway ≥ ½ nginx (h2load client): %s — %s vs %s notifications/s (%.2f×)" % (
@@ -384,6 +457,7 @@ def main():
         if name == "measure":
             p.add_argument("--repeats", type=int, default=3); p.add_argument("--log", required=True)
             p.add_argument("--results-file"); p.add_argument("--timeout", type=float, default=1800)
+            p.add_argument("--server-pid", type=int, help="the server's process (with its children) for its CPU time")
             p.add_argument("command", nargs=argparse.REMAINDER)
         else:
             p.add_argument("--note", required=True)
