@@ -13,6 +13,7 @@ extension MessageStoragePolicy: ExpressibleByArgument {
 /// `apnsctl channels`: the broadcast channels of an app (iOS 18 broadcast push).
 struct Channels: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "channels",
         abstract: "Create, list, show and delete an app's broadcast channels.",
         discussion: """
             Broadcast push sends one Live Activity update to every device subscribed to a channel \
@@ -61,6 +62,7 @@ struct Channels: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a channel; prints its ID.",
             discussion: """
                 0 as --message-storage-policy keeps no message for devices that are offline; 1 keeps \
@@ -91,6 +93,7 @@ struct Channels: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the IDs of the app's channels.",
             discussion: """
                 The bundle ID defaults to the credential's own.
@@ -112,6 +115,7 @@ struct Channels: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a channel's configuration.",
             discussion: """
                 Its message-storage policy and push type.
@@ -137,6 +141,7 @@ struct Channels: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a channel.",
             discussion: """
                 Devices subscribed to it get no more broadcasts through it.

@@ -4,6 +4,7 @@ import PushCredentials
 
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check credentials for expiry, environment and topic before a deploy, in CI, or for monitoring.",
         discussion: """
             With no argument, every stored credential is checked. Arguments may be aliases or files \

@@ -8,6 +8,7 @@ import Glibc
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write a stored identity for other tools (curl, apns2, Houston, Pushy...).",
         discussion: """
             --format pem writes the certificate chain and the unencrypted private key (what \

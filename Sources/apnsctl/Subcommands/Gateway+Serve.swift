@@ -10,6 +10,7 @@ import Glibc
 extension Gateway {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Run the local gateway until interrupted.",
             discussion: """
                 Answers as APNs does: it checks client certificates against --client-ca and enforces their \

@@ -9,6 +9,7 @@ import Glibc
 
 struct Gateway: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "gateway",
         abstract: "A local APNs-compatible gateway (HTTP/2 over TLS) for offline tests, demos and CI.",
         discussion: """
             Examples. The .p12 password is in the environment variable P12_PASSWORD.

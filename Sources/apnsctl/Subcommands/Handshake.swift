@@ -5,6 +5,7 @@ import PushGateway
 
 struct Handshake: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "handshake",
         abstract: "Connect to APNs with a credential and report each phase, the TLS details and the server's chain.",
         discussion: """
             Connects TCP → TLS 1.2+ → ALPN h2 → HTTP/2 SETTINGS to the chosen gateway and reports how \

@@ -4,6 +4,7 @@ import PushCredentials
 
 struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Show what a push certificate file holds: environments, topics, validity, fingerprints, key.",
         discussion: """
             Reads .p12/.pfx bundles in every encryption in use (macOS Keychain's RC2-40/3DES exports \

@@ -4,6 +4,7 @@ import PushCredentials
 
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "Show the credentials in the store.",
         discussion: """
             Reads only the store's index and public certificates; the Secret Service is not touched.

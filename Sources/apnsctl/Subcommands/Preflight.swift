@@ -5,6 +5,7 @@ import PushGateway
 
 struct Preflight: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "preflight",
         abstract: "The one command a deploy pipeline runs: check, handshake and auth-check every credential.",
         discussion: """
             For each named (or every stored) credential: the `check` findings for the environment and \

@@ -4,6 +4,7 @@ import PushCredentials
 
 struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "remove",
         abstract: "Remove a credential or a pending request from the store, and its secret from the Secret Service.",
         discussion: """
             The index entry goes first, then the credential's files, and its secret last, so an \

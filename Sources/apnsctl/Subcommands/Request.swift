@@ -4,6 +4,7 @@ import PushCredentials
 
 struct Request: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "request",
         abstract: "Make a key and a certificate signing request (CSR) for a push certificate from Apple.",
         discussion: """
             Makes an RSA 2048 key (what Apple's portal requires for push certificates) straight into \

@@ -5,6 +5,7 @@ import PushGateway
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "send",
         abstract: "Send a notification and explain APNs' answer, or send one to every token of a file.",
         discussion: """
             One device: --token TOKEN. Many: --tokens FILE (or - for standard input), one token per \

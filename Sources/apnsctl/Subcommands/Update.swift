@@ -4,6 +4,7 @@ import PushCredentials
 
 struct Update: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "update",
         abstract: "Change what a stored token key is recorded to be for: its topics, environments or team.",
         discussion: """
             Apple issues token keys for the whole team (both environments), for one environment, or \
