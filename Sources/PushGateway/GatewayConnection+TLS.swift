@@ -240,16 +240,13 @@ extension GatewayConnection {
             }
         }
         let custom = try ServerTrustEvaluator.loadCertificates(paths: configuration.caFiles)
-        let roots: CertificateStore
-        let source: HandshakeReport.TrustSource
-        if configuration.trustSystemRoots {
-            roots =
-                custom.isEmpty
-                ? CertificateStore.systemTrustRoots : CertificateStore.systemTrustRoots.appending(contentsOf: custom)
-            source = custom.isEmpty ? .system : .systemAndCustom
-        } else {
-            roots = CertificateStore(custom)
-            source = .custom
+        let source: HandshakeReport.TrustSource =
+            configuration.trustSystemRoots ? (custom.isEmpty ? .system : .systemAndCustom) : .custom
+        if configuration.trustSystemRoots && custom.isEmpty {
+            // Only the system's roots can judge this server: swift-certificates starts reading
+            // them in the background when first named, so name them now, while DNS, TCP and TLS
+            // take their time.
+            _ = CertificateStore.systemTrustRoots
         }
         let context: NIOSSLContext
         do {
@@ -262,7 +259,13 @@ extension GatewayConnection {
             )
         }
         return (
-            context, ServerTrustEvaluator(host: configuration.endpoint.host, roots: roots, clock: configuration.clock),
+            context,
+            ServerTrustEvaluator(
+                host: configuration.endpoint.host,
+                customRoots: custom,
+                trustSystemRoots: configuration.trustSystemRoots,
+                clock: configuration.clock
+            ),
             source
         )
     }
