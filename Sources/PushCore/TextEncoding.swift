@@ -5,6 +5,14 @@ import Foundation
 public enum TextEncoding {
     /// Appends `value` as a JSON string literal (RFC 8259 escaping).
     public static func appendJSONString(_ value: String, to text: inout String) {
+        // Tokens, reasons and IDs need no escaping: appended whole, not scalar by scalar (a bulk
+        // run writes a few of these per notification).
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            text += "\""
+            text += value
+            text += "\""
+            return
+        }
         text += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -195,7 +195,7 @@ public struct BulkEngine {
     public init(
         configuration: Configuration,
         seed: UInt64 = UInt64.random(in: .min ... .max),
-        makeID: @escaping () -> String = { TextEncoding.lowercaseUUID(UUID()) }
+        makeID: @escaping () -> String = RandomUUIDs().next
     ) {
         self.configuration = configuration
         self.random = SplitMix64(seed: seed)

@@ -70,6 +70,7 @@ public struct BulkResult: Sendable, Equatable {
     /// `apns_id`, `attempts`, then the optional ones.
     public var jsonLine: String {
         var text = "{\"line\":\(line),\"token\":"
+        text.reserveCapacity(192)
         Self.appendString(token, to: &text)
         text += ",\"status\":" + (status.map(String.init) ?? "null")
         text += ",\"reason\":"
