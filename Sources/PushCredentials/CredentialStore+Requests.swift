@@ -72,7 +72,7 @@ extension CredentialStore {
             index.requests = (index.requests ?? []) + [pending]
             return RequestResult(pending: pending, request: request)
         } onCommitFailure: { result in
-            try? self.secrets.remove(result.pending.secretItem(store: self.path))
+            _ = try? self.secrets.remove(result.pending.secretItem(store: self.path))
             try? FileManager.default.removeItem(atPath: path)
         }
     }

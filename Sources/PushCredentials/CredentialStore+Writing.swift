@@ -126,7 +126,7 @@ extension CredentialStore {
             return result
         } onCommitFailure: { result in
             // The index was not written: take back what this import stored.
-            try? self.secrets.remove(result.credential.secretItem(store: self.path))
+            _ = try? self.secrets.remove(result.credential.secretItem(store: self.path))
             _ = self.removeFiles(of: result.credential)
         }
     }
@@ -186,7 +186,7 @@ extension CredentialStore {
             return result
         } onCommitFailure: { result in
             if result.replaced?.secretItem(store: self.path) != result.credential.secretItem(store: self.path) {
-                try? self.secrets.remove(result.credential.secretItem(store: self.path))
+                _ = try? self.secrets.remove(result.credential.secretItem(store: self.path))
             }
         }
     }
