@@ -72,29 +72,30 @@ final class ServerTrustEvaluator: Sendable {
         let isIP = Self.isIPAddress(host)
         let customFirst = trustSystemRoots && !customRoots.isEmpty ? CertificateStore(customRoots) : nil
         Task {
-            // A chain to a root given with --ca is trusted whatever the system's store holds,
-            // so that store is only read when the chain does not end at one of those.
-            if let customFirst {
-                var custom = Verifier(rootCertificates: customFirst) {
+            func validForThisServer(_ roots: CertificateStore) async -> Bool {
+                var verifier = Verifier(rootCertificates: roots) {
                     RFC5280Policy()
                     ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
                 }
-                if case .validCertificate = await custom.validate(leaf: leaf, intermediates: intermediates) {
-                    self.record(verdict: .trusted, detail: nil, presented: infos)
-                    promise.succeed(.certificateVerified)
-                    return
+                if case .validCertificate = await verifier.validate(leaf: leaf, intermediates: intermediates) {
+                    return true
                 }
+                return false
             }
-            let roots = self.allRoots
-            var full = Verifier(rootCertificates: roots) {
-                RFC5280Policy()
-                ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
+            // A chain to a root given with --ca is trusted whatever the system's store holds,
+            // so that store is only read when the chain does not end at one of those.
+            let trusted: Bool
+            if let customFirst, await validForThisServer(customFirst) {
+                trusted = true
+            } else {
+                trusted = await validForThisServer(self.allRoots)
             }
-            if case .validCertificate = await full.validate(leaf: leaf, intermediates: intermediates) {
+            if trusted {
                 self.record(verdict: .trusted, detail: nil, presented: infos)
                 promise.succeed(.certificateVerified)
                 return
             }
+            let allRoots = self.allRoots
             // Tell the causes apart: expiry first (the most common), then trust, then the name.
             if let stale = certificates.first(where: { now > $0.notValidAfter || now < $0.notValidBefore }) {
                 let which = stale == leaf ? "the server's certificate" : "a certificate in the server's chain"
@@ -110,7 +111,7 @@ final class ServerTrustEvaluator: Sendable {
                 promise.succeed(.failed)
                 return
             }
-            var trustOnly = Verifier(rootCertificates: roots) { RFC5280Policy() }
+            var trustOnly = Verifier(rootCertificates: allRoots) { RFC5280Policy() }
             switch await trustOnly.validate(leaf: leaf, intermediates: intermediates) {
             case .validCertificate:
                 self.record(
