@@ -183,7 +183,10 @@ public struct LibSecretStore: SecretStore {
                 hint: "Check DBUS_SESSION_BUS_ADDRESS, or start a session with `dbus-run-session -- bash`."
             )
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        // Kept for the life of the process: GLib shares one session-bus connection per process
+        // while anyone holds it, so libsecret's calls reuse this one instead of connecting and
+        // authenticating again (a few milliseconds of every command that reads a secret).
+        Self.keepBusConnection(connection)
         let name = "org.freedesktop.secrets"
         func ask(_ method: String, withName: Bool) -> OpaquePointer? {
             var parameters: OpaquePointer?
@@ -237,6 +240,18 @@ public struct LibSecretStore: SecretStore {
                     "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration."
             )
         }
+    }
+
+    private static let heldConnectionLock = NSLock()
+    nonisolated(unsafe) private static var heldConnection: UnsafeMutableRawPointer?
+
+    private static func keepBusConnection(_ connection: OpaquePointer) {
+        let alreadyHeld = heldConnectionLock.withLock {
+            if heldConnection != nil { return true }
+            heldConnection = UnsafeMutableRawPointer(connection)
+            return false
+        }
+        if alreadyHeld { g_object_unref(UnsafeMutableRawPointer(connection)) }
     }
 
     static func unavailable(_ why: String, hint: String) -> CredentialError {
