@@ -38,7 +38,9 @@ final class GatewayConnectionState {
     var awaitingAnswer = 0
     /// Open streams whose request is not complete yet: a GOAWAY refuses those above its
     /// last-stream-id before it goes out.
-    var unprocessed: [HTTP2StreamID: GatewayStreamHandler] = [:]
+    var unprocessed: Set<HTTP2StreamID> = []
+    /// The connection's streams, which refuse those.
+    weak var streams: GatewayStreams?
     var peerCertificate: PushCertificate??
 
     init(number: Int, channel: any Channel, configuredLimit: Int) {
@@ -106,23 +108,42 @@ final class GatewayConnectionState {
     /// GOAWAY (NO_ERROR) naming the highest stream processed, with APNs' JSON reason unless
     /// turned off; streams above it whose request is still arriving are refused first. The
     /// connection closes once every processed stream has its answer.
-    func goAway(reason: String, gateway: LocalGateway) {
+    ///
+    /// `deferred`: decided while a batch of reads is being served; the last stream is fixed
+    /// now, and the streams of the batch above it are refused as they come, but the frame goes
+    /// out when the batch ends (``sendGoAway(gateway:)``). Requests are answered as they
+    /// complete, and once the GOAWAY is out swift-nio-http2 drops the streams the client opened
+    /// in the same batch silently; with a stream channel each they were all opened before any
+    /// was answered, and each was refused on its own.
+    func goAway(reason: String, gateway: LocalGateway, deferred: Bool = false) {
         guard !goingAway, !closing else { return }
         goingAway = true
         lastStreamID = highestProcessed
+        goAwayReason = reason
         gateway.updateStatistics { $0.goAwaysSent += 1 }
+        if !deferred { sendGoAway(gateway: gateway) }
+    }
+
+    /// The reason of a GOAWAY decided but not yet sent.
+    private(set) var goAwayReason: String?
+    var goAwayDue: Bool { goingAway && goAwayReason != nil }
+
+    /// Sends the GOAWAY ``goAway(reason:gateway:deferred:)`` decided.
+    func sendGoAway(gateway: LocalGateway) {
+        guard let reason = goAwayReason, let last = lastStreamID else { return }
+        goAwayReason = nil
         // Each refused with its own RST_STREAM REFUSED_STREAM: once the GOAWAY is out,
         // swift-nio-http2 drops such streams silently, and the client would learn of them only
         // from the GOAWAY.
-        let above = unprocessed.filter { $0.key > highestProcessed }
-        for (_, handler) in above.sorted(by: { $0.key < $1.key }) {
+        let above = unprocessed.filter { $0 > last }
+        for streamID in above.sorted() {
             gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
-            handler.refuse()
+            streams?.refuse(streamID)
         }
         let frame = HTTP2Frame(
             streamID: .rootStream,
             payload: .goAway(
-                lastStreamID: highestProcessed,
+                lastStreamID: last,
                 errorCode: .noError,
                 opaqueData: gateway.goAwayDebugData(reason: reason, allocator: channel.allocator)
             )
@@ -133,7 +154,7 @@ final class GatewayConnectionState {
 
     /// After GOAWAY, the connection closes once every stream it processed has its answer.
     func closeIfGoneAway() {
-        guard goingAway, awaitingAnswer == 0, !closing else { return }
+        guard goingAway, !goAwayDue, awaitingAnswer == 0, !closing else { return }
         closing = true
         let channel = self.channel
         // A lingering close, as nginx does: closing while the client is still sending makes the

@@ -304,23 +304,15 @@ public final class LocalGateway: Sendable {
         // rejections. Sized like the reset limit.
         settings.controlFrameRateLimit.maximumCount = 50_000
         settings.controlFrameRateLimit.windowLength = .seconds(1)
-        let gateway = self
-        // Stream channels run on their connection's event loop, so the state may travel bound to it.
-        let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
-        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+        // Streams are served at the frame level (GatewayStreams), not by a child channel each.
+        let http2 = NIOHTTP2Handler(
             mode: .server,
             connectionConfiguration: settings,
             streamConfiguration: streamSettings
-        ) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(
-                    GatewayStreamHandler(gateway: gateway, connection: boundConnection.value)
-                )
-            }
-        }
-        try channel.pipeline.syncOperations.addHandler(
-            GatewayConnectionObserver(gateway: gateway, connection: connection)
         )
+        try channel.pipeline.syncOperations.addHandler(http2)
+        try channel.pipeline.syncOperations.addHandler(GatewayStreams(gateway: self, connection: connection))
+        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: self, connection: connection))
     }
 
     /// True exactly once: when the gateway's accepted count is about to reach `limit`.

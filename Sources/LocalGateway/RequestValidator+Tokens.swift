@@ -13,16 +13,15 @@ extension RequestValidator {
     /// Checks `bearer <JWT>`: ES256 over a registered key, the key's team, and an age under an hour.
     func verifyToken(_ authorization: String) -> TokenCheck {
         let verified: VerifiedToken
-        if let known = verifiedTokens.withLockedValue({ $0[authorization] }) {
+        if let known = verifiedTokens.withLockedValue({ $0.value(for: authorization) }) {
             verified = known
         } else {
             switch verifySignature(authorization) {
             case .rejected(let reason): return .rejected(reason)
             case .verified(let token):
                 verified = token
-                verifiedTokens.withLockedValue { tokens in
-                    if tokens.count >= Self.verifiedTokensLimit { tokens.removeAll(keepingCapacity: true) }
-                    tokens[authorization] = token
+                verifiedTokens.withLockedValue {
+                    $0.insert(token, for: authorization, limit: Self.verifiedTokensLimit)
                 }
             }
         }

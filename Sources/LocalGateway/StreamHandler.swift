@@ -5,141 +5,290 @@ import NIOHTTP2
 import PushCredentials
 import PushGateway
 
-/// Serves one stream: counts it against the connection's limit, collects the request,
-/// answers as APNs would, and applies the connection-level faults.
-final class GatewayStreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias OutboundOut = HTTP2Frame.FramePayload
+/// Serves a connection's streams at the HTTP/2 frame level: counts each against the
+/// connection's limit, collects its request, answers as APNs would, and applies the
+/// connection-level faults.
+///
+/// swift-nio-http2's multiplexer would give every stream a child channel with a pipeline of
+/// its own; creating, activating and tearing those down (and their bookkeeping) was about a
+/// fifth of the gateway's CPU per notification. Here a stream is an entry in a table keyed by
+/// stream ID, and its answer is HEADERS (and DATA) frames written on the connection.
+/// swift-nio-http2's connection handler still does everything else: stream states, HPACK,
+/// flow control on what is sent, the stream limit it enforces once acknowledged, GOAWAY.
+///
+/// What the multiplexer did that is done here: giving back the receive windows (the
+/// connection's as request bodies use it, a stream's while its request body is still
+/// arriving), learning of closed streams from `StreamClosedEvent`, and answering the requests
+/// completed during a batch of reads when the batch ends, so their answers leave together.
+/// Everything here runs on the connection's event loop.
+final class GatewayStreams: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// A class, so that a request body grows in place rather than copied out of the table and back.
+    private final class Stream {
+        var headers: [(name: String, value: String)] = []
+        var body: [UInt8] = []
+        /// Its request is still being collected: the frames that come are read, and its
+        /// window is given back.
+        var reading = true
+        /// Whether the body was read before the answer (not when answering early).
+        var bodyRead = true
+        /// Refused or cut by a fault: never answered.
+        var refused = false
+        /// Processed: decided and answered (or found above a GOAWAY's last stream).
+        var answered = false
+    }
+
+    /// Both receive windows are topped up to this (HTTP/2's initial 65,535 bytes), once half
+    /// of it is used, as swift-nio-http2's multiplexer does.
+    static let targetWindowSize = 65_535
 
     private let gateway: LocalGateway
     private let connection: GatewayConnectionState
-    private var headers: [(name: String, value: String)] = []
-    private var body: [UInt8] = []
-    private var counted = false
-    private var refused = false
-    private var answered = false
+    /// Open streams by ID, from their first HEADERS until swift-nio-http2 reports them closed.
+    private var streams: [HTTP2StreamID: Stream] = [:]
+    /// Streams closed during the batch of reads in progress. They still count as open until
+    /// the batch ends: with the multiplexer, the requests of a batch reached their stream
+    /// channels together at its end, so the streams a client sent together were open together,
+    /// and that is what the statistics, the advertised limit's refusals and the idle timeout
+    /// observe. Answering each request as it completes keeps swift-nio-http2's tables of open
+    /// streams short (a stream removed out of order from a long one cost more than the child
+    /// channel it replaced).
+    private var closedInBatch = 0
+    /// The limit advertised when the batch began: the streams of a batch are judged against
+    /// it, as they were when all of them were opened before any was answered. A limit that an
+    /// answer of the batch changes applies from the next batch (its SETTINGS still goes out
+    /// before that answer).
+    private var batchLimit = Int.max
+    private var context: ChannelHandlerContext?
+    /// Within a batch of reads: flushes wait for its end.
+    private var inReadBatch = false
+    private var flushPending = false
+    private var isClosed = false
+    /// The most streams seen open at once on this connection under each acknowledged limit:
+    /// the gateway's statistics need updating only when one of these grows.
+    private var maxOpenByLimit: [Int: Int] = [:]
 
     init(gateway: LocalGateway, connection: GatewayConnectionState) {
         self.gateway = gateway
         self.connection = connection
     }
 
-    private var streamID: HTTP2StreamID?
-
     func handlerAdded(context: ChannelHandlerContext) {
-        let faults = gateway.configuration.faults
-        let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
-        self.streamID = streamID
-        connection.streamsSeen += 1
-        connection.openStreams += 1
-        counted = true
-        let open = connection.openStreams
-        let inForce = String(connection.acknowledgedLimit)
-        gateway.updateStatistics {
-            $0.streams += 1
-            $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open)
-            $0.maxConcurrentStreamsByLimit[inForce] = max($0.maxConcurrentStreamsByLimit[inForce] ?? 0, open)
-        }
-        if let limit = faults.closeAfterStreams, connection.streamsSeen > limit {
-            // Abruptly, mid-request: no answer, no GOAWAY.
-            gateway.updateStatistics { $0.connectionsClosedByFault += 1 }
-            refused = true
-            connection.channel.close(promise: nil)
-            return
-        }
-        if open > connection.advertisedLimit {
-            // Above the limit we advertised (possible while a lowered limit is not yet
-            // acknowledged): refuse without processing, so the client may retry it.
-            gateway.updateStatistics { $0.refusedStreams += 1 }
-            refuse()
-            return
-        }
-        if let streamID { connection.unprocessed[streamID] = self }
+        self.context = context
+        connection.streams = self
     }
 
-    /// Resets the stream with REFUSED_STREAM: not processed, safe for the client to send again.
-    ///
-    /// The frame goes out on the connection, not through the stream channel: a stream channel
-    /// that is not yet active only buffers its writes, and closing it (or letting it close)
-    /// makes swift-nio-http2 send RST_STREAM CANCEL instead and drop the buffered frame. On the
-    /// connection, the RST_STREAM passes the state machine at once, which then closes the
-    /// stream channel itself with this code.
-    func refuse() {
-        refused = true
-        guard let streamID else { return }
-        connection.unprocessed[streamID] = nil
-        connection.channel.writeAndFlush(
-            HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream)),
-            promise: nil
-        )
-    }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        if counted {
-            counted = false
-            connection.openStreams -= 1
-        }
-        if let streamID, connection.unprocessed[streamID] === self { connection.unprocessed[streamID] = nil }
-        context.fireChannelInactive()
-    }
+    // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused, !answered else { return }
-        switch unwrapInboundIn(data) {
-        case .headers(let frame):
-            if headers.isEmpty {
-                headers = frame.headers.map { (name: $0.name, value: $0.value) }
+        if !inReadBatch {
+            inReadBatch = true
+            batchLimit = connection.advertisedLimit
+        }
+        let frame = unwrapInboundIn(data)
+        let streamID = frame.streamID
+        guard streamID != .rootStream else {
+            context.fireChannelRead(data)  // SETTINGS, GOAWAY, PING: the connection's observer
+            return
+        }
+        switch frame.payload {
+        case .headers(let head):
+            if streams[streamID] == nil {
+                guard opened(streamID) else { return }
             }
-            if frame.endStream {
-                respond(context: context, bodyRead: true)
+            guard let stream = streams[streamID], stream.reading else { return }
+            if stream.headers.isEmpty {
+                stream.headers = head.headers.map { (name: $0.name, value: $0.value) }
+            }
+            if head.endStream {
+                complete(stream, streamID, bodyRead: true)
             } else if gateway.configuration.faults.answerEarlyAndReset {
-                respond(context: context, bodyRead: false)
+                complete(stream, streamID, bodyRead: false)
             }
-        case .data(let frame):
-            if case .byteBuffer(var buffer) = frame.data, let bytes = buffer.readBytes(length: buffer.readableBytes) {
-                body += bytes
-                if body.count > 64 * 1024 {  // far beyond any limit: stop reading, answer now
-                    respond(context: context, bodyRead: true)
+        case .data(let payload):
+            guard let stream = streams[streamID], stream.reading else { return }
+            if case .byteBuffer(let buffer) = payload.data, buffer.readableBytes > 0 {
+                stream.body.append(contentsOf: buffer.readableBytesView)
+                if stream.body.count > 64 * 1024 {  // far beyond any limit: stop reading, answer now
+                    complete(stream, streamID, bodyRead: true)
                     return
                 }
             }
-            if frame.endStream { respond(context: context, bodyRead: true) }
+            if payload.endStream { complete(stream, streamID, bodyRead: true) }
         default:
             break
         }
     }
 
-    private func respond(context: ChannelHandlerContext, bodyRead: Bool) {
-        guard !answered else { return }
-        answered = true
-        if let streamID { connection.unprocessed[streamID] = nil }
+    /// The request is complete (or, answering early, as complete as it will be): answered now.
+    private func complete(_ stream: Stream, _ streamID: HTTP2StreamID, bodyRead: Bool) {
+        stream.reading = false
+        stream.bodyRead = bodyRead
+        respond(streamID)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        inReadBatch = false
+        connection.openStreams -= closedInBatch
+        closedInBatch = 0
+        if connection.goAwayDue { connection.sendGoAway(gateway: gateway) }
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    /// swift-nio-http2's events about streams and windows end here: several arrive for every
+    /// notification, and nothing after this handler wants them (passing each on through the
+    /// observer's type checks was a noticeable share of the CPU per notification).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let window = event as? NIOHTTP2WindowUpdatedEvent {
+            if let size = window.inboundWindowSize { giveBackWindow(window.streamID, size: size, context: context) }
+        } else if let closed = event as? StreamClosedEvent {
+            if streams.removeValue(forKey: closed.streamID) != nil {
+                if inReadBatch { closedInBatch += 1 } else { connection.openStreams -= 1 }
+                connection.unprocessed.remove(closed.streamID)
+            }
+        } else if !(event is NIOHTTP2StreamCreatedEvent) {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isClosed = true
+        connection.openStreams -= streams.count + closedInBatch
+        closedInBatch = 0
+        streams.removeAll()
+        connection.unprocessed.removeAll()
+        context.fireChannelInactive()
+    }
+
+    /// The receive windows, as swift-nio-http2 reports them after each DATA frame: topped up to
+    /// the target once they fall to half of it. The connection's always (request bodies of
+    /// streams already answered or reset count against it too); a stream's only while its
+    /// request body is still wanted.
+    private func giveBackWindow(_ streamID: HTTP2StreamID, size: Int, context: ChannelHandlerContext) {
+        guard !isClosed, size < Self.targetWindowSize else { return }
+        if streamID != .rootStream {
+            guard let stream = streams[streamID], stream.reading else { return }
+        }
+        let increment = Self.targetWindowSize - size
+        guard size < 0 || increment >= size else { return }
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))),
+            promise: nil
+        )
+        flush(context: context)
+    }
+
+    // MARK: Streams
+
+    /// A stream's first HEADERS: counts it, and refuses or cuts it as the faults and the
+    /// advertised limit say. False when nothing more of it is to be read.
+    private func opened(_ streamID: HTTP2StreamID) -> Bool {
+        let faults = gateway.configuration.faults
+        streams[streamID] = Stream()
+        connection.streamsSeen += 1
+        connection.openStreams += 1
+        let open = connection.openStreams
+        let inForce = connection.acknowledgedLimit
+        if open > maxOpenByLimit[inForce] ?? 0 {
+            // This connection's largest so far: the gateway-wide maxima may grow.
+            maxOpenByLimit[inForce] = open
+            let key = String(inForce)
+            gateway.updateStatistics {
+                $0.streams += 1
+                $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open)
+                $0.maxConcurrentStreamsByLimit[key] = max($0.maxConcurrentStreamsByLimit[key] ?? 0, open)
+            }
+        } else {
+            gateway.updateStatistics { $0.streams += 1 }
+        }
+        if let limit = faults.closeAfterStreams, connection.streamsSeen > limit {
+            // Abruptly, mid-request: no answer, no GOAWAY.
+            gateway.updateStatistics { $0.connectionsClosedByFault += 1 }
+            if let stream = streams[streamID] {
+                stream.reading = false
+                stream.refused = true
+            }
+            connection.channel.close(promise: nil)
+            return false
+        }
+        if open > batchLimit {
+            // Above the limit we advertised (possible while a lowered limit is not yet
+            // acknowledged): refuse without processing, so the client may retry it.
+            gateway.updateStatistics { $0.refusedStreams += 1 }
+            refuse(streamID)
+            return false
+        }
+        connection.unprocessed.insert(streamID)
+        return true
+    }
+
+    /// Resets the stream with REFUSED_STREAM: not processed, safe for the client to send again.
+    /// swift-nio-http2 then reports it closed with this code.
+    func refuse(_ streamID: HTTP2StreamID) {
+        if let stream = streams[streamID] {
+            stream.reading = false
+            stream.refused = true
+        }
+        connection.unprocessed.remove(streamID)
+        guard let context, !isClosed else { return }
+        context.writeAndFlush(
+            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream))),
+            promise: nil
+        )
+    }
+
+    /// Flushes now, or at the end of the batch of reads in progress, so that the answers to a
+    /// batch of requests leave together.
+    private func flush(context: ChannelHandlerContext) {
+        if inReadBatch {
+            flushPending = true
+        } else {
+            context.flush()
+        }
+    }
+
+    private func respond(_ streamID: HTTP2StreamID) {
+        guard let stream = streams[streamID], !stream.refused, !stream.answered, let context else { return }
+        stream.answered = true
+        let bodyRead = stream.bodyRead
+        let request = IncomingRequest(headers: stream.headers, body: stream.body, bodyRead: bodyRead)
+        stream.headers = []
+        stream.body = []
+        connection.unprocessed.remove(streamID)
         if connection.dropped { return }  // being cut: nothing more is processed or answered
-        let streamID = self.streamID ?? .rootStream
         if let last = connection.lastStreamID, streamID > last {
             // Above the last stream our GOAWAY named: not processed, as RFC 9113 section 6.8
             // promises; the client sends it again on a new connection. (Such streams are
             // normally refused before the GOAWAY goes out; see afterAnswer.)
             gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
-            refuse()
+            refuse(streamID)
             return
         }
         connection.highestProcessed = max(connection.highestProcessed, streamID)
         connection.awaitingAnswer += 1
-        let request = IncomingRequest(headers: headers, body: body, bodyRead: bodyRead)
         let decision = gateway.evaluate(request, certificate: connection.clientCertificate())
         let latency = gateway.configuration.faults.latency
         if latency > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(latency * 1e9))) { [self] in
-                write(decision, context: context, early: !bodyRead)
+                write(decision, streamID: streamID, early: !bodyRead)
             }
         } else {
-            write(decision, context: context, early: !bodyRead)
+            write(decision, streamID: streamID, early: !bodyRead)
         }
     }
 
-    private func write(_ decision: Decision, context: ChannelHandlerContext, early: Bool) {
+    private func write(_ decision: Decision, streamID: HTTP2StreamID, early: Bool) {
         connection.awaitingAnswer -= 1
-        guard context.channel.isActive, !connection.dropped else {
+        guard let context, !isClosed, streams[streamID] != nil, !connection.dropped else {
             closeIfGoneAway()
             return
         }
@@ -164,17 +313,32 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             return
         }
         if let record = decision.record {
-            var record = record
-            record["connection"] = connection.number
-            gateway.log(record)
+            if gateway.validator.recordsNotifications {
+                var record = record
+                record["connection"] = connection.number
+                gateway.log(record)
+            }
             gateway.updateStatistics { $0.accepted += 1 }
         } else if let reason = decision.reason {
             gateway.updateStatistics { $0.rejected[reason.rawValue, default: 0] += 1 }
         }
 
+        // A changed limit goes out before the answer that earns it, so a client that has the
+        // answer also has the new limit.
+        if decision.status == 200 { connection.accepted += 1 }
+        if decision.tokenAccepted { connection.awaitingToken = false }
+        if gateway.configuration.dynamics.singleStreamAfterRejection {
+            if (400..<500).contains(decision.status) {
+                connection.afterRejection = true
+            } else if decision.status == 200 {
+                connection.afterRejection = false
+            }
+        }
+        changeLimitIfDue()
+
         // The ids are new for every answer: not worth a place in the HPACK table.
         var responseHeaders = HPACKHeaders()
-        responseHeaders.add(name: ":status", value: String(decision.status))
+        responseHeaders.add(name: ":status", value: Self.statusText(decision.status))
         responseHeaders.add(name: decision.idHeader, value: decision.apnsID, indexing: .nonIndexable)
         for (name, value) in decision.extraHeaders { responseHeaders.add(name: name, value: value) }
         if decision.status == 200, decision.isNotification, gateway.configuration.environment == .sandbox {
@@ -197,37 +361,42 @@ final class GatewayStreamHandler: ChannelInboundHandler {
             responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
         }
         context.write(
-            wrapOutboundOut(.headers(.init(headers: responseHeaders, endStream: bodyBytes.isEmpty))),
+            wrapOutboundOut(
+                HTTP2Frame(
+                    streamID: streamID,
+                    payload: .headers(.init(headers: responseHeaders, endStream: bodyBytes.isEmpty))
+                )
+            ),
             promise: nil
         )
         if !bodyBytes.isEmpty {
             let buffer = context.channel.allocator.buffer(bytes: bodyBytes)
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
-        }
-        // A changed limit goes out before the answer that earns it, so a client that has the
-        // answer also has the new limit.
-        if decision.status == 200 { connection.accepted += 1 }
-        if decision.tokenAccepted { connection.awaitingToken = false }
-        if gateway.configuration.dynamics.singleStreamAfterRejection {
-            if (400..<500).contains(decision.status) {
-                connection.afterRejection = true
-            } else if decision.status == 200 {
-                connection.afterRejection = false
-            }
-        }
-        changeLimitIfDue()
-        context.flush()
-        if early, let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
-            // As nginx: the answer is complete; the unread request body is not wanted. Sent on
-            // the connection, because the stream may already count as closed here (the body's
-            // END_STREAM can arrive in the same read), and swift-nio-http2 always lets a
-            // RST_STREAM out; the client sees what nginx's clients see.
-            connection.channel.writeAndFlush(
-                HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)),
+            context.write(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))
+                ),
                 promise: nil
             )
         }
-        afterAnswer(context: context)
+        if early {
+            // As nginx: the answer is complete; the unread request body is not wanted. The
+            // stream may already count as closed here (the body's END_STREAM can arrive in the
+            // same read), and swift-nio-http2 always lets a RST_STREAM out; the client sees what
+            // nginx's clients see.
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError))), promise: nil)
+        }
+        flush(context: context)
+        afterAnswer()
+    }
+
+    /// `:status` values as text, made once.
+    private static func statusText(_ status: Int) -> String {
+        switch status {
+        case 200: "200"
+        case 400: "400"
+        case 403: "403"
+        default: String(status)
+        }
     }
 
     private func changeLimitIfDue() {
@@ -242,13 +411,13 @@ final class GatewayStreamHandler: ChannelInboundHandler {
     }
 
     /// Connection-level faults that follow an answer.
-    private func afterAnswer(context: ChannelHandlerContext) {
+    private func afterAnswer() {
         let faults = gateway.configuration.faults
         connection.answered += 1
         if let limit = faults.goAwayAfterStreams, connection.answered >= limit, !connection.goingAway {
             // As APNs: the last stream named is the highest one processed; those still being
             // answered (added latency) are answered before the connection closes.
-            connection.goAway(reason: faults.goAwayReason, gateway: gateway)
+            connection.goAway(reason: faults.goAwayReason, gateway: gateway, deferred: inReadBatch)
         }
         closeIfGoneAway()
     }

@@ -396,3 +396,41 @@ final class OneRequest: ChannelInboundHandler {
         response.fail(ChannelError.eof)  // ignored when the answer already came
     }
 }
+
+/// The validator reads a request's headers in one pass; it must see every header of
+/// ``RequestValidator/singleHeaders`` given twice, and nothing else as a repeat.
+@Suite struct NotificationHeadersTests {
+    @Test func everySingleHeaderGivenTwiceIsADuplicate() {
+        let base: [(name: String, value: String)] = [
+            (":method", "POST"), (":path", "/3/device/ab"), (":scheme", "https"), (":authority", "localhost"),
+            (APNsHeader.topic, "com.example.app"),
+        ]
+        #expect(!NotificationHeaders(base).duplicated)
+        for name in RequestValidator.singleHeaders {
+            var headers = base
+            headers.append((name, "1"))
+            headers.append((name, "2"))
+            let fields = NotificationHeaders(headers)
+            #expect(fields.duplicated, "\(name) twice")
+        }
+        let repeatable = base + [("x-custom", "1"), ("x-custom", "2")]
+        #expect(!NotificationHeaders(repeatable).duplicated)
+    }
+
+    @Test func theFirstValueOfEachHeaderIsTaken() {
+        let fields = NotificationHeaders([
+            (":method", "POST"), (":path", "/3/device/ab"), (APNsHeader.topic, "first"), (APNsHeader.topic, "second"),
+            (APNsHeader.pushType, "background"), (APNsHeader.priority, "5"), (APNsHeader.expiration, "0"),
+            (APNsHeader.collapseID, "c"), (APNsHeader.id, "i"), (APNsHeader.authorization, "bearer t"),
+        ])
+        #expect(fields.method == "POST")
+        #expect(fields.path == "/3/device/ab")
+        #expect(fields.topic == "first")
+        #expect(fields.pushType == "background")
+        #expect(fields.priority == "5")
+        #expect(fields.expiration == "0")
+        #expect(fields.collapseID == "c")
+        #expect(fields.id == "i")
+        #expect(fields.authorization == "bearer t")
+    }
+}
