@@ -126,6 +126,10 @@ public final class BulkSender: @unchecked Sendable {
             case .connect(let id, let delay):
                 connect(id, after: delay)
             case .journal(let sends):
+                // The answers already recorded reach the results file first: a run killed from
+                // here on leaves uncertain only what is really in flight, not also the answers
+                // of the last batch (which would then be reported as outcome_unknown on resume).
+                output.flushResults()
                 for send in sends { output.journalSend(line: send.line, apnsID: send.apnsID, attempt: send.attempt) }
                 output.flushJournal()  // the journal reaches the kernel before any of these streams exist
                 let failure = output.journalFailure
