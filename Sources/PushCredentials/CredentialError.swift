@@ -65,6 +65,11 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let notATokenKey = Code("not_a_token_key")
         /// A certificate without its key, and no pending request in the store holds that key.
         public static let noMatchingRequest = Code("no_matching_request")
+        /// A certificate for the same topics and environments as a stored one, imported without
+        /// saying it replaces that one.
+        public static let sameAppStored = Code("same_app_stored")
+        /// A certificate with neither Apple's push extensions nor a push topic.
+        public static let notAPushCertificate = Code("not_a_push_certificate")
     }
 
     public let code: Code

@@ -26,10 +26,10 @@ extension CredentialStore {
         public var orphansRemoved: [SecretItem] = []
     }
 
-    /// Removes a credential: the index entry first, then its files, its secret last, so an
-    /// interruption leaves at worst an orphaned secret (which ``orphanedSecrets()`` finds),
-    /// never an entry whose secret is gone. An alias with no entry but orphaned secrets has
-    /// those removed.
+    /// Removes a credential as one step: its files and secret are journaled, the index that no
+    /// longer names it is written, and settling deletes them; a removal killed at any point is
+    /// completed (or, before the index was written, undone) by the next command. An alias with no
+    /// entry but orphaned secrets has those removed.
     @discardableResult
     public func remove(alias: String) throws -> Removal {
         var removal = Removal()
@@ -41,25 +41,19 @@ extension CredentialStore {
                 removal.orphansRemoved = orphans
                 return
             }
-            removal.credential = index.credentials.remove(at: position)
-        } afterCommit: { _ in
+            let credential = index.credentials[position]
+            try self.journal(self.discarding(credential))
+            index.credentials.remove(at: position)
+            removal.credential = credential
+        } afterCommit: { _, settled in
             guard let credential = removal.credential else { return }
-            removal.files = self.removeFiles(of: credential)
+            removal.files = settled.removedFiles
             removal.filesLeftAlone = [credential.certificateFile, credential.bundleFile].compactMap { $0 }.filter {
                 self.paths.resolve($0).path == nil
             }
-            do {
-                removal.removedSecret = try self.secrets.remove(credential.secretItem(store: self.path))
-            } catch {
-                removal.secretError =
-                    (error as? CredentialError)
-                    ?? CredentialError(
-                        .secretStoreUnavailable,
-                        path: nil,
-                        "The Secret Service could not remove the secret: \(error).",
-                        alias: alias
-                    )
-            }
+            let item = credential.secretItem(store: self.path)
+            removal.removedSecret = settled.removedSecrets.contains(item)
+            removal.secretError = settled.failedSecrets[item]
         }
         return removal
     }
@@ -88,12 +82,14 @@ extension CredentialStore {
         let referenced =
             index.credentials.map { $0.secretItem(store: path) }
             + (index.requests ?? []).map { $0.secretItem(store: path) }
-        return try secrets.items(store: path).filter { !referenced.contains($0) }
+        // A secret an interrupted change journaled is settled by the next change, not an orphan.
+        let journaled = Set(readJournal().secrets)
+        return try secrets.items(store: path).filter { !referenced.contains($0) && !journaled.contains($0) }
     }
 
     /// Runs `body` under a shared lock on the store when it has a lock file, so that a reader
     /// does not see an import between storing its secret and writing its index.
-    func withSharedLock<R>(_ body: () throws -> R) throws -> R {
+    func withSharedLock<R>(_ body: () throws -> R) rethrows -> R {
         let fd = open(root.appendingPathComponent(".lock").path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return try body() }
         defer { close(fd) }

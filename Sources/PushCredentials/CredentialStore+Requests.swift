@@ -51,6 +51,7 @@ extension CredentialStore {
             requestFile: (path as NSString).lastPathComponent,
             aliasChosen: requested != nil
         )
+        let absolute = Self.resolved(URL(fileURLWithPath: path).standardizedFileURL.path)
         return try withLock { index in
             if index.credentials.contains(where: { $0.alias == alias })
                 || (index.requests ?? []).contains(where: { $0.alias == alias })
@@ -62,18 +63,18 @@ extension CredentialStore {
                     hint: "Choose another alias, or leave it out to get one made from the key."
                 )
             }
+            // Journaled first, so that a request killed before its entry is written leaves nothing:
+            // neither a key nobody can find nor a CSR whose key exists nowhere.
+            try self.journal(
+                StoreJournal(
+                    secrets: [pending.secretItem(store: self.path)],
+                    requestFiles: [.init(path: absolute, publicKeyFingerprint: request.publicKeyFingerprint)]
+                )
+            )
+            try self.secrets.store(key, for: pending.secretItem(store: self.path))
             try PrivateFile.write(Array(request.pem.utf8), to: path, overwrite: false)
-            do {
-                try self.secrets.store(key, for: pending.secretItem(store: self.path))
-            } catch {
-                try? FileManager.default.removeItem(atPath: path)
-                throw error
-            }
             index.requests = (index.requests ?? []) + [pending]
             return RequestResult(pending: pending, request: request)
-        } onCommitFailure: { result in
-            _ = try? self.secrets.remove(result.pending.secretItem(store: self.path))
-            try? FileManager.default.removeItem(atPath: path)
         }
     }
 
@@ -91,6 +92,25 @@ extension CredentialStore {
             // Completed before: the request is gone, and the certificate is stored.
             if let existing = try list().first(where: { $0.sha256 == file.certificate.sha256 }) {
                 throw Self.alreadyImported(existing, path: file.path)
+            }
+            // Another certificate issued for the same request: its key serves a stored credential.
+            if let (holder, key) = try storedKey(publicKeyFingerprint: fingerprint) {
+                do {
+                    return try importCertificate(
+                        file.replacingKey(key),
+                        alias: requested,
+                        replacing: replacing,
+                        force: force
+                    )
+                } catch let error as CredentialError where error.code == .sameAppStored && error.alias == holder {
+                    throw CredentialError(
+                        .sameAppStored,
+                        path: file.path,
+                        "This certificate was issued for the key of \(holder), which the store already holds for the same topic and environments; nothing was imported.",
+                        hint: error.hint,
+                        alias: holder
+                    )
+                }
             }
             let others =
                 requests.isEmpty
@@ -116,7 +136,8 @@ extension CredentialStore {
                 alias: pending.alias
             )
         }
-        let alias = requested ?? (pending.aliasChosen ? pending.alias : nil)
+        // A rotation keeps the replaced credential's alias unless another is asked for at import.
+        let alias = requested ?? (pending.aliasChosen && replacing == nil ? pending.alias : nil)
         return try importCertificate(
             file.replacingKey(key),
             alias: alias,
@@ -124,6 +145,16 @@ extension CredentialStore {
             force: force,
             completing: pending
         )
+    }
+
+    /// The stored certificate credential whose certificate has this public key, with its private
+    /// key from the Secret Service.
+    func storedKey(publicKeyFingerprint fingerprint: String) throws -> (alias: String, key: SecretBytes)? {
+        for credential in try list() where credential.kind == .certificate && damage(of: credential) == nil {
+            guard (try? certificate(of: credential))?.certificate.publicKeyFingerprint == fingerprint else { continue }
+            if let key = try identity(of: credential).privateKeyPKCS8 { return (credential.alias, key) }
+        }
+        return nil
     }
 
     /// Takes a pending request out of the index for an import that completes it; throws when
@@ -142,18 +173,22 @@ extension CredentialStore {
         if index.requests?.isEmpty == true { index.requests = nil }
     }
 
-    /// Removes a pending request: its index entry first, then its key in the Secret Service, so an
-    /// interruption leaves at worst an orphaned secret (which `remove --orphans` cleans), never an
-    /// entry whose key is gone. Returns the request and whether a key was found to remove.
+    /// Removes a pending request and its key as one step (see ``remove(alias:)``). Returns the
+    /// request and whether a key was found to remove.
     @discardableResult
     public func removeRequest(alias: String) throws -> (request: PendingRequest, removedSecret: Bool) {
+        var removedSecret = false
         let pending = try withLock { index -> PendingRequest in
             guard let pending = index.requests?.first(where: { $0.alias == alias }) else {
                 throw self.notFound(alias, in: index)
             }
+            try self.journal(StoreJournal(secrets: [pending.secretItem(store: self.path)]))
             try self.take(pending, from: &index)
             return pending
+        } afterCommit: { pending, settled in
+            removedSecret = settled.removedSecrets.contains(pending.secretItem(store: self.path))
+            return pending
         }
-        return (pending, try secrets.remove(pending.secretItem(store: path)))
+        return (pending, removedSecret)
     }
 }

@@ -28,6 +28,11 @@ extension CredentialStore {
     }
 
     /// Imports a certificate bundle that carries its private key.
+    ///
+    /// The new credential's alias is `alias`, else the alias of the credential it replaces, else
+    /// one made from its topic and environments. A chosen alias that is taken is refused; so is
+    /// a certificate for the same topics and environments as a stored one, unless it replaces
+    /// that one or `force` keeps both.
     public func importCertificate(
         _ file: CredentialFile,
         alias requested: String?,
@@ -35,7 +40,10 @@ extension CredentialStore {
         force: Bool = false,
         completing pending: PendingRequest? = nil
     ) throws -> ImportResult {
-        if !force { try Self.refuseOutsideValidity(file, at: Date()) }
+        if !force {
+            try Self.refuseNonPush(file)
+            try Self.refuseOutsideValidity(file, at: Date())
+        }
         guard let key = file.privateKeyPKCS8, let summary = file.privateKey else {
             throw CredentialError(
                 .noPrivateKey,
@@ -62,27 +70,24 @@ extension CredentialStore {
             }
             let replaced = try self.replacement(named: replacing, in: index)
             if !force, let replaced { try Self.refuseShorterExpiry(file, replacing: replaced) }
-            if replaced == nil, requested == nil || requested == Self.defaultAlias(for: certificate),
-                let older = index.credentials.first(where: {
-                    $0.kind == .certificate && Set($0.topics) == Set(certificate.coveredTopics)
-                        && Set($0.environments) == Set(certificate.environments)
-                })
-            {
+            if replaced == nil, !force, let older = Self.sameApp(as: certificate, in: index) {
                 throw CredentialError(
-                    .aliasTaken,
+                    .sameAppStored,
                     path: file.path,
-                    "The store already has \(older.alias) for the same topic and environments (expires \(CertificateFindings.day(older.notAfter ?? Date()))).",
+                    "The store already has \(older.alias) for the same topic and environments (expires \(CertificateFindings.day(older.notAfter ?? Date()))); nothing was imported.",
                     hint:
-                        "To rotate, import it as the replacement of \(older.alias): the old one is kept until the new one is stored. To keep both, give the new one another alias.",
+                        "To rotate, import it as the replacement of \(older.alias): it takes that alias, and the old one is kept until the new one is stored. To keep both on purpose, force it.",
                     alias: older.alias
                 )
             }
             let alias = try self.chooseAlias(
-                requested ?? Self.defaultAlias(for: certificate),
+                requested,
+                otherwise: Self.defaultAlias(for: certificate),
                 in: index,
                 replacing: replaced
             )
             let keepBundle = file.format == .pkcs12 && !(file.password?.isEmpty ?? true)
+            let tag = Self.fileTag(certificate)
             var credential = StoredCredential(
                 alias: alias,
                 kind: .certificate,
@@ -91,44 +96,70 @@ extension CredentialStore {
                 importedAt: Date(),
                 source: (file.path as NSString).lastPathComponent,
                 secret: keepBundle ? .pkcs12Password : .privateKey,
-                certificateFile: "credentials/\(alias).\(Self.fileTag(certificate)).cert.pem",
+                certificateFile: "credentials/\(alias).\(tag).cert.pem",
                 sha256: certificate.sha256,
                 subject: certificate.subject,
                 teamId: certificate.teamID,
                 notBefore: certificate.notBefore,
                 notAfter: certificate.notAfter
             )
+            if keepBundle { credential.bundleFile = "credentials/\(alias).\(tag).p12" }
+            // Journaled first: what this import creates, and what it takes the place of.
+            var journal = StoreJournal(
+                files: Self.fileNames(credential),
+                secrets: [credential.secretItem(store: self.path)]
+            )
+            if let replaced { journal.add(self.discarding(replaced)) }
+            if let pending { journal.secrets.append(pending.secretItem(store: self.path)) }
+            try self.journal(journal)
             // Files first (unreferenced until the index names them), then the secret, then the index.
             let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
-            var written: [URL] = []
-            do {
-                let bundleFile = keepBundle ? "credentials/\(alias).\(Self.fileTag(certificate)).p12" : nil
-                try self.journal(files: [credential.certificateFile!] + (bundleFile.map { [$0] } ?? []))
-                try self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
-                written.append(root.appendingPathComponent(credential.certificateFile!))
-                if keepBundle {
-                    credential.bundleFile = bundleFile
-                    try self.writeFile(Data(file.contents), to: credential.bundleFile!)
-                    written.append(root.appendingPathComponent(credential.bundleFile!))
-                }
-                try self.secrets.store(keepBundle ? file.password! : key, for: credential.secretItem(store: self.path))
-            } catch {
-                for url in written { try? FileManager.default.removeItem(at: url) }
-                throw error
-            }
-            index.credentials.removeAll { $0.alias == replaced?.alias }
+            try self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
+            if let bundleFile = credential.bundleFile { try self.writeFile(Data(file.contents), to: bundleFile) }
+            try self.secrets.store(keepBundle ? file.password! : key, for: credential.secretItem(store: self.path))
+            if let replaced { index.credentials.removeAll { $0 == replaced } }
             index.credentials.append(credential)
             return ImportResult(credential: credential, replaced: replaced)
-        } afterCommit: { result in
+        } afterCommit: { result, settled in
             var result = result
-            if let replaced = result.replaced { result.replacedCleanly = self.discard(replaced) }
-            if let pending { _ = try? self.secrets.remove(pending.secretItem(store: self.path)) }
+            result.replacedCleanly = settled.failedSecrets.isEmpty
             return result
-        } onCommitFailure: { result in
-            // The index was not written: take back what this import stored.
-            _ = try? self.secrets.remove(result.credential.secretItem(store: self.path))
-            _ = self.removeFiles(of: result.credential)
         }
+    }
+
+    /// What a replaced or removed credential leaves to delete once the index no longer names it:
+    /// its files inside the credentials folder (never a damaged entry's file elsewhere) and its secret.
+    func discarding(_ old: StoredCredential) -> StoreJournal {
+        let files = [old.certificateFile, old.bundleFile].compactMap { $0 }.filter { paths.resolve($0).path != nil }
+        return StoreJournal(
+            files: files.map { ($0 as NSString).lastPathComponent },
+            secrets: [old.secretItem(store: path)]
+        )
+    }
+
+    /// A stored certificate for the same topics and environments as `certificate`.
+    static func sameApp(as certificate: PushCertificate, in index: StoreIndex) -> StoredCredential? {
+        index.credentials.first {
+            $0.kind == .certificate && Set($0.topics) == Set(certificate.coveredTopics)
+                && Set($0.environments) == Set(certificate.environments)
+        }
+    }
+
+    /// Only push credentials belong in the store: a certificate with neither Apple's push
+    /// extensions nor a push topic (a TLS server certificate, say) could never authenticate to APNs.
+    static func refuseNonPush(_ file: CredentialFile) throws {
+        let certificate = file.certificate
+        guard !certificate.isPushCertificate else { return }
+        let name = certificate.commonName.map { "\"\($0)\"" } ?? certificate.subject
+        let issuer = certificate.issuerCommonName.map { "\"\($0)\"" } ?? certificate.issuer
+        let what = certificate.isCertificateAuthority ? "a certificate authority's certificate" : "a certificate"
+        throw CredentialError(
+            .notAPushCertificate,
+            path: file.path,
+            "This is not an Apple push certificate: it is \(what) for \(name), issued by \(issuer), with none of Apple's push extensions and no push topic, so APNs would refuse it; nothing was imported.",
+            hint:
+                "Import the certificate made for the Apple Push Notification service in the Apple Developer portal (its common name begins with \"Apple Push Services\" or \"Apple Development IOS Push Services\"). To store this one all the same, force it."
+        )
     }
 
     /// Imports a token key: the private key into the Secret Service, metadata into the index.
@@ -155,7 +186,8 @@ extension CredentialStore {
             }
             let replaced = try self.replacement(named: replacing, in: index)
             let alias = try self.chooseAlias(
-                requested ?? replaced?.alias ?? "token-\(key.keyID)",
+                requested,
+                otherwise: "token-\(key.keyID)",
                 in: index,
                 replacing: replaced
             )
@@ -171,23 +203,19 @@ extension CredentialStore {
                 keyId: key.keyID,
                 publicKeyFingerprint: key.publicKeyFingerprint
             )
+            // The same key under the same alias is one Secret Service item, which the index keeps
+            // naming: settling leaves it alone.
+            var journal = StoreJournal(secrets: [credential.secretItem(store: self.path)])
+            if let replaced { journal.add(self.discarding(replaced)) }
+            try self.journal(journal)
             try self.secrets.store(key.pkcs8, for: credential.secretItem(store: self.path))
-            index.credentials.removeAll { $0.alias == replaced?.alias }
+            if let replaced { index.credentials.removeAll { $0 == replaced } }
             index.credentials.append(credential)
             return ImportResult(credential: credential, replaced: replaced)
-        } afterCommit: { result in
+        } afterCommit: { result, settled in
             var result = result
-            // The same key under the same alias is one Secret Service item: keep it.
-            if let replaced = result.replaced,
-                replaced.secretItem(store: self.path) != result.credential.secretItem(store: self.path)
-            {
-                result.replacedCleanly = self.discard(replaced)
-            }
+            result.replacedCleanly = settled.failedSecrets.isEmpty
             return result
-        } onCommitFailure: { result in
-            if result.replaced?.secretItem(store: self.path) != result.credential.secretItem(store: self.path) {
-                _ = try? self.secrets.remove(result.credential.secretItem(store: self.path))
-            }
         }
     }
 }

@@ -16,9 +16,27 @@ public struct CredentialStore: Sendable {
     public let root: URL
     public let secrets: any SecretStore
 
+    /// The store is known by its resolved path (symbolic links followed), wherever it is
+    /// recorded or compared: the Secret Service's attributes, messages, pending requests. A
+    /// link to the store and the store itself are then one store.
     public init(root: URL, secrets: any SecretStore = LibSecretStore()) {
-        self.root = root.standardizedFileURL
+        self.root = URL(fileURLWithPath: Self.resolved(root.standardizedFileURL.path))
         self.secrets = secrets
+    }
+
+    /// `path` with its symbolic links resolved; the part that does not exist yet is kept as given
+    /// under its deepest existing folder, resolved.
+    static func resolved(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while !existing.isEmpty, existing != "/" {
+            if let real = StorePaths.realPath(existing) {
+                return ([real == "/" ? "" : real] + rest.reversed()).joined(separator: "/")
+            }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        return path
     }
 
     /// The folder given (`explicit`), else `APNSCTL_STORE`, else `$XDG_DATA_HOME/apnsctl` (`~/.local/share/apnsctl`).
@@ -81,7 +99,29 @@ public struct CredentialStore: Sendable {
     }
 
     /// The certificate with its private key, reading the secret from the Secret Service.
+    ///
+    /// Read under the store's shared lock, as the index names the credential at that moment:
+    /// a credential rotated meanwhile is read as its successor under the same alias, and one
+    /// removed meanwhile is said to be gone, never reported as a secret missing.
     public func identity(of credential: StoredCredential) throws -> CredentialFile {
+        try withSharedLock { try identityAsIndexed(try current(credential)) }
+    }
+
+    /// The entry the index holds now for `credential` (read under the lock by the caller).
+    func current(_ credential: StoredCredential) throws -> StoredCredential {
+        let index = try readIndex()
+        if let same = index.credentials.first(where: { $0 == credential }) { return same }
+        if let successor = index.credentials.first(where: { $0.alias == credential.alias }) { return successor }
+        throw CredentialError(
+            .aliasNotFound,
+            path: nil,
+            "\(credential.alias) was removed from the store at \(path) while this command ran.",
+            hint: nil,
+            alias: credential.alias
+        )
+    }
+
+    private func identityAsIndexed(_ credential: StoredCredential) throws -> CredentialFile {
         if let damage = damage(of: credential) { throw damage.error }
         let item = credential.secretItem(store: path)
         guard let secret = try secrets.lookup(item) else {
@@ -112,7 +152,12 @@ public struct CredentialStore: Sendable {
         }
     }
 
+    /// A stored token key, read under the shared lock as the index names it now (see ``identity(of:)``).
     public func tokenKey(of credential: StoredCredential) throws -> ProviderKey {
+        try withSharedLock { try tokenKeyAsIndexed(try current(credential)) }
+    }
+
+    private func tokenKeyAsIndexed(_ credential: StoredCredential) throws -> ProviderKey {
         guard credential.kind == .tokenKey, let keyID = credential.keyId, let teamID = credential.teamId else {
             throw CredentialError(
                 .storeError,
@@ -172,13 +217,30 @@ public struct CredentialStore: Sendable {
         }
     }
 
-    func chooseAlias(_ wanted: String, in index: StoreIndex, replacing: StoredCredential?) throws -> String {
+    /// The alias asked for, else the replaced credential's (rotation keeps the name scripts
+    /// use), else `fallback`. An alias asked for that is taken is refused; a made-up one that is
+    /// taken gets a numbered suffix.
+    func chooseAlias(
+        _ requested: String?,
+        otherwise fallback: String,
+        in index: StoreIndex,
+        replacing: StoredCredential?
+    ) throws -> String {
+        let wanted = requested ?? replacing?.alias ?? fallback
         try Self.validateAlias(wanted)
         let taken = Set(index.credentials.map(\.alias) + (index.requests ?? []).map(\.alias)).subtracting(
             [replacing?.alias].compactMap { $0 }
         )
         if !taken.contains(wanted) { return wanted }
-        // A default alias gets a numbered suffix; one the user chose is refused.
+        if requested != nil {
+            throw CredentialError(
+                .aliasTaken,
+                path: nil,
+                "The store at \(path) already has something named \(wanted); nothing was imported.",
+                hint: "Choose another alias, or name the credential it replaces.",
+                alias: wanted
+            )
+        }
         var number = 2
         while taken.contains("\(wanted)-\(number)") { number += 1 }
         return "\(wanted)-\(number)"
@@ -203,14 +265,6 @@ public struct CredentialStore: Sendable {
         )
     }
 
-    /// Removes a replaced credential's secret and files (their names differ from the new
-    /// credential's, so nothing of the new one is touched). Returns whether all went.
-    func discard(_ old: StoredCredential) -> Bool {
-        let secretRemoved = (try? secrets.remove(old.secretItem(store: path))) != nil
-        let files = [old.certificateFile, old.bundleFile].compactMap { $0 }
-        return secretRemoved && removeFiles(of: old).count == files.count
-    }
-
     /// Removes the files an entry names inside the credentials folder; a path that leads
     /// anywhere else is left alone (see ``DamagedEntry``).
     func removeFiles(of credential: StoredCredential) -> [String] {
@@ -223,12 +277,13 @@ public struct CredentialStore: Sendable {
     }
 
     /// Runs `body` on the index under an exclusive lock and writes the index back atomically
-    /// when it returns; `afterCommit` runs after the new index is in place, still under the lock;
-    /// `onCommitFailure` undoes what `body` did outside the index when the index cannot be written.
+    /// when it returns. `body` journals what it creates or discards (see ``StoreJournal``)
+    /// before doing it; the index's rename is the change, and settling the journal against the
+    /// index written (or, when `body` throws, the index as it was) completes or undoes the rest.
+    /// `afterCommit` runs after that, still under the lock.
     func withLock<R>(
         _ body: (inout StoreIndex) throws -> R,
-        afterCommit: (R) -> R = { $0 },
-        onCommitFailure: (R) -> Void = { _ in }
+        afterCommit: (R, Settled) -> R = { result, _ in result }
     ) throws -> R {
         // Ask the Secret Service before taking the lock, so a slow or missing one never keeps
         // other apnsctl processes waiting on the store.
@@ -255,16 +310,19 @@ public struct CredentialStore: Sendable {
             // found without the index that accounts for them.
             try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
         }
-        var result = try body(&index)
+        // What a command killed earlier left is completed or undone before anything else.
+        settle(index)
+        let before = index
+        let result: R
         do {
+            result = try body(&index)
             try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
         } catch {
-            onCommitFailure(result)
+            // Nothing was committed: take back what `body` journaled.
+            settle(before)
             throw error
         }
-        result = afterCommit(result)
-        removeUnreferencedFiles(index)
-        return result
+        return afterCommit(result, settle(index))
     }
 
     func prepareFolder() throws {

@@ -6,7 +6,7 @@ import Foundation
 /// The attributes are chosen so that a person can find the item with `secret-tool`:
 ///
 ///     secret-tool lookup application apnsctl store STORE_PATH alias ALIAS
-public struct SecretItem: Sendable, Equatable {
+public struct SecretItem: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Codable {
         /// The password of a PKCS#12 bundle kept in the store folder.
         case pkcs12Password = "pkcs12-password"

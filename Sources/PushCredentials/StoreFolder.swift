@@ -21,7 +21,7 @@ enum StoreFolder: Equatable {
     case notAStore(reason: String)
 
     /// Names a store folder may hold besides the index.
-    static let storeNames: Set<String> = [".lock", "credentials"]
+    static let storeNames: Set<String> = [".lock", "credentials", ".writing"]
 
     static func inspect(_ root: URL) throws -> StoreFolder {
         var status = stat()

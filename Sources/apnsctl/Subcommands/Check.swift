@@ -111,6 +111,10 @@ struct Check: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
+        // What a command killed earlier left is completed or undone before it is judged.
+        if credentials.isEmpty || !credentials.allSatisfy(FileManager.default.fileExists) {
+            store.settleInterruptedChanges()
+        }
         let expectations = CheckExpectations(
             date: report.date,
             warnDays: report.warnDays,
@@ -151,6 +155,10 @@ struct Check: AsyncParsableCommand {
             )
             for reference in references {
                 var result = judge.check(reference)
+                // Removed by another command since the store was listed: no longer in the store.
+                if credentials.isEmpty, case .stored = reference, result.error?.code == CredentialError.Code.aliasNotFound.name {
+                    continue
+                }
                 var subject = FindingHints.Subject(
                     name: result.name,
                     stored: reference.origin == "store",

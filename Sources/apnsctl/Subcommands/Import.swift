@@ -21,10 +21,13 @@ struct Import: AsyncParsableCommand {
             --environment both`. The key goes to the Secret Service; the store keeps its key ID, team \
             ID, topics, environments and public-key fingerprint.
 
-            Rotation: importing a newer certificate for the same topic and environments is refused \
-            unless you name the one it replaces with --replace OLD; the old one is removed only after \
-            the new one is stored. A certificate that expires sooner than the one it would replace, \
-            and one that is expired or not yet valid, is refused (exit 1) unless you add --force.
+            Rotation: importing a certificate for the same topic and environments as a stored one, \
+            under any alias, is refused unless you name the one it replaces with --replace OLD (or \
+            keep both on purpose with --force). The new credential takes OLD's alias unless --alias \
+            says otherwise, so scripts that use the alias keep working; the old one is removed only \
+            once the new one is stored. A chosen --alias that is taken is refused. A certificate that \
+            expires sooner than the one it would replace, one that is expired or not yet valid, and \
+            one that is not an Apple push certificate are refused (exit 1) unless you add --force.
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl import app.p12 --password-env P12_PASSWORD
@@ -38,7 +41,7 @@ struct Import: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The name to store it under (default: derived from topic and environment).",
+            "The name to store it under (default: the replaced credential's, else derived from topic and environment).",
             valueName: "NAME"
         )
     )
@@ -78,7 +81,10 @@ struct Import: AsyncParsableCommand {
     )
     var environment: EnvironmentChoice?
 
-    @Flag(help: "Import a certificate that is expired, not yet valid, or expires sooner than the one it replaces.")
+    @Flag(
+        help:
+            "Import a certificate that is expired, not yet valid, not a push certificate, expires sooner than the one it replaces, or serves the same app and environments as a stored one (keeping both)."
+    )
     var force = false
 
     @OptionGroup var store: StoreOptions
@@ -180,7 +186,9 @@ struct Import: AsyncParsableCommand {
         } catch let error as CredentialError {
             reportError(error)
             // Checked, and refused for what the certificate says: a problem, not a failure to check.
-            if error.code == .expiresSooner || error.code == .outsideValidity { throw ExitStatus.problem }
+            if [.expiresSooner, .outsideValidity, .notAPushCertificate].contains(error.code) {
+                throw ExitStatus.problem
+            }
             throw ExitStatus.couldNotCheck
         }
     }

@@ -30,6 +30,8 @@ struct List: AsyncParsableCommand {
         let store = self.store.credentialStore
         let credentials: [StoredCredential]
         let requests: [PendingRequest]
+        // What a command killed earlier left is completed or undone before it is listed.
+        store.settleInterruptedChanges()
         do {
             credentials = try store.list()
             requests = try store.pendingRequests()

@@ -7,10 +7,12 @@ struct Remove: AsyncParsableCommand {
         commandName: "remove",
         abstract: "Remove a credential or a pending request from the store, and its secret from the Secret Service.",
         discussion: """
-            The index entry goes first, then the credential's files, and its secret last, so an \
-            interrupted removal leaves at worst an orphaned secret: a Secret Service item of this \
-            store that no index entry names. `apnsctl check` reports orphaned secrets; \
-            `apnsctl remove --orphans` removes them all, and `apnsctl remove ALIAS` those of one alias.
+            A removal is one step: the entry leaves the index, then its files and secret are deleted; \
+            a removal interrupted at any point is completed (or, if the index was not written yet, \
+            undone) by the next apnsctl command on the store. Secrets of this store that no index \
+            entry names for another reason (removed by hand from the index, say) are orphaned \
+            secrets: `apnsctl check` reports them; `apnsctl remove --orphans` removes them all, and \
+            `apnsctl remove ALIAS` those of one alias.
 
             A pending request (see `apnsctl request`) is removed the same way: its index entry first, \
             then its private key.
@@ -83,7 +85,7 @@ struct Remove: AsyncParsableCommand {
                         path: nil,
                         "The entry and files of \(alias) are gone, but its secret could not be removed from the Secret Service: \(error.message)",
                         hint:
-                            "It is now an orphaned secret of this store; once the Secret Service works, remove it with `\(ErrorHints.command("remove", "--orphans"))`.",
+                            "The next apnsctl command on this store removes it once the Secret Service works; `\(ErrorHints.command("list"))` is enough.",
                         alias: alias
                     )
                 )

@@ -75,14 +75,26 @@ struct Request: AsyncParsableCommand {
         }
         let pending = result.pending
         let importCommand = ErrorHints.command("import", "aps.cer")
-        let steps = [
+        var steps = [
             "Sign in at https://developer.apple.com/account and open Certificates, Identifiers & Profiles → Certificates → +.",
             "Choose \"Apple Push Notification service SSL (Sandbox & Production)\" and Continue.",
             "Choose the App ID of your app and Continue.",
             "Upload \(out) and Continue.",
             "Download the certificate (aps.cer).",
-            "Store it with its key: \(importCommand)",
         ]
+        // An app that already has a certificate here is renewed with --replace, which keeps its alias.
+        let renewals = Self.renewals(in: (try? store.list()) ?? [])
+        if renewals.isEmpty {
+            steps.append("Store it with its key: \(importCommand)")
+        } else {
+            steps.append(
+                "Store it with its key. For an app the store already has a certificate for, name the one it replaces (the new one takes its alias, so scripts keep working):"
+            )
+            for (app, alias) in renewals {
+                steps.append("  \(app): \(ErrorHints.command("import", "aps.cer", "--replace", alias))")
+            }
+            steps.append("  a new app: \(importCommand)")
+        }
         if json {
             try printJSON(
                 RequestOutput(
@@ -105,11 +117,35 @@ struct Request: AsyncParsableCommand {
         print("  pending in the store at \(store.path) as \(style.paint(pending.alias, .bold))")
         print("")
         print("Next, at Apple's developer portal:")
-        for (number, step) in steps.enumerated() { print("  \(number + 1). \(step)") }
+        var number = 0
+        for step in steps {
+            if step.hasPrefix("  ") {
+                print("     \(step.dropFirst(2))")
+            } else {
+                number += 1
+                print("  \(number). \(step)")
+            }
+        }
         print("")
         print(
             "`\(ErrorHints.command("list"))` shows the pending request; `\(ErrorHints.command("remove", pending.alias))` discards it and its key."
         )
+    }
+}
+
+extension Request {
+    /// Each app with a stored certificate, and the alias of its latest one: what `import
+    /// --replace` would name when the new certificate renews it.
+    static func renewals(in stored: [StoredCredential]) -> [(app: String, alias: String)] {
+        var latest: [String: StoredCredential] = [:]
+        for credential in stored where credential.kind == .certificate {
+            guard let app = credential.topics.first else { continue }
+            if let known = latest[app], (known.notAfter ?? .distantPast) >= (credential.notAfter ?? .distantPast) {
+                continue
+            }
+            latest[app] = credential
+        }
+        return latest.keys.sorted().map { ($0, latest[$0]!.alias) }
     }
 }
 
