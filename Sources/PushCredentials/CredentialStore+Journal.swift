@@ -84,7 +84,8 @@ extension CredentialStore {
         }
         var remaining = StoreJournal()
         let referenced = Set(
-            index.credentials.map { $0.secretItem(store: path) } + (index.requests ?? []).map { $0.secretItem(store: path) }
+            index.credentials.map { $0.secretItem(store: path) }
+                + (index.requests ?? []).map { $0.secretItem(store: path) }
         )
         for item in journal.secrets where !referenced.contains(item) {
             guard secretsUsable else {
@@ -132,7 +133,9 @@ extension CredentialStore {
 
     private func hasTemporaryFiles() -> Bool {
         [root, credentialsFolder].contains { folder in
-            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains(where: StoreFolder.isTemporary)
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains(
+                where: StoreFolder.isTemporary
+            )
         }
     }
 

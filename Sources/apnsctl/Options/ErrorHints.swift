@@ -37,7 +37,10 @@ enum ErrorHints {
             return
                 "To rotate, run the same import with --replace \(shellQuoted(alias)): the new one takes that alias, and the old one is kept until the new one is stored. To keep both on purpose, run it with --force."
         case .notAPushCertificate:
-            return (error.hint.map { $0.replacingOccurrences(of: " To store this one all the same, force it.", with: "") + " " } ?? "")
+            return
+                (error.hint.map {
+                    $0.replacingOccurrences(of: " To store this one all the same, force it.", with: "") + " "
+                } ?? "")
                 + "To store it all the same, run the same import with --force."
         case .alreadyImported:
             guard let alias = error.alias else { return error.hint }

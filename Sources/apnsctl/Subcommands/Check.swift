@@ -156,7 +156,9 @@ struct Check: AsyncParsableCommand {
             for reference in references {
                 var result = judge.check(reference)
                 // Removed by another command since the store was listed: no longer in the store.
-                if credentials.isEmpty, case .stored = reference, result.error?.code == CredentialError.Code.aliasNotFound.name {
+                if credentials.isEmpty, case .stored = reference,
+                    result.error?.code == CredentialError.Code.aliasNotFound.name
+                {
                     continue
                 }
                 var subject = FindingHints.Subject(

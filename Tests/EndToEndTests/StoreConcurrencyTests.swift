@@ -1,0 +1,223 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The store under concurrent commands and through a symbolic link, on a store that holds
+/// several apps (certificates for three apps in different environments and a token key).
+@Suite(
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct StoreConcurrencyTests {
+    typealias Store = StoreCommandTests.Store
+
+    /// Certificates for com.example.alpha (both environments), .beta (sandbox) and .gamma
+    /// (production), and a token key for alpha.
+    static func severalApps(_ store: Store, pki: TemporaryFolder) throws {
+        let apps: [(String, TestPKI.Environments)] = [
+            ("com.example.alpha", [.sandbox, .production]), ("com.example.beta", [.sandbox]),
+            ("com.example.gamma", [.production]),
+        ]
+        for (bundle, environments) in apps {
+            let file = try TestPKI.mint(in: pki, name: bundle, bundle: bundle, days: 200, environments: environments)
+            let imported = try store.run(["import", file])
+            #expect(imported.status == 0, "\(imported.stderr)")
+        }
+        let key = try store.run([
+            "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+            "com.example.alpha", "--environment", "both",
+        ])
+        #expect(key.status == 0, "\(key.stderr)")
+    }
+
+    /// Starts every command at once and waits for them all.
+    static func runTogether(_ commands: [[String]]) -> [CLI.Result?] {
+        let group = DispatchGroup()
+        let results = ResultBox()
+        for command in commands {
+            group.enter()
+            DispatchQueue.global().async {
+                results.append(try? CLI.run(command, timeout: 120))
+                group.leave()
+            }
+        }
+        group.wait()
+        return results.values
+    }
+
+    @Test func checkDuringRemovalsAndRotationsReportsNothingFalse() throws {
+        let store = try Store()
+        let pki = try TemporaryFolder()
+        try Self.severalApps(store, pki: pki)
+        var replacements: [(alias: String, file: String)] = []
+        for number in 0..<10 {
+            let removed = try TestPKI.mint(in: pki, name: "rm\(number)", bundle: "com.example.rm\(number)", days: 150)
+            #expect(try store.run(["import", removed]).status == 0)
+            let bundle = "com.example.rot\(number)"
+            let old = try TestPKI.mint(in: pki, name: "rot\(number)-old", bundle: bundle, days: 150)
+            #expect(try store.run(["import", old]).status == 0)
+            let new = try TestPKI.mint(in: pki, name: "rot\(number)-new", bundle: bundle, days: 400)
+            replacements.append(("\(bundle)-universal", new))
+        }
+        let path = store.path
+        var commands: [[String]] = []
+        for number in 0..<10 {
+            commands.append(["remove", "com.example.rm\(number)-universal", "--store", path])
+            commands.append([
+                "import", replacements[number].file, "--replace", replacements[number].alias, "--store", path,
+            ])
+            commands.append(["check", "--store", path])
+        }
+        let results = Self.runTogether(commands)
+        #expect(results.count == 30)
+        for result in results {
+            let result = try #require(result)
+            #expect(result.status == 0, "\(result.arguments): \(result.stdout)\(result.stderr)")
+            #expect(!result.stdout.contains("missing from the Secret Service"), "\(result.stdout)")
+        }
+        // Afterwards: the three apps, the token key and the ten rotated credentials under their
+        // old aliases, and nothing else, in the index, the folder and the Secret Service.
+        let aliases = Set(try store.listJSON().compactMap { $0["credential"] as? String })
+        let expected = Set(
+            [
+                "com.example.alpha-universal", "com.example.beta-sandbox", "com.example.gamma-production",
+                "token-ABC123DEFG",
+            ]
+                + (0..<10).map { "com.example.rot\($0)-universal" }
+        )
+        #expect(aliases == expected)
+        try StoreInterruptionTests.expectClean(store, entries: expected.count)
+    }
+
+    @Test func aStoreReachedThroughALinkIsTheStoreItLeadsTo() throws {
+        let folder = try TemporaryFolder()
+        let real = folder.path("real")
+        let link = folder.path("link")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real")
+        let resolved = try #require(
+            realpath(real, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            }
+        )
+        let bundle = try TestPKI.mint(in: folder, name: "alpha", bundle: "com.example.alpha", days: 200)
+        #expect(try CLI.run(["import", bundle, "--store", link]).status == 0)
+        let beta = try TestPKI.mint(
+            in: folder,
+            name: "beta",
+            bundle: "com.example.beta",
+            days: 200,
+            environments: [.sandbox]
+        )
+        #expect(try CLI.run(["import", beta, "--store", real]).status == 0)
+        for store in [real, link] {
+            let checked = try CLI.run(["check", "--store", store])
+            #expect(checked.status == 0, "\(store): \(checked.stdout)\(checked.stderr)")
+            let listed = try CLI.run(["list", "--json", "--store", store])
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+            #expect(json["store"] as? String == resolved)
+        }
+        // The Secret Service knows the store by its real path only.
+        let items = try StoreCommandTests.secretTool(["search", "--all", "application", "apnsctl", "store", resolved])
+        let output = items.stdout + items.stderr
+        #expect(output.components(separatedBy: "attribute.alias = ").count - 1 == 2, "\(output)")
+
+        // A request made through the link is completed through the real path, and the reverse.
+        for (requestStore, importStore) in [(link, real), (real, link)] {
+            let csr = folder.path("push-\(UUID().uuidString.prefix(6)).csr")
+            let requested = try CLI.run(["request", "--out", csr, "--store", requestStore])
+            #expect(requested.status == 0, "\(requested.stderr)")
+            let app = "com.example.req\(UUID().uuidString.prefix(4).lowercased())"
+            let certificate = try StoreInterruptionTests.issue(csr, bundle: app, in: folder)
+            let imported = try CLI.run(["import", certificate, "--store", importStore])
+            #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+            #expect(try CLI.run(["check", "\(app)-universal", "--store", link]).status == 0)
+        }
+        let removed = try CLI.run(["remove", "com.example.alpha-universal", "--store", link])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try CLI.run(["check", "--store", real]).status == 0)
+        #expect(try CLI.run(["remove", "--orphans", "--store", real]).stdout.contains("no orphaned secrets"))
+    }
+
+    @Test func rotationKeepsTheAliasScriptsSendWith() throws {
+        let store = try Store()
+        let pki = try TemporaryFolder()
+        try Self.severalApps(store, pki: pki)
+        let bundle = "com.example.delta"
+        let old = try TestPKI.mint(in: pki, name: "delta-old", bundle: bundle, days: 100, environments: [.sandbox])
+        let new = try TestPKI.mint(in: pki, name: "delta-new", bundle: bundle, days: 400, environments: [.sandbox])
+        #expect(try store.run(["import", old, "--alias", "delta-push"]).status == 0)
+        let gateway = try GatewayProcess(
+            pki,
+            name: "gateway",
+            arguments: ["--environment", "sandbox", "--client-ca", CLI.cert("ca/wwdr-test-ca.pem")]
+        )
+        func send() throws -> CLI.Result {
+            try store.run(
+                [
+                    "send", "delta-push", "--environment", "sandbox", "--token", GatewayCommandTests.token, "--alert",
+                    "hi",
+                ]
+                    + gateway.connection
+            )
+        }
+        let before = try send()
+        #expect(before.status == 0, "\(before.stdout)\(before.stderr)")
+
+        // A same-app import without --replace is refused, under any alias, and changes nothing.
+        let refused = try store.run(["import", new, "--alias", "delta-push-2028"])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--replace delta-push"), "\(refused.stderr)")
+        #expect(try store.listJSON().count == 5)
+
+        let rotated = try store.run(["import", new, "--replace", "delta-push"])
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        #expect(rotated.stdout.contains("Imported delta-push"), "\(rotated.stdout)")
+        let entry = try #require(try store.listJSON().first { $0["credential"] as? String == "delta-push" })
+        #expect((entry["days_left"] as? Int ?? 0) > 300)
+        let after = try send()
+        #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
+        let deliveries = try gateway.deliveries().filter { $0["device_token"] as? String == GatewayCommandTests.token }
+        #expect(deliveries.count == 2)
+        try StoreInterruptionTests.expectClean(store, entries: 5)
+
+        // --force keeps both on purpose.
+        let third = try TestPKI.mint(in: pki, name: "delta-third", bundle: bundle, days: 410, environments: [.sandbox])
+        let kept = try store.run(["import", third, "--alias", "delta-spare", "--force"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try store.listJSON().count == 6)
+    }
+
+    @Test func aTakenAliasAndANonPushCertificateAreRefused() throws {
+        let store = try Store()
+        let pki = try TemporaryFolder()
+        try Self.severalApps(store, pki: pki)
+        let other = try TestPKI.mint(in: pki, name: "epsilon", bundle: "com.example.epsilon", days: 200)
+        let taken = try store.run(["import", other, "--alias", "com.example.beta-sandbox"])
+        #expect(taken.status == 2, "\(taken.stderr)")
+        #expect(taken.stderr.contains("already has something named com.example.beta-sandbox"), "\(taken.stderr)")
+        #expect(try store.listJSON().count == 4)
+        let tokenTaken = try store.run([
+            "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--alias", "gamma",
+            "--replace", "token-ABC123DEFG",
+        ])
+        #expect(tokenTaken.status == 0, "\(tokenTaken.stderr)")
+        #expect(try store.run(["import", other, "--alias", "gamma"]).status == 2)
+
+        // A TLS server certificate with its key: refused, saying what it is, unless forced.
+        let server = CLI.cert("gateway/server.pem")
+        let refused = try store.run(["import", server, "--key", CLI.cert("gateway/server.key")])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("not an Apple push certificate"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("localhost"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--force"))
+        #expect(try store.listJSON().count == 4)
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")
+        #expect(files.count == 3)
+        let forced = try store.run(["import", server, "--key", CLI.cert("gateway/server.key"), "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+    }
+}
