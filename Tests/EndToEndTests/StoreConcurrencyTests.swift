@@ -220,4 +220,31 @@ struct StoreConcurrencyTests {
         let forced = try store.run(["import", server, "--key", CLI.cert("gateway/server.key"), "--force"])
         #expect(forced.status == 0, "\(forced.stderr)")
     }
+
+    /// Apple may issue a second certificate for a request that was already completed: it pairs
+    /// with the key the stored credential holds, as that credential's replacement.
+    @Test func aSecondCertificateForACompletedRequestPairsWithItsKey() throws {
+        let store = try Store()
+        let pki = try TemporaryFolder()
+        try Self.severalApps(store, pki: pki)
+        let csr = pki.path("push.csr")
+        let requested = try store.run(["request", "--out", csr])
+        #expect(requested.status == 0, "\(requested.stderr)")
+        // The store holds certificates for other apps: the next step names --replace for each.
+        #expect(
+            requested.stdout.contains("import aps.cer --replace com.example.alpha-universal"),
+            "\(requested.stdout)"
+        )
+        let first = try StoreInterruptionTests.issue(csr, bundle: "com.example.zeta", in: pki)
+        #expect(try store.run(["import", first]).status == 0)
+        let second = try StoreInterruptionTests.issue(csr, bundle: "com.example.zeta", in: pki)
+        let refused = try store.run(["import", second])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--replace com.example.zeta-universal"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("--key"), "\(refused.stderr)")
+        let replaced = try store.run(["import", second, "--replace", "com.example.zeta-universal"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try store.run(["check", "com.example.zeta-universal"]).status == 0)
+        try StoreInterruptionTests.expectClean(store, entries: 5)
+    }
 }
