@@ -52,7 +52,7 @@ extension CredentialStore {
                 self.paths.resolve($0).path == nil
             }
             let item = credential.secretItem(store: self.path)
-            removal.removedSecret = settled.removedSecrets.contains(item)
+            removal.removedSecret = self.withLegacy(item).contains(where: settled.removedSecrets.contains)
             removal.secretError = settled.failedSecrets[item]
         }
         return removal

@@ -127,7 +127,7 @@ extension CredentialStore {
                     "Import the .p12 exported together with its key, or give the private key file with the certificate."
             )
         }
-        guard let key = try secrets.lookup(pending.secretItem(store: path)) else {
+        guard let key = try lookup(pending.secretItem(store: path)) else {
             throw CredentialError(
                 .secretNotFound,
                 path: file.path,
@@ -182,11 +182,13 @@ extension CredentialStore {
             guard let pending = index.requests?.first(where: { $0.alias == alias }) else {
                 throw self.notFound(alias, in: index)
             }
-            try self.journal(StoreJournal(secrets: [pending.secretItem(store: self.path)]))
+            try self.journal(StoreJournal(secrets: self.withLegacy(pending.secretItem(store: self.path))))
             try self.take(pending, from: &index)
             return pending
         } afterCommit: { pending, settled in
-            removedSecret = settled.removedSecrets.contains(pending.secretItem(store: self.path))
+            removedSecret = self.withLegacy(pending.secretItem(store: self.path)).contains(
+                where: settled.removedSecrets.contains
+            )
             return pending
         }
         return (pending, removedSecret)

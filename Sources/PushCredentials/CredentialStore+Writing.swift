@@ -110,7 +110,7 @@ extension CredentialStore {
                 secrets: [credential.secretItem(store: self.path)]
             )
             if let replaced { journal.add(self.discarding(replaced)) }
-            if let pending { journal.secrets.append(pending.secretItem(store: self.path)) }
+            if let pending { journal.secrets += self.withLegacy(pending.secretItem(store: self.path)) }
             try self.journal(journal)
             // Files first (unreferenced until the index names them), then the secret, then the index.
             let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
@@ -133,8 +133,16 @@ extension CredentialStore {
         let files = [old.certificateFile, old.bundleFile].compactMap { $0 }.filter { paths.resolve($0).path != nil }
         return StoreJournal(
             files: files.map { ($0 as NSString).lastPathComponent },
-            secrets: [old.secretItem(store: path)]
+            secrets: withLegacy(old.secretItem(store: path))
         )
+    }
+
+    /// `item`, and the same item under the unresolved store path an earlier version recorded.
+    func withLegacy(_ item: SecretItem) -> [SecretItem] {
+        guard let givenPath else { return [item] }
+        var legacy = item
+        legacy.store = givenPath
+        return [item, legacy]
     }
 
     /// A stored certificate for the same topics and environments as `certificate`.

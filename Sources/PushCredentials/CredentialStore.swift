@@ -15,13 +15,18 @@ import Darwin
 public struct CredentialStore: Sendable {
     public let root: URL
     public let secrets: any SecretStore
+    /// The path as given, when a link made it differ from `root`: earlier versions recorded
+    /// secrets under it, and they are still found there.
+    let givenPath: String?
 
     /// The store is known by its resolved path (symbolic links followed), wherever it is
     /// recorded or compared: the Secret Service's attributes, messages, pending requests. A
     /// link to the store and the store itself are then one store.
     public init(root: URL, secrets: any SecretStore = LibSecretStore()) {
-        self.root = URL(fileURLWithPath: Self.resolved(root.standardizedFileURL.path))
+        let given = root.standardizedFileURL.path
+        self.root = URL(fileURLWithPath: Self.resolved(given))
         self.secrets = secrets
+        givenPath = given == self.root.path ? nil : given
     }
 
     /// `path` with its symbolic links resolved; the part that does not exist yet is kept as given
@@ -124,7 +129,7 @@ public struct CredentialStore: Sendable {
     private func identityAsIndexed(_ credential: StoredCredential) throws -> CredentialFile {
         if let damage = damage(of: credential) { throw damage.error }
         let item = credential.secretItem(store: path)
-        guard let secret = try secrets.lookup(item) else {
+        guard let secret = try lookup(item) else {
             throw CredentialError(
                 .secretNotFound,
                 path: nil,
@@ -167,7 +172,7 @@ public struct CredentialStore: Sendable {
                 alias: credential.alias
             )
         }
-        guard let secret = try secrets.lookup(credential.secretItem(store: path)) else {
+        guard let secret = try lookup(credential.secretItem(store: path)) else {
             throw CredentialError(
                 .secretNotFound,
                 path: nil,
@@ -180,6 +185,15 @@ public struct CredentialStore: Sendable {
     }
 
     // MARK: Helpers
+
+    /// A secret of this store, also under the unresolved path an earlier version recorded.
+    func lookup(_ item: SecretItem) throws -> SecretBytes? {
+        if let secret = try secrets.lookup(item) { return secret }
+        guard let givenPath else { return nil }
+        var legacy = item
+        legacy.store = givenPath
+        return try secrets.lookup(legacy)
+    }
 
     /// Part of the certificate's fingerprint in its file names, so that a rotation never writes
     /// over the files of the credential it replaces (which the index still names until the end).

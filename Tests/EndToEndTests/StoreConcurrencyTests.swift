@@ -1,4 +1,5 @@
 import Foundation
+import PushCredentials
 import TestSupport
 import Testing
 
@@ -246,5 +247,33 @@ struct StoreConcurrencyTests {
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(try store.run(["check", "com.example.zeta-universal"]).status == 0)
         try StoreInterruptionTests.expectClean(store, entries: 5)
+    }
+
+    /// Secrets an earlier version recorded under the link's path are still found through the
+    /// link, and a removal through it takes them too.
+    @Test func secretsRecordedUnderALinkByAnEarlierVersionAreStillFound() throws {
+        let folder = try TemporaryFolder()
+        let real = folder.path("real")
+        let link = folder.path("link")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real")
+        let bundle = try TestPKI.mint(in: folder, name: "alpha", bundle: "com.example.alpha", days: 200)
+        #expect(try CLI.run(["import", bundle, "--store", real]).status == 0)
+        let store = CredentialStore(root: URL(fileURLWithPath: real))
+        let credential = try #require(try store.list().first)
+        // Move the secret to the attributes an earlier version wrote through the link.
+        let current = credential.secretItem(store: store.path)
+        let secret = try #require(try store.secrets.lookup(current))
+        var legacy = current
+        legacy.store = URL(fileURLWithPath: link).standardizedFileURL.path
+        try store.secrets.store(secret, for: legacy)
+        try store.secrets.remove(current)
+
+        let checked = try CLI.run(["check", "--store", link])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        let removed = try CLI.run(["remove", credential.alias, "--store", link])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("secret \"apnsctl: \(credential.alias)\" from the Secret Service"))
+        #expect(try store.secrets.lookup(legacy) == nil)
     }
 }
