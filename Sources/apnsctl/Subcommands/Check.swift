@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PushCredentials
+import PushMonitoring
 
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,8 +33,12 @@ struct Check: AsyncParsableCommand {
             --format prometheus writes node_exporter textfile-collector metrics. With --output FILE \
             the file is replaced atomically (a temporary file in the same folder, synced, renamed, \
             mode 0644), so the collector never reads half a file: point it at the collector's \
-            folder, e.g. --output /var/lib/prometheus/node-exporter/apnsctl.prom, and alert on \
-            apnsctl_credential_seconds_left or apnsctl_credential_problem.
+            folder, e.g. --output /var/lib/prometheus/node-exporter/apnsctl.prom. The file is written \
+            on every run, also for an empty or unreadable store (apnsctl_check_success 0, and the \
+            exit status still says what happened). Certificates are published in \
+            x509-certificate-exporter's names (x509_cert_not_after...), so its alert rules and \
+            dashboards see them; apnsctl_credential_problem, apnsctl_credential_warning and \
+            apnsctl_app_ready say what only apnsctl knows (see docs/monitoring.md).
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl check
@@ -127,6 +132,8 @@ struct Check: AsyncParsableCommand {
             if credentials.isEmpty {
                 let stored = try store.list()
                 if stored.isEmpty, orphaned.isEmpty {
+                    // The metrics still say when the check ran and that there was nothing to check.
+                    try publishMetricsAnyway(CheckRun(date: expectations.date, results: [], secretsAsked: !skipSecrets))
                     printError(
                         "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
                     )
@@ -167,6 +174,7 @@ struct Check: AsyncParsableCommand {
             }
             results += orphaned
         } catch let error as CredentialError {
+            try? publishMetricsAnyway(.failed(at: expectations.date, error.message))
             reportError(error)
             throw ExitStatus.couldNotCheck
         }
@@ -189,7 +197,9 @@ struct Check: AsyncParsableCommand {
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
-            text = PrometheusExport.render(results, at: expectations.date)
+            var run = CheckRun(date: expectations.date, results: results, secretsAsked: !skipSecrets)
+            run.locateFiles(in: store)
+            text = CheckMetrics.render(run)
         case .text:
             text = StandardOutput.capture {
                 let printer = CheckTextOutput(style: output == nil ? .stdout : TerminalStyle(fileDescriptor: -1))
