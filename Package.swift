@@ -180,7 +180,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PushCredentials", "PushGateway", "TestSupport"]
+            dependencies: ["PushCredentials", "PushGateway", "LocalGateway", "TestSupport"]
         ),
     ]
 )
