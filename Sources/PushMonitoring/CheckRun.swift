@@ -74,9 +74,30 @@ public struct AppReadiness: Sendable, Equatable {
     }
 
     /// The rule "at least one fit credential per app and environment", computed from check
-    /// results. Every app that a credential names is listed for every environment one of its
+    /// results alone: for credentials checked as files, which no store selects among. Every app that a credential names is listed for every environment one of its
     /// credentials is for; a token key recorded without topics serves every app of the store
     /// in its environments.
+    /// The per-app verdict of the library's one rule (``AppSelection``, ``AppVerdict``): for each
+    /// app of the store (or each topic asked about) and each environment, ready when one of the
+    /// selected credentials is fit. An environment no selected credential serves is left out, so a
+    /// development app is not reported as not ready for production.
+    public static func verdicts(
+        stored: [StoredCredential],
+        results: [CheckResult],
+        topics: [String] = [],
+        environments: [PushEnvironment] = PushEnvironment.allCases
+    ) -> [AppReadiness] {
+        environments.flatMap { environment in
+            AppSelection.select(topics: topics, environment: environment, stored: stored).compactMap {
+                selection -> AppReadiness? in
+                guard !selection.candidates.isEmpty else { return nil }
+                let verdict = AppVerdict(selection, results: results)
+                guard verdict.state != .sandboxOnly else { return nil }
+                return AppReadiness(app: verdict.app, environment: environment, ready: verdict.ready, fit: verdict.fit)
+            }
+        }.sorted { ($0.app, $0.environment) < ($1.app, $1.environment) }
+    }
+
     /// Fit for the environments it is for: a check made against one environment finds the
     /// others mismatched, which says nothing about them.
     static func fit(_ result: CheckResult) -> Bool {

@@ -17,7 +17,13 @@ public final class MetricsExporter: Sendable {
         public var checkInterval: Double
         public var probe: ProbeSettings
 
-        public init(host: String = "127.0.0.1", port: Int, check: StoreCheck, checkInterval: Double = 300, probe: ProbeSettings) {
+        public init(
+            host: String = "127.0.0.1",
+            port: Int,
+            check: StoreCheck,
+            checkInterval: Double = 300,
+            probe: ProbeSettings
+        ) {
             self.host = host
             self.port = port
             self.check = check
@@ -154,7 +160,11 @@ struct ExporterRouter: Sendable {
         switch components.path {
         case "/metrics":
             let run = await checks.current()
-            return ExporterResponse(status: .ok, contentType: ExporterResponse.metricsType, body: CheckMetrics.render(run))
+            return ExporterResponse(
+                status: .ok,
+                contentType: ExporterResponse.metricsType,
+                body: CheckMetrics.render(run)
+            )
         case "/probe":
             let query = (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
             do {

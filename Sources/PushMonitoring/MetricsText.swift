@@ -1,5 +1,5 @@
 import Foundation
-import PushCore
+import PushCredentials
 
 /// Prometheus text exposition (format 0.0.4): every family with `# HELP` and `# TYPE`, samples
 /// without timestamps (node_exporter's textfile collector refuses them), label values escaped.
@@ -39,13 +39,6 @@ public struct MetricsText: Sendable {
         return "\(value)"
     }
 
-    /// Label values escape backslash, double quote and newline; other control characters (a CR or
-    /// ESC in a certificate's subject) would make a scraper reject the whole file, so they are
-    /// shown in caret notation first.
-    public static func escape(_ value: String) -> String {
-        Untrusted.display(value)
-            .replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-    }
+    /// Label values escaped, control characters in caret notation (see ``PrometheusExport/escape(_:)``).
+    public static func escape(_ value: String) -> String { PrometheusExport.escape(value) }
 }

@@ -76,7 +76,9 @@ public actor ProbeService {
         }
         let value = { (name: String) in query.last(where: { $0.0 == name })?.1 }
         guard let alias = value("credential"), !alias.isEmpty else {
-            throw ProbeRequestError("Missing credential=ALIAS: name a credential of the store (apnsctl list shows them).")
+            throw ProbeRequestError(
+                "Missing credential=ALIAS: name a credential of the store (apnsctl list shows them)."
+            )
         }
         guard let environmentText = value("environment") else {
             throw ProbeRequestError("Missing environment=sandbox|production: say which gateway to probe.")
@@ -150,7 +152,10 @@ public actor ProbeService {
         if let setup = result.setupError { return "\(target): not connected (\(setup.code)): \(setup.message)" }
         guard let check = result.check else { return "\(target): no result" }
         if let error = check.error { return "\(target): \(check.verdict) (\(error.code.name)): \(error.message)" }
-        let auth = check.authCheck.map { " (\($0.status.map(String.init) ?? "-") \($0.reason ?? ""))" } ?? ""
+        let auth =
+            check.authCheck.map { answer in
+                " (" + ([answer.status.map(String.init), answer.reason].compactMap { $0 }.joined(separator: " ")) + ")"
+            } ?? ""
         return "\(target): \(check.verdict)\(auth)"
     }
 }

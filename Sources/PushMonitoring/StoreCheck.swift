@@ -46,7 +46,12 @@ public struct StoreCheck: Sendable {
                 )
             }
         }
-        var run = CheckRun(date: date, results: results, secretsAsked: !skipSecrets)
+        var run = CheckRun(
+            date: date,
+            results: results,
+            secretsAsked: !skipSecrets,
+            apps: AppReadiness.verdicts(stored: stored, results: results)
+        )
         run.locateFiles(in: store)
         return run
     }

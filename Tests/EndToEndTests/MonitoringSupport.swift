@@ -112,7 +112,7 @@ final class ExporterProcess: @unchecked Sendable {
     init(_ folder: TemporaryFolder, store: String, arguments: [String]) throws {
         port = try ProxyCommandTests.closedPort()
         errors = folder.path("exporter-\(port).err")
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = ["exporter", "--store", store, "--listen", "127.0.0.1:\(port)"] + arguments
         process.standardOutput = FileHandle.nullDevice

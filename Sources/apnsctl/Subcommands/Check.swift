@@ -197,7 +197,17 @@ struct Check: AsyncParsableCommand {
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
-            var run = CheckRun(date: expectations.date, results: results, secretsAsked: !skipSecrets)
+            // A whole store (or one app of it) gets the library's per-app verdict; files named on
+            // the command line have no store to select among.
+            let apps =
+                credentials.isEmpty
+                ? AppReadiness.verdicts(
+                    stored: (try? store.list()) ?? [],
+                    results: results,
+                    topics: topic.map { [$0] } ?? [],
+                    environments: environment.map { [$0] } ?? PushEnvironment.allCases
+                ) : nil
+            var run = CheckRun(date: expectations.date, results: results, secretsAsked: !skipSecrets, apps: apps)
             run.locateFiles(in: store)
             text = CheckMetrics.render(run)
         case .text:

@@ -101,7 +101,10 @@ struct Exporter: AsyncParsableCommand {
                 port: port,
                 check: StoreCheck(store: store.credentialStore, warnDays: warnDays, skipSecrets: skipSecrets),
                 checkInterval: checkInterval,
-                probe: ProbeSettings(connection: connection.settings(environment: nil), minimumInterval: minProbeInterval)
+                probe: ProbeSettings(
+                    connection: connection.settings(environment: nil),
+                    minimumInterval: minProbeInterval
+                )
             ),
             log: { line in printError("apnsctl exporter: " + line) }
         )
