@@ -54,10 +54,14 @@ struct MonitoringRulesTests {
         """.write(toFile: rules, atomically: true, encoding: .utf8)
 
         func labels(_ severity: String, _ alert: String) throws -> String {
-            var all = series.labels
+            // Prometheus drops empty labels, as if x509-certificate-exporter had not set them.
+            var all = series.labels.filter { !$0.value.isEmpty }
             all["severity"] = severity
             return String(
-                decoding: try JSONSerialization.data(withJSONObject: all, options: [.sortedKeys]),
+                decoding: try JSONSerialization.data(
+                    withJSONObject: all,
+                    options: [.sortedKeys, .withoutEscapingSlashes]
+                ),
                 as: UTF8.self
             )
         }
