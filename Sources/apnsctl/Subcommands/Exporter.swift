@@ -27,14 +27,17 @@ struct Exporter: AsyncParsableCommand {
             It stops on SIGTERM or Ctrl-C; a failed probe never stops it. Secrets come from the \
             Secret Service and appear in no URL, label or log line.
 
+            Then, for instance, curl http://127.0.0.1:9797/metrics, or curl \
+            '127.0.0.1:9797/probe?credential=ALIAS&environment=sandbox'.
+
             Examples, with a local gateway on port 2197 (apnsctl gateway serve):
-              apnsctl exporter --skip-secrets
+              apnsctl exporter --listen 127.0.0.1:9797 --skip-secrets
               apnsctl exporter --listen 127.0.0.1:9797 \\
                 --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
             """
     )
 
-    @Option(help: ArgumentHelp("Where to listen (default: 127.0.0.1:9797).", valueName: "ADDR:PORT"))
+    @Option(help: ArgumentHelp("Where to listen: an address and port on this host.", valueName: "ADDR:PORT"))
     var listen = "127.0.0.1:9797"
 
     @Option(
