@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "PushCredentials", targets: ["PushCredentials"]),
         .library(name: "PushGateway", targets: ["PushGateway"]),
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
+        .library(name: "PushMonitoring", targets: ["PushMonitoring"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -95,11 +96,25 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // Prometheus: the check's series, and the exporter that serves them and probes.
+        .target(
+            name: "PushMonitoring",
+            dependencies: [
+                "PushCore",
+                "PushCredentials",
+                "PushGateway",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "apnsctl",
             dependencies: [
                 "PushCredentials",
                 "PushGateway",
+                "PushMonitoring",
                 "LocalGateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -165,7 +180,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PushCredentials", "PushGateway", "TestSupport"]
+            dependencies: ["PushCredentials", "PushGateway", "LocalGateway", "TestSupport"]
         ),
     ]
 )

@@ -40,6 +40,8 @@ public struct CheckResult: Encodable, Sendable {
     public var findings: [Finding]
     /// Set when the credential could not be checked at all.
     public var error: FileReport.ErrorReport?
+    /// A certificate's names and validity for the metrics (not in the JSON report).
+    public var x509: X509Names? = nil
 
     public var ok: Bool { findings.isEmpty && error == nil }
 
@@ -146,7 +148,8 @@ public enum CredentialCheck {
             status: certificate.status(at: expectations.date, warnDays: expectations.warnDays),
             sha256: certificate.sha256,
             teamId: certificate.teamID,
-            findings: findings
+            findings: findings,
+            x509: X509Names(certificate)
         )
     }
 
@@ -181,78 +184,5 @@ public enum CredentialCheck {
             ]
         }
         return []
-    }
-}
-
-/// node_exporter textfile-collector output (Prometheus text exposition format 0.0.4).
-public enum PrometheusExport {
-    public static func render(_ results: [CheckResult], at date: Date) -> String {
-        var lines: [String] = []
-        func family(_ name: String, _ help: String) {
-            lines.append("# HELP \(name) \(help)")
-            lines.append("# TYPE \(name) gauge")
-        }
-        func labels(_ result: CheckResult) -> String {
-            let environment: String
-            switch Set(result.environments) {
-            case [.sandbox]: environment = "sandbox"
-            case [.production]: environment = "production"
-            case [.sandbox, .production]: environment = "both"
-            default: environment = "unknown"
-            }
-            let pairs = [
-                ("credential", result.name), ("kind", result.kind?.rawValue ?? "unknown"),
-                ("topic", result.topics.first ?? ""), ("environment", environment),
-            ]
-            return "{" + pairs.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
-        }
-        let dated = results.filter { $0.notAfter != nil }
-        family(
-            "apnsctl_credential_expiry_timestamp_seconds",
-            "When the credential's certificate expires, as a Unix timestamp."
-        )
-        for result in dated {
-            lines.append(
-                "apnsctl_credential_expiry_timestamp_seconds\(labels(result)) \(Int(result.notAfter!.timeIntervalSince1970))"
-            )
-        }
-        family(
-            "apnsctl_credential_seconds_left",
-            "Seconds until the credential's certificate expires (negative once expired)."
-        )
-        for result in dated {
-            lines.append(
-                "apnsctl_credential_seconds_left\(labels(result)) \(Int(result.notAfter!.timeIntervalSince(date)))"
-            )
-        }
-        family(
-            "apnsctl_credential_problem",
-            "1 when the check found a problem with the credential (or could not check it), else 0."
-        )
-        for result in results { lines.append("apnsctl_credential_problem\(labels(result)) \(result.ok ? 0 : 1)") }
-        family("apnsctl_credential_findings", "Number of findings of each kind for the credential.")
-        for result in results {
-            var counts: [String: Int] = [:]
-            for finding in result.findings { counts[finding.code, default: 0] += 1 }
-            if let error = result.error { counts[error.code, default: 0] += 1 }
-            for (code, count) in counts.sorted(by: { $0.key < $1.key }) {
-                let base = labels(result)
-                lines.append("apnsctl_credential_findings\(base.dropLast()),finding=\"\(escape(code))\"} \(count)")
-            }
-        }
-        family("apnsctl_check_timestamp_seconds", "When this check ran, as a Unix timestamp.")
-        lines.append("apnsctl_check_timestamp_seconds \(Int(date.timeIntervalSince1970))")
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Label values escape backslash, double quote and newline; other control characters (a CR or
-    /// ESC in a certificate's subject) would make a scraper reject the whole file, so they are
-    /// shown in caret notation first.
-    static func escape(_ value: String) -> String {
-        Untrusted.display(value).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-            of: "\"",
-            with: "\\\""
-        )
-        .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

@@ -35,7 +35,8 @@ struct HelpExamplesTests {
     static let order: [[String]] = [
         ["gateway"], ["gateway", "mint-identity"], ["gateway", "serve"], ["request"], ["inspect"], ["import"],
         ["list"], ["update"], ["check"], ["handshake"], ["send"], ["channels"], ["channels", "create"],
-        ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["export"], ["remove"],
+        ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["exporter"], ["export"],
+        ["remove"],
     ]
 
     /// The examples of a help text: the lines after "Examples" that start with `apnsctl`, each with
@@ -137,6 +138,11 @@ struct HelpExamplesTests {
             for printed in examples where seen.insert(printed).inserted {
                 let example = printed.replacingOccurrences(of: "2197", with: String(port))
                     .replacingOccurrences(of: "<CHANNEL-ID>", with: channel ?? "<CHANNEL-ID>")
+                if example.hasPrefix("apnsctl exporter") {
+                    try Self.runExporter(example, in: folder, environment: environment)
+                    ran += 1
+                    continue
+                }
                 if example.hasPrefix("apnsctl gateway serve") {
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -190,5 +196,39 @@ struct HelpExamplesTests {
         #expect(!list.stdout.contains("token-ABC123DEFG"))
         #expect(list.stdout.contains("com.example.onboarded-universal"), "aps.cer completed the request")
         #expect(channel != nil, "channels create printed no channel ID")
+    }
+
+    /// A long-running example: started, scraped until it serves the store's series (and, with a
+    /// gateway, a probe succeeds), then stopped with SIGTERM, which must end it with status 0.
+    static func runExporter(_ printed: String, in folder: TemporaryFolder, environment: [String: String]) throws {
+        let port = try freePort()
+        let example = printed.replacingOccurrences(of: "9797", with: String(port))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec " + example.replacingOccurrences(of: "\\\n", with: " ")]
+        process.currentDirectoryURL = folder.url
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        try Monitoring.waitUntilServing("http://127.0.0.1:\(port)/", process: process)
+        let metrics = try Monitoring.get("http://127.0.0.1:\(port)/metrics")
+        #expect(metrics.status == 200, "\(printed)")
+        #expect(metrics.body.contains("x509_cert_not_after{"), "\(printed): \(metrics.body)")
+        if example.contains("--gateway") {
+            let probe = try Monitoring.get(
+                "http://127.0.0.1:\(port)/probe?credential=com.example.app-universal&environment=sandbox"
+            )
+            #expect(probe.body.contains("probe_success 1"), "\(printed): \(probe.body)")
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(printed) stops cleanly on SIGTERM")
     }
 }

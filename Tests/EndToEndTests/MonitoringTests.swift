@@ -73,8 +73,114 @@ struct MonitoringTests {
             }
             usleep(100_000)
         }
-        #expect(metrics.contains("apnsctl_credential_seconds_left{"), "node_exporter publishes apnsctl's series")
+        #expect(metrics.contains("x509_cert_not_after{"), "node_exporter publishes the x509 family")
+        #expect(metrics.contains("apnsctl_credential_expiry_timestamp_seconds{"), "and apnsctl's own series")
         #expect(metrics.contains("apnsctl_credential_problem{"))
+        #expect(metrics.contains("apnsctl_check_success 1"))
         #expect(metrics.contains("node_textfile_scrape_error 0"), "and read the file without error")
+    }
+
+    /// An expiring certificate is a warning, not a problem; its expiry is a timestamp; the
+    /// certificate is published in x509-certificate-exporter's names with that project's labels.
+    @Test func theSeriesSayWhatTheyMeanInTheNamesPeopleAlertOn() throws {
+        let folder = try TemporaryFolder()
+        let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon", days: 10)
+        let output = folder.path("apnsctl.prom")
+        let written = try CLI.run(["check", "--format", "prometheus", "--output", output, expiring])
+        #expect(written.status == 0, "\(written.stderr)")
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        let families = try Monitoring.parse(text)
+        for (name, family) in families {
+            #expect(family.type == "gauge", "\(name) has # TYPE")
+            #expect(!family.help.isEmpty, "\(name) has # HELP")
+        }
+        #expect(!text.contains("seconds_left"), "no snapshot of the time left: rules compute it with time()")
+
+        let labels = Set(
+            ["serial_number", "filename", "filepath"]
+                + ["C", "ST", "L", "O", "OU", "CN"].flatMap { ["subject_\($0)", "issuer_\($0)"] }
+        )
+        for name in ["x509_cert_not_after", "x509_cert_not_before", "x509_cert_expired"] {
+            let sample = try #require(Monitoring.samples(families, name).first, "\(name)")
+            #expect(Set(sample.labels.keys) == labels, "\(name): \(sample.labels.keys.sorted())")
+            #expect(sample.labels["subject_CN"] == "Apple Push Services: com.example.soon")
+            #expect(sample.labels["subject_OU"] == "ABCDE12345")
+            #expect(sample.labels["issuer_CN"] == "apnsctl TEST Worldwide Developer Relations CA")
+            #expect(sample.labels["filepath"] == expiring)
+            #expect(sample.labels["filename"] == "soon-bundle.pem")
+        }
+        // The serial in decimal, as the exporter's Go code prints it.
+        let serialHex = try CLI.runProgram("openssl", ["x509", "-in", expiring, "-noout", "-serial"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "serial=", with: "")
+        let serial = try #require(Monitoring.samples(families, "x509_cert_not_after").first?.labels["serial_number"])
+        let python = CLI.packageRoot.appendingPathComponent(".venv/bin/python").path
+        let decimal = try CLI.runProgram(python, ["-c", "import sys; print(int(sys.argv[1], 16))", serialHex])
+        #expect(serial == decimal.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+
+        let notAfter = try #require(Monitoring.samples(families, "x509_cert_not_after").first?.value)
+        let expiry = try #require(Monitoring.samples(families, "apnsctl_credential_expiry_timestamp_seconds").first)
+        #expect(expiry.value == notAfter)
+        #expect(abs(notAfter - Date().timeIntervalSince1970 - 10 * 86400) < 3600)
+        #expect(expiry.labels["app"] == "com.example.soon")
+        #expect(Monitoring.samples(families, "x509_cert_expired").first?.value == 0)
+        #expect(Monitoring.samples(families, "apnsctl_credential_problem").first?.value == 0, "expiring is no problem")
+        #expect(Monitoring.samples(families, "apnsctl_credential_warning").first?.value == 1, "it is a warning")
+        #expect(
+            Monitoring.samples(families, "apnsctl_app_ready").map(\.labels).contains([
+                "app": "com.example.soon", "environment": "production",
+            ])
+        )
+        #expect(Monitoring.samples(families, "apnsctl_check_success").first?.value == 1)
+        #expect(Monitoring.samples(families, "apnsctl_check_credentials").first?.value == 1)
+    }
+
+    /// With no series at all no alert could fire, the staleness one included: an empty store and
+    /// an unreadable one still get a file that says so, and the exit status still says what happened.
+    @Test func emptyAndUnreadableStoresStillWriteTheFile() throws {
+        let folder = try TemporaryFolder()
+        let output = folder.path("apnsctl.prom")
+
+        let empty = try CLI.run([
+            "check", "--format", "prometheus", "--output", output, "--store", folder.path("empty"),
+        ])
+        #expect(empty.status == 2, "nothing to check: \(empty.stderr)")
+        #expect(empty.stderr.contains("is empty"))
+        var families = try Monitoring.parse(try String(contentsOfFile: output, encoding: .utf8))
+        #expect(Monitoring.samples(families, "apnsctl_check_success").first?.value == 1, "the store was read")
+        #expect(Monitoring.samples(families, "apnsctl_check_credentials").first?.value == 0)
+        let timestamp = try #require(Monitoring.samples(families, "apnsctl_check_timestamp_seconds").first?.value)
+        #expect(abs(timestamp - Date().timeIntervalSince1970) < 600)
+
+        let damaged = folder.path("damaged")
+        try FileManager.default.createDirectory(atPath: damaged + "/credentials", withIntermediateDirectories: true)
+        try "{ not json".write(toFile: damaged + "/index.json", atomically: true, encoding: .utf8)
+        let unreadable = try CLI.run(["check", "--format", "prometheus", "--output", output, "--store", damaged])
+        #expect(unreadable.status == 2, "\(unreadable.stderr)")
+        #expect(unreadable.stderr.contains("index.json"))
+        families = try Monitoring.parse(try String(contentsOfFile: output, encoding: .utf8))
+        #expect(Monitoring.samples(families, "apnsctl_check_success").first?.value == 0)
+        #expect(Monitoring.samples(families, "apnsctl_check_credentials").first?.value == 0)
+        #expect(Monitoring.samples(families, "apnsctl_check_timestamp_seconds").count == 1)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path("")).filter { $0.hasSuffix(".tmp") }.isEmpty
+        )
+    }
+
+    /// The Secret Service out of reach: the file says the check failed, the exit status is 2.
+    @Test func anUnreachableSecretServiceIsAFailedCheck() throws {
+        let folder = try TemporaryFolder()
+        let store = try Monitoring.store(in: folder, [("myapp", "com.example.app", 40, [.sandbox, .production])])
+        let output = folder.path("apnsctl.prom")
+        let result = try CLI.run(
+            ["check", "--format", "prometheus", "--output", output, "--store", store],
+            environment: ["XDG_RUNTIME_DIR": folder.path("no-runtime")],
+            removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"],
+            timeout: 30
+        )
+        #expect(result.status == 2, "\(result.stderr)")
+        let families = try Monitoring.parse(try String(contentsOfFile: output, encoding: .utf8))
+        #expect(Monitoring.samples(families, "apnsctl_check_success").first?.value == 0)
+        #expect(Monitoring.samples(families, "apnsctl_check_credentials").first?.value == 1)
+        #expect(Monitoring.samples(families, "x509_cert_not_after").count == 1, "what the files say is still published")
     }
 }

@@ -637,14 +637,22 @@ struct StoreCommandTests {
                 (($0[0] as? [String: String])?["credential"] ?? "", $0[1] as? Double ?? -1)
             }
         )
-        #expect(byName["com.example.soon3-universal"] == 1)
+        // Expiring in 5 days is a warning, not a problem: the alert rules decide when it pages.
+        #expect(byName["com.example.soon3-universal"] == 0)
         #expect(byName["com.example.app-sandbox"] == 0)
         #expect(byName["token-ABC123DEFG"] == 0)
-        let secondsLeft = try #require(samples["apnsctl_credential_seconds_left"])
-        #expect(secondsLeft.count == 2)
-        let soonLeft =
-            secondsLeft.first { ($0[0] as? [String: String])?["credential"] == "com.example.soon3-universal" }?[1]
-            as? Double ?? 0
+        let warnings = try #require(samples["apnsctl_credential_warning"])
+        #expect(
+            warnings.contains {
+                ($0[0] as? [String: String])?["credential"] == "com.example.soon3-universal" && $0[1] as? Double == 1
+            }
+        )
+        #expect(samples["apnsctl_credential_seconds_left"] == nil, "rules compute the time left with time()")
+        let soonExpiry =
+            samples["apnsctl_credential_expiry_timestamp_seconds"]?.first {
+                ($0[0] as? [String: String])?["credential"] == "com.example.soon3-universal"
+            }?[1] as? Double ?? 0
+        let soonLeft = soonExpiry - Date().timeIntervalSince1970
         #expect(soonLeft > 0 && soonLeft <= 5 * 86_400)
         #expect(samples["apnsctl_credential_expiry_timestamp_seconds"]?.count == 2)
         #expect(

@@ -1,5 +1,6 @@
 import Foundation
 import PushCredentials
+import PushMonitoring
 
 #if canImport(Glibc)
 import Glibc
@@ -37,6 +38,20 @@ extension Check {
                 "The report could not be written (\(failure)); the previous one, if any, is unchanged.",
                 hint: "Free some space or fix the folder's permissions."
             )
+        }
+    }
+}
+
+extension Check {
+    /// With `--format prometheus`, a check that could not be made still publishes when it ran
+    /// and that it failed: without any series, no alert (not even the staleness one) could fire.
+    func publishMetricsAnyway(_ run: CheckRun) throws {
+        guard format == .prometheus, !report.json else { return }
+        let text = CheckMetrics.render(run)
+        if let output {
+            try Self.writeAtomically(text, to: output)
+        } else {
+            try writeStandardOutput(Array(text.utf8))
         }
     }
 }

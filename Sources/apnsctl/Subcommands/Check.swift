@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PushCredentials
+import PushMonitoring
 
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,8 +33,12 @@ struct Check: AsyncParsableCommand {
             --format prometheus writes node_exporter textfile-collector metrics. With --output FILE \
             the file is replaced atomically (a temporary file in the same folder, synced, renamed, \
             mode 0644), so the collector never reads half a file: point it at the collector's \
-            folder, e.g. --output /var/lib/prometheus/node-exporter/apnsctl.prom, and alert on \
-            apnsctl_credential_seconds_left or apnsctl_credential_problem.
+            folder, e.g. --output /var/lib/prometheus/node-exporter/apnsctl.prom. The file is written \
+            on every run, also for an empty or unreadable store (apnsctl_check_success 0, and the \
+            exit status still says what happened). Certificates are published in \
+            x509-certificate-exporter's names (x509_cert_not_after...), so its alert rules and \
+            dashboards see them; apnsctl_credential_problem, apnsctl_credential_warning and \
+            apnsctl_app_ready say what only apnsctl knows (see docs/monitoring.md).
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl check
@@ -131,6 +136,8 @@ struct Check: AsyncParsableCommand {
             if credentials.isEmpty {
                 let stored = try store.list()
                 if stored.isEmpty, orphaned.isEmpty {
+                    // The metrics still say when the check ran and that there was nothing to check.
+                    try publishMetricsAnyway(CheckRun(date: expectations.date, results: [], secretsAsked: !skipSecrets))
                     printError(
                         "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
                     )
@@ -177,6 +184,7 @@ struct Check: AsyncParsableCommand {
             }
             results += orphaned
         } catch let error as CredentialError {
+            try? publishMetricsAnyway(.failed(at: expectations.date, error.message))
             reportError(error)
             throw ExitStatus.couldNotCheck
         }
@@ -199,7 +207,19 @@ struct Check: AsyncParsableCommand {
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
-            text = PrometheusExport.render(results, at: expectations.date)
+            // A whole store (or one app of it) gets the library's per-app verdict; files named on
+            // the command line have no store to select among.
+            let apps =
+                credentials.isEmpty
+                ? AppReadiness.verdicts(
+                    stored: (try? store.list()) ?? [],
+                    results: results,
+                    topics: topic.map { [$0] } ?? [],
+                    environments: environment.map { [$0] } ?? PushEnvironment.allCases
+                ) : nil
+            var run = CheckRun(date: expectations.date, results: results, secretsAsked: !skipSecrets, apps: apps)
+            run.locateFiles(in: store)
+            text = CheckMetrics.render(run)
         case .text:
             text = StandardOutput.capture {
                 let printer = CheckTextOutput(style: output == nil ? .stdout : TerminalStyle(fileDescriptor: -1))

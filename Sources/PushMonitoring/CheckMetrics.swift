@@ -1,0 +1,173 @@
+import Foundation
+import PushCredentials
+
+/// The series of a check: x509-certificate-exporter's family for every certificate judged, so
+/// that its rules and dashboards see push certificates, and apnsctl's own series for what only
+/// apnsctl knows (problems, warnings, token keys, the per-app verdict, whether the check ran).
+public enum CheckMetrics {
+    public static func render(_ run: CheckRun) -> String {
+        var out = MetricsText()
+        renderStatus(run, into: &out)
+        renderX509(run, into: &out)
+        renderCredentials(run, into: &out)
+        renderTokenKeys(run, into: &out)
+        renderApps(run, into: &out)
+        return out.text
+    }
+
+    static func renderStatus(_ run: CheckRun, into out: inout MetricsText) {
+        out.family("apnsctl_check_timestamp_seconds", "When the check ran, as a Unix timestamp.")
+        out.sample("apnsctl_check_timestamp_seconds", [:], run.date.timeIntervalSince1970.rounded(.down))
+        out.family(
+            "apnsctl_check_success",
+            "1 when the store was read and the Secret Service answered (or was not asked), else 0."
+        )
+        out.sample("apnsctl_check_success", [:], run.success ? 1 : 0)
+        out.family("apnsctl_check_credentials", "Number of credentials the check judged.")
+        out.sample("apnsctl_check_credentials", [:], Double(run.results.count))
+    }
+
+    /// Labels as x509-certificate-exporter sets them for a certificate file.
+    static func x509Labels(_ names: X509Names) -> [(String, String)] {
+        var labels: [(String, String)] = [("serial_number", names.serialNumber)]
+        for part in X509Names.attributeNames { labels.append(("subject_\(part)", names.subject[part] ?? "")) }
+        for part in X509Names.attributeNames { labels.append(("issuer_\(part)", names.issuer[part] ?? "")) }
+        labels.append(("filename", (names.filepath as NSString).lastPathComponent))
+        labels.append(("filepath", names.filepath))
+        return labels
+    }
+
+    static func renderX509(_ run: CheckRun, into out: inout MetricsText) {
+        let certificates = run.results.compactMap(\.x509)
+        out.family("x509_cert_not_after", "Indicates the certificate's not after timestamp")
+        for names in certificates {
+            out.sample("x509_cert_not_after", x509Labels(names), names.notAfter.timeIntervalSince1970.rounded(.down))
+        }
+        out.family("x509_cert_not_before", "Indicates the certificate's not before timestamp")
+        for names in certificates {
+            out.sample("x509_cert_not_before", x509Labels(names), names.notBefore.timeIntervalSince1970.rounded(.down))
+        }
+        out.family("x509_cert_expired", "Indicates if the certificate is expired")
+        for names in certificates {
+            out.sample("x509_cert_expired", x509Labels(names), run.date > names.notAfter ? 1 : 0)
+        }
+        out.family("x509_read_errors", "Indicates the number of read failure(s)")
+        out.sample("x509_read_errors", [:], Double(run.results.filter { $0.error != nil }.count))
+    }
+
+    /// The environment label: one environment, `both`, or `unknown` when nothing says.
+    static func environmentLabel(_ environments: [PushEnvironment]) -> String {
+        switch Set(environments) {
+        case [.sandbox]: return "sandbox"
+        case [.production]: return "production"
+        case [.sandbox, .production]: return "both"
+        default: return "unknown"
+        }
+    }
+
+    static func credentialLabels(_ result: CheckResult) -> [(String, String)] {
+        [
+            ("credential", result.name), ("kind", result.kind?.rawValue ?? "unknown"),
+            ("app", result.topics.first.map(TopicScope.app(of:)) ?? ""),
+            ("environment", environmentLabel(result.environments)),
+        ]
+    }
+
+    static func renderCredentials(_ run: CheckRun, into out: inout MetricsText) {
+        out.family(
+            "apnsctl_credential_expiry_timestamp_seconds",
+            "When the credential's certificate expires, as a Unix timestamp (compute days left with time())."
+        )
+        for result in run.results {
+            guard let notAfter = result.notAfter else { continue }
+            out.sample(
+                "apnsctl_credential_expiry_timestamp_seconds",
+                credentialLabels(result),
+                notAfter.timeIntervalSince1970.rounded(.down)
+            )
+        }
+        out.family(
+            "apnsctl_credential_problem",
+            "Number of problems found: expired, not yet valid, environment or topic mismatch, key mismatch, secret missing."
+        )
+        for result in run.results {
+            let problems = result.findings.filter { $0.severity == .problem }.count
+            out.sample("apnsctl_credential_problem", credentialLabels(result), Double(problems))
+        }
+        out.family(
+            "apnsctl_credential_warning",
+            "Number of warnings found, such as an expiry within --warn-days or a key not verified."
+        )
+        for result in run.results {
+            let warnings = result.findings.filter { $0.severity == .warning }.count
+            out.sample("apnsctl_credential_warning", credentialLabels(result), Double(warnings))
+        }
+        out.family("apnsctl_credential_check_error", "1 when the credential could not be checked at all, else 0.")
+        for result in run.results {
+            out.sample("apnsctl_credential_check_error", credentialLabels(result), result.error == nil ? 0 : 1)
+        }
+        out.family("apnsctl_credential_findings", "Findings of each kind for the credential, by severity.")
+        for result in run.results {
+            var counts: [String: (String, Int)] = [:]
+            for finding in result.findings {
+                counts[finding.code, default: (finding.severity.rawValue, 0)].1 += 1
+            }
+            if let error = result.error { counts[error.code, default: ("error", 0)].1 += 1 }
+            for (code, entry) in counts.sorted(by: { $0.key < $1.key }) {
+                out.sample(
+                    "apnsctl_credential_findings",
+                    credentialLabels(result) + [("finding", code), ("severity", entry.0)],
+                    Double(entry.1)
+                )
+            }
+        }
+    }
+
+    static func renderTokenKeys(_ run: CheckRun, into out: inout MetricsText) {
+        let keys = run.results.filter { $0.kind == .tokenKey && $0.error == nil }
+        out.family(
+            "apnsctl_token_key_info",
+            "A token key and its scope: team (every app of the team) or topics (restricted to the app label's)."
+        )
+        for key in keys {
+            let scope = key.topics.isEmpty ? "team" : "topics"
+            let labels = [
+                ("credential", key.name), ("key_id", key.keyId ?? ""), ("team_id", key.teamId ?? ""),
+                ("scope", scope), ("app", key.topics.first.map(TopicScope.app(of:)) ?? ""),
+                ("environment", environmentLabel(key.environments)),
+            ]
+            out.sample("apnsctl_token_key_info", labels, 1)
+        }
+        guard run.secretsAsked else { return }
+        out.family(
+            "apnsctl_token_key_secret_reachable",
+            "1 when the Secret Service answered for the token key, 0 when it was out of reach or locked."
+        )
+        for key in keys {
+            let unreachable = key.findings.contains { $0.code == "secret_unverified" }
+            out.sample("apnsctl_token_key_secret_reachable", [("credential", key.name)], unreachable ? 0 : 1)
+        }
+        out.family(
+            "apnsctl_token_key_present",
+            "1 when the token key's private key is in the Secret Service, 0 when it is missing."
+        )
+        for key in keys where !key.findings.contains(where: { $0.code == "secret_unverified" }) {
+            let missing = key.findings.contains { $0.code == "secret_missing" }
+            out.sample("apnsctl_token_key_present", [("credential", key.name)], missing ? 0 : 1)
+        }
+    }
+
+    static func renderApps(_ run: CheckRun, into out: inout MetricsText) {
+        out.family(
+            "apnsctl_app_ready",
+            "1 when at least one credential for the app is fit for the environment, else 0."
+        )
+        for verdict in run.apps {
+            out.sample(
+                "apnsctl_app_ready",
+                [("app", verdict.app), ("environment", verdict.environment.rawValue)],
+                verdict.ready ? 1 : 0
+            )
+        }
+    }
+}
