@@ -15,6 +15,9 @@ import Darwin
 public struct CredentialStore: Sendable {
     public let root: URL
     public let secrets: any SecretStore
+    /// Told of every change once the new index is in place, still under the lock (a team store
+    /// commits and pushes there): the one place where store-changing commands are observed.
+    var changeObserver: (any StoreChangeObserver)?
 
     public init(root: URL, secrets: any SecretStore = LibSecretStore()) {
         self.root = root.standardizedFileURL
@@ -250,6 +253,7 @@ public struct CredentialStore: Sendable {
         }
         defer { flock(fd, LOCK_UN) }
         var index = try readIndex()
+        let before = index
         if !FileManager.default.fileExists(atPath: indexURL.path) {
             // A new store gets its index before any credential file, so that files are never
             // found without the index that accounts for them.
@@ -264,6 +268,7 @@ public struct CredentialStore: Sendable {
         }
         result = afterCommit(result)
         removeUnreferencedFiles(index)
+        changeObserver?.storeChanged(self, from: before, to: index)
         return result
     }
 
