@@ -24,7 +24,8 @@ public struct AgeTool: Sendable {
     /// A new X25519 identity (`AGE-SECRET-KEY-1…`) read from age-keygen's standard output, and its
     /// recipient. Nothing is written to a file.
     public func generateIdentity() throws -> (identity: SecretBytes, recipient: String) {
-        let result = try Subprocess(executable: try program("age-keygen"), arguments: [], environment: environment).run()
+        let result = try Subprocess(executable: try program("age-keygen"), arguments: [], environment: environment)
+            .run()
         guard result.succeeded else { throw Subprocess.failure("age-keygen", result.stderr.trimmed) }
         let identity = Self.identityLine(in: result.stdout)
         guard let identity else { throw Subprocess.failure("age-keygen", "no identity in its output") }
@@ -73,7 +74,10 @@ public struct AgeTool: Sendable {
     }
 
     /// Decrypts with `identity`, which age reads from an inherited pipe (`-i /dev/fd/3`).
-    public func decrypt(_ ciphertext: [UInt8], identity: SecretBytes) throws -> Swift.Result<SecretBytes, DecryptionFailure> {
+    public func decrypt(
+        _ ciphertext: [UInt8],
+        identity: SecretBytes
+    ) throws -> Swift.Result<SecretBytes, DecryptionFailure> {
         let arguments = ["--decrypt", "--identity", "/dev/fd/\(Subprocess.secretDescriptor)"]
         let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
             .run(input: SecretBytes(ciphertext), secret: identity)

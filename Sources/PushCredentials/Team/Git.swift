@@ -91,8 +91,11 @@ struct Git {
             let ahead = Int((try? must(["rev-list", "--count", "HEAD"], what: "count commits"))?.trimmed ?? "") ?? 0
             return (ahead, 0)
         }
-        let counts = try must(["rev-list", "--left-right", "--count", "HEAD...\(upstream)"], what: "compare with the remote")
-            .split(whereSeparator: \.isWhitespace)
+        let counts = try must(
+            ["rev-list", "--left-right", "--count", "HEAD...\(upstream)"],
+            what: "compare with the remote"
+        )
+        .split(whereSeparator: \.isWhitespace)
         return (Int(counts.first ?? "") ?? 0, Int(counts.dropFirst().first ?? "") ?? 0)
     }
 

@@ -69,7 +69,8 @@ enum TeamChangeLog {
             let fingerprint = (credential.sha256 ?? "").prefix(11)
             return "certificate \(fingerprint)… for \(topics) (\(environments)), \(expiry)"
         case .tokenKey:
-            return "token key \(credential.keyId ?? "?") of team \(credential.teamId ?? "?") for \(topics) (\(environments))"
+            return
+                "token key \(credential.keyId ?? "?") of team \(credential.teamId ?? "?") for \(topics) (\(environments))"
         }
     }
 }

@@ -39,14 +39,18 @@ struct TeamIntegrity {
         case .pkcs12Password:
             _ = try self.certificate(of: credential, item: item, file: file)
             guard let bundle = credential.bundleFile else { throw tampered(item, file, "the index names no bundle") }
-            let opened = try CredentialFile.read(path: root.appendingPathComponent(bundle).path, password: .fixed(secret))
+            let opened = try CredentialFile.read(
+                path: root.appendingPathComponent(bundle).path,
+                password: .fixed(secret)
+            )
             guard Self.same(opened.certificate.sha256, credential.sha256), opened.privateKey?.matchesCertificate == true
             else { throw tampered(item, file, "the bundle's certificate or key is not the one the index names") }
         }
     }
 
     /// The stored certificate, which must be the one whose fingerprint the index records.
-    private func certificate(of credential: StoredCredential, item: SecretItem, file: String) throws -> PushCertificate {
+    private func certificate(of credential: StoredCredential, item: SecretItem, file: String) throws -> PushCertificate
+    {
         guard let relative = credential.certificateFile,
             let read = try? CredentialFile.read(path: root.appendingPathComponent(relative).path)
         else { throw tampered(item, file, "the certificate the index names cannot be read") }
@@ -54,8 +58,9 @@ struct TeamIntegrity {
             throw CredentialError(
                 .tampered,
                 path: relative,
-                "The certificate file of \(item.alias) is not the certificate the index names (SHA-256 \(credential.sha256 ?? "none")); it was replaced outside apnsctl, so the credential is refused.",
-                hint: "Look at the repository's history (git log -- \(relative)) and restore the file, or import the credential again.",
+                "The certificate file of \(item.alias) is not the certificate the index names (SHA-256 \(credential.sha256 ?? "none")); it was replaced outside apnsctl, so the credential is refused as tampered.",
+                hint:
+                    "Look at the repository's history (git log -- \(relative)) and restore the file, or import the credential again.",
                 alias: item.alias
             )
         }
@@ -73,7 +78,8 @@ struct TeamIntegrity {
             .tampered,
             path: file,
             "The secret of \(item.alias) was decrypted, but \(why): it was changed outside apnsctl, so the credential is refused as tampered.",
-            hint: "Look at the repository's history (git log -- \(file)) to see who changed it, restore it, or import the credential again.",
+            hint:
+                "Look at the repository's history (git log -- \(file)) to see who changed it, restore it, or import the credential again.",
             alias: item.alias
         )
     }

@@ -110,13 +110,15 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     }
 
     public func items(store: String) throws -> [SecretItem] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(Self.folder).path))
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(Self.folder).path))
         return (names ?? []).sorted().compactMap { Self.item(fromFileName: $0, store: store) }
     }
 
     /// Every secret file, relative to the store.
     func secretFiles() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(Self.folder).path))
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(Self.folder).path))
         return (names ?? []).filter { $0.hasSuffix(".age") }.sorted().map { "\(Self.folder)/\($0)" }
     }
 

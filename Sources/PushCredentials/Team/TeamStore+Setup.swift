@@ -47,7 +47,8 @@ extension TeamStore {
                 .teamError,
                 path: nil,
                 "\(remote) already holds a repository with commits; a team store starts from an empty one.",
-                hint: "To use that team's store, join it: `apnsctl team join \(remote) --name \(name)` into an empty store folder."
+                hint:
+                    "To use that team's store, join it: `apnsctl team join \(remote) --name \(name)` into an empty store folder."
             )
         }
         let (identity, recipient) = try age.generateIdentity()
@@ -63,7 +64,11 @@ extension TeamStore {
         var aliases: [String] = []
         try plain.withLock { index in
             try team.write(root: root)
-            try PrivateFile.write(Array(ignored.utf8), to: root.appendingPathComponent(".gitignore").path, overwrite: true)
+            try PrivateFile.write(
+                Array(ignored.utf8),
+                to: root.appendingPathComponent(".gitignore").path,
+                overwrite: true
+            )
             let secrets = TeamSecretStore(root: root, identity: .environment(identity), age: age, keyring: keyring)
             let items =
                 index.credentials.map { ($0.alias, $0.secretItem(store: root.path)) }
@@ -74,7 +79,9 @@ extension TeamStore {
                 moved.append(item)
                 aliases.append(alias)
             }
-            if git.revision("HEAD") == nil, !FileManager.default.fileExists(atPath: root.appendingPathComponent(".git").path) {
+            if git.revision("HEAD") == nil,
+                !FileManager.default.fileExists(atPath: root.appendingPathComponent(".git").path)
+            {
                 try git.must(["init", "--quiet", "--initial-branch=main"], what: "make the repository")
             }
             try store.configureClone(member: name, recipient: recipient)
@@ -142,8 +149,11 @@ extension TeamStore {
             // A bare repository made with another default branch than the one pushed (master and
             // main) clones without a checkout: take the branch the team store was pushed to.
             if git.revision("HEAD") == nil {
-                let branches = try git.must(["branch", "--remotes", "--format=%(refname:short)"], what: "list branches")
-                    .split(separator: "\n").map(String.init).filter { $0 != "origin/HEAD" && $0 != "origin" }
+                let branches = try git.must(
+                    ["branch", "--remotes", "--format=%(refname:short)"],
+                    what: "list branches"
+                )
+                .split(separator: "\n").map(String.init).filter { $0 != "origin/HEAD" && $0 != "origin" }
                 if let branch = branches.first(where: { $0 == "origin/main" }) ?? branches.first {
                     let local = String(branch.dropFirst("origin/".count))
                     try git.must(["checkout", "--quiet", "-B", local, "--track", branch], what: "check out \(branch)")
@@ -163,7 +173,8 @@ extension TeamStore {
                     .teamError,
                     path: nil,
                     "The team already has a member named \(name).",
-                    hint: "Join under another name (the names of the members: \(team.members.map(\.name).joined(separator: ", ")))."
+                    hint:
+                        "Join under another name (the names of the members: \(team.members.map(\.name).joined(separator: ", ")))."
                 )
             }
             chmod(root.path, 0o700)

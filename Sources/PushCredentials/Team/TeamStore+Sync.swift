@@ -75,7 +75,9 @@ extension TeamStore {
             return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
         }
         func team(_ revision: String) -> TeamFile? {
-            git.show(revision, TeamFile.fileName).flatMap { try? ReportSchema.decoder().decode(TeamFile.self, from: $0) }
+            git.show(revision, TeamFile.fileName).flatMap {
+                try? ReportSchema.decoder().decode(TeamFile.self, from: $0)
+            }
         }
         let ours = try index("HEAD")
         let outcome = TeamMerge.index(base: try index(base), ours: ours, theirs: try index(upstream), keep: keep)
@@ -112,10 +114,13 @@ extension TeamStore {
             }
             for loser in outcome.discarded {
                 for file in [loser.certificateFile, loser.bundleFile].compactMap({ $0 })
-                where !outcome.index.credentials.contains(where: { $0.certificateFile == file || $0.bundleFile == file }) {
+                where !outcome.index.credentials.contains(where: { $0.certificateFile == file || $0.bundleFile == file }
+                ) {
                     try? FileManager.default.removeItem(at: root.appendingPathComponent(file))
                 }
-                let secret = root.appendingPathComponent(TeamSecretStore.relativePath(of: loser.secretItem(store: root.path)))
+                let secret = root.appendingPathComponent(
+                    TeamSecretStore.relativePath(of: loser.secretItem(store: root.path))
+                )
                 let kept = outcome.index.credentials.contains {
                     $0.secretItem(store: root.path) == loser.secretItem(store: root.path)
                 }
@@ -129,7 +134,10 @@ extension TeamStore {
             }
             try git.must(["add", "--all", "."], what: "stage the merge")
             try git.must(
-                ["commit", "--quiet", "--no-verify", "-m", mergeMessage(ours: ours, merged: outcome.index, upstream: upstream)],
+                [
+                    "commit", "--quiet", "--no-verify", "-m",
+                    mergeMessage(ours: ours, merged: outcome.index, upstream: upstream),
+                ],
                 what: "commit the merge"
             )
             return reencrypted
@@ -141,14 +149,17 @@ extension TeamStore {
 
     private func mergeMessage(ours: StoreIndex, merged: StoreIndex, upstream: String) -> String {
         let changes = TeamChangeLog.message(from: ours, to: merged)
-        return "Merge \(upstream)\n\nTaken in from the remote:\n" + (changes.hasPrefix("Tidy") ? "- member or file changes" : changes)
+        return "Merge \(upstream)\n\nTaken in from the remote:\n"
+            + (changes.hasPrefix("Tidy") ? "- member or file changes" : changes)
     }
 
     private func conflictError(_ conflict: TeamMerge.Conflict, upstream: String) -> CredentialError {
         func version(_ credential: StoredCredential?) -> String {
-            credential.map { TeamChangeLog.describe($0) + ", imported \(CertificateFindings.day($0.importedAt))" } ?? "removed"
+            credential.map { TeamChangeLog.describe($0) + ", imported \(CertificateFindings.day($0.importedAt))" }
+                ?? "removed"
         }
-        let author = (try? git.run(["log", "-1", "--format=%an, commit %h", upstream, "--", "index.json"]))?.output.trimmed
+        let author = (try? git.run(["log", "-1", "--format=%an, commit %h", upstream, "--", "index.json"]))?.output
+            .trimmed
         return CredentialError(
             .teamConflict,
             path: nil,

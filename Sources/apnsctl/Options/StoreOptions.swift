@@ -42,7 +42,8 @@ struct StoreOptions: ParsableArguments {
         CredentialStore.opening(
             root: CredentialStore.defaultRoot(explicit: store),
             identityFile: identity,
-            notify: { note in _ = writeAll(STDERR_FILENO, Array(TerminalSafe.filter(note + "\n", colours: false).utf8)) }
+            notify: { note in _ = writeAll(STDERR_FILENO, Array(TerminalSafe.filter(note + "\n", colours: false).utf8))
+            }
         )
     }
 }

@@ -54,12 +54,18 @@ struct TeamSync: AsyncParsableCommand {
         }
         if result.committedPending { print("Committed changes of the store that no commit held.") }
         if result.pulled > 0 {
-            print("Took in \(result.pulled) commit(s) from the remote\(result.merged ? ", merged credential by credential" : "").")
+            print(
+                "Took in \(result.pulled) commit(s) from the remote\(result.merged ? ", merged credential by credential" : "")."
+            )
         }
-        if result.reencrypted > 0 { print("Encrypted \(result.reencrypted) secret(s) again to the merged member list.") }
+        if result.reencrypted > 0 {
+            print("Encrypted \(result.reencrypted) secret(s) again to the merged member list.")
+        }
         if result.pushed > 0 { print("Pushed \(result.pushed) commit(s).") }
         if let why = result.notPushed {
-            print("Not pushed: \(why). \(result.waiting) commit(s) wait here; run `apnsctl team sync\(store.storeSuffix)` again later.")
+            print(
+                "Not pushed: \(why). \(result.waiting) commit(s) wait here; run `apnsctl team sync\(store.storeSuffix)` again later."
+            )
             throw ExitStatus.couldNotCheck
         }
         if result.pulled == 0, result.pushed == 0 { print("Up to date with the remote.") }
