@@ -80,7 +80,7 @@ final class MemberKeyring: @unchecked Sendable {
 /// Debian's sshd on a free loopback port, with its own host key and one authorized client key,
 /// serving the bare repositories under `folder` to git over ssh.
 final class LoopbackSSH: @unchecked Sendable {
-    let process = Process()
+    let pid: pid_t
     let port: Int
     let user: String
     /// GIT_SSH_COMMAND for git: the test's key and known_hosts, nothing of the machine's.
@@ -117,11 +117,16 @@ final class LoopbackSSH: @unchecked Sendable {
         gitSSHCommand =
             "ssh -i \(folder)/client -o IdentitiesOnly=yes -o UserKnownHostsFile=\(folder)/known_hosts "
             + "-o StrictHostKeyChecking=yes -o BatchMode=yes"
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/sshd")
-        process.arguments = ["-D", "-e", "-f", "\(folder)/sshd_config"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        // Started through the shell, not Foundation's Process: sshd closes every descriptor it
+        // inherits, which Foundation takes for the child's exit and then waits on it forever.
+        let started = try CLI.runProgram(
+            "sh",
+            ["-c", "/usr/sbin/sshd -D -e -f \(folder)/sshd_config </dev/null >/dev/null 2>&1 & echo $!"]
+        )
+        guard let pid = pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw CLIError(message: "sshd did not start: \(started.stderr)")
+        }
+        self.pid = pid
         let command = gitSSHCommand
         let (port, user) = (port, user)
         try MemberKeyring.wait {
@@ -152,10 +157,5 @@ final class LoopbackSSH: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    deinit { kill(pid, SIGKILL) }
 }

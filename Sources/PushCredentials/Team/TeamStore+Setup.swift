@@ -26,6 +26,7 @@ extension TeamStore {
     ) throws -> Setup {
         try TeamFile.validateName(name)
         let root = root.standardizedFileURL
+        let remote = resolveRemote(remote)
         if isTeamStore(root) {
             throw CredentialError(
                 .teamError,
@@ -110,6 +111,7 @@ extension TeamStore {
     ) throws -> Setup {
         try TeamFile.validateName(name)
         let root = root.standardizedFileURL
+        let remote = resolveRemote(remote)
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         guard existing.isEmpty else {
             throw CredentialError(

@@ -35,6 +35,14 @@ public struct TeamStore: Sendable {
 
     public static func isTeamStore(_ root: URL) -> Bool { TeamFile.isTeamStore(root: root) }
 
+    /// A remote given as a relative path means the folder from here, not from inside the store.
+    static func resolveRemote(_ remote: String) -> String {
+        guard !remote.hasPrefix("/"), !remote.contains(":"),
+            FileManager.default.fileExists(atPath: remote)
+        else { return remote }
+        return URL(fileURLWithPath: remote).standardizedFileURL.path
+    }
+
     var git: Git { Git(directory: root.path, environment: environment) }
     var age: AgeTool { AgeTool(environment: environment) }
 

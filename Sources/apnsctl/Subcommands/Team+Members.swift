@@ -11,8 +11,8 @@ struct TeamAdd: AsyncParsableCommand {
             public key line as age accepts it (for a server that decrypts with its ssh host or user key).
 
             Examples:
-              apnsctl team add bob age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
-              apnsctl team add ci-deploy "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI… deploy@ci"
+              apnsctl team add ci-deploy age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
+              apnsctl team add deploy-server "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIPttG9dybbX5Yv4XQiFXC6HrnAwxFVPHdJ7VWLlUJF2 deploy@server"
             """
     )
 
@@ -44,8 +44,8 @@ struct TeamRemove: AsyncParsableCommand {
             stays readable in the repository's history and in any copy they made: rotate every \
             credential listed.
 
-            Example:
-              apnsctl team remove bob
+            Examples:
+              apnsctl team remove ci-deploy
             """
     )
 

@@ -77,7 +77,7 @@ struct TeamStatus: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the team store's remote, members, ahead/behind and your recipient.",
         discussion: """
-            Example:
+            Examples:
               apnsctl team status
             """
     )

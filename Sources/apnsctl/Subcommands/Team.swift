@@ -16,11 +16,13 @@ struct Team: AsyncParsableCommand {
             On CI and servers, a plain `git clone` is a usable store with the identity in \
             APNSCTL_IDENTITY or --identity FILE; no Secret Service is needed. See docs/team.md.
 
+            REMOTE is any URL git reaches (git@git.example.com:mobile/push-credentials.git, \
+            https://…, a path); the examples use a bare repository made by `git init --bare \
+            push-credentials.git`.
+
             Examples:
-              apnsctl team init git@git.example.com:mobile/push-credentials.git --name alice
-              apnsctl team join git@git.example.com:mobile/push-credentials.git --name bob
-              apnsctl team add bob age1…
-              apnsctl team sync
+              apnsctl team init push-credentials.git --name alice
+              apnsctl team status
             """,
         subcommands: [TeamInit.self, TeamJoin.self, TeamAdd.self, TeamRemove.self, TeamSync.self, TeamStatus.self]
     )
@@ -65,8 +67,10 @@ struct TeamInit: AsyncParsableCommand {
             is made for you and kept in the Secret Service; the store's existing secrets are \
             encrypted to it, leave the Secret Service, and are committed and pushed.
 
-            Example:
-              apnsctl team init git@git.example.com:mobile/push-credentials.git --name alice
+            Any git URL works, such as git@git.example.com:mobile/push-credentials.git.
+
+            Examples:
+              apnsctl team init push-credentials.git --name alice
             """
     )
 
@@ -106,8 +110,8 @@ struct TeamJoin: AsyncParsableCommand {
             added you (and you have run `apnsctl team sync`), the store shows its metadata \
             (`apnsctl list`, `apnsctl check --skip-secrets`) and no secret.
 
-            Example:
-              apnsctl team join git@git.example.com:mobile/push-credentials.git --name bob
+            Examples (into the store folder bob-store):
+              apnsctl team join push-credentials.git --name bob --store bob-store
             """
     )
 
