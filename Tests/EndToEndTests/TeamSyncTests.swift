@@ -74,8 +74,24 @@ struct TeamSyncTests {
         let forced = try CLI.runProgram("git", ["-C", bare, "reflog", "--all"])
         #expect(!forced.stdout.contains("forced-update"))
 
-        // A certificate swapped in the repository is refused as tampered.
+        // Offline, a change is committed here only, saying so; `team sync` pushes it once it can.
         #expect(try alice.run(["team", "sync"]).status == 0)
+        try FileManager.default.moveItem(atPath: bare, toPath: bare + ".away")
+        let three = try TestPKI.mint(in: fixtures, name: "three", bundle: "com.example.three", days: 300)
+        let offline = try alice.run(["import", three])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(offline.stderr.contains("here only: the remote could not be reached"), "\(offline.stderr)")
+        let unreachable = try alice.run(["team", "sync"])
+        #expect(unreachable.status == 2)
+        #expect(unreachable.stdout.contains("1 commit(s) wait here"), "\(unreachable.stdout)")
+        try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
+        let pushed = try alice.run(["team", "sync"])
+        #expect(pushed.stdout.contains("Pushed 1 commit(s)"), "\(pushed.stdout)\(pushed.stderr)")
+        #expect(
+            try CLI.runProgram("git", ["-C", bare, "log", "--all", "--format=%s"]).stdout.contains("com.example.three")
+        )
+
+        // A certificate swapped in the repository is refused as tampered.
         let listed = try alice.run(["list", "--json"])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
         let entry = try #require(

@@ -83,7 +83,8 @@ extension TeamStore {
             if git.revision("HEAD") == nil,
                 !FileManager.default.fileExists(atPath: root.appendingPathComponent(".git").path)
             {
-                try git.must(["init", "--quiet", "--initial-branch=main"], what: "make the repository")
+                let branch = defaultBranch(of: remote, environment: environment) ?? "main"
+                try git.must(["init", "--quiet", "--initial-branch=\(branch)"], what: "make the repository")
             }
             try store.configureClone(member: name, recipient: recipient)
             try git.must(["remote", "add", "origin", remote], what: "name the remote")
@@ -97,6 +98,19 @@ extension TeamStore {
         let published = store.publish(committed: "Start the team store with member \(name)")
         _ = try? git.run(["branch", "--set-upstream-to=origin/\(git.branch)"])
         return Setup(member: name, recipient: recipient, remote: remote, encrypted: aliases, published: published)
+    }
+
+    /// The branch an empty remote will serve to a plain `git clone` (its HEAD), so that CI's clone
+    /// checks out the team store; found by cloning the empty repository, which is all git offers.
+    static func defaultBranch(of remote: String, environment: [String: String]) -> String? {
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-remote-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: probe) }
+        let git = Git(directory: probe.deletingLastPathComponent().path, environment: environment)
+        guard (try? git.run(["clone", "--quiet", "--bare", remote, probe.path]))?.succeeded == true,
+            let head = try? git.run(["symbolic-ref", "--short", "HEAD"], in: probe.path), head.succeeded
+        else { return nil }
+        let branch = head.output.trimmed
+        return branch.isEmpty ? nil : branch
     }
 
     /// Clones the team store at `remote` into the empty folder `root`, makes this member's age
