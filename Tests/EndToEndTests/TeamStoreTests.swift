@@ -83,6 +83,19 @@ struct TeamStoreTests {
         return try #require(Data(base64Encoded: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
+    /// Every regular file under `folder` but the members' Secret Service folders.
+    static func filesOutsideTheKeyrings(under folder: String) throws -> [(String, Data)] {
+        var files: [(String, Data)] = []
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            if relative.hasPrefix("keyring-") { continue }
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + relative)
+            guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            files.append((relative, try Data(contentsOf: URL(fileURLWithPath: folder + "/" + relative))))
+        }
+        return files
+    }
+
     @Test func twoEngineersAndCIShareRotateAndRemoveOverSSH() async throws {
         let work = try TemporaryFolder()
         let fixtures = try TemporaryFolder()
@@ -127,7 +140,7 @@ struct TeamStoreTests {
         #expect(metadata.status == 0, "\(metadata.stdout)\(metadata.stderr)")
         let locked = try bob.run(["check", "com.example.team-universal"])
         #expect(locked.status == 2)
-        #expect(locked.stderr.contains("not among the recipients"), "\(locked.stderr)")
+        #expect((locked.stdout + locked.stderr).contains("not among the recipients"), "\(locked.stdout)")
         let added = try alice.run(try Self.addCommand(in: joined.stdout))
         #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
         #expect(try bob.run(["team", "sync"]).status == 0)
@@ -189,24 +202,29 @@ struct TeamStoreTests {
         )
         let p8DER = try Self.pkcs8(in: p8)
         #expect(Data(base64Encoded: decrypted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == Data(p8DER))
+        // The certificate's key, encrypted by age -r alone, is read by apnsctl.
+        let keyFile = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: ciStore + "/secrets").first {
+                $0.hasPrefix("com.example.team-universal.private-key")
+            }
+        )
+        let encrypt = "base64 -d | age -r \(ciIdentity.recipient) -o \(ciStore)/secrets/\(keyFile)"
         let made = try CLI.runProgram(
             "sh",
-            ["-c", "base64 -d | age -r \(ciIdentity.recipient) -o \(ciStore)/secrets/\(secretFile)"],
-            stdin: Data(p8DER).base64EncodedString()
+            ["-c", encrypt],
+            stdin: Data(try Self.pkcs8(in: second)).base64EncodedString()
         )
         #expect(made.status == 0, "\(made.stderr)")
-        let readBack = try ci.run(["check", "token-ABC123DEFG", "--environment", "sandbox"])
+        let readBack = try ci.run(["check", "com.example.team-universal", "--environment", "sandbox"])
         #expect(readBack.status == 0, "\(readBack.stdout)\(readBack.stderr)")
-        // A key that is not the recorded one, encrypted the same way, is refused as tampered.
+        // The rotated-out key in its place, encrypted the same way, is refused as tampered.
         let otherKey = try CLI.runProgram(
             "sh",
-            [
-                "-c",
-                "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -outform DER | age -r \(ciIdentity.recipient) -o \(ciStore)/secrets/\(secretFile)",
-            ]
+            ["-c", encrypt],
+            stdin: Data(try Self.pkcs8(in: first)).base64EncodedString()
         )
         #expect(otherKey.status == 0)
-        let swapped = try ci.run(["check", "token-ABC123DEFG", "--environment", "sandbox"])
+        let swapped = try ci.run(["check", "com.example.team-universal", "--environment", "sandbox"])
         #expect(swapped.status != 0)
         #expect((swapped.stdout + swapped.stderr).contains("tampered"), "\(swapped.stdout)\(swapped.stderr)")
         #expect(try ci.git(["checkout", "--", "secrets"]).status == 0)
@@ -252,7 +270,7 @@ struct TeamStoreTests {
         let objects = try Self.allObjects(bare)
         #expect(objects.count > 1000)
         for form in forms { #expect(objects.range(of: form) == nil, "a secret in the repository's objects") }
-        for (name, bytes) in try OnboardingTests.allBytes(under: work.url.path) where !name.hasPrefix("keyring-") {
+        for (name, bytes) in try Self.filesOutsideTheKeyrings(under: work.url.path) {
             for form in forms { #expect(bytes.range(of: form) == nil, "a secret in \(name)") }
         }
     }
