@@ -8,11 +8,12 @@ struct TeamAdd: AsyncParsableCommand {
         abstract: "Add a member: every secret is encrypted again to the team and them, committed and pushed.",
         discussion: """
             RECIPIENT is the age recipient `apnsctl team join` printed (age1…), or an ssh-ed25519 \
-            public key line as age accepts it (for a server that decrypts with its ssh host or user key).
+            public key line as age accepts it, given as one argument (for a server that decrypts \
+            with its ssh key): "$(cat deploy_ed25519.pub)".
 
             Examples:
-              apnsctl team add ci-deploy age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
-              apnsctl team add deploy-server "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIPttG9dybbX5Yv4XQiFXC6HrnAwxFVPHdJ7VWLlUJF2 deploy@server"
+              apnsctl team add ci-deploy \\
+                age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
             """
     )
 
