@@ -70,6 +70,16 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let sameAppStored = Code("same_app_stored")
         /// A certificate with neither Apple's push extensions nor a push topic.
         public static let notAPushCertificate = Code("not_a_push_certificate")
+
+        // The team store (a store shared through git, its secrets encrypted with age).
+        /// A decrypted secret does not match the certificate or key fingerprint the index names.
+        public static let tampered = Code("tampered")
+        /// git or age failed, or the team repository is not in the shape apnsctl made.
+        public static let teamError = Code("team_error")
+        /// This member's identity is not (yet) a recipient of the team's secrets, or there is none.
+        public static let notAMember = Code("not_a_member")
+        /// The same alias was changed on both sides of a sync.
+        public static let teamConflict = Code("team_conflict")
     }
 
     public let code: Code

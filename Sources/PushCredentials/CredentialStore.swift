@@ -18,6 +18,9 @@ public struct CredentialStore: Sendable {
     /// The path as given, when a link made it differ from `root`: earlier versions recorded
     /// secrets under it, and they are still found there.
     let givenPath: String?
+    /// Told of every change once the new index is in place, still under the lock (a team store
+    /// commits and pushes there): the one place where store-changing commands are observed.
+    var changeObserver: (any StoreChangeObserver)?
 
     /// The store is known by its resolved path (symbolic links followed), wherever it is
     /// recorded or compared: the Secret Service's attributes, messages, pending requests. A
@@ -336,7 +339,9 @@ public struct CredentialStore: Sendable {
             settle(before)
             throw error
         }
-        return afterCommit(result, settle(index))
+        let committed = afterCommit(result, settle(index))
+        changeObserver?.storeChanged(self, from: before, to: index)
+        return committed
     }
 
     func prepareFolder() throws {

@@ -20,7 +20,7 @@ struct APNSCtl: AsyncParsableCommand {
         subcommands: [
             Inspect.self, Request.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self,
             Handshake.self, Send.self, Channels.self,
-            Preflight.self, Gateway.self, Exporter.self,
+            Preflight.self, Gateway.self, Exporter.self, Team.self,
         ]
     )
 

@@ -24,6 +24,7 @@ import Glibc
 /// | `aps.cer`                | made from the `push.csr` the request example wrote, signed by the test    |
 /// |                          | PKI's stand-in Apple CA for com.example.onboarded, as Apple's portal would |
 /// | `<CHANNEL-ID>`           | the channel ID the `apnsctl channels create` example printed              |
+/// | `push-credentials.git`   | an empty bare repository made in the folder with `git init --bare`        |
 @Suite(
     .enabled(
         if: insideSecretService,
@@ -37,6 +38,8 @@ struct HelpExamplesTests {
         ["list"], ["update"], ["check"], ["handshake"], ["send"], ["channels"], ["channels", "create"],
         ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["exporter"], ["export"],
         ["remove"],
+        ["team"], ["team", "init"], ["team", "join"], ["team", "add"], ["team", "remove"], ["team", "sync"],
+        ["team", "status"],
     ]
 
     /// The examples of a help text: the lines after "Examples" that start with `apnsctl`, each with
@@ -108,6 +111,8 @@ struct HelpExamplesTests {
             atPath: CLI.cert("keys/AuthKey_ABC123DEFG.p8"),
             toPath: folder.path("AuthKey_ABC123DEFG.p8")
         )
+        let bare = try CLI.runProgram("git", ["init", "--quiet", "--bare", folder.path("push-credentials.git")])
+        try #require(bare.status == 0, "\(bare.stderr)")
         try (1...3).map { String(repeating: String(format: "%02x", $0), count: 32) }.joined(separator: "\n")
             .write(toFile: folder.path("tokens.txt"), atomically: true, encoding: .utf8)
 

@@ -13,6 +13,15 @@ struct StoreOptions: ParsableArguments {
     )
     var store: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A team store's age identity file, for CI and servers (default: $APNSCTL_IDENTITY, else the Secret Service).",
+            valueName: "FILE"
+        ),
+        completion: .file()
+    )
+    var identity: String?
+
     func validate() throws {
         // Hints that name a command give the same store, so that they work when pasted.
         HintContext.store = store
@@ -27,8 +36,15 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// The store to use: a team store (see `apnsctl team`) tells what became of each change's
+    /// commit on stderr, after the command's own output.
     var credentialStore: CredentialStore {
-        CredentialStore(root: CredentialStore.defaultRoot(explicit: store))
+        CredentialStore.opening(
+            root: CredentialStore.defaultRoot(explicit: store),
+            identityFile: identity,
+            notify: { note in _ = writeAll(STDERR_FILENO, Array(TerminalSafe.filter(note + "\n", colours: false).utf8))
+            }
+        )
     }
 }
 

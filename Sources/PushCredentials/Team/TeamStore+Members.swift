@@ -1,0 +1,110 @@
+import Foundation
+
+extension TeamStore {
+    public struct MemberChange: Sendable {
+        public var member: TeamFile.Member
+        /// Secrets encrypted again to the new member set.
+        public var reencrypted: Int
+        public var members: [TeamFile.Member]
+        /// What became of the commit.
+        public var published: String
+        /// Removal: the credentials whose secrets the removed member could read, and so may have kept.
+        public var exposed: [StoredCredential] = []
+    }
+
+    /// Adds a member: every secret is encrypted again to the members and the new recipient.
+    public func add(name: String, recipient: String) throws -> MemberChange {
+        try TeamFile.validateName(name)
+        let recipient = recipient.trimmed
+        try age.validate(recipient: recipient)
+        return try changeMembers(verb: "Add") { team in
+            if let existing = team.member(named: name) {
+                throw CredentialError(
+                    .teamError,
+                    path: nil,
+                    "The team already has a member named \(name) (\(existing.recipient)).",
+                    hint: "Choose another name, or remove \(name) first."
+                )
+            }
+            if let existing = team.members.first(where: { $0.recipient == recipient }) {
+                throw CredentialError(
+                    .teamError,
+                    path: nil,
+                    "That recipient is already the team's member \(existing.name).",
+                    hint: "Each member has an identity of their own."
+                )
+            }
+            let member = TeamFile.Member(name: name, recipient: recipient, addedAt: Date(), addedBy: self.memberName)
+            team.members.append(member)
+            return member
+        }
+    }
+
+    /// Removes a member: every secret is encrypted again without them. What they could read before
+    /// stays readable to them in the repository's history and in any copy they made, so the
+    /// credentials are returned for rotation.
+    public func remove(name: String) throws -> MemberChange {
+        var change = try changeMembers(verb: "Remove") { team in
+            guard let member = team.member(named: name) else {
+                throw CredentialError(
+                    .teamError,
+                    path: nil,
+                    "The team has no member named \(name).",
+                    hint: "The members: \(team.members.map(\.name).joined(separator: ", "))."
+                )
+            }
+            if name == self.memberName {
+                throw CredentialError(
+                    .teamError,
+                    path: nil,
+                    "You cannot remove yourself: the secrets are encrypted again by someone who stays.",
+                    hint: "Ask another member to remove you."
+                )
+            }
+            guard team.members.count > 1 else {
+                throw CredentialError(.teamError, path: nil, "\(name) is the team's last member.", hint: nil)
+            }
+            team.members.removeAll { $0.name == name }
+            return member
+        }
+        change.exposed = (try? credentialStore().list()) ?? []
+        return change
+    }
+
+    var memberName: String? { git.config("apnsctl.member") }
+
+    /// Changes the member list and encrypts every secret again to it, under the store's lock, then
+    /// commits and pushes. The member list is written last, so that an interruption leaves
+    /// secrets encrypted to both sets and a list that still names the old one.
+    private func changeMembers(
+        verb: String,
+        _ edit: (inout TeamFile) throws -> TeamFile.Member
+    ) throws -> MemberChange {
+        try syncBeforeChange()
+        let (member, team, count) = try withStoreLock { () throws -> (TeamFile.Member, TeamFile, Int) in
+            var team = try TeamFile.read(root: root)
+            let member = try edit(&team)
+            let count = try secrets.reencryptAll(to: team.recipients)
+            try team.write(root: root)
+            return (member, team, count)
+        }
+        let subject = "\(verb) member \(member.name)"
+        try git.commitAll(
+            "\(subject)\n\n\(count) secret(s) encrypted again to \(team.members.count) member(s): "
+                + team.members.map(\.name).joined(separator: ", ") + "\nRecipient: \(member.recipient)"
+        )
+        return MemberChange(
+            member: member,
+            reencrypted: count,
+            members: team.members,
+            published: publish(committed: subject)
+        )
+    }
+
+    /// Takes in the remote's changes first when it can be reached, so that a member change is made
+    /// on top of them; offline it goes ahead and the sync after merges.
+    private func syncBeforeChange() throws {
+        guard git.remoteURL != nil, (try? git.run(["fetch", "--quiet", "origin"]))?.succeeded == true else { return }
+        _ = try sync()
+    }
+}

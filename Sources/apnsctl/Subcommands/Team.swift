@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import PushCredentials
+
+/// `apnsctl team …`: the store shared through a git repository, its secrets encrypted with age.
+struct Team: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "team",
+        abstract: "Share the store with a team through a git repository, its secrets encrypted with age.",
+        discussion: """
+            A team store is a git repository: the index, certificates and member list in plain \
+            form, and every secret (a .p12 password, a private key, a .p8) only as an age file \
+            encrypted to every member. Every command that changes the store commits what changed \
+            and pushes; offline the commit waits for `apnsctl team sync`.
+
+            On CI and servers, a plain `git clone` is a usable store with the identity in \
+            APNSCTL_IDENTITY or --identity FILE; no Secret Service is needed. See docs/team.md.
+
+            REMOTE is any URL git reaches (git@git.example.com:mobile/push-credentials.git, \
+            https://…, a path); the examples use a bare repository made by `git init --bare \
+            push-credentials.git`.
+
+            Examples:
+              apnsctl team init push-credentials.git --name alice
+              apnsctl team status
+            """,
+        subcommands: [TeamInit.self, TeamJoin.self, TeamAdd.self, TeamRemove.self, TeamSync.self, TeamStatus.self]
+    )
+}
+
+/// A stderr line for what a team store did beyond the command's output.
+func teamNote(_ note: String) {
+    _ = writeAll(STDERR_FILENO, Array(TerminalSafe.filter(note + "\n", colours: false).utf8))
+}
+
+extension StoreOptions {
+    var storeRoot: URL { CredentialStore.defaultRoot(explicit: store) }
+
+    /// The team store at `--store`, or a refusal that says how to make one.
+    func teamStore() throws -> TeamStore {
+        let root = storeRoot
+        guard TeamStore.isTeamStore(root) else {
+            reportError(
+                CredentialError(
+                    .teamError,
+                    path: root.path,
+                    "This store is not a team store.",
+                    hint:
+                        "Make it one with `apnsctl team init REMOTE --name NAME`, or join a team's store with `apnsctl team join REMOTE --name NAME` into an empty folder."
+                )
+            )
+            throw ExitStatus.couldNotCheck
+        }
+        return TeamStore(root: root, identityFile: identity, notify: { teamNote($0) })
+    }
+
+    /// ` --store DIR` when a store was named, so that printed commands work when pasted.
+    var storeSuffix: String { store.map { " --store \($0)" } ?? "" }
+}
+
+struct TeamInit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Make this store a team store backed by REMOTE, with you as its first member.",
+        discussion: """
+            REMOTE is any git URL (ssh, https, a path) of an empty repository. A new age identity \
+            is made for you and kept in the Secret Service; the store's existing secrets are \
+            encrypted to it, leave the Secret Service, and are committed and pushed.
+
+            Any git URL works, such as git@git.example.com:mobile/push-credentials.git.
+
+            Examples:
+              apnsctl team init push-credentials.git --name alice
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The git repository to share the store through.", valueName: "REMOTE"))
+    var remote: String
+
+    @Option(help: ArgumentHelp("Your name in the team.", valueName: "NAME"))
+    var name: String
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await withUserErrors {
+            let setup = try TeamStore.initialize(
+                root: store.storeRoot,
+                remote: remote,
+                name: name,
+                notify: { teamNote($0) }
+            )
+            print("The store at \(store.storeRoot.path) is now a team store backed by \(remote).")
+            print("  member:    \(setup.member)")
+            print("  recipient: \(setup.recipient)")
+            print("  identity:  in the Secret Service")
+            print("  secrets encrypted into the repository: \(setup.encrypted.count)")
+            if let published = setup.published { teamNote(published) }
+            print("Others join with `apnsctl team join \(remote) --name NAME` and send you the command it prints.")
+        }
+    }
+}
+
+struct TeamJoin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "join",
+        abstract: "Clone a team store into an empty store folder, and print the command a member runs to add you.",
+        discussion: """
+            A new age identity is made for you and kept in the Secret Service. Until a member has \
+            added you (and you have run `apnsctl team sync`), the store shows its metadata \
+            (`apnsctl list`, `apnsctl check --skip-secrets`) and no secret.
+
+            Examples (into the store folder bob-store):
+              apnsctl team join push-credentials.git --name bob --store bob-store
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The team's git repository.", valueName: "REMOTE"))
+    var remote: String
+
+    @Option(help: ArgumentHelp("Your name in the team.", valueName: "NAME"))
+    var name: String
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await withUserErrors {
+            let setup = try TeamStore.join(root: store.storeRoot, remote: remote, name: name)
+            print("Cloned \(remote) into \(store.storeRoot.path).")
+            print("  your recipient: \(setup.recipient)")
+            print("Ask a member of the team to run:")
+            print("")
+            print("  \(setup.addCommand ?? "")")
+            print("")
+            print("then run `apnsctl team sync\(store.storeSuffix)`. Until then only metadata can be read.")
+        }
+    }
+}
