@@ -25,7 +25,9 @@ extension CredentialStore {
     /// The file names the last journal holds (empty without one).
     func journaledNames() -> Set<String> {
         let url = root.appendingPathComponent(Self.journalName)
-        guard let data = try? Data(contentsOf: url), let text = String(data: data, encoding: .utf8) else { return [] }
+        guard let data = try? InputFile.read(path: url.path, kind: .storeRecord),
+            let text = String(bytes: data, encoding: .utf8)
+        else { return [] }
         return Set(text.split(separator: "\n").map(String.init))
     }
 
