@@ -94,13 +94,7 @@ public enum InputFile {
         if path == "-" {
             descriptor = STDIN_FILENO
         } else {
-            descriptor = RawPath.bytes(path).withUnsafeBufferPointer { buffer in
-                var terminated = Array(buffer)
-                terminated.append(0)
-                return terminated.withUnsafeBufferPointer {
-                    $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
-                }
-            }
+            descriptor = openForReading(path)
             if descriptor < 0 { throw openFailure(path: path, kind: kind, errno: errno) }
         }
         defer { if path != "-" { close(descriptor) } }
@@ -149,6 +143,15 @@ public enum InputFile {
         bytes.reserveCapacity(total)
         for chunk in chunks { bytes += chunk }
         return bytes
+    }
+
+    /// Opens `path` for reading by the bytes the user gave; -1 (and errno) when it cannot.
+    public static func openForReading(_ path: String) -> Int32 {
+        var raw = RawPath.bytes(path)
+        raw.append(0)
+        return raw.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+        }
     }
 
     /// Whether `path` names something that exists, asked by the bytes the user gave.

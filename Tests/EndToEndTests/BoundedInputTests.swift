@@ -199,12 +199,14 @@ struct BoundedInputTests {
 
     // MARK: Paths
 
+    /// A name that is not UTF-8, as a certificate and as a password file.
     @Test func aFileNameThatIsNotUTF8OpensAndImports() throws {
         let folder = try TemporaryFolder()
         // "café.p12" in Latin-1: the é is the single byte E9.
         let script = #"""
             cd "$1" && cp "$2" "$(printf 'caf\351.p12')" && name=$(printf 'caf\351.p12') &&
-            "$0" inspect "$name" --password-env P12 && "$0" check "./$name" --password-env P12 &&
+            printf '%s\n' "$P12" > "$(printf 'pass\351')" &&
+            "$0" inspect "$name" --password-env P12 && "$0" check "./$name" --password-file "$(printf 'pass\351')" &&
             "$0" import "$name" --password-env P12 --store store --json
             """#
         let result = try CLI.runProgram(
