@@ -169,3 +169,143 @@ int apnsctl_pkcs12_describe(PKCS12 *p12,
     sk_PKCS7_pop_free(safes, PKCS7_free);
     return 0;
 }
+
+/* An ASN.1 INTEGER as a count: absent is 1 (the DEFAULT), unreadable or negative is as much as
+ * can be: a file that says so is damaged or hostile. */
+static uint64_t count_of(const ASN1_INTEGER *value) {
+    int64_t number = 0;
+    if (value == NULL) return 1;
+    if (!ASN1_INTEGER_get_int64(&number, value) || number < 0) return UINT64_MAX;
+    return (uint64_t)number;
+}
+
+static uint64_t times(uint64_t a, uint64_t b) {
+    if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
+    return a * b;
+}
+
+static uint64_t plus(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The iterations a password-based encryption asks for: PKCS#12/PKCS#5 v1 PBE and PBES2 with
+ * PBKDF2 (or scrypt). 0 for an algorithm that asks for none or that OpenSSL cannot run. */
+static uint64_t pbe_iterations(const X509_ALGOR *alg) {
+    const ASN1_OBJECT *oid = NULL;
+    int ptype = 0;
+    const void *pval = NULL;
+    if (alg == NULL) return 0;
+    X509_ALGOR_get0(&oid, &ptype, &pval, alg);
+    if (ptype != V_ASN1_SEQUENCE) return 0;
+    if (OBJ_obj2nid(oid) != NID_pbes2) {
+        PBEPARAM *pbe = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(PBEPARAM), (const ASN1_TYPE *)alg->parameter);
+        if (pbe == NULL) return 0;
+        uint64_t count = count_of(pbe->iter);
+        PBEPARAM_free(pbe);
+        return count;
+    }
+    PBE2PARAM *pbe2 = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(PBE2PARAM), (const ASN1_TYPE *)alg->parameter);
+    if (pbe2 == NULL) return 0;
+    uint64_t count = 0;
+    int kdf = OBJ_obj2nid(pbe2->keyfunc->algorithm);
+    if (kdf == NID_id_pbkdf2) {
+        PBKDF2PARAM *params = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(PBKDF2PARAM), pbe2->keyfunc->parameter);
+        if (params != NULL) {
+            count = count_of(params->iter);
+            PBKDF2PARAM_free(params);
+        }
+    }
+#ifndef OPENSSL_NO_SCRYPT
+    else if (kdf == NID_id_scrypt) {
+        SCRYPT_PARAMS *params = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(SCRYPT_PARAMS), pbe2->keyfunc->parameter);
+        if (params != NULL) {
+            count = times(times(count_of(params->costParameter), count_of(params->blockSize)),
+                          count_of(params->parallelizationParameter));
+            SCRYPT_PARAMS_free(params);
+        }
+    }
+#endif
+    PBE2PARAM_free(pbe2);
+    return count;
+}
+
+static void note(uint64_t count, int which, uint64_t *largest, int *part, uint64_t *total) {
+    if (count > *largest) {
+        *largest = count;
+        if (part) *part = which;
+    }
+    *total = plus(*total, count);
+}
+
+/* Key bags, also inside nested safe-contents bags (ASN.1 decoding bounds the nesting). */
+static void note_bags(const STACK_OF(PKCS12_SAFEBAG) *bags, uint64_t *largest, int *part, uint64_t *total) {
+    for (int j = 0; j < sk_PKCS12_SAFEBAG_num(bags); j++) {
+        const PKCS12_SAFEBAG *bag = sk_PKCS12_SAFEBAG_value(bags, j);
+        int nid = PKCS12_SAFEBAG_get_nid(bag);
+        if (nid == NID_pkcs8ShroudedKeyBag) {
+            const X509_ALGOR *alg = NULL;
+            X509_SIG_get0(PKCS12_SAFEBAG_get0_pkcs8(bag), &alg, NULL);
+            note(pbe_iterations(alg), 2, largest, part, total);
+        } else if (nid == NID_safeContentsBag) {
+            note_bags(PKCS12_SAFEBAG_get0_safes(bag), largest, part, total);
+        }
+    }
+}
+
+int apnsctl_pkcs12_iterations(PKCS12 *p12, uint64_t *largest, int *part, uint64_t *total) {
+    *largest = 0;
+    *total = 0;
+    *part = 0;
+    if (PKCS12_mac_present(p12)) {
+        const ASN1_INTEGER *iterations = NULL;
+        PKCS12_get0_mac(NULL, NULL, NULL, &iterations, p12);
+        note(count_of(iterations), 0, largest, part, total);
+    }
+    STACK_OF(PKCS7) *safes = PKCS12_unpack_authsafes(p12);
+    if (safes == NULL) return -1;
+    for (int i = 0; i < sk_PKCS7_num(safes); i++) {
+        PKCS7 *p7 = sk_PKCS7_value(safes, i);
+        int nid = OBJ_obj2nid(p7->type);
+        if (nid == NID_pkcs7_encrypted) {
+            if (p7->d.encrypted == NULL || p7->d.encrypted->enc_data == NULL) continue;
+            note(pbe_iterations(p7->d.encrypted->enc_data->algorithm), 1, largest, part, total);
+        } else if (nid == NID_pkcs7_data) {
+            STACK_OF(PKCS12_SAFEBAG) *bags = PKCS12_unpack_p7data(p7);
+            if (bags == NULL) continue;
+            note_bags(bags, largest, part, total);
+            sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
+        }
+    }
+    sk_PKCS7_pop_free(safes, PKCS7_free);
+    return 0;
+}
+
+int apnsctl_pkcs12_inner_iterations(PKCS12 *p12, const char *pass, int passlen,
+                                    uint64_t *largest, uint64_t *total) {
+    int part = 0;
+    *largest = 0;
+    *total = 0;
+    STACK_OF(PKCS7) *safes = PKCS12_unpack_authsafes(p12);
+    if (safes == NULL) return -1;
+    for (int i = 0; i < sk_PKCS7_num(safes); i++) {
+        PKCS7 *p7 = sk_PKCS7_value(safes, i);
+        if (OBJ_obj2nid(p7->type) != NID_pkcs7_encrypted) continue;
+        STACK_OF(PKCS12_SAFEBAG) *bags = PKCS12_unpack_p7encdata(p7, pass, passlen);
+        if (bags == NULL) continue;
+        note_bags(bags, largest, &part, total);
+        sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
+    }
+    sk_PKCS7_pop_free(safes, PKCS7_free);
+    return 0;
+}
+
+uint64_t apnsctl_pkcs8_iterations(const unsigned char *der, long len) {
+    const unsigned char *cursor = der;
+    X509_SIG *sig = d2i_X509_SIG(NULL, &cursor, len);
+    if (sig == NULL) return 0;
+    const X509_ALGOR *alg = NULL;
+    X509_SIG_get0(sig, &alg, NULL);
+    uint64_t count = pbe_iterations(alg);
+    X509_SIG_free(sig);
+    return count;
+}

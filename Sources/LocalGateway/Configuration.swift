@@ -152,7 +152,7 @@ extension LocalGateway {
 
     /// Reads a registry file; keys are normalised to lower-case hex.
     public static func loadRegistry(path: String) throws -> [String: DeviceRegistration] {
-        let bytes = try CredentialFile.readBytes(path: path)
+        let bytes = try CredentialFile.readBytes(path: path, kind: .deviceList)
         let raw: [String: DeviceRegistration]
         do {
             raw = try JSONDecoder().decode([String: DeviceRegistration].self, from: Data(bytes))

@@ -108,8 +108,11 @@ public final class LocalGateway: Sendable {
             serverCertificatePEM = identity.certificatePEM
         case .files(let certificatePath, let keyPath):
             do {
-                chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
-                key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+                // Read here, bounded, rather than by swift-nio-ssl, which reads a file to its end.
+                chain = try NIOSSLCertificate.fromPEMBytes(try InputFile.read(path: certificatePath, kind: .credential))
+                key = try NIOSSLPrivateKey(bytes: try InputFile.read(path: keyPath, kind: .credential), format: .pem)
+            } catch let error as CredentialError where error.code == .tooLarge {
+                throw error
             } catch {
                 throw LocalGatewayError(
                     .invalidIdentity,
@@ -134,9 +137,13 @@ public final class LocalGateway: Sendable {
         do {
             for path in configuration.clientCAFiles {
                 // Read here rather than by swift-nio-ssl, so that a FIFO or /dev/stdin works too.
-                clientRoots += try NIOSSLCertificate.fromPEMBytes(try CredentialFile.readBytes(path: path))
+                clientRoots += try NIOSSLCertificate.fromPEMBytes(
+                    try CredentialFile.readBytes(path: path, kind: .caBundle)
+                )
             }
             for pem in configuration.clientCAPEMs { clientRoots += try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)) }
+        } catch let error as CredentialError where error.code == .tooLarge {
+            throw error
         } catch {
             throw LocalGatewayError(
                 .invalidClientCA,

@@ -83,8 +83,14 @@ public struct CertificateRequest: Sendable {
 
     /// Whether the file at `path` is a certificate signing request (an unreadable file is not).
     public static func isRequest(path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
-        return requestDER(in: [UInt8](data)) != nil
+        guard let bytes = try? InputFile.read(path: path, kind: .credential) else { return false }
+        return requestDER(in: bytes) != nil
+    }
+
+    /// The request in `bytes` already read, or nil when they hold none.
+    public init?(requestIn bytes: [UInt8], path: String) throws {
+        guard let der = Self.requestDER(in: bytes) else { return nil }
+        try self.init(der: der, path: path)
     }
 
     /// Reads a CSR file (PEM or DER).

@@ -17,6 +17,10 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         public static let isDirectory = Code("is_directory")
         public static let unreadable = Code("unreadable")
         public static let emptyFile = Code("empty_file")
+        /// A PKCS#12 bundle or encrypted key whose iteration counts are far beyond any export's.
+        public static let excessiveWork = Code("excessive_iterations")
+        /// A file larger than anything of its kind, refused at its kind's limit.
+        public static let tooLarge = Code("file_too_large")
         public static let notACertificate = Code("not_a_certificate")
         public static let corrupt = Code("corrupt")
         public static let truncated = Code("truncated")

@@ -67,6 +67,7 @@ extension CredentialFile {
                 hint: "Give the private key that was made with the certificate's signing request."
             )
         }
+        try checkKeyWork(der, path: path)
         return try decryptPrivateKey(path: path, password: password) {
             OpenSSL.decodePrivateKeyDER(der, password: $0)
         }.key

@@ -30,6 +30,9 @@ extension CredentialFile {
                 hint: "Export the bundle again."
             )
         }
+        // Before anything that derives a key from a password: the MAC check with the empty
+        // password below is already as many iterations as the file asks.
+        try file.checkWork()
         let protection = describe(raw)
         if raw.hasUnknownAlgorithm {
             var names: [String] = []

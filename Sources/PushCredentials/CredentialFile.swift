@@ -45,43 +45,10 @@ public struct CredentialFile: Sendable {
         return try decode(bytes, path: path, password: password)
     }
 
-    /// Reads a file's bytes with a distinct error for each way that can fail.
-    public static func readBytes(path: String) throws -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard path == "-" || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CredentialError(
-                .fileNotFound,
-                path: path,
-                "No such file.",
-                hint: "Check the path; relative paths are taken from the current folder."
-            )
-        }
-        if isDirectory.boolValue {
-            throw CredentialError(
-                .isDirectory,
-                path: path,
-                "This is a folder, not a certificate file.",
-                hint: "Name the .p12, .pem or .cer file inside it."
-            )
-        }
-        // Read to the end through a handle, not by the size the file system reports: a FIFO,
-        // `<(command)`, /dev/stdin or "-" have no size and are files all the same.
-        let handle: FileHandle?
-        if path == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            handle = FileHandle(forReadingAtPath: path)
-        }
-        guard let handle, let read = try? handle.readToEnd() ?? Data() else {
-            throw CredentialError(
-                .unreadable,
-                path: path,
-                "The file cannot be read (\(String(cString: strerror(errno))).",
-                hint: "Check its permissions (ls -l) and that it is not locked by another program."
-            )
-        }
-        if path != "-" { try? handle.close() }
-        var bytes = [UInt8](read)
+    /// Reads a file's bytes with a distinct error for each way that can fail, at most `kind`'s
+    /// limit of them.
+    public static func readBytes(path: String, kind: InputKind = .credential) throws -> [UInt8] {
+        var bytes = try InputFile.read(path: path, kind: kind)
         // A UTF-8 byte-order mark, as some Windows editors write before a PEM: not part of the text.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         if bytes.isEmpty {
@@ -89,7 +56,9 @@ public struct CredentialFile: Sendable {
                 .emptyFile,
                 path: path,
                 "The file is empty (0 bytes).",
-                hint: "The export or download did not finish: export the certificate again."
+                hint: kind == .credential
+                    ? "The export or download did not finish: export the certificate again."
+                    : "Give the \(kind.name) itself."
             )
         }
         return bytes
@@ -100,7 +69,11 @@ public struct CredentialFile: Sendable {
         case .pem:
             return try decodePEM(bytes, path: path, password: password)
         case .pkcs12:
-            return try decodePKCS12(bytes, path: path, password: password)
+            do {
+                return try decodePKCS12(bytes, path: path, password: password)
+            } catch let work as ExcessiveWork {
+                throw work.error(path: path)
+            }
         case .certificateDER:
             return try decodeDER(bytes, path: path)
         case .certificateDERThenPEM(let length):
@@ -284,6 +257,7 @@ public struct CredentialFile: Sendable {
                 hint: "Export the key again; the block may have been edited or cut."
             )
         }
+        if let der = block.der { try checkKeyWork(der, path: path) }
         let (key, secret) = try decryptPrivateKey(path: path, password: password) {
             OpenSSL.decodePrivateKeyPEM(block.text, password: $0)
         }

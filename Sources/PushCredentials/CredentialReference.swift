@@ -13,7 +13,7 @@ public enum CredentialReference: Sendable {
             argument.contains("/") || argument.contains(".p12") || argument.contains(".pem")
             || argument.contains(".pfx") || argument.contains(".cer") || argument.contains(".p8")
         if !looksLikePath, let stored = try store.credential(named: argument) { return .stored(stored) }
-        if FileManager.default.fileExists(atPath: argument) { return .file(argument) }
+        if InputFile.exists(argument) { return .file(argument) }
         if let stored = try store.credential(named: argument) { return .stored(stored) }
         let known = (try? store.list().map(\.alias)) ?? []
         throw CredentialError(

@@ -59,7 +59,8 @@ extension CredentialStore {
     /// file names, one a line.
     func readJournal() -> StoreJournal {
         let url = root.appendingPathComponent(Self.journalName)
-        guard let data = try? Data(contentsOf: url) else { return StoreJournal() }
+        guard let bytes = try? InputFile.read(path: url.path, kind: .storeRecord) else { return StoreJournal() }
+        let data = Data(bytes)
         if let journal = try? ReportSchema.decoder().decode(StoreJournal.self, from: data) { return journal }
         let text = String(decoding: data, as: UTF8.self)
         return StoreJournal(files: text.split(separator: "\n").map(String.init))

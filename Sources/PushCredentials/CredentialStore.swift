@@ -82,7 +82,7 @@ public struct CredentialStore: Sendable {
     func readIndex() throws -> StoreIndex {
         if try folderState() != .store { return StoreIndex() }
         do {
-            let data = try Data(contentsOf: indexURL)
+            let data = Data(try InputFile.read(path: indexURL.path, kind: .storeRecord))
             return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
         } catch {
             let files = credentialFilesPresent()

@@ -49,6 +49,12 @@ enum OpenSSL {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The iteration count of an encrypted PKCS#8 key in DER (0 when it is not one).
+    static func pkcs8Iterations(_ der: [UInt8]) -> UInt64 {
+        defer { ERR_clear_error() }
+        return der.withUnsafeBufferPointer { apnsctl_pkcs8_iterations($0.baseAddress, $0.count) }
+    }
+
     // MARK: PKCS#12
 
     struct PKCS12Protection {
@@ -131,11 +137,44 @@ enum OpenSSL {
             ERR_clear_error()
         }
 
+        /// Throws ``ExcessiveWork`` when the MAC or an encryption visible without the password
+        /// asks for more iterations than ``ExcessiveWork`` allows. Costs no key derivation.
+        func checkWork() throws {
+            var largest: UInt64 = 0
+            var part: Int32 = 0
+            var total: UInt64 = 0
+            let status = apnsctl_pkcs12_iterations(handle, &largest, &part, &total)
+            ERR_clear_error()
+            guard status == 0 else { return }
+            visibleWork = total
+            try ExcessiveWork.check(largest: largest, part: ExcessiveWork.Part(rawValue: part) ?? .mac, total: total)
+        }
+
+        /// The iterations counted by ``checkWork()``, which the bags the password reveals add to.
+        private var visibleWork: UInt64 = 0
+
+        /// Throws ``ExcessiveWork`` when a key bag inside an encrypted safe does.
+        private func checkInnerWork(password: SecretBytes?) throws {
+            var largest: UInt64 = 0
+            var total: UInt64 = 0
+            if let password, !password.isEmpty {
+                _ = password.withCString { apnsctl_pkcs12_inner_iterations(handle, $0, $1, &largest, &total) }
+            } else {
+                // As PKCS12_parse does for an empty password: "" first, then none.
+                _ = apnsctl_pkcs12_inner_iterations(handle, "", 0, &largest, &total)
+                if largest == 0 { _ = apnsctl_pkcs12_inner_iterations(handle, nil, -1, &largest, &total) }
+            }
+            ERR_clear_error()
+            let sum = visibleWork > UInt64.max - total ? UInt64.max : visibleWork + total
+            try ExcessiveWork.check(largest: largest, part: .key, total: sum)
+        }
+
         /// Decrypts the bags. Throws a `DecryptFailure` describing why when it cannot.
         func parse(password: SecretBytes?) throws -> PKCS12Contents {
             var key: OpaquePointer?
             var certificate: OpaquePointer?
             var stack: OpaquePointer?
+            try checkInnerWork(password: password)
             ERR_clear_error()
             if !hasMAC, let password, !password.isEmpty {
                 // PKCS12_parse insists on a MAC whenever it is given a password. A file without

@@ -4,7 +4,7 @@ import Foundation
 extension ProviderKey {
     /// Reads a `.p8` file (PKCS#8 PEM). The key ID defaults to the one in Apple's file name.
     public init(path: String, teamID: String, keyID: String? = nil) throws {
-        let bytes = try CredentialFile.readBytes(path: path)
+        let bytes = try CredentialFile.readBytes(path: path, kind: .tokenKey)
         let key = try Self.parsePrivateKey(bytes, path: path)
         guard let keyID = keyID ?? Self.keyID(fromFileName: path) else {
             throw CredentialError(
@@ -89,7 +89,7 @@ public struct TokenKeyFile: Sendable {
     public init(path: String, keyID: String? = nil) throws {
         self.path = path
         self.keyID = keyID ?? ProviderKey.keyID(fromFileName: path)
-        privateKey = try ProviderKey.parsePrivateKey(CredentialFile.readBytes(path: path), path: path)
+        privateKey = try ProviderKey.parsePrivateKey(CredentialFile.readBytes(path: path, kind: .tokenKey), path: path)
     }
 
     /// SHA-256 of the public key's SubjectPublicKeyInfo, as ``ProviderKey/publicKeyFingerprint``.

@@ -12,6 +12,7 @@ public struct StoredCredential: Codable, Sendable, Equatable {
     public var topics: [String]
     public var environments: [PushEnvironment]
     public var importedAt: Date
+    /// Where the credential was imported from: see ``sourceName(_:)``.
     public var source: String?
     public var secret: SecretItem.Kind
 
@@ -49,4 +50,15 @@ struct StoreIndex: Codable {
     var credentials: [StoredCredential] = []
     /// Certificate signing requests waiting for their certificate (absent when there are none).
     var requests: [PendingRequest]?
+}
+
+extension StoredCredential {
+    /// What the index records of the path a credential was imported from: the file's name,
+    /// without the folders above it, which tell where someone keeps files rather than what the
+    /// file was. A path under /dev or /proc (`/dev/fd/63` from `<(command)`, `/dev/stdin`) has
+    /// no name of its own, so it is recorded as given.
+    public static func sourceName(_ path: String) -> String {
+        if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return path }
+        return (path as NSString).lastPathComponent
+    }
 }

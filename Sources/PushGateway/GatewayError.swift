@@ -27,6 +27,8 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
         public static let caFileUnreadable = Code("ca_file_unreadable")
         /// A CA file given as an extra trust root holds no readable certificate.
         public static let caFileInvalid = Code("ca_file_invalid")
+        /// A CA file past the size any CA bundle has (the same code as a credential file's).
+        public static let fileTooLarge = Code("file_too_large")
         /// The proxy setting (given, or from HTTPS_PROXY) is not a proxy URL.
         public static let invalidProxy = Code("invalid_proxy")
         /// The notification cannot be sent as given (payload too large, bad header value).

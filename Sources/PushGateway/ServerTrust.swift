@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
+import PushCredentials
 import SwiftASN1
 import X509
 
@@ -189,8 +190,14 @@ final class ServerTrustEvaluator: Sendable {
     static func loadCertificates(paths: [String]) throws -> [Certificate] {
         var certificates: [Certificate] = []
         for path in paths {
-            // Through a handle, so that `<(command)` and /dev/stdin work as well as regular files.
-            guard let data = try? FileHandle(forReadingAtPath: path)?.readToEnd() else {
+            // Bounded, and to the end rather than by size, so that `<(command)` and /dev/stdin work too.
+            let data: [UInt8]
+            do {
+                data = try InputFile.read(path: path, kind: .caBundle)
+            } catch let error as CredentialError where error.code == .tooLarge {
+                // A gateway error, so that the connection's report carries it as it is.
+                throw GatewayError(.fileTooLarge, "\(path): \(error.message)", hint: error.hint)
+            } catch {
                 throw GatewayError(
                     .caFileUnreadable,
                     "\(path): the CA file cannot be read.",

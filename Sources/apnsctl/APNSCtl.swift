@@ -24,6 +24,19 @@ struct APNSCtl: AsyncParsableCommand {
         ]
     )
 
+    /// Prints --help, --version or a completion script as every command prints its output, so
+    /// that a write that fails is exit 2 here too (the argument parser's own printing ignores
+    /// write errors).
+    static func exitCleanly(_ error: any Error) -> Never {
+        let text = fullMessage(for: error)
+        if !text.isEmpty { print(text) }
+        if let reason = StandardOutput.failure {
+            printError("error: standard output could not be written (\(reason)); the output is incomplete.")
+            exit(withError: ExitStatus.couldNotCheck)
+        }
+        exit(withError: ExitStatus.ok)
+    }
+
     static func main() async {
         // A write past a file-size limit (ulimit -f) must fail with EFBIG, which is reported, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
@@ -47,6 +60,8 @@ struct APNSCtl: AsyncParsableCommand {
             if exitCode(for: error).rawValue != 0 {
                 JSONFailure.noteUsage(fullMessage(for: error))
                 JSONFailure.finish()
+            } else {
+                exitCleanly(error)
             }
             exit(withError: error)
         }
@@ -66,6 +81,8 @@ struct APNSCtl: AsyncParsableCommand {
             exit(withError: ExitStatus.couldNotCheck)
         }
         guard let failure else { return }
+        // `apnsctl help COMMAND` ends as --help does.
+        if !(failure is ExitCode), exitCode(for: failure) == .success { exitCleanly(failure) }
         // A library error that no command turned into its own message still gets one, with
         // the command line's hint and its exit status, never a bare description and status 1.
         let status = reportLibraryError(failure)

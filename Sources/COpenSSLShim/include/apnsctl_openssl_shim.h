@@ -2,6 +2,7 @@
 #define APNSCTL_OPENSSL_SHIM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <openssl/pkcs12.h>
 #include <openssl/x509.h>
 
@@ -23,6 +24,24 @@ int apnsctl_pkcs12_describe(PKCS12 *p12,
                             char *certs, size_t certs_len,
                             char *keys, size_t keys_len,
                             int *unknown);
+
+/* The work a PKCS#12 file asks of whoever opens it, read before any of it is done: the
+ * iteration counts of its MAC and of every password-based encryption visible without the
+ * password (encrypted safes, shrouded key bags in plain safes). `largest` receives the largest
+ * count, `part` which one it is (0 the MAC, 1 a certificates' safe, 2 a key), `total` their
+ * sum. A count that cannot be read as a number counts as UINT64_MAX. For scrypt, N*r*p.
+ * Returns 0 on success, -1 when the structure could not be walked. */
+int apnsctl_pkcs12_iterations(PKCS12 *p12, uint64_t *largest, int *part, uint64_t *total);
+
+/* The same for the key bags inside encrypted safes, which only the password shows: each safe
+ * is decrypted (its own count was checked before) and its bags' counts read. Safes `pass`
+ * does not decrypt are skipped. */
+int apnsctl_pkcs12_inner_iterations(PKCS12 *p12, const char *pass, int passlen,
+                                    uint64_t *largest, uint64_t *total);
+
+/* The iteration count of an encrypted PKCS#8 key (EncryptedPrivateKeyInfo in DER), as above;
+ * 0 when the structure is not one. */
+uint64_t apnsctl_pkcs8_iterations(const unsigned char *der, long len);
 
 /* Keeps secrets held in this process's memory out of core dumps: marks the process not
  * dumpable (prctl(PR_SET_DUMPABLE, 0), which Swift cannot call: it is variadic) and sets the

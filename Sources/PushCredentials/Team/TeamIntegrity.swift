@@ -12,7 +12,7 @@ struct TeamIntegrity {
     func verify(_ secret: SecretBytes, for item: SecretItem) throws {
         let index = try ReportSchema.decoder().decode(
             StoreIndex.self,
-            from: Data(contentsOf: root.appendingPathComponent("index.json"))
+            from: Data(InputFile.read(path: root.appendingPathComponent("index.json").path, kind: .storeRecord))
         )
         let file = TeamSecretStore.relativePath(of: item)
         if let request = index.requests?.first(where: { $0.alias == item.alias }) {

@@ -25,7 +25,7 @@ public struct TeamFile: Codable, Sendable, Equatable {
     static func read(root: URL) throws -> TeamFile {
         let url = root.appendingPathComponent(fileName)
         do {
-            return try ReportSchema.decoder().decode(TeamFile.self, from: Data(contentsOf: url))
+            return try ReportSchema.decoder().decode(TeamFile.self, from: Data(try InputFile.read(path: url.path, kind: .storeRecord)))
         } catch {
             throw CredentialError(
                 .teamError,
@@ -102,7 +102,7 @@ public enum TeamIdentity: Sendable {
             return value
         case .file(let path):
             do {
-                return SecretBytes([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+                return SecretBytes(try InputFile.read(path: path, kind: .identity))
             } catch {
                 throw CredentialError(
                     .notAMember,

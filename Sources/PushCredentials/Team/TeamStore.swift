@@ -119,7 +119,7 @@ public struct TeamStore: Sendable {
         switch identity {
         case .environment(let bytes): return try? age.recipient(of: bytes)
         case .file(let path):
-            guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)),
+            guard let data = try? Data(InputFile.read(path: path, kind: .identity)),
                 let line = AgeTool.identityLine(in: [UInt8](data))
             else { return nil }
             return try? age.recipient(of: line)

@@ -164,9 +164,9 @@ enum InlineOrFile {
         if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return value }
         let bytes: [UInt8]
         if value == "-" {
-            bytes = [UInt8]((try? FileHandle.standardInput.readToEnd()) ?? Data())
+            bytes = try InputFile.read(path: value, kind: .payload)
         } else {
-            bytes = try CredentialFile.readBytes(path: value)
+            bytes = try CredentialFile.readBytes(path: value, kind: .payload)
         }
         guard let text = String(bytes: bytes, encoding: .utf8) else {
             throw PushCoreError(

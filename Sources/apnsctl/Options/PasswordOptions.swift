@@ -74,7 +74,8 @@ struct PasswordOptions: ParsableArguments {
         }
         if let path = passwordFile {
             return PasswordSource { _ in
-                guard let handle = FileHandle(forReadingAtPath: path) else {
+                let descriptor = InputFile.openForReading(path)
+                guard descriptor >= 0 else {
                     throw CredentialError(
                         .fileNotFound,
                         path: path,
@@ -82,6 +83,7 @@ struct PasswordOptions: ParsableArguments {
                         hint: "Check the path and its permissions."
                     )
                 }
+                let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                 defer { try? handle.close() }
                 return try PasswordOptions.readLine(from: handle, what: path)
             }

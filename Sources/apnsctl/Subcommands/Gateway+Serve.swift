@@ -295,7 +295,12 @@ extension Gateway {
                 configuration.clientCAFiles = clientCA
                 configuration.tokenKeys = try tokenKeys.map { entry in
                     let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                    guard let pem = try? String(contentsOfFile: parts[1], encoding: .utf8) else {
+                    let pem: String
+                    do {
+                        pem = String(decoding: try InputFile.read(path: parts[1], kind: .publicKey), as: UTF8.self)
+                    } catch let error as CredentialError where error.code == .tooLarge {
+                        throw error
+                    } catch {
                         throw CredentialError(
                             .unreadable,
                             path: parts[1],

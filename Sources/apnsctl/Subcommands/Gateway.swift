@@ -27,8 +27,11 @@ struct Gateway: AsyncParsableCommand {
         let keyPath = folder + "/client-ca.key"
         if FileManager.default.fileExists(atPath: certificatePath), FileManager.default.fileExists(atPath: keyPath) {
             return try TestCertificateAuthority(
-                certificatePEM: String(contentsOfFile: certificatePath, encoding: .utf8),
-                privateKeyPEM: String(contentsOfFile: keyPath, encoding: .utf8)
+                certificatePEM: String(
+                    decoding: InputFile.read(path: certificatePath, kind: .credential),
+                    as: UTF8.self
+                ),
+                privateKeyPEM: String(decoding: InputFile.read(path: keyPath, kind: .credential), as: UTF8.self)
             )
         }
         try FileManager.default.createDirectory(

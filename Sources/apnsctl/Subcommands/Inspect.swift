@@ -96,14 +96,14 @@ struct Inspect: AsyncParsableCommand {
                     reports.append(fileReport)
                     continue
                 }
+                // Read once: `<(command)` and standard input can be read only once.
+                let bytes = try CredentialFile.readBytes(path: path)
                 // A certificate signing request (made by `apnsctl request` or elsewhere).
-                if CertificateRequest.isRequest(path: path) {
-                    requests.append(
-                        RequestReport(try CertificateRequest.read(path: path), store: store.credentialStore)
-                    )
+                if let request = try CertificateRequest(requestIn: bytes, path: path) {
+                    requests.append(RequestReport(request, store: store.credentialStore))
                     continue
                 }
-                let file = try CredentialFile.read(path: path, password: source)
+                let file = try CredentialFile.decode(bytes, path: path, password: source)
                 var fileReport = FileReport(file, at: date, warnDays: report.warnDays)
                 fileReport.findings = FindingHints.forCommandLine(
                     fileReport.findings,

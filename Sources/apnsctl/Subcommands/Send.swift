@@ -337,10 +337,9 @@ struct Send: AsyncParsableCommand {
         if background { return try Payload.background() }
         guard let payload else { return [] }
         if payload == "-" {
-            guard let data = try? FileHandle.standardInput.readToEnd() else { return [] }
-            return [UInt8](data)
+            return try InputFile.read(path: payload, kind: .payload)
         }
-        return try CredentialFile.readBytes(path: payload)
+        return try CredentialFile.readBytes(path: payload, kind: .payload)
     }
 
     private func render(_ result: SendOutput, style: TerminalStyle) -> String {

@@ -1,0 +1,223 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a file given to the tool holds, and so how much of it is read.
+///
+/// Every file is read through ``InputFile/read(path:kind:)``, which stops at the kind's limit:
+/// `/dev/zero`, a log given by mistake or a FIFO fed without end would otherwise be read into
+/// memory whole. Each limit is far above what a real file of its kind holds and far below what
+/// would strain the machine.
+public struct InputKind: Sendable, Equatable {
+    /// How messages name such a file ("payload", "CA bundle").
+    public let name: String
+    /// The most bytes read.
+    public let limit: Int
+    /// Why the limit is where it is, as a clause for the message.
+    public let reason: String
+    /// What to do when a file is past the limit.
+    public let advice: String
+
+    public init(name: String, limit: Int, reason: String, advice: String) {
+        self.name = name
+        self.limit = limit
+        self.reason = reason
+        self.advice = advice
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name && lhs.limit == rhs.limit }
+
+    /// A certificate, a PKCS#12 bundle, a private key or a signing request.
+    public static let credential = InputKind(
+        name: "certificate file",
+        limit: 1 << 20,
+        reason: "a push certificate with its key and chain takes a few kilobytes",
+        advice: "Check that this is the .p12, .pem, .cer or .key file meant; a file this large is not one."
+    )
+    /// A token key (`AuthKey_<KEYID>.p8`).
+    public static let tokenKey = InputKind(
+        name: "token key",
+        limit: 64 << 10,
+        reason: "an AuthKey .p8 file is about 250 bytes",
+        advice: "Give the AuthKey_<KEYID>.p8 file downloaded from the Apple Developer portal."
+    )
+    /// A public key in PEM (what a gateway checks provider tokens with).
+    public static let publicKey = InputKind(
+        name: "public key file",
+        limit: 64 << 10,
+        reason: "a P-256 public key in PEM is under 200 bytes",
+        advice: "Give the P-256 public key as PEM (openssl pkey -in AuthKey_KEYID.p8 -pubout)."
+    )
+    /// Certificates to trust (extra roots for a server, client CAs for a gateway).
+    public static let caBundle = InputKind(
+        name: "CA bundle",
+        limit: 8 << 20,
+        reason: "a system's whole trust store is well under 1 MiB",
+        advice: "Give a PEM file holding only the CA certificates to trust."
+    )
+    /// A notification's JSON payload, or a part of one (a Live Activity's content state).
+    public static let payload = InputKind(
+        name: "payload",
+        limit: 64 << 10,
+        reason: "APNs accepts at most 4 KB, 5 KB for VoIP",
+        advice: "Give the JSON file of one notification's payload."
+    )
+    /// A local gateway's registry of device tokens.
+    public static let deviceList = InputKind(
+        name: "device list",
+        limit: 32 << 20,
+        reason: "about a quarter of a million devices",
+        advice: "Register fewer devices: a test gateway needs only the tokens a test sends to."
+    )
+    /// A member's age identity (`AGE-SECRET-KEY-1…`, or an ssh private key) for a team store.
+    public static let identity = InputKind(
+        name: "identity file",
+        limit: 64 << 10,
+        reason: "an age identity is one line of 74 characters, an ssh key a few kilobytes",
+        advice: "Give the file age-keygen wrote, or set APNSCTL_IDENTITY to its AGE-SECRET-KEY-1 line."
+    )
+    /// A team store's encrypted secret (an age file).
+    public static let encryptedSecret = InputKind(
+        name: "encrypted secret",
+        limit: 1 << 20,
+        reason: "an age file holds one password or key of a few kilobytes",
+        advice: "The file was replaced outside apnsctl: restore it with git (git checkout -- secrets)."
+    )
+    /// The store's own records (its index and journal).
+    public static let storeRecord = InputKind(
+        name: "store record",
+        limit: 32 << 20,
+        reason: "an entry takes under 1 KiB",
+        advice: "The file was replaced outside apnsctl: restore it from a backup."
+    )
+}
+
+/// Reads a file the user named, with a limit on its size.
+public enum InputFile {
+    /// Reads `path` ("-" for standard input) to its end, or throws once `kind.limit` is passed.
+    ///
+    /// Through a descriptor and to the end, not by the size the file system reports: a FIFO,
+    /// `<(command)` and /dev/stdin have no size and are files all the same. A path with bytes
+    /// that are not UTF-8 is opened by those bytes (``RawPath``).
+    public static func read(path: String, kind: InputKind) throws -> [UInt8] {
+        let descriptor: Int32
+        if path == "-" {
+            descriptor = STDIN_FILENO
+        } else {
+            descriptor = openForReading(path)
+            if descriptor < 0 { throw openFailure(path: path, kind: kind, errno: errno) }
+        }
+        defer { if path != "-" { close(descriptor) } }
+
+        var status = stat()
+        if fstat(descriptor, &status) == 0 {
+            if status.st_mode & S_IFMT == S_IFDIR {
+                throw CredentialError(
+                    .isDirectory,
+                    path: path,
+                    "This is a folder, not a \(kind.name).",
+                    hint: "Name the \(kind.name) inside it."
+                )
+            }
+            // A regular file says its size: refused before a byte is read.
+            if status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) > kind.limit {
+                throw tooLarge(path: path, kind: kind, size: Int(status.st_size))
+            }
+        }
+
+        // Chunks, joined once at the end: a file refused at the limit never held more than the
+        // limit in memory, and one read whole is copied once rather than at every doubling.
+        var chunks: [[UInt8]] = []
+        var total = 0
+        let chunkSize = min(256 << 10, kind.limit + 1)
+        while total <= kind.limit {
+            var chunk = [UInt8](repeating: 0, count: chunkSize)
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CredentialError(
+                    .unreadable,
+                    path: path,
+                    "The file cannot be read (\(String(cString: strerror(errno)))).",
+                    hint: "Check its permissions (ls -l) and that it is not locked by another program."
+                )
+            }
+            if count == 0 { break }
+            chunk.removeSubrange(count...)
+            chunks.append(chunk)
+            total += count
+        }
+        if total > kind.limit { throw tooLarge(path: path, kind: kind, size: nil) }
+        if chunks.count == 1 { return chunks[0] }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(total)
+        for chunk in chunks { bytes += chunk }
+        return bytes
+    }
+
+    /// Opens `path` for reading by the bytes the user gave; -1 (and errno) when it cannot.
+    public static func openForReading(_ path: String) -> Int32 {
+        var raw = RawPath.bytes(path)
+        raw.append(0)
+        return raw.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+        }
+    }
+
+    /// Whether `path` names something that exists, asked by the bytes the user gave.
+    public static func exists(_ path: String) -> Bool {
+        var status = stat()
+        var raw = RawPath.bytes(path)
+        raw.append(0)
+        return raw.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &status) == 0 }
+        }
+    }
+
+    /// A size as people read it: "64 KiB", "8 MiB".
+    public static func describe(size: Int) -> String {
+        if size >= 1 << 20, size % (1 << 20) == 0 { return "\(size >> 20) MiB" }
+        if size >= 1 << 10, size % (1 << 10) == 0 { return "\(size >> 10) KiB" }
+        return "\(size.formatted(.number.grouping(.automatic))) bytes"
+    }
+
+    static func tooLarge(path: String, kind: InputKind, size: Int?) -> CredentialError {
+        let limit = describe(size: kind.limit)
+        let message =
+            size.map {
+                "This \(kind.name) is \(describe(size: $0)), more than the \(limit) apnsctl reads of a \(kind.name) (\(kind.reason))."
+            } ?? "This \(kind.name) goes on past \(limit), the most apnsctl reads of a \(kind.name) (\(kind.reason))."
+        return CredentialError(
+            .tooLarge,
+            path: path,
+            message,
+            hint: kind.advice
+        )
+    }
+
+    static func openFailure(path: String, kind: InputKind, errno code: Int32) -> CredentialError {
+        if code == ENOENT || code == ENOTDIR {
+            return CredentialError(
+                .fileNotFound,
+                path: path,
+                "No such file.",
+                hint: "Check the path; relative paths are taken from the current folder."
+            )
+        }
+        return CredentialError(
+            .unreadable,
+            path: path,
+            "The file cannot be read (\(String(cString: strerror(code)))).",
+            hint: "Check its permissions (ls -l) and that it is not locked by another program."
+        )
+    }
+}
+
+/// The C library's read(2), which the static `read` above hides.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
