@@ -39,6 +39,8 @@ final class GatewayStreams: ChannelInboundHandler {
         var refused = false
         /// Processed: decided and answered (or found above a GOAWAY's last stream).
         var answered = false
+        /// Bytes of its headers and body the gateway holds, counted in ``bufferedBytes``.
+        var held = 0
     }
 
     /// Both receive windows are topped up to this (HTTP/2's initial 65,535 bytes), once half
@@ -70,6 +72,9 @@ final class GatewayStreams: ChannelInboundHandler {
     /// The most streams seen open at once on this connection under each acknowledged limit:
     /// the gateway's statistics need updating only when one of these grows.
     private var maxOpenByLimit: [Int: Int] = [:]
+    /// Headers and bodies of the requests still being collected, bounded by
+    /// ``ConnectionBounds/maxBufferedRequestBytes``.
+    private var bufferedBytes = 0
 
     init(gateway: LocalGateway, connection: GatewayConnectionState) {
         self.gateway = gateway
@@ -90,6 +95,8 @@ final class GatewayStreams: ChannelInboundHandler {
             inReadBatch = true
             batchLimit = connection.advertisedLimit
         }
+        // Given up on: what is still arriving in this batch of reads is not served.
+        guard !connection.calmed else { return }
         let frame = unwrapInboundIn(data)
         let streamID = frame.streamID
         guard streamID != .rootStream else {
@@ -104,6 +111,9 @@ final class GatewayStreams: ChannelInboundHandler {
             guard let stream = streams[streamID], stream.reading else { return }
             if stream.headers.isEmpty {
                 stream.headers = head.headers.map { (name: $0.name, value: $0.value) }
+                // As SETTINGS_MAX_HEADER_LIST_SIZE counts them: 32 bytes of overhead a field.
+                hold(stream, stream.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 })
+                if connection.calmed { return }
             }
             if head.endStream {
                 complete(stream, streamID, bodyRead: true)
@@ -114,15 +124,37 @@ final class GatewayStreams: ChannelInboundHandler {
             guard let stream = streams[streamID], stream.reading else { return }
             if case .byteBuffer(let buffer) = payload.data, buffer.readableBytes > 0 {
                 stream.body.append(contentsOf: buffer.readableBytesView)
+                hold(stream, buffer.readableBytes)
+                if connection.calmed { return }
                 if stream.body.count > 64 * 1024 {  // far beyond any limit: stop reading, answer now
                     complete(stream, streamID, bodyRead: true)
                     return
                 }
             }
             if payload.endStream { complete(stream, streamID, bodyRead: true) }
+        case .rstStream:
+            // Reset before its answer: the rapid-reset attack, when it is done thousands of times.
+            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend() {
+                connection.calm()
+            }
+        case .priority:
+            if connection.controlFrames.spend() { connection.calm() }
         default:
             break
         }
+    }
+
+    /// Counts bytes held for a request still being collected; a connection holding more than
+    /// its bound of them is answered with GOAWAY ENHANCE_YOUR_CALM and closed.
+    private func hold(_ stream: Stream, _ bytes: Int) {
+        stream.held += bytes
+        bufferedBytes += bytes
+        if bufferedBytes > ConnectionBounds.maxBufferedRequestBytes { connection.calm() }
+    }
+
+    private func release(_ stream: Stream) {
+        bufferedBytes -= stream.held
+        stream.held = 0
     }
 
     /// The request is complete (or, answering early, as complete as it will be): answered now.
@@ -151,7 +183,8 @@ final class GatewayStreams: ChannelInboundHandler {
         if let window = event as? NIOHTTP2WindowUpdatedEvent {
             if let size = window.inboundWindowSize { giveBackWindow(window.streamID, size: size, context: context) }
         } else if let closed = event as? StreamClosedEvent {
-            if streams.removeValue(forKey: closed.streamID) != nil {
+            if let stream = streams.removeValue(forKey: closed.streamID) {
+                release(stream)
                 if inReadBatch { closedInBatch += 1 } else { connection.openStreams -= 1 }
                 connection.unprocessed.remove(closed.streamID)
             }
@@ -165,6 +198,7 @@ final class GatewayStreams: ChannelInboundHandler {
         connection.openStreams -= streams.count + closedInBatch
         closedInBatch = 0
         streams.removeAll()
+        bufferedBytes = 0
         connection.unprocessed.removeAll()
         context.fireChannelInactive()
     }
@@ -225,6 +259,14 @@ final class GatewayStreams: ChannelInboundHandler {
             // acknowledged): refuse without processing, so the client may retry it.
             gateway.updateStatistics { $0.refusedStreams += 1 }
             refuse(streamID)
+            // A client sees the lowered limit before the refusals it causes and acknowledges it:
+            // it can be refused about as many streams as it had in flight, not thousands more.
+            connection.refusedSinceAcknowledgement += 1
+            if connection.refusedSinceAcknowledgement
+                > ConnectionBounds.maxRefusedBeforeAcknowledgement(gateway.configuration.faults.maxConcurrentStreams)
+            {
+                connection.calm()
+            }
             return false
         }
         connection.unprocessed.insert(streamID)
@@ -263,6 +305,7 @@ final class GatewayStreams: ChannelInboundHandler {
         let request = IncomingRequest(headers: stream.headers, body: stream.body, bodyRead: bodyRead)
         stream.headers = []
         stream.body = []
+        release(stream)
         connection.unprocessed.remove(streamID)
         if connection.dropped { return }  // being cut: nothing more is processed or answered
         if let last = connection.lastStreamID, streamID > last {
@@ -286,7 +329,8 @@ final class GatewayStreams: ChannelInboundHandler {
         }
     }
 
-    private func write(_ decision: Decision, streamID: HTTP2StreamID, early: Bool) {
+    private func write(_ decided: Decision, streamID: HTTP2StreamID, early: Bool) {
+        var decision = decided
         connection.awaitingAnswer -= 1
         guard let context, !isClosed, streams[streamID] != nil, !connection.dropped else {
             closeIfGoneAway()
@@ -301,7 +345,7 @@ final class GatewayStreams: ChannelInboundHandler {
             var record = decision.record ?? [:]
             record["connection"] = connection.number
             record["answer_dropped"] = true
-            gateway.log(record)
+            _ = gateway.log(record)
             gateway.updateStatistics {
                 $0.accepted += 1
                 $0.answersDropped.append(decision.apnsID)
@@ -312,12 +356,12 @@ final class GatewayStreams: ChannelInboundHandler {
             channel.eventLoop.scheduleTask(in: .milliseconds(50)) { channel.close(promise: nil) }
             return
         }
-        if let record = decision.record {
-            if gateway.validator.recordsNotifications {
-                var record = record
-                record["connection"] = connection.number
-                gateway.log(record)
-            }
+        if var record = decision.record, gateway.validator.recordsNotifications {
+            record["connection"] = connection.number
+            // What is answered 200 is in the log first; what cannot be logged is not accepted.
+            if !gateway.log(record) { decision = gateway.unrecorded(decision) }
+        }
+        if decision.record != nil {
             gateway.updateStatistics { $0.accepted += 1 }
         } else if let reason = decision.reason {
             gateway.updateStatistics { $0.rejected[reason.rawValue, default: 0] += 1 }
