@@ -27,7 +27,7 @@ final class GatewayStreams: ChannelInboundHandler {
     typealias OutboundOut = HTTP2Frame
 
     /// A class, so that a request body grows in place rather than copied out of the table and back.
-    private final class Stream {
+    final class Stream {
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         /// Its request is still being collected: the frames that come are read, and its
@@ -47,10 +47,10 @@ final class GatewayStreams: ChannelInboundHandler {
     /// of it is used, as swift-nio-http2's multiplexer does.
     static let targetWindowSize = 65_535
 
-    private let gateway: LocalGateway
-    private let connection: GatewayConnectionState
+    let gateway: LocalGateway
+    let connection: GatewayConnectionState
     /// Open streams by ID, from their first HEADERS until swift-nio-http2 reports them closed.
-    private var streams: [HTTP2StreamID: Stream] = [:]
+    var streams: [HTTP2StreamID: Stream] = [:]
     /// Streams closed during the batch of reads in progress. They still count as open until
     /// the batch ends: with the multiplexer, the requests of a batch reached their stream
     /// channels together at its end, so the streams a client sent together were open together,
@@ -63,15 +63,15 @@ final class GatewayStreams: ChannelInboundHandler {
     /// it, as they were when all of them were opened before any was answered. A limit that an
     /// answer of the batch changes applies from the next batch (its SETTINGS still goes out
     /// before that answer).
-    private var batchLimit = Int.max
-    private var context: ChannelHandlerContext?
+    var batchLimit = Int.max
+    var context: ChannelHandlerContext?
     /// Within a batch of reads: flushes wait for its end.
     private var inReadBatch = false
     private var flushPending = false
-    private var isClosed = false
+    var isClosed = false
     /// The most streams seen open at once on this connection under each acknowledged limit:
     /// the gateway's statistics need updating only when one of these grows.
-    private var maxOpenByLimit: [Int: Int] = [:]
+    var maxOpenByLimit: [Int: Int] = [:]
     /// Headers and bodies of the requests still being collected, bounded by
     /// ``ConnectionBounds/maxBufferedRequestBytes``.
     private var bufferedBytes = 0
@@ -221,73 +221,6 @@ final class GatewayStreams: ChannelInboundHandler {
         flush(context: context)
     }
 
-    // MARK: Streams
-
-    /// A stream's first HEADERS: counts it, and refuses or cuts it as the faults and the
-    /// advertised limit say. False when nothing more of it is to be read.
-    private func opened(_ streamID: HTTP2StreamID) -> Bool {
-        let faults = gateway.configuration.faults
-        streams[streamID] = Stream()
-        connection.streamsSeen += 1
-        connection.openStreams += 1
-        let open = connection.openStreams
-        let inForce = connection.acknowledgedLimit
-        if open > maxOpenByLimit[inForce] ?? 0 {
-            // This connection's largest so far: the gateway-wide maxima may grow.
-            maxOpenByLimit[inForce] = open
-            let key = String(inForce)
-            gateway.updateStatistics {
-                $0.streams += 1
-                $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open)
-                $0.maxConcurrentStreamsByLimit[key] = max($0.maxConcurrentStreamsByLimit[key] ?? 0, open)
-            }
-        } else {
-            gateway.updateStatistics { $0.streams += 1 }
-        }
-        if let limit = faults.closeAfterStreams, connection.streamsSeen > limit {
-            // Abruptly, mid-request: no answer, no GOAWAY.
-            gateway.updateStatistics { $0.connectionsClosedByFault += 1 }
-            if let stream = streams[streamID] {
-                stream.reading = false
-                stream.refused = true
-            }
-            connection.channel.close(promise: nil)
-            return false
-        }
-        if open > batchLimit {
-            // Above the limit we advertised (possible while a lowered limit is not yet
-            // acknowledged): refuse without processing, so the client may retry it.
-            gateway.updateStatistics { $0.refusedStreams += 1 }
-            refuse(streamID)
-            // A client sees the lowered limit before the refusals it causes and acknowledges it:
-            // it can be refused about as many streams as it had in flight, not thousands more.
-            connection.refusedSinceAcknowledgement += 1
-            if connection.refusedSinceAcknowledgement
-                > ConnectionBounds.maxRefusedBeforeAcknowledgement(gateway.configuration.faults.maxConcurrentStreams)
-            {
-                connection.calm()
-            }
-            return false
-        }
-        connection.unprocessed.insert(streamID)
-        return true
-    }
-
-    /// Resets the stream with REFUSED_STREAM: not processed, safe for the client to send again.
-    /// swift-nio-http2 then reports it closed with this code.
-    func refuse(_ streamID: HTTP2StreamID) {
-        if let stream = streams[streamID] {
-            stream.reading = false
-            stream.refused = true
-        }
-        connection.unprocessed.remove(streamID)
-        guard let context, !isClosed else { return }
-        context.writeAndFlush(
-            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream))),
-            promise: nil
-        )
-    }
-
     /// Flushes now, or at the end of the batch of reads in progress, so that the answers to a
     /// batch of requests leave together.
     private func flush(context: ChannelHandlerContext) {
@@ -380,30 +313,7 @@ final class GatewayStreams: ChannelInboundHandler {
         }
         changeLimitIfDue()
 
-        // The ids are new for every answer: not worth a place in the HPACK table.
-        var responseHeaders = HPACKHeaders()
-        responseHeaders.add(name: ":status", value: Self.statusText(decision.status))
-        responseHeaders.add(name: decision.idHeader, value: decision.apnsID, indexing: .nonIndexable)
-        for (name, value) in decision.extraHeaders { responseHeaders.add(name: name, value: value) }
-        if decision.status == 200, decision.isNotification, gateway.configuration.environment == .sandbox {
-            responseHeaders.add(
-                name: APNsHeader.uniqueID,
-                value: gateway.validator.randomUUIDString(),
-                indexing: .nonIndexable
-            )
-        }
-        var bodyBytes: [UInt8] = []
-        if let reason = decision.reason {
-            var object: [String: Any] = ["reason": reason.rawValue]
-            if let timestamp = decision.timestamp { object["timestamp"] = timestamp }
-            bodyBytes = (try? [UInt8](JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))) ?? []
-            responseHeaders.add(name: "content-type", value: "application/json; charset=utf-8")
-            responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
-        } else if let body = decision.body {
-            bodyBytes = body
-            responseHeaders.add(name: "content-type", value: "application/json")
-            responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
-        }
+        let (responseHeaders, bodyBytes) = AnswerEncoding.encode(decision, gateway: gateway)
         context.write(
             wrapOutboundOut(
                 HTTP2Frame(
@@ -431,16 +341,6 @@ final class GatewayStreams: ChannelInboundHandler {
         }
         flush(context: context)
         afterAnswer()
-    }
-
-    /// `:status` values as text, made once.
-    private static func statusText(_ status: Int) -> String {
-        switch status {
-        case 200: "200"
-        case 400: "400"
-        case 403: "403"
-        default: String(status)
-        }
     }
 
     private func changeLimitIfDue() {
