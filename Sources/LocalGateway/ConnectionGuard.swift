@@ -30,7 +30,10 @@ enum ConnectionBounds {
     /// After a GOAWAY for a connection error: the longest the gateway waits for it to leave.
     static let goAwayFlushDeadline = TimeAmount.seconds(1)
     /// A connection whose answers do not drain (the client reads nothing) for this long is closed.
-    static let unwritableDeadline = TimeAmount.seconds(5)
+    /// Reading stops at once, which bounds the memory; the close only frees the connection, so
+    /// it waits as long as a slow client on a loaded machine might (floods are closed sooner by
+    /// their budgets).
+    static let unwritableDeadline = TimeAmount.seconds(30)
 
     static func apply(
         _ settings: inout NIOHTTP2Handler.ConnectionConfiguration,
