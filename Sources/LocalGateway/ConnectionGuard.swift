@@ -26,7 +26,11 @@ enum ConnectionBounds {
     /// Streams refused above the advertised limit before the client acknowledges a SETTINGS:
     /// a client that reads what it is sent can have no more than its streams in flight
     /// refused; one that opens and resets streams without reading anything is refused without end.
-    static func maxRefusedBeforeAcknowledgement(_ configuredLimit: Int) -> Int { max(100, configuredLimit) + 100 }
+    /// Before its first acknowledgement a client has had one round trip to send streams, and
+    /// clients assume 100 until they read the server's limit.
+    static func maxRefusedBeforeAcknowledgement(_ configuredLimit: Int, everAcknowledged: Bool) -> Int {
+        everAcknowledged ? max(100, configuredLimit) + 100 : 200
+    }
     /// After a GOAWAY for a connection error: the longest the gateway waits for it to leave.
     static let goAwayFlushDeadline = TimeAmount.seconds(1)
     /// A connection whose answers do not drain (the client reads nothing) for this long is closed.

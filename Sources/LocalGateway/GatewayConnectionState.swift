@@ -100,6 +100,7 @@ final class GatewayConnectionState {
     /// The client acknowledged our oldest unacknowledged SETTINGS: its limit is now in force.
     func settingsAcknowledged() {
         refusedSinceAcknowledgement = 0
+        everAcknowledged = true
         guard !pendingLimits.isEmpty else { return }
         acknowledgedLimit = pendingLimits.removeFirst()
     }
@@ -160,6 +161,8 @@ final class GatewayConnectionState {
     )
     /// Streams refused above the advertised limit since the client last acknowledged SETTINGS.
     var refusedSinceAcknowledgement = 0
+    /// The client has acknowledged a SETTINGS of ours at least once.
+    var everAcknowledged = false
     /// Streams the client reset before their answer.
     var earlyResets = FloodBudget(limit: ConnectionBounds.maxEarlyResetsPerWindow, window: ConnectionBounds.floodWindow)
 

@@ -43,7 +43,10 @@ extension GatewayStreams {
             // it can be refused about as many streams as it had in flight, not thousands more.
             connection.refusedSinceAcknowledgement += 1
             if connection.refusedSinceAcknowledgement
-                > ConnectionBounds.maxRefusedBeforeAcknowledgement(gateway.configuration.faults.maxConcurrentStreams)
+                > ConnectionBounds.maxRefusedBeforeAcknowledgement(
+                    gateway.configuration.faults.maxConcurrentStreams,
+                    everAcknowledged: connection.everAcknowledged
+                )
             {
                 connection.calm()
             }
