@@ -22,7 +22,17 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
 
     /// The client's SETTINGS acknowledgements: the limit they acknowledge is now in force.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .settings(.ack) = unwrapInboundIn(data).payload { connection.settingsAcknowledged() }
+        switch unwrapInboundIn(data).payload {
+        case .settings(.ack):
+            connection.settingsAcknowledged()
+        case .settings(.settings), .ping(_, ack: false), .priority:
+            if connection.controlFrames.spend() {
+                connection.calm()
+                return
+            }
+        default:
+            break
+        }
         context.fireChannelRead(data)
     }
 

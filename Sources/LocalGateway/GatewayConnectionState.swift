@@ -99,6 +99,8 @@ final class GatewayConnectionState {
 
     /// The client acknowledged our oldest unacknowledged SETTINGS: its limit is now in force.
     func settingsAcknowledged() {
+        refusedSinceAcknowledgement = 0
+        everAcknowledged = true
         guard !pendingLimits.isEmpty else { return }
         acknowledgedLimit = pendingLimits.removeFirst()
     }
@@ -150,6 +152,39 @@ final class GatewayConnectionState {
         )
         channel.writeAndFlush(frame, promise: nil)
         closeIfGoneAway()
+    }
+
+    /// PING, SETTINGS and PRIORITY frames the client starts (not acknowledgements).
+    var controlFrames = FloodBudget(
+        limit: ConnectionBounds.maxControlFramesPerWindow,
+        window: ConnectionBounds.floodWindow
+    )
+    /// Streams refused above the advertised limit since the client last acknowledged SETTINGS.
+    var refusedSinceAcknowledgement = 0
+    /// The client has acknowledged a SETTINGS of ours at least once.
+    var everAcknowledged = false
+    /// Streams the client reset before their answer.
+    var earlyResets = FloodBudget(limit: ConnectionBounds.maxEarlyResetsPerWindow, window: ConnectionBounds.floodWindow)
+
+    /// A client over one of the flood budgets or the bound on buffered requests: GOAWAY
+    /// ENHANCE_YOUR_CALM naming the highest stream processed. The connection guard closes the
+    /// connection once it is written; the deadline covers a GOAWAY that cannot be written.
+    private(set) var calmed = false
+
+    func calm() {
+        guard !calmed else { return }
+        calmed = true
+        closing = true
+        goingAway = true
+        let channel = self.channel
+        let frame = HTTP2Frame(
+            streamID: .rootStream,
+            payload: .goAway(lastStreamID: highestProcessed, errorCode: .enhanceYourCalm, opaqueData: nil)
+        )
+        channel.writeAndFlush(frame, promise: nil)
+        channel.eventLoop.assumeIsolated().scheduleTask(in: ConnectionBounds.goAwayFlushDeadline) {
+            channel.close(promise: nil)
+        }
     }
 
     /// After GOAWAY, the connection closes once every stream it processed has its answer.

@@ -56,6 +56,9 @@ public final class LocalGateway: Sendable {
         /// apns-ids of notifications recorded as accepted whose answer was never sent, because
         /// ``Configuration/Faults/dropAfterAccepted`` cut the connection first.
         public var answersDropped: [String] = []
+        /// Connections closed because the gateway gave up on them: after a GOAWAY for a
+        /// connection error or a flood, or because their answers stopped draining.
+        public var connectionsDropped = 0
 
         public var rejectedTotal: Int { rejected.values.reduce(0, +) }
     }
@@ -67,6 +70,8 @@ public final class LocalGateway: Sendable {
         var dropTaken = false
         /// Open connections, for the GOAWAY a stop sends.
         var connections: [Int: any Channel] = [:]
+        /// Set by ``stop()``: a connection accepted from now on is closed at once.
+        var stopping = false
     }
 
     public let configuration: Configuration
@@ -212,21 +217,30 @@ public final class LocalGateway: Sendable {
     /// naming the last stream processed, the answers still owed, then the close (forced after
     /// a grace of two seconds beyond the configured latency).
     public func stop() async throws {
-        let (channel, log, connections) = state.withLockedValue { state in
-            defer {
-                state.channel = nil
-                state.log = nil
-                state.connections = [:]
-            }
-            return (state.channel, state.log, Array(state.connections.values))
+        let channel = state.withLockedValue { state in
+            state.stopping = true
+            defer { state.channel = nil }
+            return state.channel
         }
         try? await channel?.close()
+        // Taken once nothing more is accepted: every connection that can still answer is here.
+        let connections = state.withLockedValue { Array($0.connections.values) }
         let grace = Int64((2 + configuration.faults.latency) * 1e9)
         for connection in connections {
             connection.pipeline.fireUserInboundEventTriggered(GatewayShutdownEvent())
             connection.eventLoop.scheduleTask(in: .nanoseconds(grace)) { connection.close(promise: nil) }
         }
         for connection in connections { try? await connection.closeFuture.get() }
+        // The log closes last: the answers owed while closing are 200s too, and each one's line
+        // must be in the file before it goes out.
+        let log = state.withLockedValue { state in
+            defer {
+                state.log = nil
+                state.connections = [:]
+            }
+            return state.log
+        }
+        try? log?.synchronize()
         try? log?.close()
     }
 
@@ -270,7 +284,14 @@ public final class LocalGateway: Sendable {
         )
         // Answers written during one batch of reads leave as one TLS record, not one each.
         try channel.pipeline.syncOperations.addHandler(BatchingHandler())
-        state.withLockedValue { $0.connections[number] = channel }
+        let stopping = state.withLockedValue { state in
+            if !state.stopping { state.connections[number] = channel }
+            return state.stopping
+        }
+        if stopping {
+            channel.close(promise: nil)
+            return
+        }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.state.withLockedValue { _ = $0.connections.removeValue(forKey: number) }
         }
@@ -294,32 +315,29 @@ public final class LocalGateway: Sendable {
             connection.awaitingToken = true
         }
         var settings = NIOHTTP2Handler.ConnectionConfiguration()
-        settings.initialSettings = [
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: connection.startLimit()),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: 8_192),
-        ]
-        settings.maximumRecentlyResetStreams = 1_024
-        // curl resets every stream it has finished with (RST_STREAM after the answer). NIO's
-        // default flood limit, 200 resets in 30 s, closed such a connection with GOAWAY
-        // ENHANCE_YOUR_CALM after about 200 notifications, which APNs does not do. Still a limit,
-        // sized for fast clients; the window's timestamps are preallocated, so it is kept short.
+        settings.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: connection.startLimit())]
         var streamSettings = NIOHTTP2Handler.StreamConfiguration()
-        streamSettings.streamResetFrameRateLimit.maximumCount = 50_000
-        streamSettings.streamResetFrameRateLimit.windowLength = .seconds(1)
-        // Every SETTINGS the stream-limit dynamics send comes back acknowledged: NIO's default,
-        // 200 control frames in 30 s, closed a bulk run's connection after some hundred
-        // rejections. Sized like the reset limit.
-        settings.controlFrameRateLimit.maximumCount = 50_000
-        settings.controlFrameRateLimit.windowLength = .seconds(1)
+        ConnectionBounds.apply(&settings, &streamSettings)
+        let guardian = ConnectionGuard { [weak self] in self?.updateStatistics { $0.connectionsDropped += 1 } }
         // Streams are served at the frame level (GatewayStreams), not by a child channel each.
         let http2 = NIOHTTP2Handler(
             mode: .server,
+            frameDelegate: guardian,
             connectionConfiguration: settings,
             streamConfiguration: streamSettings
         )
+        try channel.pipeline.syncOperations.addHandler(guardian)
         try channel.pipeline.syncOperations.addHandler(http2)
         try channel.pipeline.syncOperations.addHandler(GatewayStreams(gateway: self, connection: connection))
         try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: self, connection: connection))
+    }
+
+    /// The answer to a notification whose log line could not be written: 503 Shutdown while
+    /// the gateway stops, 500 InternalServerError otherwise (a full disk); both may be retried.
+    func unrecorded(_ decision: Decision) -> Decision {
+        let stopping = state.withLockedValue { $0.stopping }
+        let reason: APNsReason = stopping ? .shutdown : .internalServerError
+        return Decision(status: stopping ? 503 : 500, reason: reason, apnsID: decision.apnsID, record: nil)
     }
 
     /// True exactly once: when the gateway's accepted count is about to reach `limit`.
@@ -337,10 +355,10 @@ public final class LocalGateway: Sendable {
     }
 
     /// Appends one JSON line and lets it reach the file before the answer goes out, so a test
-    /// that got 200 can read the line.
-    func log(_ record: [String: Any]) {
-        // Without a log file there is nothing to write: skip the serialising too.
-        guard state.withLockedValue({ $0.log != nil }) else { return }
+    /// that got 200 can read the line. False when a log is configured and the line could not be
+    /// written (a full disk, or the gateway stopped): the notification must not be answered 200.
+    func log(_ record: [String: Any]) -> Bool {
+        guard configuration.logFile != nil else { return true }
         let line: [UInt8]
         if let fast = RecordEncoder.line(record) {
             line = fast
@@ -350,12 +368,17 @@ public final class LocalGateway: Sendable {
                     withJSONObject: record,
                     options: [.sortedKeys, .withoutEscapingSlashes]
                 )
-            else { return }
+            else { return false }
             line = [UInt8](data) + [0x0A]
         }
-        state.withLockedValue { state in
-            // A full disk must not bring the gateway down; the record is lost and counted nowhere else.
-            try? state.log?.write(contentsOf: line)
+        return state.withLockedValue { state in
+            guard let log = state.log else { return false }
+            do {
+                try log.write(contentsOf: line)
+                return true
+            } catch {
+                return false
+            }
         }
     }
 }

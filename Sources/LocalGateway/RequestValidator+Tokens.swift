@@ -10,7 +10,7 @@ extension RequestValidator {
         case rejected(APNsReason)
     }
 
-    /// Checks `bearer <JWT>`: ES256 over a registered key, the key's team, and an age under an hour.
+    /// Checks `bearer <JWT>`: ES256 over a registered key, the key's team, and an age under an hour (nor issued more than an hour ahead).
     func verifyToken(_ authorization: String) -> TokenCheck {
         let verified: VerifiedToken
         if let known = verifiedTokens.withLockedValue({ $0.value(for: authorization) }) {
@@ -27,6 +27,9 @@ extension RequestValidator {
         }
         let age = clock.now().timeIntervalSince1970 - Double(verified.issuedAt)
         if age > 3_600 { return .rejected(.expiredProviderToken) }
+        // Issued more than an hour ahead of the gateway's clock: not a clock a little fast
+        // (tolerated, as APNs does) but a token that would otherwise never expire.
+        if age < -3_600 { return .rejected(.invalidProviderToken) }
         return .valid(keyID: verified.keyID, teamID: verified.teamID)
     }
 

@@ -27,7 +27,7 @@ final class GatewayStreams: ChannelInboundHandler {
     typealias OutboundOut = HTTP2Frame
 
     /// A class, so that a request body grows in place rather than copied out of the table and back.
-    private final class Stream {
+    final class Stream {
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         /// Its request is still being collected: the frames that come are read, and its
@@ -39,16 +39,18 @@ final class GatewayStreams: ChannelInboundHandler {
         var refused = false
         /// Processed: decided and answered (or found above a GOAWAY's last stream).
         var answered = false
+        /// Bytes of its headers and body the gateway holds, counted in ``bufferedBytes``.
+        var held = 0
     }
 
     /// Both receive windows are topped up to this (HTTP/2's initial 65,535 bytes), once half
     /// of it is used, as swift-nio-http2's multiplexer does.
     static let targetWindowSize = 65_535
 
-    private let gateway: LocalGateway
-    private let connection: GatewayConnectionState
+    let gateway: LocalGateway
+    let connection: GatewayConnectionState
     /// Open streams by ID, from their first HEADERS until swift-nio-http2 reports them closed.
-    private var streams: [HTTP2StreamID: Stream] = [:]
+    var streams: [HTTP2StreamID: Stream] = [:]
     /// Streams closed during the batch of reads in progress. They still count as open until
     /// the batch ends: with the multiplexer, the requests of a batch reached their stream
     /// channels together at its end, so the streams a client sent together were open together,
@@ -61,15 +63,18 @@ final class GatewayStreams: ChannelInboundHandler {
     /// it, as they were when all of them were opened before any was answered. A limit that an
     /// answer of the batch changes applies from the next batch (its SETTINGS still goes out
     /// before that answer).
-    private var batchLimit = Int.max
-    private var context: ChannelHandlerContext?
+    var batchLimit = Int.max
+    var context: ChannelHandlerContext?
     /// Within a batch of reads: flushes wait for its end.
     private var inReadBatch = false
     private var flushPending = false
-    private var isClosed = false
+    var isClosed = false
     /// The most streams seen open at once on this connection under each acknowledged limit:
     /// the gateway's statistics need updating only when one of these grows.
-    private var maxOpenByLimit: [Int: Int] = [:]
+    var maxOpenByLimit: [Int: Int] = [:]
+    /// Headers and bodies of the requests still being collected, bounded by
+    /// ``ConnectionBounds/maxBufferedRequestBytes``.
+    private var bufferedBytes = 0
 
     init(gateway: LocalGateway, connection: GatewayConnectionState) {
         self.gateway = gateway
@@ -90,6 +95,8 @@ final class GatewayStreams: ChannelInboundHandler {
             inReadBatch = true
             batchLimit = connection.advertisedLimit
         }
+        // Given up on: what is still arriving in this batch of reads is not served.
+        guard !connection.calmed else { return }
         let frame = unwrapInboundIn(data)
         let streamID = frame.streamID
         guard streamID != .rootStream else {
@@ -104,6 +111,9 @@ final class GatewayStreams: ChannelInboundHandler {
             guard let stream = streams[streamID], stream.reading else { return }
             if stream.headers.isEmpty {
                 stream.headers = head.headers.map { (name: $0.name, value: $0.value) }
+                // As SETTINGS_MAX_HEADER_LIST_SIZE counts them: 32 bytes of overhead a field.
+                hold(stream, stream.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 })
+                if connection.calmed { return }
             }
             if head.endStream {
                 complete(stream, streamID, bodyRead: true)
@@ -114,15 +124,37 @@ final class GatewayStreams: ChannelInboundHandler {
             guard let stream = streams[streamID], stream.reading else { return }
             if case .byteBuffer(let buffer) = payload.data, buffer.readableBytes > 0 {
                 stream.body.append(contentsOf: buffer.readableBytesView)
+                hold(stream, buffer.readableBytes)
+                if connection.calmed { return }
                 if stream.body.count > 64 * 1024 {  // far beyond any limit: stop reading, answer now
                     complete(stream, streamID, bodyRead: true)
                     return
                 }
             }
             if payload.endStream { complete(stream, streamID, bodyRead: true) }
+        case .rstStream:
+            // Reset before its answer: the rapid-reset attack, when it is done thousands of times.
+            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend() {
+                connection.calm()
+            }
+        case .priority:
+            if connection.controlFrames.spend() { connection.calm() }
         default:
             break
         }
+    }
+
+    /// Counts bytes held for a request still being collected; a connection holding more than
+    /// its bound of them is answered with GOAWAY ENHANCE_YOUR_CALM and closed.
+    private func hold(_ stream: Stream, _ bytes: Int) {
+        stream.held += bytes
+        bufferedBytes += bytes
+        if bufferedBytes > ConnectionBounds.maxBufferedRequestBytes { connection.calm() }
+    }
+
+    private func release(_ stream: Stream) {
+        bufferedBytes -= stream.held
+        stream.held = 0
     }
 
     /// The request is complete (or, answering early, as complete as it will be): answered now.
@@ -151,7 +183,8 @@ final class GatewayStreams: ChannelInboundHandler {
         if let window = event as? NIOHTTP2WindowUpdatedEvent {
             if let size = window.inboundWindowSize { giveBackWindow(window.streamID, size: size, context: context) }
         } else if let closed = event as? StreamClosedEvent {
-            if streams.removeValue(forKey: closed.streamID) != nil {
+            if let stream = streams.removeValue(forKey: closed.streamID) {
+                release(stream)
                 if inReadBatch { closedInBatch += 1 } else { connection.openStreams -= 1 }
                 connection.unprocessed.remove(closed.streamID)
             }
@@ -165,6 +198,7 @@ final class GatewayStreams: ChannelInboundHandler {
         connection.openStreams -= streams.count + closedInBatch
         closedInBatch = 0
         streams.removeAll()
+        bufferedBytes = 0
         connection.unprocessed.removeAll()
         context.fireChannelInactive()
     }
@@ -187,65 +221,6 @@ final class GatewayStreams: ChannelInboundHandler {
         flush(context: context)
     }
 
-    // MARK: Streams
-
-    /// A stream's first HEADERS: counts it, and refuses or cuts it as the faults and the
-    /// advertised limit say. False when nothing more of it is to be read.
-    private func opened(_ streamID: HTTP2StreamID) -> Bool {
-        let faults = gateway.configuration.faults
-        streams[streamID] = Stream()
-        connection.streamsSeen += 1
-        connection.openStreams += 1
-        let open = connection.openStreams
-        let inForce = connection.acknowledgedLimit
-        if open > maxOpenByLimit[inForce] ?? 0 {
-            // This connection's largest so far: the gateway-wide maxima may grow.
-            maxOpenByLimit[inForce] = open
-            let key = String(inForce)
-            gateway.updateStatistics {
-                $0.streams += 1
-                $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open)
-                $0.maxConcurrentStreamsByLimit[key] = max($0.maxConcurrentStreamsByLimit[key] ?? 0, open)
-            }
-        } else {
-            gateway.updateStatistics { $0.streams += 1 }
-        }
-        if let limit = faults.closeAfterStreams, connection.streamsSeen > limit {
-            // Abruptly, mid-request: no answer, no GOAWAY.
-            gateway.updateStatistics { $0.connectionsClosedByFault += 1 }
-            if let stream = streams[streamID] {
-                stream.reading = false
-                stream.refused = true
-            }
-            connection.channel.close(promise: nil)
-            return false
-        }
-        if open > batchLimit {
-            // Above the limit we advertised (possible while a lowered limit is not yet
-            // acknowledged): refuse without processing, so the client may retry it.
-            gateway.updateStatistics { $0.refusedStreams += 1 }
-            refuse(streamID)
-            return false
-        }
-        connection.unprocessed.insert(streamID)
-        return true
-    }
-
-    /// Resets the stream with REFUSED_STREAM: not processed, safe for the client to send again.
-    /// swift-nio-http2 then reports it closed with this code.
-    func refuse(_ streamID: HTTP2StreamID) {
-        if let stream = streams[streamID] {
-            stream.reading = false
-            stream.refused = true
-        }
-        connection.unprocessed.remove(streamID)
-        guard let context, !isClosed else { return }
-        context.writeAndFlush(
-            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream))),
-            promise: nil
-        )
-    }
-
     /// Flushes now, or at the end of the batch of reads in progress, so that the answers to a
     /// batch of requests leave together.
     private func flush(context: ChannelHandlerContext) {
@@ -263,6 +238,7 @@ final class GatewayStreams: ChannelInboundHandler {
         let request = IncomingRequest(headers: stream.headers, body: stream.body, bodyRead: bodyRead)
         stream.headers = []
         stream.body = []
+        release(stream)
         connection.unprocessed.remove(streamID)
         if connection.dropped { return }  // being cut: nothing more is processed or answered
         if let last = connection.lastStreamID, streamID > last {
@@ -286,7 +262,8 @@ final class GatewayStreams: ChannelInboundHandler {
         }
     }
 
-    private func write(_ decision: Decision, streamID: HTTP2StreamID, early: Bool) {
+    private func write(_ decided: Decision, streamID: HTTP2StreamID, early: Bool) {
+        var decision = decided
         connection.awaitingAnswer -= 1
         guard let context, !isClosed, streams[streamID] != nil, !connection.dropped else {
             closeIfGoneAway()
@@ -301,7 +278,7 @@ final class GatewayStreams: ChannelInboundHandler {
             var record = decision.record ?? [:]
             record["connection"] = connection.number
             record["answer_dropped"] = true
-            gateway.log(record)
+            _ = gateway.log(record)
             gateway.updateStatistics {
                 $0.accepted += 1
                 $0.answersDropped.append(decision.apnsID)
@@ -312,12 +289,12 @@ final class GatewayStreams: ChannelInboundHandler {
             channel.eventLoop.scheduleTask(in: .milliseconds(50)) { channel.close(promise: nil) }
             return
         }
-        if let record = decision.record {
-            if gateway.validator.recordsNotifications {
-                var record = record
-                record["connection"] = connection.number
-                gateway.log(record)
-            }
+        if var record = decision.record, gateway.validator.recordsNotifications {
+            record["connection"] = connection.number
+            // What is answered 200 is in the log first; what cannot be logged is not accepted.
+            if !gateway.log(record) { decision = gateway.unrecorded(decision) }
+        }
+        if decision.record != nil {
             gateway.updateStatistics { $0.accepted += 1 }
         } else if let reason = decision.reason {
             gateway.updateStatistics { $0.rejected[reason.rawValue, default: 0] += 1 }
@@ -336,30 +313,7 @@ final class GatewayStreams: ChannelInboundHandler {
         }
         changeLimitIfDue()
 
-        // The ids are new for every answer: not worth a place in the HPACK table.
-        var responseHeaders = HPACKHeaders()
-        responseHeaders.add(name: ":status", value: Self.statusText(decision.status))
-        responseHeaders.add(name: decision.idHeader, value: decision.apnsID, indexing: .nonIndexable)
-        for (name, value) in decision.extraHeaders { responseHeaders.add(name: name, value: value) }
-        if decision.status == 200, decision.isNotification, gateway.configuration.environment == .sandbox {
-            responseHeaders.add(
-                name: APNsHeader.uniqueID,
-                value: gateway.validator.randomUUIDString(),
-                indexing: .nonIndexable
-            )
-        }
-        var bodyBytes: [UInt8] = []
-        if let reason = decision.reason {
-            var object: [String: Any] = ["reason": reason.rawValue]
-            if let timestamp = decision.timestamp { object["timestamp"] = timestamp }
-            bodyBytes = (try? [UInt8](JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))) ?? []
-            responseHeaders.add(name: "content-type", value: "application/json; charset=utf-8")
-            responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
-        } else if let body = decision.body {
-            bodyBytes = body
-            responseHeaders.add(name: "content-type", value: "application/json")
-            responseHeaders.add(name: "content-length", value: String(bodyBytes.count))
-        }
+        let (responseHeaders, bodyBytes) = AnswerEncoding.encode(decision, gateway: gateway)
         context.write(
             wrapOutboundOut(
                 HTTP2Frame(
@@ -387,16 +341,6 @@ final class GatewayStreams: ChannelInboundHandler {
         }
         flush(context: context)
         afterAnswer()
-    }
-
-    /// `:status` values as text, made once.
-    private static func statusText(_ status: Int) -> String {
-        switch status {
-        case 200: "200"
-        case 400: "400"
-        case 403: "403"
-        default: String(status)
-        }
     }
 
     private func changeLimitIfDue() {

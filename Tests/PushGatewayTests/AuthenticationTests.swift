@@ -138,6 +138,23 @@ import Testing
         }
     }
 
+    /// A token issued 31 years ahead would never expire: refused as APNs refuses a token it
+    /// cannot accept. A client clock 30 s fast is ordinary skew: accepted.
+    @Test func tokenIssuedFarAheadIsInvalidButClockSkewIsAccepted() async throws {
+        try await RunningGateway.with { running in
+            for (ahead, status) in [(31 * 365.25 * 86_400, 403), (30.0, 200)] {
+                let clock = ManualClock(Date().addingTimeInterval(ahead))
+                let connection = try await running.connect(.token(try Fixtures.providerKey())) {
+                    $0.clock = clock.clock
+                }
+                let response = try await connection.send(try .alert())
+                #expect(response.status == status, "a token issued \(ahead) s ahead")
+                if status == 403 { #expect(response.reason == .invalidProviderToken) }
+                await connection.close()
+            }
+        }
+    }
+
     @Test func tokenIsCachedAndRenewedAfterFiftyMinutes() throws {
         let clock = ManualClock()
         let cache = ProviderTokenCache(key: try Fixtures.providerKey(), clock: clock.clock)

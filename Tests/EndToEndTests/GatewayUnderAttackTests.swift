@@ -1,0 +1,158 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The gateway under hostile clients: each attack is answered by closing the connection, the
+/// process's memory stays bounded with twenty attackers at once, and a well-behaved client
+/// keeps getting answers meanwhile. Also what the gateway promises about its record and
+/// about provider tokens from the future.
+@Suite(.serialized)
+struct GatewayUnderAttackTests {
+    static let token = GatewayCommandTests.token
+    static let keyArguments = [
+        "--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345",
+    ]
+    /// The bound docs/gateway.md states for the whole process, twenty attackers at once.
+    static let memoryBound = 200 * 1024 * 1024
+    static let attackers = 20
+    static let attackSeconds = 5.0
+    /// From the attack's start; the attack itself lasts at most `attackSeconds`.
+    static let closedWithin = 15.0
+
+    /// The most memory the process has held (VmHWM: the peak of its resident set), in bytes.
+    static func peakResidentBytes(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        return kilobytes * 1024
+    }
+
+    static func background(_ program: String, _ arguments: [String], stdout: FileHandle) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    static func wait(_ process: Process, seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning {
+            Issue.record("\(process.executableURL?.lastPathComponent ?? "a process") did not finish in \(seconds) s")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+    }
+
+    /// A notification sent with the token key, as a user would: 0 when it was answered 200.
+    static func wellBehavedSend(_ gateway: GatewayProcess) throws -> CLI.Result {
+        try CLI.run(
+            [
+                "send", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+                "com.example.app", "--token", token, "--alert", "still served",
+            ] + gateway.connection,
+            timeout: 120
+        )
+    }
+
+    enum Attack: String, CaseIterable, Sendable {
+        case continuation
+        case rapidReset = "rapid-reset"
+        case dataAfterReset = "data-after-reset"
+        case pingAfterReset = "ping-after-reset"
+        case pingFlood = "ping-flood"
+        case settingsFlood = "settings-flood"
+        case hpackBomb = "hpack-bomb"
+        case unreadPings = "unread-pings"
+    }
+
+    @Test(arguments: Attack.allCases)
+    func anAttackIsClosedAndTheGatewayStaysWithinItsMemoryBound(_ attack: Attack) throws {
+        let folder = try TemporaryFolder()
+        // Token authentication on: the attackers need no client certificate, as on APNs.
+        let gateway = try GatewayProcess(folder, name: "attacked", arguments: Self.keyArguments)
+        let script = folder.path("hostile.py")
+        try HostileClients.script.write(toFile: script, atomically: true, encoding: .utf8)
+        let outputPath = folder.path("attack.jsonl")
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let python = CLI.packageRoot.appendingPathComponent(".venv/bin/python").path
+        let attackers = try Self.background(
+            python,
+            [
+                script, String(gateway.port), gateway.caFile, attack.rawValue, String(Self.attackers),
+                String(Self.attackSeconds),
+            ],
+            stdout: output
+        )
+        // Meanwhile a well-behaved client is answered.
+        usleep(500_000)
+        for _ in 0..<2 {
+            let sent = try Self.wellBehavedSend(gateway)
+            #expect(sent.status == 0, "a well-behaved client during \(attack.rawValue): \(sent.stdout) \(sent.stderr)")
+        }
+        Self.wait(attackers, seconds: Self.attackSeconds + 60)
+        try output.close()
+
+        let lines = try String(contentsOfFile: outputPath, encoding: .utf8).split(separator: "\n")
+        let results = try lines.map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(results.count == Self.attackers, "one report per attacker: \(lines.prefix(3))")
+        for result in results {
+            #expect(result["connected"] as? Bool == true, "\(result)")
+            #expect(result["closed"] as? Bool == true, "the gateway closes a connection it gave up on: \(result)")
+            if let after = result["closed_after"] as? Double {
+                #expect(after <= Self.closedWithin, "closed \(after) s after the attack began: \(result)")
+            }
+        }
+        let peak = try Self.peakResidentBytes(gateway.process.processIdentifier)
+        #expect(peak < Self.memoryBound, "the gateway's peak RSS was \(peak / 1_048_576) MB during \(attack.rawValue)")
+        let after = try Self.wellBehavedSend(gateway)
+        #expect(after.status == 0, "after \(attack.rawValue): \(after.stdout) \(after.stderr)")
+    }
+
+    /// SIGTERM while answers are still owed (added latency): every notification answered 200
+    /// is in the log, because the log is closed only after the last answer has gone out.
+    @Test func sigtermUnderLoadLosesNoAcceptedNotificationFromTheLog() throws {
+        let folder = try TemporaryFolder()
+        let gateway = try GatewayProcess(
+            folder,
+            name: "terminated",
+            arguments: Self.keyArguments + ["--latency-ms", "20"],
+            binary: CLI.throughputBinary
+        )
+        let tokens = (0..<20_000).map { String(format: "%064x", $0 + 1) }
+        let tokenFile = folder.path("tokens.txt")
+        try (tokens.joined(separator: "\n") + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let resultsFile = folder.path("results.jsonl")
+        let send = try Self.background(
+            CLI.throughputBinary,
+            [
+                "send", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+                "com.example.app", "--alert", "load", "--tokens", tokenFile, "--results", resultsFile,
+            ] + gateway.connection,
+            stdout: FileHandle.nullDevice
+        )
+        // Under load: some thousand answered, many more in flight.
+        BulkSendTests.waitForResults(resultsFile, atLeast: 1_000)
+        kill(gateway.process.processIdentifier, SIGTERM)
+        Self.wait(gateway.process, seconds: 30)
+        Self.wait(send, seconds: 120)
+
+        let answered = try String(contentsOfFile: resultsFile, encoding: .utf8).split(separator: "\n").compactMap {
+            line -> String? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["status"] as? Int == 200
+            else { return nil }
+            return (object["apns_id"] as? String)?.lowercased()
+        }
+        #expect(answered.count >= 1_000, "the run was stopped under load: \(answered.count) answered 200")
+        let logged = Set(try gateway.deliveries().compactMap { ($0["apns_id"] as? String)?.lowercased() })
+        let missing = answered.filter { !logged.contains($0) }
+        #expect(missing.count == 0, "notifications answered 200 missing from the log, e.g. \(missing.prefix(3))")
+    }
+}
