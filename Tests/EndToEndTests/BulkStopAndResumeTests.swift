@@ -185,6 +185,43 @@ struct BulkStopAndResumeTests {
         )
     }
 
+    @Test func aCredentialStopResumesWithAUniversalCertificate() throws {
+        let run = try stoppedByTheWrongEnvironment(tokens: 3_000, seed: 33)
+        let production = try GatewayProcess(
+            run.pki.folder,
+            name: run.gatewayName,
+            arguments: [
+                "--environment", "production", "--client-ca", run.pki.clientCA, "--port", String(run.port), "--force",
+            ],
+            binary: CLI.throughputBinary
+        )
+        let universal = run.arguments.map { $0 == run.pki.identity("sandbox") ? run.pki.identity("universal") : $0 }
+        #expect(universal != run.arguments)
+        let resumed = try CLI.runProgram(
+            CLI.throughputBinary,
+            universal + ["--resume", run.resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
+        #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
+        #expect(resumed.stderr.contains("another credential"), "\(resumed.stderr)")
+        let results = try Self.results(run.resultsFile)
+        BulkSendTests.expectOneResultPerLine(results, lines: run.lines)
+        var delivered: [String: Int] = [:]
+        for record in try production.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        #expect(Set(delivered.keys) == Set(run.tokens), "every token of the file delivered")
+        #expect(delivered.values.allSatisfy { $0 == 1 }, "no token delivered twice")
+
+        // Another credential is accepted only after a stop the credential caused.
+        let again = try CLI.runProgram(
+            CLI.throughputBinary,
+            run.arguments + ["--resume", run.resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
+        #expect(again.status == 64 && again.stderr.contains("the credential"), "\(again.stderr)")
+    }
+
     @Test func resumingWithAnotherAlertIsRefusedAndSendsNothing() throws {
         let run = try stoppedByTheWrongEnvironment(tokens: 3_000, seed: 32)
         let sandbox = try fixedGateway(run)

@@ -27,6 +27,8 @@ public final class BulkRun: @unchecked Sendable {
     let header: BulkRunHeader
     private var locks: [FileLock]
     private let createdNew: Bool
+    /// Header lines this run wrote: not results.
+    private let headerLines: Int
 
     private init(
         resultsPath: String?,
@@ -46,6 +48,7 @@ public final class BulkRun: @unchecked Sendable {
         self.header = header
         self.locks = locks
         self.createdNew = createdNew
+        headerLines = output.results.linesWritten
     }
 
     /// Opens the files of a run described by `header`: a new results file (`results`), the
@@ -186,7 +189,7 @@ public final class BulkRun: @unchecked Sendable {
                 "No tokens were read, but the run being resumed is not finished; nothing was sent and its journal is kept."
             summary.stopHint = "Give the same tokens the run started with."
         }
-        summary.resultsWritten = output.results.linesWritten
+        summary.resultsWritten = output.results.linesWritten - headerLines
         if let cause = summary.stoppedBy, !vanished, resultsPath != nil, output.failure == nil {
             output.results.append(
                 BulkStopRecord(cause: cause.rawValue, reason: summary.stopReason, credential: header.credential)

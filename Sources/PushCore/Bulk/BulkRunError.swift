@@ -34,5 +34,5 @@ public struct BulkRunError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String { (path.map { "\($0): " } ?? "") + message }
 
     /// Usage errors (exit 64): the user asked for something that is not this run.
-    public var isUsageError: Bool { [.resultsExist, .runMismatch, .notAResultsFile, .terminalInput].contains(code) }
+    public var isUsageError: Bool { [.runMismatch, .notAResultsFile, .terminalInput].contains(code) }
 }
