@@ -69,7 +69,8 @@ struct BulkOneRunTests {
         if let loser = refused.first {
             let winner = resumes[1 - loser].processIdentifier
             #expect(stderrs[loser].contains("process \(winner)"), "\(stderrs[loser])")
-            #expect(statuses[1 - loser] == 0, "\(stderrs[1 - loser])")
+            // 1: what the kill left in flight is reported outcome_unknown.
+            #expect([0, 1].contains(statuses[1 - loser]), "\(stderrs[1 - loser])")
         }
         try Self.expectEachTokenOnce(tokens, results: BulkStopAndResumeTests.results(resultsFile), gateway: gateway)
         #expect(!FileManager.default.fileExists(atPath: resultsFile + ".journal"), "the complete run keeps no journal")

@@ -21,11 +21,21 @@ public final class AppendFile: @unchecked Sendable {
     /// Called before each write (tests make a write fail here).
     var beforeWrite: (() throws -> Void)?
 
+    /// The file's length after its last complete line: a write cut short (a full disk) is cut
+    /// back to it, so that the file never ends in half a line.
+    private var completeLength: Int64 = 0
+    private var length: Int64 = 0
+
     init(descriptor: FileDescriptor, path: String?, ownsDescriptor: Bool) {
         self.descriptor = descriptor
         self.path = path
         self.ownsDescriptor = ownsDescriptor
         buffer.reserveCapacity(1 << 16)
+        var info = stat()
+        if path != nil, fstat(descriptor.rawValue, &info) == 0 {
+            length = Int64(info.st_size)
+            completeLength = length
+        }
     }
 
     /// Standard output (results with --json).
@@ -105,6 +115,13 @@ public final class AppendFile: @unchecked Sendable {
             failure = Self.describe(error)
         }
         linesWritten += buffer[..<written].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        guard path != nil else { return }
+        if let end = buffer[..<written].lastIndex(of: UInt8(ascii: "\n")) { completeLength = length + Int64(end + 1) }
+        length += Int64(written)
+        if failure != nil, length > completeLength {
+            // Shrinking needs no space: the torn line goes, and a resume finds whole lines.
+            if (try? descriptor.resize(to: completeLength)) != nil { length = completeLength }
+        }
     }
 
     /// Flushes and forces the data to disk.
