@@ -25,7 +25,9 @@ struct BulkDiskFullTests {
         let mounted = try CLI.runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=700k", "tmpfs", small])
         guard mounted.status == 0 else {
             // Only where mounting is impossible (not root, no CAP_SYS_ADMIN): said, not hidden.
-            print("skipped: a tmpfs cannot be mounted here (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            print(
+                "skipped: a tmpfs cannot be mounted here (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))"
+            )
             return
         }
         defer { _ = try? CLI.runProgram("/bin/umount", ["-l", small]) }

@@ -49,7 +49,10 @@ struct BulkOneRunTests {
         let resultsFile = folder.path("results.jsonl")
         let arguments = Self.arguments(pki, gateway, tokens: tokenFile)
 
-        let original = try BulkSendTests.startSend(arguments + ["--results", resultsFile], stderr: FileHandle.nullDevice)
+        let original = try BulkSendTests.startSend(
+            arguments + ["--results", resultsFile],
+            stderr: FileHandle.nullDevice
+        )
         BulkSendTests.waitForResults(resultsFile, atLeast: 300)
         // A resume while the run goes on.
         let during = try BulkSendTests.send(arguments + ["--resume", resultsFile], timeout: 60)
@@ -116,8 +119,12 @@ struct BulkOneRunTests {
         let (tokens, _, _) = try BulkSendTests.makeTokens(300, seed: 43, in: folder)
         let lines = tokens + tokens.prefix(20).map { $0.uppercased() }
         let file = folder.path("bom.txt")
-        try Data([0xEF, 0xBB, 0xBF] + Array((lines.joined(separator: "\n") + "\n").utf8)).write(to: URL(fileURLWithPath: file))
-        let once = try BulkSendTests.send(Self.arguments(pki, gateway, tokens: file) + ["--results", folder.path("a.jsonl")])
+        try Data([0xEF, 0xBB, 0xBF] + Array((lines.joined(separator: "\n") + "\n").utf8)).write(
+            to: URL(fileURLWithPath: file)
+        )
+        let once = try BulkSendTests.send(
+            Self.arguments(pki, gateway, tokens: file) + ["--results", folder.path("a.jsonl")]
+        )
         #expect(once.status == 0, "exit \(once.status): \(once.stderr)")
         #expect(once.stderr.contains("duplicates: 20 lines"), "\(once.stderr)")
         let results = try BulkStopAndResumeTests.results(folder.path("a.jsonl"))

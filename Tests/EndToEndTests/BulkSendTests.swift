@@ -416,7 +416,8 @@ struct BulkSendTests {
             .joined(separator: "\n").write(toFile: other.path, atomically: true, encoding: .utf8)
         // A resume matches by token, not line: another file's tokens are new ones, each sent
         // once; the ones already done (by any line) are skipped.
-        try (try String(contentsOfFile: other.path, encoding: .utf8) + "\n"
+        try
+            (try String(contentsOfFile: other.path, encoding: .utf8) + "\n"
             + String(contentsOfFile: tokenFile, encoding: .utf8))
             .write(toFile: other.path, atomically: true, encoding: .utf8)
         let other50 = try pki.run(base + ["--tokens", other.path, "--resume", resultsFile])

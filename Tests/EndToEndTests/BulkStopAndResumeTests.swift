@@ -208,7 +208,9 @@ struct BulkStopAndResumeTests {
         let results = try Self.results(run.resultsFile)
         BulkSendTests.expectOneResultPerLine(results, lines: run.lines)
         var delivered: [String: Int] = [:]
-        for record in try production.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        for record in try production.deliveries() {
+            delivered[record["device_token"] as? String ?? "", default: 0] += 1
+        }
         let undelivered = Set(run.tokens).subtracting(delivered.keys)
         #expect(undelivered.isEmpty, "\(undelivered.count) tokens of the file not delivered")
         #expect(Set(delivered.keys).isSubset(of: run.tokens))

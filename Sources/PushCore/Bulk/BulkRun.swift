@@ -147,7 +147,8 @@ public final class BulkRun: @unchecked Sendable {
         }
         guard differences.isEmpty else {
             let credentialHint =
-                recorded.credential != header.credential && state.lastStop?.cause != BulkStopCause.credentialRejected.rawValue
+                recorded.credential != header.credential
+                    && state.lastStop?.cause != BulkStopCause.credentialRejected.rawValue
                 ? " (another credential is accepted only after a run stopped because APNs refused its credential)"
                 : ""
             throw BulkRunError(

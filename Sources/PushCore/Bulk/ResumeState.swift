@@ -132,7 +132,12 @@ public final class ResumeState: @unchecked Sendable {
                 let key = BulkResult.key(token: entry.token)
                 if entry.send, let id = entry.apnsID {
                     if !done.contains(key) {
-                        inFlight[key] = InFlight(line: entry.line, token: entry.token, apnsID: id, attempts: entry.attempt)
+                        inFlight[key] = InFlight(
+                            line: entry.line,
+                            token: entry.token,
+                            apnsID: id,
+                            attempts: entry.attempt
+                        )
                     }
                 } else {
                     inFlight[key] = nil

@@ -56,7 +56,8 @@ public final class TokenFeed: @unchecked Sendable {
     }
 
     /// Opens a token file, or standard input for "-".
-    public static func open(path: String, resume: ResumeState? = nil, allowDuplicates: Bool = false) throws -> TokenFeed {
+    public static func open(path: String, resume: ResumeState? = nil, allowDuplicates: Bool = false) throws -> TokenFeed
+    {
         if path == "-" {
             // Tokens typed at a terminal would wait silently for end of input; a resume
             // printed for a pipe would look like it hangs.
