@@ -48,7 +48,8 @@ struct BulkSendTests {
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
         }
         #expect(objects.first?["run"] is [String: Any], "a results file starts with its run header")
-        return objects.filter { $0["run"] == nil }
+        // Run headers and stop records describe the run; they are not results.
+        return objects.filter { $0["run"] == nil && $0["stop"] == nil }
     }
 
     static func stats(_ path: String) throws -> [String: Any] {

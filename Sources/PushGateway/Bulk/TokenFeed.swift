@@ -250,7 +250,11 @@ public final class TokenFeed: @unchecked Sendable {
         if !batch.isEmpty { _ = hand(&batch) }
         if ownsDescriptor { try? descriptor.close() }
         let lines = lineNumber
+        let counted = counts
         shared.withLockedValue {
+            $0.entriesRead = counted.entries
+            $0.skipped = counted.skipped
+            $0.duplicates = counted.duplicates
             $0.finished = true
             $0.readError = failure
             $0.linesRead = lines
@@ -273,7 +277,13 @@ public final class TokenFeed: @unchecked Sendable {
             _ = space.wait(until: Date().addingTimeInterval(0.05))
         }
         space.unlock()
-        shared.withLockedValue { $0.ready.append(contentsOf: batch) }
+        let counted = counts
+        shared.withLockedValue {
+            $0.ready.append(contentsOf: batch)
+            $0.entriesRead = counted.entries
+            $0.skipped = counted.skipped
+            $0.duplicates = counted.duplicates
+        }
         batch.removeAll(keepingCapacity: true)
         notify(force: false)
         return true
@@ -292,7 +302,7 @@ public final class TokenFeed: @unchecked Sendable {
     /// tokens already met.
     private func entry(line: [UInt8], number: Int, overlong: Bool) -> TokenEntry? {
         if overlong {
-            count { $0.entriesRead += 1 }
+            count { $0.entries += 1 }
             let text = Self.preview(line)
             if resume?.isDone(malformedText: text) == true {
                 count { $0.skipped += 1 }
@@ -309,7 +319,7 @@ public final class TokenFeed: @unchecked Sendable {
         while start < end, Self.isSpace(line[start]) { start += 1 }
         while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
         guard start < end else { return nil }
-        count { $0.entriesRead += 1 }
+        count { $0.entries += 1 }
         let text = line[start..<end]
         var token = DeviceToken(plainHex: text)
         var problem: String?
@@ -348,7 +358,11 @@ public final class TokenFeed: @unchecked Sendable {
         }
     }
 
-    private func count(_ change: (inout Shared) -> Void) { shared.withLockedValue { change(&$0) } }
+    /// Counts kept by the reader thread alone and published with each batch (one lock a batch,
+    /// not one a line).
+    private var counts = (entries: 0, skipped: 0, duplicates: 0)
+
+    private func count(_ change: (inout (entries: Int, skipped: Int, duplicates: Int)) -> Void) { change(&counts) }
 
     private static func isSpace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
