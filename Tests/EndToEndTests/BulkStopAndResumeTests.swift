@@ -118,7 +118,7 @@ struct BulkStopAndResumeTests {
         let rejectedAsFinal = final.filter { $0["status"] as? Int == 403 }.compactMap { $0["line"] as? Int }
         #expect(
             rejectedAsFinal.isEmpty,
-            "\(rejectedAsFinal.count) lines stopped by the rejection were written as final results, e.g. lines \(rejectedAsFinal.prefix(5))"
+            "\(rejectedAsFinal.count) lines stopped by the rejection were written as final results, e.g. \(final.filter { $0["status"] as? Int == 403 }.prefix(2))"
         )
         #expect(final.count < tokens.count, "the run stopped early")
         kill(production.process.processIdentifier, SIGTERM)
@@ -183,6 +183,47 @@ struct BulkStopAndResumeTests {
             delivered.values.allSatisfy { $0 == 1 },
             "\(delivered.filter { $0.value > 1 }.count) tokens delivered more than once"
         )
+    }
+
+    @Test func aCredentialStopResumesWithAUniversalCertificate() throws {
+        let run = try stoppedByTheWrongEnvironment(tokens: 3_000, seed: 33)
+        let production = try GatewayProcess(
+            run.pki.folder,
+            name: run.gatewayName,
+            arguments: [
+                "--environment", "production", "--client-ca", run.pki.clientCA, "--port", String(run.port), "--force",
+            ],
+            binary: CLI.throughputBinary
+        )
+        let universal = run.arguments.map { $0 == run.pki.identity("sandbox") ? run.pki.identity("universal") : $0 }
+        #expect(universal != run.arguments)
+        let resumed = try CLI.runProgram(
+            CLI.throughputBinary,
+            universal + ["--resume", run.resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
+        #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
+        #expect(resumed.stderr.contains("another credential"), "\(resumed.stderr)")
+        let results = try Self.results(run.resultsFile)
+        BulkSendTests.expectOneResultPerLine(results, lines: run.lines)
+        var delivered: [String: Int] = [:]
+        for record in try production.deliveries() {
+            delivered[record["device_token"] as? String ?? "", default: 0] += 1
+        }
+        let undelivered = Set(run.tokens).subtracting(delivered.keys)
+        #expect(undelivered.isEmpty, "\(undelivered.count) tokens of the file not delivered")
+        #expect(Set(delivered.keys).isSubset(of: run.tokens))
+        #expect(delivered.values.allSatisfy { $0 == 1 }, "no token delivered twice")
+
+        // Another credential is accepted only after a stop the credential caused.
+        let again = try CLI.runProgram(
+            CLI.throughputBinary,
+            run.arguments + ["--resume", run.resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
+        #expect(again.status == 64 && again.stderr.contains("the credential"), "\(again.stderr)")
     }
 
     @Test func resumingWithAnotherAlertIsRefusedAndSendsNothing() throws {

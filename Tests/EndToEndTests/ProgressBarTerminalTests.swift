@@ -10,9 +10,8 @@ struct ProgressBarTerminalTests {
         let pki = try GatewayCommandTests.PKI()
         let gateway = try pki.gateway("sandbox", ["--latency-ms", "20", "--max-concurrent-streams", "10"])
         let folder = pki.folder
-        let tokens = (0..<3_000).map { index in
-            (0..<32).map { String(format: "%02x", UInt8(truncatingIfNeeded: index &* 31 &+ $0)) }.joined()
-        }
+        // 3,000 distinct tokens (a token listed twice is sent once, which would change the count).
+        let tokens = (0..<3_000).map { String(format: "%064x", $0 &* 7_919 &+ 1) }
         try tokens.joined(separator: "\n").write(toFile: folder.path("tokens.txt"), atomically: true, encoding: .utf8)
         let command =
             ([

@@ -47,13 +47,16 @@ extension BulkEngine {
         if ok {
             summary.requests += batch.count
             progress.requests = summary.requests
-            for (send, _) in batch { actions.append(.open(send)) }
+            for (send, item) in batch {
+                item.inJournal = true
+                actions.append(.open(send))
+            }
             return actions
         }
         for (send, item) in batch {
             if let id = sendConnection[send.id] { connections[id].map { finishStream(send.id, on: $0) } }
             item.attempts -= 1
-            summary.unfinished += 1
+            leaveUnfinished(item)
         }
         stop(
             .outputFailed,
@@ -72,7 +75,7 @@ extension BulkEngine {
         stop(
             .outputFailed,
             message:
-                "The results cannot be written (\(message)); nothing more is sent. The counts below include answers whose result lines were lost with the write: the journal still has them, and the resumed run reports them as outcome_unknown.",
+                "The results cannot be written (\(message)); nothing more is sent.",
             hint: "Free some disk space, then continue the run.",
             now: now,
             into: &actions
@@ -164,10 +167,31 @@ extension BulkEngine {
                     BulkResult(line: line, token: text, attempts: 0, error: "malformed_token", message: message),
                     into: &actions
                 )
+            case .vanished(let line, let token, let apnsID, let attempts):
+                summary.failed += 1
+                summary.uncertain += 1
+                summary.outcomeUnknown += 1
+                summary.missingFromTokens += 1
+                progress.failed += 1
+                record(
+                    BulkResult(
+                        line: line,
+                        token: token,
+                        apnsID: TextEncoding.lowercaseUUID(apnsID),
+                        attempts: attempts,
+                        uncertain: true,
+                        error: "outcome_unknown",
+                        message:
+                            "An earlier run sent this (as line \(line)) and stopped before its answer was recorded; the token file no longer holds this token, so it is not sent again."
+                    ),
+                    into: &actions
+                )
             case .uncertain(let line, let token, let apnsID, let attempts):
                 let id = TextEncoding.lowercaseUUID(apnsID)
                 if configuration.resendUncertain && attempts < configuration.maxAttempts {
-                    return Item(line: line, token: token.hex, apnsID: id, attempts: attempts, uncertain: true)
+                    let item = Item(line: line, token: token.hex, apnsID: id, attempts: attempts, uncertain: true)
+                    item.inJournal = true
+                    return item
                 }
                 summary.failed += 1
                 summary.uncertain += 1
@@ -186,15 +210,6 @@ extension BulkEngine {
                     ),
                     into: &actions
                 )
-            case .mismatch(_, let message):
-                stop(
-                    .wrongTokenFile,
-                    message: message,
-                    hint: "Resume with the token file the results were written for, or start a new results file.",
-                    now: now,
-                    into: &actions
-                )
-                return nil
             }
         }
         return nil
@@ -266,7 +281,8 @@ extension BulkEngine {
         }
         stopping = true
         actions.append(.stopReading)
-        summary.unfinished += ready.count - readyIndex + retries.count
+        for item in ready[readyIndex...] { leaveUnfinished(item) }
+        for retry in retries { leaveUnfinished(retry.item) }
         ready.removeAll()
         readyIndex = 0
         retries.removeAll()
@@ -292,6 +308,19 @@ extension BulkEngine {
         }
     }
 
+    /// A line the run leaves without a result: counted as unanswered when the journal still
+    /// says it was sent, else as never sent.
+    mutating func leaveUnfinished(_ item: Item) {
+        summary.unfinished += 1
+        if item.inJournal { summary.unanswered += 1 }
+    }
+
+    /// Voids the journal's entry of a send that was not processed.
+    mutating func clearJournal(_ item: Item, into actions: inout [Action]) {
+        item.inJournal = false
+        actions.append(.clearJournal(line: item.line))
+    }
+
     mutating func closeAll(into actions: inout [Action]) {
         for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
             actions.append(.close(connection.id))
@@ -310,6 +339,7 @@ extension BulkEngine {
             actions.append(.close(connection.id))
         }
         connections.removeAll()
+        summary.neverSent = summary.unfinished - summary.unanswered
         summary.seconds = elapsed(now: now)
         summary.rate = summary.seconds > 0 ? Double(summary.results) / summary.seconds : 0
         actions.append(.finished(summary))

@@ -63,9 +63,9 @@ extension BulkEngine {
 
     /// The server did not process it: safe to send again, and not uncertain.
     mutating func notProcessed(_ item: Item, now: Double, into actions: inout [Action]) {
-        actions.append(.clearJournal(line: item.line))
+        clearJournal(item, into: &actions)
         if stopping {
-            summary.unfinished += 1
+            leaveUnfinished(item)
         } else if item.attempts < configuration.maxAttempts {
             ready.append(item)
         } else {
@@ -85,7 +85,7 @@ extension BulkEngine {
         item.uncertainBecause = code
         if stopping {
             // Its journal entry stays: a resumed run reports it as outcome_unknown.
-            summary.unfinished += 1
+            leaveUnfinished(item)
         } else if item.attempts < configuration.maxAttempts {
             ready.append(item)
         } else {

@@ -17,9 +17,9 @@ extension BulkEngine {
             finalAnswer(item, response, into: &actions)
         } else if response.isRetryable {
             // APNs did not take it: safe to send again.
-            actions.append(.clearJournal(line: item.line))
+            clearJournal(item, into: &actions)
             if stopping {
-                summary.unfinished += 1
+                leaveUnfinished(item)
             } else if item.attempts < configuration.maxAttempts {
                 retries.append((due: now + retryDelay(item, response), item: item))
             } else {
@@ -28,9 +28,10 @@ extension BulkEngine {
         } else if let reason = response.reason, Self.affectsEveryNotification(reason) {
             // Every other line would get the same answer. This one is not final: the cause is
             // the credential, topic or payload, and a resumed run sends it once that is fixed.
-            actions.append(.clearJournal(line: item.line))
-            summary.unfinished += 1
+            clearJournal(item, into: &actions)
+            leaveUnfinished(item)
             if !stopping {
+                summary.stopReason = reason.rawValue
                 stop(
                     .credentialRejected,
                     message: "APNs answered \(response.status) \(reason.rawValue): \(reason.explanation)",

@@ -142,6 +142,9 @@ public struct BulkEngine {
         var attempts: Int
         var uncertain: Bool
         var uncertainBecause: String?
+        /// A committed journal entry says this was sent and nothing has cleared it: left
+        /// unfinished, a resumed run reports it as `outcome_unknown` rather than send it.
+        var inJournal = false
         init(line: Int, token: String, apnsID: String, attempts: Int = 0, uncertain: Bool = false) {
             self.line = line
             self.token = token

@@ -9,8 +9,9 @@ public enum TokenEntry: Sendable {
     /// A line a previous run sent without recording an answer (see ``ResumeState``): it may or
     /// may not have been delivered.
     case uncertain(line: Int, token: DeviceToken, apnsID: UUID, attempts: Int)
-    /// The token on this line differs from the one the results being resumed name for it.
-    case mismatch(line: Int, message: String)
+    /// A token an earlier run had in flight that the token file no longer holds: its outcome
+    /// stays unknown, and it is reported (with the line it had then) rather than forgotten.
+    case vanished(line: Int, token: String, apnsID: UUID, attempts: Int)
 }
 
 /// The final outcome of one line of a token file: exactly one per line that is not blank or a
@@ -120,7 +121,8 @@ public enum BulkStopCause: String, Sendable, Codable {
     case credentialRejected = "credential_rejected"
     case connectionFailed = "connection_failed"
     case outputFailed = "output_failed"
-    case wrongTokenFile = "wrong_token_file"
+    /// A resume read no tokens while the run it continues is unfinished.
+    case noTokens = "no_tokens"
 }
 
 /// What a bulk run did, for the summary line and `--json`.
@@ -141,8 +143,23 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     /// Of those, lines an earlier run had in flight when it stopped, reported as
     /// `outcome_unknown` and not sent again.
     public var outcomeUnknown = 0
-    /// Lines read but left without a result (the run stopped); `--resume` sends them.
+    /// Lines read but left without a result (the run stopped): ``unanswered`` of them were sent
+    /// and their answer is unknown (the resumed run reports them as `outcome_unknown`); the
+    /// others were never sent, or not processed, and `--resume` sends them.
     public var unfinished = 0
+    /// Of ``unfinished``: sent, with no answer when the run stopped.
+    public var unanswered = 0
+    /// Of ``unfinished``: never sent (or not processed): the resumed run sends them.
+    public var neverSent = 0
+    /// Result lines that reached the results file (less than ``results`` when writing failed:
+    /// the others were answered, and the resumed run reports them as `outcome_unknown`).
+    public var resultsWritten = 0
+    /// The results file vanished: nothing written to it can be used.
+    public var resultsLost = false
+    /// Lines whose token an earlier line already had: not sent again, and without a result.
+    public var duplicates = 0
+    /// Tokens an earlier run had in flight that the token file no longer holds.
+    public var missingFromTokens = 0
     /// Requests written, retries included.
     public var requests = 0
     public var connections = 0
@@ -152,6 +169,8 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     public var stoppedBy: BulkStopCause?
     public var stopMessage: String?
     public var stopHint: String?
+    /// APNs' reason, when an answer stopped the run.
+    public var stopReason: String?
     /// Resumed runs: lines skipped because an earlier run has their result.
     public var skipped = 0
     /// Connections the server closed with GOAWAY, by the reason in its debug data
@@ -163,7 +182,8 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     /// The stop's message and hint travel in the report's `error` object, not here.
     enum CodingKeys: String, CodingKey {
         case results, accepted, rejected, retried, failed, malformed, uncertain, outcomeUnknown, unfinished, requests
-        case connections, seconds, rate, stoppedBy, skipped
+        case connections, seconds, rate, stoppedBy, skipped, unanswered, neverSent, resultsWritten, duplicates
+        case missingFromTokens
     }
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }

@@ -71,3 +71,35 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         return differences
     }
 }
+
+/// A line a run that stopped early appends to its results file: why it stopped, and with which
+/// credential, so that a resume can tell a stop caused by the credential (which another
+/// credential for the same app may continue) from any other.
+public struct BulkStopRecord: Codable, Equatable, Sendable {
+    public var cause: String
+    /// APNs' reason, when an answer stopped the run.
+    public var reason: String?
+    /// The credential's fingerprint, as in the run header.
+    public var credential: String
+
+    public init(cause: String, reason: String?, credential: String) {
+        self.cause = cause
+        self.reason = reason
+        self.credential = credential
+    }
+
+    private struct Line: Codable { var stop: BulkStopRecord }
+
+    /// `{"stop":{...}}` and a newline.
+    public var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Line(stop: self))) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    public static func parse(_ line: some Collection<UInt8>) -> BulkStopRecord? {
+        guard line.starts(with: Array(#"{"stop":"#.utf8)) else { return nil }
+        return try? JSONDecoder().decode(Line.self, from: Data(line)).stop
+    }
+}

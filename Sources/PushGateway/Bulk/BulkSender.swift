@@ -47,6 +47,7 @@ public final class BulkSender: @unchecked Sendable {
     /// connections again, so that the new requests leave with the same flush.
     private var pumpWanted = false
     private var lastConnectError: GatewayError?
+    private var ticks = 0
     private var done: EventLoopPromise<Summary>?
     private let origin = DispatchTime.now()
 
@@ -130,7 +131,9 @@ public final class BulkSender: @unchecked Sendable {
                 // here on leaves uncertain only what is really in flight, not also the answers
                 // of the last batch (which would then be reported as outcome_unknown on resume).
                 output.flushResults()
-                for send in sends { output.journalSend(line: send.line, apnsID: send.apnsID, attempt: send.attempt) }
+                for send in sends {
+                    output.journalSend(line: send.line, token: send.token, apnsID: send.apnsID, attempt: send.attempt)
+                }
                 output.flushJournal()  // the journal reaches the kernel before any of these streams exist
                 let failure = output.journalFailure
                 perform(engine.journalWritten(ok: failure == nil, now: now(), failure: failure))
@@ -152,7 +155,6 @@ public final class BulkSender: @unchecked Sendable {
                 finish(summary)
             case .abort(let message):
                 finished = true
-                output.finish(clean: false)
                 done?.fail(lastConnectError ?? GatewayError(.connectFailed, message))
             }
         }
@@ -162,12 +164,9 @@ public final class BulkSender: @unchecked Sendable {
 
     private func finish(_ summary: Summary) {
         finished = true
-        output.finish(clean: summary.stoppedBy == nil)
         var summary = summary
-        if let failure = output.failure, summary.stoppedBy == nil {
-            summary.stoppedBy = .outputFailed
-            summary.stopMessage = "The results cannot be written (\(failure))."
-        }
+        summary.skipped = feed.skipped
+        summary.duplicates = feed.duplicates
         if let readError = feed.readError, summary.stoppedBy == nil {
             summary.stoppedBy = .outputFailed
             summary.stopMessage = "The tokens could not all be read: \(readError)."
@@ -327,6 +326,11 @@ public final class BulkSender: @unchecked Sendable {
     private func tick() {
         loop.scheduleTask(in: .milliseconds(250)) { [self] in
             guard !finished else { return }
+            ticks += 1
+            if ticks % 4 == 0, !output.results.isStillAtPath {
+                // Whatever is written from now on is lost: stop sending at once.
+                perform(engine.outputFailed("the results file was deleted or replaced", now: now()))
+            }
             perform(engine.tick(now: now()))
             schedulePump()
             tick()

@@ -21,28 +21,61 @@ public final class TokenFeed: @unchecked Sendable {
         var wantsWake = false
         var readError: String?
         var linesRead = 0
+        var entriesRead = 0
+        var skipped = 0
+        var duplicates = 0
     }
 
     private let descriptor: FileDescriptor
     private let ownsDescriptor: Bool
     private let resume: ResumeState?
     private let capacity: Int
+    private let allowDuplicates: Bool
+    /// Tokens met so far (with the ones earlier runs finished or had in flight): a token listed
+    /// twice is sent once. Eight bytes a token.
+    private var seen = Set<UInt64>()
     private let shared = NIOLockedValueBox(Shared())
     private let space = NSCondition()
     private var wake: (@Sendable () -> Void)?
 
     /// Reads `descriptor` (closed at the end when `ownsDescriptor`); lines with a final
     /// answer in `resume` are skipped.
-    public init(descriptor: FileDescriptor, ownsDescriptor: Bool, resume: ResumeState? = nil, capacity: Int = 8_192) {
+    /// A token listed again is skipped (counted in ``duplicates``) unless `allowDuplicates`.
+    public init(
+        descriptor: FileDescriptor,
+        ownsDescriptor: Bool,
+        resume: ResumeState? = nil,
+        allowDuplicates: Bool = false,
+        capacity: Int = 8_192
+    ) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
         self.resume = resume
+        self.allowDuplicates = allowDuplicates
         self.capacity = capacity
     }
 
     /// Opens a token file, or standard input for "-".
-    public static func open(path: String, resume: ResumeState? = nil) throws -> TokenFeed {
-        if path == "-" { return TokenFeed(descriptor: .standardInput, ownsDescriptor: false, resume: resume) }
+    public static func open(path: String, resume: ResumeState? = nil, allowDuplicates: Bool = false) throws -> TokenFeed
+    {
+        if path == "-" {
+            // Tokens typed at a terminal would wait silently for end of input; a resume
+            // printed for a pipe would look like it hangs.
+            if isatty(FileDescriptor.standardInput.rawValue) == 1 {
+                throw BulkRunError(
+                    .terminalInput,
+                    path: nil,
+                    "Standard input is a terminal: the tokens are read from a file or a pipe, never typed.",
+                    hint: "Pipe the tokens in (for example: cat tokens.txt | apnsctl send …) or give the file itself."
+                )
+            }
+            return TokenFeed(
+                descriptor: .standardInput,
+                ownsDescriptor: false,
+                resume: resume,
+                allowDuplicates: allowDuplicates
+            )
+        }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw CredentialError(
@@ -62,7 +95,12 @@ public final class TokenFeed: @unchecked Sendable {
         }
         do {
             let descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
-            return TokenFeed(descriptor: descriptor, ownsDescriptor: true, resume: resume)
+            return TokenFeed(
+                descriptor: descriptor,
+                ownsDescriptor: true,
+                resume: resume,
+                allowDuplicates: allowDuplicates
+            )
         } catch {
             throw CredentialError(
                 .unreadable,
@@ -141,6 +179,13 @@ public final class TokenFeed: @unchecked Sendable {
     /// Why reading ended early, when it did (an I/O error).
     public var readError: String? { shared.withLockedValue { $0.readError } }
 
+    /// Lines holding something (a token or not), blank lines and comments aside.
+    public var entriesRead: Int { shared.withLockedValue { $0.entriesRead } }
+    /// Lines skipped because an earlier run has their token's result.
+    public var skipped: Int { shared.withLockedValue { $0.skipped } }
+    /// Lines skipped because an earlier line has the same token.
+    public var duplicates: Int { shared.withLockedValue { $0.duplicates } }
+
     // MARK: The reader thread
 
     private func readAll() {
@@ -169,7 +214,11 @@ public final class TokenFeed: @unchecked Sendable {
                 break
             }
             if count == 0 { break }
-            for index in 0..<count {
+            var first = 0
+            if lineNumber == 0, line.isEmpty, count >= 3, chunk[0] == 0xEF, chunk[1] == 0xBB, chunk[2] == 0xBF {
+                first = 3  // a UTF-8 byte order mark, as some editors write: not part of line 1
+            }
+            for index in first..<count {
                 let byte = chunk[index]
                 if byte == UInt8(ascii: "\n") {
                     endLine()
@@ -188,10 +237,24 @@ public final class TokenFeed: @unchecked Sendable {
         if !isStopped, failure == nil, !line.isEmpty || overlong {
             endLine()
         }
+        if !isStopped, failure == nil, let resume {
+            // Read to the end: what an earlier run had in flight and the file no longer holds
+            // is reported, not forgotten.
+            for flight in resume.inFlight.values.sorted(by: { $0.line < $1.line })
+            where !seen.contains(BulkResult.key(token: flight.token)) {
+                batch.append(
+                    .vanished(line: flight.line, token: flight.token, apnsID: flight.apnsID, attempts: flight.attempts)
+                )
+            }
+        }
         if !batch.isEmpty { _ = hand(&batch) }
         if ownsDescriptor { try? descriptor.close() }
         let lines = lineNumber
+        let counted = counts
         shared.withLockedValue {
+            $0.entriesRead = counted.entries
+            $0.skipped = counted.skipped
+            $0.duplicates = counted.duplicates
             $0.finished = true
             $0.readError = failure
             $0.linesRead = lines
@@ -214,7 +277,13 @@ public final class TokenFeed: @unchecked Sendable {
             _ = space.wait(until: Date().addingTimeInterval(0.05))
         }
         space.unlock()
-        shared.withLockedValue { $0.ready.append(contentsOf: batch) }
+        let counted = counts
+        shared.withLockedValue {
+            $0.ready.append(contentsOf: batch)
+            $0.entriesRead = counted.entries
+            $0.skipped = counted.skipped
+            $0.duplicates = counted.duplicates
+        }
         batch.removeAll(keepingCapacity: true)
         notify(force: false)
         return true
@@ -229,13 +298,19 @@ public final class TokenFeed: @unchecked Sendable {
         if call { wake?() }
     }
 
-    /// Turns one line into an entry; nil for blank lines, comments and lines already answered.
+    /// Turns one line into an entry; nil for blank lines, comments, lines already answered and
+    /// tokens already met.
     private func entry(line: [UInt8], number: Int, overlong: Bool) -> TokenEntry? {
         if overlong {
-            if resume?.status(line: number, token: nil) == .done { return nil }
+            count { $0.entries += 1 }
+            let text = Self.preview(line)
+            if resume?.isDone(malformedText: text) == true {
+                count { $0.skipped += 1 }
+                return nil
+            }
             return .malformed(
                 line: number,
-                text: Self.preview(line),
+                text: text,
                 message: "The line is longer than \(Self.maximumLineLength) bytes; a device token is 64 hex digits."
             )
         }
@@ -244,6 +319,7 @@ public final class TokenFeed: @unchecked Sendable {
         while start < end, Self.isSpace(line[start]) { start += 1 }
         while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
         guard start < end else { return nil }
+        count { $0.entries += 1 }
         let text = line[start..<end]
         var token = DeviceToken(plainHex: text)
         var problem: String?
@@ -254,28 +330,39 @@ public final class TokenFeed: @unchecked Sendable {
                 problem = (error as? PushCoreError)?.message ?? "This is not a device token."
             }
         }
-        switch resume?.status(line: number, token: token) ?? .pending {
-        case .done:
-            return nil
-        case .mismatch:
-            return .mismatch(
-                line: number,
-                message: "Line \(number) holds a different token from the one the results being resumed record for it."
-            )
-        case .uncertain(let apnsID, let attempts):
-            if let token { return .uncertain(line: number, token: token, apnsID: apnsID, attempts: attempts) }
-            fallthrough
-        case .pending:
-            guard let token else {
-                return .malformed(
-                    line: number,
-                    text: Self.preview(text),
-                    message: problem ?? "This is not a device token."
-                )
+        guard let token else {
+            let preview = Self.preview(text)
+            if resume?.isDone(malformedText: preview) == true {
+                count { $0.skipped += 1 }
+                return nil
             }
+            return .malformed(line: number, text: preview, message: problem ?? "This is not a device token.")
+        }
+        let key = BulkResult.key(token: token.hex)
+        if seen.contains(key) {
+            if !allowDuplicates {
+                count { $0.duplicates += 1 }
+                return nil
+            }
+        } else if resume != nil || !allowDuplicates {
+            seen.insert(key)
+        }
+        switch resume?.status(token: token) ?? .pending {
+        case .done:
+            count { $0.skipped += 1 }
+            return nil
+        case .uncertain(let apnsID, let attempts):
+            return .uncertain(line: number, token: token, apnsID: apnsID, attempts: attempts)
+        case .pending:
             return .token(line: number, token: token)
         }
     }
+
+    /// Counts kept by the reader thread alone and published with each batch (one lock a batch,
+    /// not one a line).
+    private var counts = (entries: 0, skipped: 0, duplicates: 0)
+
+    private func count(_ change: (inout (entries: Int, skipped: Int, duplicates: Int)) -> Void) { change(&counts) }
 
     private static func isSpace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")

@@ -194,6 +194,17 @@ func reportLibraryError(_ error: any Error) -> ExitCode? {
             text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
         }
         printError(text)
+    case let error as BulkRunError:
+        JSONFailure.note(
+            code: error.code.rawValue,
+            message: (error.path.map { "\($0): " } ?? "") + error.message,
+            hint: error.hint
+        )
+        var text =
+            TerminalStyle.stderr.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "")
+            + error.message
+        if let hint = error.hint { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
+        printError(text)
     case let error as PushCoreError:
         JSONFailure.note(code: error.code.name, message: error.message, hint: ErrorHints.hint(for: error))
         var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
@@ -213,6 +224,8 @@ func exitStatus(for error: any Error) -> ExitCode {
     if let error = error as? GatewayError, error.code == .clientCertificateRejected { return ExitStatus.problem }
     // A proxy scheme that is not spoken is a usage error, wherever the setting came from.
     if let error = error as? GatewayError, error.code == .unsupportedProxy { return ExitCode(64) }
+    // A results file that exists or belongs to another run, tokens from a terminal: usage errors.
+    if let error = error as? BulkRunError, error.isUsageError { return ExitCode(64) }
     // A time, Live Activity or channel ID the user wrote that cannot be sent: usage errors.
     if let error = error as? PushCoreError, [.invalidTime, .invalidLiveActivity, .invalidChannel].contains(error.code) {
         return ExitCode(64)

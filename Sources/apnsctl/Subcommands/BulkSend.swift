@@ -14,7 +14,8 @@ import Darwin
 extension Send {
     func runBulk(tokensPath: String) async throws {
         let style = TerminalStyle.stderr
-        let (sender, resultsPath, total, skipped) = try await withUserErrors { () -> (BulkSender, String?, Int?, Int) in
+        let (sender, run, feed, total, source) = try await withUserErrors {
+            () -> (BulkSender, BulkRun, TokenFeed, Int?, TokenSource) in
             // A placeholder token: the template's own token is never sent.
             let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
             let template = prepared.notification.template
@@ -23,63 +24,64 @@ extension Send {
                 template: template,
                 gateway: prepared.configuration.endpoint.description
             )
-            let state = try resume.map { try ResumeState.load(resultsPath: $0) }
-            if let resume, let state { try Self.checkSameRun(state, header, resultsPath: resume) }
-            // Everything that can be refused is checked before any file is made.
-            let feed = try TokenFeed.open(path: tokensPath, resume: state)
-            let resultsPath = results ?? resume
-            let output: BulkOutput
-            if let resultsPath {
-                let file: AppendFile
-                let continuing = resultsPath == resume
-                if continuing {
-                    file = try AppendFile.open(path: resultsPath, truncateTo: state?.validLength)
-                } else {
-                    if FileManager.default.fileExists(atPath: resultsPath) {
-                        throw CredentialError(
-                            .invalidArgument,
-                            path: resultsPath,
-                            "The results file already exists.",
-                            hint:
-                                "Continue that run with --resume \(ErrorHints.shellQuoted(resultsPath)), or choose another --results file."
-                        )
-                    }
-                    file = try AppendFile.open(path: resultsPath, exclusive: true)
-                    file.append(header.jsonLine)
-                    file.flush()
-                }
-                let journalPath = ResumeState.journalPath(forResults: resultsPath)
-                // A new run starts a new journal; a resumed one keeps what it has.
-                let journal = try AppendFile.open(path: journalPath, truncateTo: continuing ? nil : 0)
-                output = BulkOutput(results: file, journal: journal)
-            } else {
-                output = BulkOutput(results: .standardOutput, journal: nil)
+            // Everything that can be refused is checked before any file is made or locked.
+            let source: TokenSource = tokensPath == "-" ? .standardInput() : .file(tokensPath)
+            if tokensPath == "-", isatty(STDIN_FILENO) == 1 {
+                _ = try TokenFeed.open(path: "-")  // refused, with its message
+            }
+            let run = try BulkRun.open(header: header, results: results, resume: resume)
+            let feed: TokenFeed
+            do {
+                feed = try TokenFeed.open(path: tokensPath, resume: run.state, allowDuplicates: allowDuplicates)
+            } catch {
+                run.abandon()
+                throw error
+            }
+            if run.credentialChanged, !quiet {
+                printError(
+                    style.paint("note: ", .bold)
+                        + "continuing with another credential: the run stopped because APNs refused the one it used (\(run.state?.lastStop?.reason ?? "credential")); topic, push type, payload and gateway are the same."
+                )
+            }
+            if run.resultsPath == nil {
                 // The result lines are the JSON answer: no error object may follow them.
                 JSONFailure.printed = true
+                if !quiet {
+                    printError(
+                        style.paint("warning: ", .yellow, .bold)
+                            + "the results go to standard output only, with no journal: if this run stops it cannot be resumed, and a new run sends every token again. Give --results FILE to make it resumable."
+                    )
+                }
             }
             var options = BulkSender.Options()
             options.connections = connections
             options.maxAttempts = maxAttempts
             options.resendUncertain = resendUncertain
-            let sender = try BulkSender(
-                configuration: prepared.configuration,
-                template: template,
-                options: options,
-                feed: feed,
-                output: output
-            )
-            let showProgress = !quiet && style.isTerminal
+            let sender: BulkSender
+            do {
+                sender = try BulkSender(
+                    configuration: prepared.configuration,
+                    template: template,
+                    options: options,
+                    feed: feed,
+                    output: run.output
+                )
+            } catch {
+                run.abandon()
+                throw error
+            }
             let total =
-                showProgress
-                ? TokenFeed.countEntries(path: tokensPath).map { max(0, $0 - (state?.finalCount ?? 0)) } : nil
-            return (sender, resultsPath, total, state?.finalCount ?? 0)
+                (!quiet && style.isTerminal)
+                ? TokenFeed.countEntries(path: tokensPath).map { max(0, $0 - (run.state?.finalCount ?? 0)) } : nil
+            return (sender, run, feed, total, source)
         }
 
         let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { count in
             if count == 1 {
                 if !quiet {
+                    // Clearing the progress bar's line means something only on a terminal.
                     printError(
-                        "\r\u{1B}[2K" + style.paint("stopping:", .yellow, .bold)
+                        (style.isTerminal ? "\r\u{1B}[2K" : "") + style.paint("stopping:", .yellow, .bold)
                             + " no new tokens; waiting for the notifications in flight (Ctrl-C again to stop waiting)"
                     )
                 }
@@ -100,86 +102,70 @@ extension Send {
         } catch let error as GatewayError {
             progress?.finish()
             error.print()
-            // Nothing was sent: a new results file and its journal are not left behind to be
-            // refused as "already exists" next time.
-            if let resultsPath, resultsPath != resume, Self.holdsNoResults(resultsPath) {
-                unlink(resultsPath)
-                unlink(ResumeState.journalPath(forResults: resultsPath))
-            }
+            run.abandon()
             throw exitStatus(for: error)
         }
         progress?.finish()
-        summary.skipped = skipped
+        summary = run.conclude(summary, tokensRead: feed.entriesRead)
+        let command = ResumeCommand(
+            arguments: CommandLine.arguments,
+            resultsPath: run.resultsPath,
+            source: source,
+            credential: summary.stoppedBy == .credentialRejected ? credential : nil
+        )
 
-        if json, resultsPath != nil {
+        if json, run.resultsPath != nil {
             try printJSON(
-                BulkSummaryOutput(schemaVersion: ReportSchema.schemaVersion, results: resultsPath, summary: summary)
+                BulkSummaryOutput(schemaVersion: ReportSchema.schemaVersion, results: run.resultsPath, summary: summary)
             )
         } else if !quiet {
-            printError(render(summary, resultsPath: resultsPath, style: style))
+            printError(render(summary, resultsPath: run.resultsPath, resume: command, style: style))
         }
         if let cause = summary.stoppedBy {
             if quiet || json {
                 printError(style.paint("error:", .red, .bold) + " " + (summary.stopMessage ?? "the run stopped early"))
             }
-            throw cause == .interrupted ? ExitCode(130) : ExitStatus.couldNotCheck
+            throw cause == .interrupted && summary.resultsWritten == summary.results && !summary.resultsLost
+                ? ExitCode(130) : ExitStatus.couldNotCheck
         }
         if summary.accepted < summary.results { throw ExitStatus.problem }
     }
 
-    /// A resumed run must be the run the results file was started for: same credential, topic,
-    /// push type, payload and gateway. Otherwise one announcement would go out two ways.
-    static func checkSameRun(_ state: ResumeState, _ header: BulkRunHeader, resultsPath: String) throws {
-        guard let recorded = state.header else {
-            printError(
-                TerminalStyle.stderr.paint("error:", .red, .bold)
-                    + " \(resultsPath): this results file has no run header, so what it was sent with cannot be checked.\n  "
-                    + TerminalStyle.stderr.paint("hint:", .bold)
-                    + " Start a new run with --results NEW-FILE; the lines already done are listed in \(resultsPath)."
+    /// What the stop left, in numbers that add up: results written, answers whose result was
+    /// lost with a failed write, sends without an answer, and lines never sent.
+    private func stopAccount(_ summary: BulkSender.Summary, resultsPath: String?) -> [String] {
+        let count = { (value: Int) in value.formatted(.number.grouping(.automatic)) }
+        guard let resultsPath else {
+            return [
+                "\(count(summary.results)) results printed; \(count(summary.unanswered)) sent without an answer; \(count(summary.neverSent)) read and never sent. Without --results this run cannot be resumed."
+            ]
+        }
+        if summary.resultsLost {
+            return [
+                "\(count(summary.results)) lines were answered and \(count(summary.unanswered)) sent without an answer; their results are lost with the file."
+            ]
+        }
+        var parts = ["\(count(summary.resultsWritten)) results written to \(resultsPath)"]
+        let lost = summary.results - summary.resultsWritten
+        if lost > 0 {
+            parts.append(
+                "\(count(lost)) answered whose results could not be written (outcome_unknown on resume: not sent again)"
             )
-            throw ExitCode(64)
         }
-        let differences = recorded.differences(from: header)
-        guard differences.isEmpty else {
-            printError(
-                TerminalStyle.stderr.paint("error:", .red, .bold)
-                    + " \(resultsPath) belongs to another run: \(differences.joined(separator: ", ")) differ\(differences.count == 1 ? "s" : ""). Nothing was sent.\n  "
-                    + TerminalStyle.stderr.paint("hint:", .bold)
-                    + " Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with --results NEW-FILE."
-            )
-            throw ExitCode(64)
-        }
+        parts.append("\(count(summary.unanswered)) sent without an answer (outcome_unknown on resume: not sent again)")
+        parts.append("\(count(summary.neverSent)) read and never sent")
+        return [
+            "so far: " + parts.joined(separator: "; ") + ".",
+            "The resume sends the lines never sent and every line not yet read.",
+        ]
     }
 
-    /// The command that continues this run, ready to paste: the same arguments, with the results
-    /// file given to --resume.
-    static func resumeCommand(arguments: [String], resultsPath: String) -> String {
-        var words: [String] = [arguments.first ?? "apnsctl"]
-        var index = 1
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--results" || argument == "--resume" {
-                index += 2
-                continue
-            }
-            if argument.hasPrefix("--results=") || argument.hasPrefix("--resume=") {
-                index += 1
-                continue
-            }
-            words.append(argument)
-            index += 1
-        }
-        words += ["--resume", resultsPath]
-        return words.map(ErrorHints.shellQuoted).joined(separator: " ")
-    }
-
-    /// True when the file has nothing but its run header (or nothing at all).
-    static func holdsNoResults(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
-        return data.split(separator: UInt8(ascii: "\n")).allSatisfy { BulkRunHeader.parse($0) != nil }
-    }
-
-    private func render(_ summary: BulkSender.Summary, resultsPath: String?, style: TerminalStyle) -> String {
+    private func render(
+        _ summary: BulkSender.Summary,
+        resultsPath: String?,
+        resume: ResumeCommand,
+        style: TerminalStyle
+    ) -> String {
         var lines: [String] = []
         let count = { (value: Int) in value.formatted(.number.grouping(.automatic)) }
         let rate = count(Int(summary.rate.rounded()))
@@ -223,22 +209,22 @@ extension Send {
             )
         }
         if let resultsPath { lines.append("  results:    \(resultsPath)") }
+        if summary.duplicates > 0 {
+            lines.append(
+                "  duplicates: \(count(summary.duplicates)) lines repeat a token listed earlier; each token was sent once (--allow-duplicates sends every line)."
+            )
+        }
+        if summary.missingFromTokens > 0 {
+            lines.append(
+                "  missing:    \(count(summary.missingFromTokens)) tokens the earlier run had in flight are no longer in the token file; their outcome stays unknown (results with \"error\": \"outcome_unknown\" and the line they had then)."
+            )
+        }
         if let cause = summary.stoppedBy {
             let what = cause == .interrupted ? "interrupted" : "stopped"
-            lines.append(
-                style.paint("\(what): ", .red, .bold) + (summary.stopMessage ?? "the run stopped early")
-                    + (summary.unfinished > 0
-                        ? " (\(count(summary.unfinished)) lines that were read have no result yet"
-                            + (resultsPath == nil
-                                ? ")" : "; they and the lines not yet read are sent by the command below)")
-                        : "")
-            )
+            lines.append(style.paint("\(what): ", .red, .bold) + (summary.stopMessage ?? "the run stopped early"))
+            lines += stopAccount(summary, resultsPath: resultsPath).map { "  " + $0 }
             if let hint = summary.stopHint { lines.append("  " + style.paint("→ \(hint)", .bold)) }
-            if let resultsPath {
-                lines.append(
-                    "  continue with: " + Self.resumeCommand(arguments: CommandLine.arguments, resultsPath: resultsPath)
-                )
-            }
+            if !summary.resultsLost { lines += resume.render().map { "  " + $0 } }
         }
         return lines.joined(separator: "\n")
     }

@@ -113,6 +113,9 @@ struct Send: AsyncParsableCommand {
     )
     var resendUncertain = false
 
+    @Flag(help: "With --tokens: send to every line, a token listed twice too (default: each token once).")
+    var allowDuplicates = false
+
     @Option(help: ArgumentHelp("With --tokens: HTTP/2 connections to use (1 to 16).", valueName: "N"))
     var connections: Int = 1
 
@@ -198,8 +201,10 @@ struct Send: AsyncParsableCommand {
                 "Give --token TOKEN for one device, --tokens FILE for many, or --channel ID for a broadcast."
             )
         }
-        if tokens == nil, results != nil || resume != nil || resendUncertain || quiet {
-            throw ValidationError("--results, --resume, --resend-uncertain and --quiet go with --tokens.")
+        if tokens == nil, results != nil || resume != nil || resendUncertain || quiet || allowDuplicates {
+            throw ValidationError(
+                "--results, --resume, --resend-uncertain, --allow-duplicates and --quiet go with --tokens."
+            )
         }
         if tokens != nil {
             if apnsID != nil {

@@ -1,0 +1,158 @@
+import Foundation
+
+/// What earlier runs left in a results file and its journal, matched by token (never by line
+/// number, so a token file whose lines moved, grew or shrank is resumed correctly): tokens with
+/// a final result (skipped), and tokens sent without a recorded answer (in flight when the run
+/// stopped; they may have been delivered).
+public final class ResumeState: @unchecked Sendable {
+    public enum Status: Equatable {
+        case pending
+        case done
+        case uncertain(apnsID: UUID, attempts: Int)
+    }
+
+    /// A send the journal holds without a result or a clear.
+    public struct InFlight: Sendable, Equatable {
+        public var line: Int
+        public var token: String
+        public var apnsID: UUID
+        public var attempts: Int
+    }
+
+    private let done: Set<UInt64>
+    public let inFlight: [UInt64: InFlight]
+    /// Result lines in the file.
+    public let finalCount: Int
+    /// Byte length of the results file up to its last complete line (a line torn by a crash or
+    /// a full disk is dropped, and the file is cut there before appending).
+    public let validLength: Int
+    /// Byte length of the journal up to its last committed group.
+    public let journalValidLength: Int
+    /// The run the results belong to: the last header (a resume with another credential after a
+    /// stop caused by the credential appends its own).
+    public let header: BulkRunHeader?
+    /// Why the last run stopped, when it recorded a stop and nothing ran after it.
+    public let lastStop: BulkStopRecord?
+    /// True when a journal exists: a run that finished every line deletes it.
+    public let journalExists: Bool
+
+    /// The run is not finished: a journal is left, or the last run recorded a stop.
+    public var isUnfinished: Bool { journalExists || lastStop != nil }
+
+    init(
+        done: Set<UInt64>,
+        inFlight: [UInt64: InFlight],
+        finalCount: Int,
+        validLength: Int,
+        journalValidLength: Int,
+        header: BulkRunHeader?,
+        lastStop: BulkStopRecord?,
+        journalExists: Bool
+    ) {
+        self.done = done
+        self.inFlight = inFlight
+        self.finalCount = finalCount
+        self.validLength = validLength
+        self.journalValidLength = journalValidLength
+        self.header = header
+        self.lastStop = lastStop
+        self.journalExists = journalExists
+    }
+
+    public func status(token: DeviceToken) -> Status {
+        let key = BulkResult.key(token: token.hex)
+        if done.contains(key) { return .done }
+        if let flight = inFlight[key] { return .uncertain(apnsID: flight.apnsID, attempts: flight.attempts) }
+        return .pending
+    }
+
+    public func isDone(malformedText text: String) -> Bool { done.contains(BulkResult.key(malformedText: text)) }
+
+    /// The journal that belongs to a results file.
+    public static func journalPath(forResults path: String) -> String { path + ".journal" }
+
+    /// Reads a results file written by a bulk run and, when it exists, its journal.
+    public static func load(resultsPath path: String) throws -> ResumeState {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw BulkRunError(
+                .resultsUnreadable,
+                path: path,
+                "The results file to resume cannot be read.",
+                hint: "Give the results file of the run to continue."
+            )
+        }
+        var done = Set<UInt64>()
+        var finalCount = 0
+        var validLength = 0
+        var header: BulkRunHeader?
+        var lastStop: BulkStopRecord?
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            var lineNumber = 0
+            while start < bytes.count {
+                guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }  // torn: ignore
+                lineNumber += 1
+                let record = UnsafeBufferPointer(rebasing: bytes[start..<newline])
+                if let found = BulkRunHeader.parse(record) {
+                    header = found
+                    lastStop = nil
+                } else if let stop = BulkStopRecord.parse(record) {
+                    lastStop = stop
+                } else if !record.isEmpty {
+                    guard let (_, key) = BulkResult.parseKey(record) else {
+                        throw BulkRunError(
+                            .notAResultsFile,
+                            path: path,
+                            "Line \(lineNumber) is not a result line of a bulk run.",
+                            hint: "Give the results file of the run to continue, unchanged."
+                        )
+                    }
+                    finalCount += 1
+                    done.insert(key)
+                    // A result after a stop record: a later run went on, and its own stop (if
+                    // any) comes after.
+                    lastStop = nil
+                }
+                start = newline + 1
+                validLength = start
+            }
+        }
+        var inFlight: [UInt64: InFlight] = [:]
+        var journalValidLength = 0
+        let journal = journalPath(forResults: path)
+        let journalData = FileManager.default.contents(atPath: journal)
+        if let journalData {
+            let (entries, length) = BulkJournal.read(journalData)
+            journalValidLength = length
+            for entry in entries {
+                let key = BulkResult.key(token: entry.token)
+                if entry.send, let id = entry.apnsID {
+                    if !done.contains(key) {
+                        inFlight[key] = InFlight(
+                            line: entry.line,
+                            token: entry.token,
+                            apnsID: id,
+                            attempts: entry.attempt
+                        )
+                    }
+                } else {
+                    inFlight[key] = nil
+                }
+            }
+        }
+        return ResumeState(
+            done: done,
+            inFlight: inFlight,
+            finalCount: finalCount,
+            validLength: validLength,
+            journalValidLength: journalValidLength,
+            header: header,
+            lastStop: lastStop,
+            journalExists: journalData != nil
+        )
+    }
+}
