@@ -193,6 +193,7 @@ struct Send: AsyncParsableCommand {
     @OptionGroup var credentials: CredentialOptions
 
     func validate() throws {
+        if let topic { try TopicPlaceholder.refuse(topic) }
         if [token, tokens, channel].compactMap({ $0 }).count != 1 {
             throw ValidationError(
                 "Give --token TOKEN for one device, --tokens FILE for many, or --channel ID for a broadcast."
