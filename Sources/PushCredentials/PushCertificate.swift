@@ -57,8 +57,10 @@ extension ValidityStatus {
     }
 
     /// Whole days until `notAfter` (negative once past), rounded down.
+    /// Whole days, rounded toward zero both ways: expired 2 days and a few seconds ago is -2,
+    /// as "Expired 2 days ago" says, not -3.
     public static func daysLeft(until notAfter: Date, at date: Date) -> Int {
-        Int((notAfter.timeIntervalSince(date) / 86_400).rounded(.down))
+        Int((notAfter.timeIntervalSince(date) / 86_400).rounded(.towardZero))
     }
 }
 

@@ -199,7 +199,9 @@ public enum CertificateFindings {
                 Finding(
                     code: "expired",
                     severity: .problem,
-                    message: "Expired \(-days) day\(days == -1 ? "" : "s") ago (\(Self.day(certificate.notAfter))).",
+                    message: days == 0
+                        ? "Expired less than a day ago (\(Self.day(certificate.notAfter)))."
+                        : "Expired \(-days) day\(days == -1 ? "" : "s") ago (\(Self.day(certificate.notAfter))).",
                     hint: "APNs rejects expired certificates: create a new one in the Apple Developer portal."
                 )
             ]

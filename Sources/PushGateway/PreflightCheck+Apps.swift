@@ -39,7 +39,25 @@ extension PreflightCheck {
         var reports: [PreflightReport] = []
         var judged: [String: CredentialFitness] = [:]
         for candidate in selection.candidates {
-            let report = await check.check(candidate.alias, loader: loader)
+            let report: PreflightReport
+            if candidate.kind == .tokenKey, candidate.topics.isEmpty || candidate.environments.isEmpty {
+                // Its scope is unknown: judged as `check` judges it (unfit until its topics and
+                // environments are recorded), and not sent with.
+                let expectations = CheckExpectations(
+                    date: date,
+                    warnDays: warnDays,
+                    environment: environment,
+                    topic: selection.topic
+                )
+                var unprobed = PreflightReport(credential: candidate.alias, topic: selection.topic)
+                unprobed.isStored = true
+                unprobed.findings =
+                    CredentialCheck.tokenKey(candidate, keyPresent: nil, expectations: expectations)
+                    .findings
+                report = unprobed
+            } else {
+                report = await check.check(candidate.alias, loader: loader)
+            }
             judged[candidate.alias] = report.fitness
             reports.append(report)
             each(report)

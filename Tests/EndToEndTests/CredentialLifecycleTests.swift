@@ -160,7 +160,8 @@ struct CredentialLifecycleTests {
         let scoped = try store.run(["check", "--environment", "production", "--topic", "com.example.a"])
         #expect(scoped.status == 0, "\(scoped.stdout)")
         #expect(scoped.stdout.contains("1 fit credential for com.example.a (production): com.example.a-production"))
-        #expect(scoped.stdout.contains("com.example.a-sandbox [not fit]"))
+        // The app's sandbox-only certificate could not serve it in production: skipped, not judged.
+        #expect(scoped.stdout.contains("com.example.a-sandbox [other environment]"))
         #expect(scoped.stdout.contains("sandbox only"))
         #expect(scoped.stdout.contains("com.example.b-sandbox [other app]"))
 
@@ -169,14 +170,15 @@ struct CredentialLifecycleTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(report["fit"] as? [String] == ["com.example.a-production"])
         let judged = (report["credentials"] as? [[String: Any]] ?? []).compactMap { $0["credential"] as? String }
-        #expect(Set(judged) == ["com.example.a-production", "com.example.a-sandbox"])
+        #expect(Set(judged) == ["com.example.a-production"])
         let skipped = report["skipped"] as? [[String: Any]] ?? []
         #expect(skipped.first { $0["credential"] as? String == "com.example.b-sandbox" }?["judged"] as? Bool == false)
 
-        // No fit credential: exit 1 with each one's reason; no credential for the app at all: exit 1.
+        // No credential that could serve the app there, or none for the app at all: exit 1.
         let none = try store.run(["check", "--environment", "production", "--topic", "com.example.b"])
         #expect(none.status == 1)
-        #expect(none.stdout.contains("No stored credential is fit for com.example.b (production)"))
+        #expect(none.stdout.contains("No stored credential is for com.example.b (production)"))
+        #expect(none.stdout.contains("com.example.b-sandbox [other environment] for sandbox only"))
         let unknown = try store.run(["check", "--topic", "com.example.c"])
         #expect(unknown.status == 1)
         #expect(unknown.stdout.contains("No stored credential is for com.example.c"))

@@ -283,9 +283,10 @@ struct GatewayCommandTests {
                 "--background",
             ] + tokenGateway.connection
         )
-        #expect(noTopic.status == 1)
-        #expect(noTopic.stdout.contains("400 MissingTopic"))
-        #expect(noTopic.stdout.contains(APNsReason.missingTopic.explanation))
+        // A .p8 names no app: refused before anything is sent, instead of APNs' 400 MissingTopic.
+        #expect(noTopic.status == 64)
+        #expect(noTopic.stderr.contains("give --topic"), "\(noTopic.stderr)")
+        #expect(try tokenGateway.deliveries().isEmpty)
         // A certificate where the gateway takes only tokens (no client CA): no provider token at all.
         let tokenOnly = try GatewayProcess(
             pki.folder,

@@ -35,6 +35,76 @@ struct HintsRunAsPrintedTests {
         )
     }
 
+    /// The shell metacharacters of a command line that no quote protects: `|`, `;`, `&`, `<`,
+    /// `>`, a backtick, or `$(`.
+    static func unquotedMetacharacters(in command: String) -> [String] {
+        var found: [String] = []
+        var quote: Character?
+        var escaped = false
+        let characters = Array(command)
+        for (index, character) in characters.enumerated() {
+            if escaped {
+                escaped = false
+                continue
+            }
+            switch (quote, character) {
+            case (nil, "\\"), ("\"", "\\"): escaped = true
+            case (nil, "'"), (nil, "\""): quote = character
+            case ("'", "'"), ("\"", "\""): quote = nil
+            case (nil, "|"), (nil, ";"), (nil, "&"), (nil, "<"), (nil, ">"), (nil, "`"): found.append(String(character))
+            case (nil, "$"), ("\"", "$"):
+                if index + 1 < characters.count, characters[index + 1] == "(" { found.append("$(") }
+            case ("\"", "`"): found.append("`")
+            default: break
+            }
+        }
+        return found
+    }
+
+    /// A printed command must parse as one shell command with nothing unquoted that would run
+    /// something else.
+    static func expectSafeToPaste(_ command: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let parsed = try CLI.runProgram("bash", ["-n", "-c", command])
+        #expect(parsed.status == 0, "bash -n: \(command)\n\(parsed.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            unquotedMetacharacters(in: command).isEmpty,
+            "unquoted shell metacharacters in \(command)",
+            sourceLocation: sourceLocation
+        )
+    }
+
+    @Test func theMetacharacterCheckCanFail() {
+        #expect(Self.unquotedMetacharacters(in: "apnsctl update a --environment sandbox|production") == ["|"])
+        #expect(Self.unquotedMetacharacters(in: "apnsctl x $(id) `id` a;b") == ["$(", "`", "`", ";"])
+        #expect(Self.unquotedMetacharacters(in: "apnsctl update a --topic \"<BUNDLE-ID>\" 'x|y'").isEmpty)
+    }
+
+    @Test func aPlaceholderPastedUnchangedIsRefusedAndChangesNothing() throws {
+        let store = try StoreCommandTests.Store()
+        let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
+        #expect(try store.run(["import", key, "--team-id", "ABCDE12345"]).status == 0)
+        let before = try store.listJSON()
+        // Nothing says which app or environment: the hint holds a placeholder.
+        let incomplete = try store.run(["check", "token-ABC123DEFG"])
+        #expect(incomplete.status == 1)
+        // The key imported again: the hint changes it in place rather than removing it.
+        let again = try store.run(["import", key, "--team-id", "ABCDE12345"])
+        #expect(again.status == 2)
+        #expect(!again.stderr.contains("apnsctl remove"), "\(again.stderr)")
+        var placeholders = 0
+        for command in Self.commands(in: incomplete.stdout + again.stderr) {
+            try Self.expectSafeToPaste(command)
+            guard command.contains("<BUNDLE-ID>") else { continue }
+            placeholders += 1
+            #expect(command.contains("--topic \"<BUNDLE-ID>\""), "\(command)")
+            let pasted = try Self.runAsPrinted(command)
+            #expect(pasted.status == 64, "\(command)\n\(pasted.stderr)")
+            #expect(pasted.stderr.contains("placeholder"))
+            #expect(NSDictionary(dictionary: ["c": try store.listJSON()]) == NSDictionary(dictionary: ["c": before]))
+        }
+        #expect(placeholders == 2)
+    }
+
     @Test func everyHintedCommandWorksAsPrinted() throws {
         let store = try StoreCommandTests.Store()
         let folder = try TemporaryFolder()
@@ -46,6 +116,7 @@ struct HintsRunAsPrintedTests {
         }
         func paste(_ command: String) throws -> CLI.Result {
             ran.append(command)
+            try Self.expectSafeToPaste(command)
             return try Self.runAsPrinted(command)
         }
 

@@ -113,10 +113,6 @@ struct LiveActivityTests {
             (["--event", "update", "--content-state", "{}", "--stale-date", "2020-01-01T00:00:00Z"], "in the past"),
             (["--event", "end", "--attributes", "{}"], "--event start"),
             (["--content-state", "{}", "--alert", "x"], "--event"),
-            (
-                ["--event", "update", "--content-state", "{}", "--topic", "com.example.app"],
-                "com.example.app.push-type.liveactivity"
-            ),
             (["--payload", milliseconds, "--push-type", "liveactivity"], "milliseconds"),
             (["--payload", noState, "--push-type", "liveactivity"], "content-state"),
         ]

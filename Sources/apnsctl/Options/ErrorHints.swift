@@ -44,6 +44,11 @@ enum ErrorHints {
                 + "To store it all the same, run the same import with --force."
         case .alreadyImported:
             guard let alias = error.alias else { return error.hint }
+            if let path = error.path, TokenKeyFile.isTokenKeyPath(path) {
+                // A token key has nothing to re-import: what it is for is changed in place.
+                return
+                    "Use `\(command("list"))` to see it; to change what it is recorded for: `\(command("update", alias, "--topic", "<BUNDLE-ID>", "--environment", "both"))`, with the app's bundle ID in place of the placeholder."
+            }
             return "Use `\(command("list"))` to see it, or `\(command("remove", alias))` first to import it again."
         case .secretNotFound:
             guard let alias = error.alias else { return error.hint }
@@ -139,6 +144,12 @@ enum ErrorHints {
             charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-"
         )
         if !word.isEmpty, word.unicodeScalars.allSatisfy(safe.contains) { return word }
+        // A placeholder reads as one ("<BUNDLE-ID>"), and is refused if pasted unchanged.
+        if TopicPlaceholder.isPlaceholder(word), word.hasPrefix("<"), word.hasSuffix(">"),
+            !word.contains(where: { "\"$`\\!".contains($0) })
+        {
+            return "\"" + word + "\""
+        }
         return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -65,8 +65,17 @@ enum FindingHints {
         let topics = subject.topics.isEmpty ? subject.topic.map { [TopicScope.app(of: $0)] } ?? [] : subject.topics
         let environments = subject.environments.isEmpty ? subject.environment.map { [$0] } ?? [] : subject.environments
         guard !topics.isEmpty, !environments.isEmpty else {
+            // What is not known is a quoted placeholder the command refuses if pasted unchanged;
+            // the environment is one concrete choice, the others said in words.
+            let topicWords = topics.isEmpty ? ["--topic", "<BUNDLE-ID>"] : topics.flatMap { ["--topic", $0] }
+            let environment =
+                environments.isEmpty
+                ? "both" : Set(environments) == [.sandbox, .production] ? "both" : environments[0].rawValue
+            let command = ErrorHints.command(
+                ["update", subject.name] + topicWords + ["--environment", environment]
+            )
             return
-                "Record what it is for: apnsctl update \(ErrorHints.shellQuoted(subject.name)) --topic BUNDLE --environment sandbox|production|both (one --topic per app; the key's page under Certificates, Identifiers & Profiles > Keys shows whether Apple restricted it)."
+                "Record what it is for, with the app's bundle ID in place of the placeholder (one --topic per app): `\(command)`. If Apple restricted the key to one environment (its page under Certificates, Identifiers and Profiles, Keys, says), give --environment sandbox or --environment production instead of both."
         }
         let environment = Set(environments) == [.sandbox, .production] ? "both" : environments[0].rawValue
         let arguments =

@@ -140,54 +140,21 @@ final class CheckJudge {
         return result
     }
 
+    /// The same judge for other expectations (another app's topic), sharing what it learnt of the Secret Service.
+    func with(expectations: CheckExpectations) -> CheckJudge {
+        let judge = CheckJudge(
+            store: store,
+            expectations: expectations,
+            password: password,
+            skipSecrets: skipSecrets,
+            teamID: teamID,
+            keyID: keyID
+        )
+        judge.secretServiceDown = secretServiceDown
+        return judge
+    }
+
     static func isUnreachable(_ error: CredentialError) -> Bool {
         error.code == .secretStoreUnavailable || error.code == .secretStoreLocked
-    }
-}
-
-/// `check --topic T` with no credential named: the stored credentials for T's app are judged;
-/// the others are not.
-struct CheckSelection {
-    struct Skipped: Encodable {
-        var name: String
-        var judged: Bool
-        var reason: String
-
-        enum CodingKeys: String, CodingKey {
-            case name = "credential"
-            case judged, reason
-        }
-    }
-
-    var topic: String
-    /// The credentials for the topic's app, and token keys that record no topics (which may
-    /// serve every app of their team).
-    var candidates: [StoredCredential]
-    /// Credentials for other apps: not judged.
-    var others: [StoredCredential]
-
-    init(topic: String, stored: [StoredCredential]) {
-        self.topic = topic
-        let related = { (credential: StoredCredential) in
-            TopicScope.relates(credential.topics, to: topic)
-                || (credential.kind == .tokenKey && credential.topics.isEmpty)
-        }
-        candidates = stored.filter(related)
-        others = stored.filter { !related($0) }
-    }
-
-    /// Every credential not chosen, with why: judged and found unfit, or for another app.
-    func skipped(judged results: [CheckResult]) -> [Skipped] {
-        let unfit = results.filter { !$0.fit }.map { result in
-            let why =
-                result.error.map { "could not be checked: \($0.message)" }
-                ?? result.findings.filter { $0.severity == .problem }.map(\.message).joined(separator: " ")
-            return Skipped(name: result.name, judged: true, reason: why)
-        }
-        let unrelated = others.map { credential in
-            let topics = credential.topics.isEmpty ? "no topic" : credential.topics.joined(separator: ", ")
-            return Skipped(name: credential.alias, judged: false, reason: "for \(topics), not for \(topic)")
-        }
-        return unfit + unrelated
     }
 }

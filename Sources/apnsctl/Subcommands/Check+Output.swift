@@ -15,39 +15,83 @@ struct CheckTextOutput {
         )
     }
 
-    func printSelection(_ selection: CheckSelection, results: [CheckResult], environment: PushEnvironment?) {
-        let target = selection.topic + (environment.map { " (\($0))" } ?? "")
-        let fit = results.filter(\.fit)
-        for result in fit { printResult(result) }
-        let skipped = selection.skipped(judged: results)
-        if !skipped.isEmpty {
+    /// One line per app found in the store, under a whole-store check.
+    func printAppSummary(_ verdicts: [AppVerdict]) {
+        guard !verdicts.isEmpty else { return }
+        let target = verdicts[0].environment.map { " for \($0)" } ?? ""
+        print("\nApps\(target):")
+        for verdict in verdicts {
+            let app = Untrusted.display(verdict.topic)
+            let line: String
+            switch verdict.state {
+            case .ready:
+                line = style.paint("✓", .green) + " \(app): \(Untrusted.display(verdict.fit.joined(separator: ", ")))"
+            case .sandboxOnly: line = style.paint("- \(app): sandbox only", .dim)
+            case .couldNotCheck: line = style.paint("?", .red, .bold) + " \(app): could not be verified"
+            case .notReady: line = style.paint("✗", .red, .bold) + " \(app): no fit credential"
+            }
+            print("  " + line)
+        }
+    }
+
+    /// One app's verdict: its fit credentials in full, then what was left out and why.
+    func printVerdict(_ verdict: AppVerdict, results: [CheckResult]) {
+        let target = verdict.topic + (verdict.environment.map { " (\($0))" } ?? "")
+        let result = { (name: String) in results.first { $0.name == name } }
+        let fit = verdict.fit.compactMap(result)
+        for entry in fit { printResult(entry) }
+        let unfit = verdict.unfit + verdict.couldNotCheck
+        if !unfit.isEmpty || !verdict.skipped.isEmpty {
             if !fit.isEmpty { print("") }
             print(style.paint("skipped:", .bold))
-            for entry in skipped {
-                let label = entry.judged ? style.paint("not fit", .red) : style.paint("other app", .dim)
-                print(
-                    "  - \(style.paint(Untrusted.display(entry.name), .bold)) [\(label)] \(Untrusted.display(entry.reason))"
-                )
-                if entry.judged, let result = results.first(where: { $0.name == entry.name }) {
-                    for finding in result.findings where finding.severity == .problem {
-                        if let hint = finding.hint {
-                            print("      \(style.paint("→ \(Untrusted.display(hint))", .dim))")
-                        }
-                    }
-                    if let hint = result.error?.hint { print("      \(style.paint("→ \(hint)", .dim))") }
+            for name in unfit {
+                let judged = result(name)
+                let label =
+                    judged?.fitness == .couldNotCheck ? style.paint("not checked", .red) : style.paint("not fit", .red)
+                let why =
+                    judged?.error.map { "could not be checked: \($0.message)" }
+                    ?? judged?.findings.filter { $0.severity == .problem || $0.code == "secret_unverified" }.map(
+                        \.message
+                    ).joined(separator: " ") ?? ""
+                print("  - \(style.paint(Untrusted.display(name), .bold)) [\(label)] \(Untrusted.display(why))")
+                for finding in judged?.findings ?? [] where finding.severity == .problem {
+                    if let hint = finding.hint { print("      \(style.paint("→ \(Untrusted.display(hint))", .dim))") }
                 }
+                if let hint = judged?.error?.hint { print("      \(style.paint("→ \(hint)", .dim))") }
+            }
+            for entry in verdict.skipped {
+                let label: String
+                switch entry.reason {
+                case .otherApp: label = "other app"
+                case .otherEnvironment: label = "other environment"
+                case .superseded: label = "superseded"
+                }
+                print(
+                    "  - \(style.paint(Untrusted.display(entry.credential), .bold)) [\(style.paint(label, .dim))] \(Untrusted.display(entry.message))"
+                )
             }
         }
         print("")
-        if fit.isEmpty {
-            let what = selection.candidates.isEmpty ? "No stored credential is for" : "No stored credential is fit for"
-            print(style.paint("✗ \(what) \(target).", .red, .bold))
-        } else {
-            let names = fit.map(\.name).joined(separator: ", ")
+        switch verdict.state {
+        case .ready:
+            let names = verdict.fit.joined(separator: ", ")
             print(
                 style.paint("✓", .green)
-                    + " \(fit.count) fit credential\(fit.count == 1 ? "" : "s") for \(target): \(names)"
+                    + " \(verdict.fit.count) fit credential\(verdict.fit.count == 1 ? "" : "s") for \(target): \(names)"
             )
+        case .sandboxOnly:
+            print(
+                style.paint(
+                    "- \(verdict.topic) is sandbox only: it has no production credential (not a failure).",
+                    .dim
+                )
+            )
+        case .couldNotCheck:
+            print(style.paint("? No stored credential for \(target) could be verified.", .red, .bold))
+        case .notReady:
+            let none = verdict.unfit.isEmpty && verdict.couldNotCheck.isEmpty
+            let what = none ? "No stored credential is for" : "No stored credential is fit for"
+            print(style.paint("✗ \(what) \(target).", .red, .bold))
         }
     }
 

@@ -63,11 +63,11 @@ struct Check: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The topic (bundle ID) you are about to push to; alone, judges only that app's credentials.",
+            "The topic (bundle ID) you are about to push to; alone, judges only that app's credentials (repeatable: one verdict per app).",
             valueName: "BUNDLE"
         )
     )
-    var topic: String?
+    var topic: [String] = []
 
     @Option(
         name: .customLong("team-id"),
@@ -114,6 +114,18 @@ struct Check: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var password: PasswordOptions
 
+    func validate() throws {
+        if report.json, format != .text, format != .json {
+            throw ValidationError("--json and --format \(format.rawValue) ask for two outputs: give one.")
+        }
+        if !credentials.isEmpty, topic.count > 1 {
+            throw ValidationError(
+                "A named credential is judged against one topic: give one --topic, or name no credential for a verdict per app."
+            )
+        }
+        for topic in topic { try TopicPlaceholder.refuse(topic) }
+    }
+
     func run() async throws {
         let store = self.store.credentialStore
         // What a command killed earlier left is completed or undone before it is judged.
@@ -124,15 +136,24 @@ struct Check: AsyncParsableCommand {
             date: report.date,
             warnDays: report.warnDays,
             environment: environment,
-            topic: topic
+            topic: topic.first
         )
         var results: [CheckResult] = []
-        var selection: CheckSelection?
+        var verdicts: [AppVerdict]?
+        // The whole store checked strictly: each app's verdict too, for JSON and the metrics.
+        var storeVerdicts: [AppVerdict]?
         do {
-            var references: [CredentialReference]
             // Secrets of this store that no entry references: reported when the whole store is checked.
             let orphaned =
-                credentials.isEmpty && topic == nil ? orphanResults(store) + unaccountedResults(store) : []
+                credentials.isEmpty && topic.isEmpty ? orphanResults(store) + unaccountedResults(store) : []
+            let judge = CheckJudge(
+                store: store,
+                expectations: expectations,
+                password: password.source(),
+                skipSecrets: skipSecrets,
+                teamID: teamID,
+                keyID: keyID
+            )
             if credentials.isEmpty {
                 let stored = try store.list()
                 if stored.isEmpty, orphaned.isEmpty {
@@ -143,44 +164,29 @@ struct Check: AsyncParsableCommand {
                     )
                     throw ExitStatus.couldNotCheck
                 }
-                references = stored.map { .stored($0) }
-                if let topic {
-                    let scoped = CheckSelection(topic: topic, stored: stored)
-                    selection = scoped
-                    references = scoped.candidates.map { .stored($0) }
+                if !topic.isEmpty {
+                    var perApp: [AppVerdict] = []
+                    for selection in AppSelection.select(topics: topic, environment: environment, stored: stored) {
+                        var scoped = expectations
+                        scoped.topic = selection.topic
+                        let appJudge = judge.with(expectations: scoped)
+                        let appResults = selection.candidates.compactMap {
+                            judgedIfStillStored(appJudge, $0, topic: selection.topic)
+                        }
+                        perApp.append(AppVerdict(selection, results: appResults))
+                        results += appResults
+                    }
+                    verdicts = perApp
+                } else {
+                    results = stored.compactMap { judgedIfStillStored(judge, $0, topic: nil) }
+                    storeVerdicts = AppSelection.select(topics: [], environment: environment, stored: stored).map {
+                        AppVerdict($0, results: results)
+                    }
                 }
             } else {
-                references = try credentials.map { try CredentialReference.resolve($0, store: store) }
-            }
-            let judge = CheckJudge(
-                store: store,
-                expectations: expectations,
-                password: password.source(),
-                skipSecrets: skipSecrets,
-                teamID: teamID,
-                keyID: keyID
-            )
-            for reference in references {
-                var result = judge.check(reference)
-                // Removed by another command since the store was listed: no longer in the store.
-                if credentials.isEmpty, case .stored = reference,
-                    result.error?.code == CredentialError.Code.aliasNotFound.name
-                {
-                    continue
+                results = try credentials.map {
+                    judged(judge, try CredentialReference.resolve($0, store: store), topic: topic.first)
                 }
-                var subject = FindingHints.Subject(
-                    name: result.name,
-                    stored: reference.origin == "store",
-                    kind: result.kind,
-                    environment: environment,
-                    topic: topic
-                )
-                if case .stored(let credential) = reference {
-                    subject.topics = credential.topics
-                    subject.environments = credential.environments
-                }
-                result.findings = FindingHints.forCommandLine(result.findings, about: subject)
-                results.append(result)
             }
             results += orphaned
         } catch let error as CredentialError {
@@ -198,11 +204,11 @@ struct Check: AsyncParsableCommand {
                     schemaVersion: ReportSchema.schemaVersion,
                     evaluatedAt: expectations.date,
                     environment: environment,
-                    topic: topic,
+                    topic: topic.first,
                     warnDays: report.warnDays,
                     credentials: results,
-                    fit: selection.map { _ in results.filter(\.fit).map(\.name) },
-                    skipped: selection.map { $0.skipped(judged: results) }
+                    verdicts: verdicts,
+                    storeVerdicts: storeVerdicts
                 )
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
@@ -214,7 +220,7 @@ struct Check: AsyncParsableCommand {
                 ? AppReadiness.verdicts(
                     stored: (try? store.list()) ?? [],
                     results: results,
-                    topics: topic.map { [$0] } ?? [],
+                    topics: topic,
                     environments: environment.map { [$0] } ?? PushEnvironment.allCases
                 ) : nil
             var run = CheckRun(date: expectations.date, results: results, secretsAsked: !skipSecrets, apps: apps)
@@ -223,10 +229,14 @@ struct Check: AsyncParsableCommand {
         case .text:
             text = StandardOutput.capture {
                 let printer = CheckTextOutput(style: output == nil ? .stdout : TerminalStyle(fileDescriptor: -1))
-                if let selection {
-                    printer.printSelection(selection, results: results, environment: environment)
+                if let verdicts {
+                    for (index, verdict) in verdicts.enumerated() {
+                        if index > 0 { print("") }
+                        printer.printVerdict(verdict, results: results)
+                    }
                 } else {
                     printer.printResults(results)
+                    if let storeVerdicts { printer.printAppSummary(storeVerdicts) }
                 }
             }
         }
@@ -239,12 +249,12 @@ struct Check: AsyncParsableCommand {
                 Array(TerminalSafe.filter(text, colours: outputFormat == .text && TerminalStyle.stdout.enabled).utf8)
             )
         }
-        let unverified = { (result: CheckResult) in result.findings.contains { $0.code == "secret_unverified" } }
-        if selection != nil {
-            if results.contains(where: { $0.fit && !unverified($0) }) { return }
-            if results.contains(where: { $0.fit || $0.error != nil }) { throw ExitStatus.couldNotCheck }
-            throw ExitStatus.problem
+        if let verdicts {
+            let status = AppVerdict.exitStatus(verdicts)
+            if status != 0 { throw ExitCode(status) }
+            return
         }
+        let unverified = { (result: CheckResult) in result.findings.contains { $0.code == "secret_unverified" } }
         if results.contains(where: unverified) || results.contains(where: { $0.error != nil }) {
             throw ExitStatus.couldNotCheck
         }
@@ -258,6 +268,31 @@ struct Check: AsyncParsableCommand {
         }
         if failing { throw ExitStatus.problem }
     }
+
+    /// A stored credential judged, or nil when another command removed it since the store was
+    /// listed: it is no longer in the store, which is not a finding about it.
+    private func judgedIfStillStored(_ judge: CheckJudge, _ credential: StoredCredential, topic: String?) -> CheckResult? {
+        let result = judged(judge, .stored(credential), topic: topic)
+        return result.error?.code == CredentialError.Code.aliasNotFound.name ? nil : result
+    }
+
+    /// One credential judged, with the command line's hints.
+    private func judged(_ judge: CheckJudge, _ reference: CredentialReference, topic: String?) -> CheckResult {
+        var result = judge.check(reference)
+        var subject = FindingHints.Subject(
+            name: result.name,
+            stored: reference.origin == "store",
+            kind: result.kind,
+            environment: environment,
+            topic: topic
+        )
+        if case .stored(let credential) = reference {
+            subject.topics = credential.topics
+            subject.environments = credential.environments
+        }
+        result.findings = FindingHints.forCommandLine(result.findings, about: subject)
+        return result
+    }
 }
 
 struct CheckOutput: Encodable {
@@ -267,8 +302,57 @@ struct CheckOutput: Encodable {
     var topic: String?
     var warnDays: Int
     var credentials: [CheckResult]
-    /// With --topic alone: the credentials fit for the app.
-    var fit: [String]?
-    /// With --topic alone: every other stored credential and why it was not chosen.
-    var skipped: [CheckSelection.Skipped]?
+    /// With --topic alone: one verdict per app.
+    var verdicts: [AppVerdict]?
+    /// The whole store checked: one verdict per app found in it.
+    var storeVerdicts: [AppVerdict]?
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, evaluatedAt, environment, topic, warnDays, credentials, fit, skipped, apps
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(evaluatedAt, forKey: .evaluatedAt)
+        try container.encodeIfPresent(environment, forKey: .environment)
+        try container.encodeIfPresent(topic, forKey: .topic)
+        try container.encode(warnDays, forKey: .warnDays)
+        try container.encode(credentials, forKey: .credentials)
+        guard let verdicts else {
+            try container.encodeIfPresent(storeVerdicts, forKey: .apps)
+            return
+        }
+        // `fit` and `skipped` across every app, as before there was more than one; `apps` per app.
+        var fit: [String] = []
+        var skipped: [SkippedEntry] = []
+        for verdict in verdicts {
+            for name in verdict.fit where !fit.contains(name) { fit.append(name) }
+            for name in verdict.unfit + verdict.couldNotCheck {
+                let result = credentials.first { $0.name == name }
+                let why =
+                    result?.error.map { "could not be checked: \($0.message)" }
+                    ?? result?.findings.filter { $0.severity == .problem }.map(\.message).joined(separator: " ")
+                    ?? "not judged"
+                skipped.append(SkippedEntry(name: name, judged: true, reason: why))
+            }
+            for entry in verdict.skipped {
+                skipped.append(SkippedEntry(name: entry.credential, judged: false, reason: entry.message))
+            }
+        }
+        try container.encode(fit, forKey: .fit)
+        try container.encode(skipped, forKey: .skipped)
+        try container.encode(verdicts, forKey: .apps)
+    }
+
+    struct SkippedEntry: Encodable {
+        var name: String
+        var judged: Bool
+        var reason: String
+
+        enum CodingKeys: String, CodingKey {
+            case name = "credential"
+            case judged, reason
+        }
+    }
 }

@@ -84,7 +84,8 @@ struct Handshake: AsyncParsableCommand {
                 notices: notices,
                 warnings: warnings,
                 handshake: check.handshake,
-                authCheck: check.authCheck
+                authCheck: check.authCheck,
+                error: check.handshake.error
             )
             return (output, check)
         }
@@ -129,6 +130,8 @@ struct HandshakeOutput: Encodable {
     var warnings: [Finding]
     var handshake: HandshakeReport
     var authCheck: AuthCheck?
+    /// Why the handshake failed, on top as in every report (also under `handshake`, where it was first).
+    var error: ReportedError?
 }
 
 struct AuthCheckRenderer {

@@ -98,6 +98,7 @@ struct Import: AsyncParsableCommand {
     }
 
     func validate() throws {
+        for topic in topic { try TopicPlaceholder.refuse(topic) }
         if let alias {
             do {
                 try CredentialStore.validateAlias(alias)

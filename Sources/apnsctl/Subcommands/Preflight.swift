@@ -8,13 +8,21 @@ struct Preflight: AsyncParsableCommand {
         commandName: "preflight",
         abstract: "The one command a deploy pipeline runs: check, handshake and auth-check every credential.",
         discussion: """
-            For each named (or every stored) credential: the `check` findings for the environment and \
-            topic, a TLS/HTTP/2 handshake with the gateway, and an auth check (one notification to a \
-            made-up token, which APNs answers without notifying anyone). One line per credential, then \
-            a summary.
+            For each credential probed: the `check` findings for the environment and topic, a \
+            TLS/HTTP/2 handshake with the gateway, and an auth check (one notification to a made-up \
+            token, which APNs answers without notifying anyone). One line per credential, then one \
+            verdict per app.
 
-            Exit status: 0 only when every credential would work for this deploy; 1 when any would not; \
-            2 when something could not be checked at all (no credential, store unreadable).
+            With no credential named, the verdict is per app: --topic APP (repeatable) names the \
+            apps, else every app found in the store is judged. Only the credentials that could serve \
+            the app in --environment are probed; other apps', other environments' and superseded ones \
+            are listed as skipped. An app is ready when at least one of its credentials is. A \
+            development app found in the store (not named) is reported as sandbox only in a \
+            production preflight, not as a failure.
+
+            Exit status: 0 every app (or named credential) ready; 1 an app has no fit credential \
+            (or a named credential would not work); 2 nothing could be judged for an app (network, \
+            DNS, TLS or proxy failure, Secret Service out of reach), no credential, store unreadable.
 
             Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
             without --gateway and --ca they go to APNs itself. The .p12 password is in the \
@@ -33,9 +41,12 @@ struct Preflight: AsyncParsableCommand {
     var credentialNames: [String] = []
 
     @Option(
-        help: ArgumentHelp("The bundle ID about to be pushed to (default: each credential's own).", valueName: "BUNDLE")
+        help: ArgumentHelp(
+            "The app (bundle ID) about to be pushed to; repeatable (default: every app in the store, or a named credential's own).",
+            valueName: "BUNDLE"
+        )
     )
-    var topic: String?
+    var topic: [String] = []
 
     @Option(
         name: .customLong("warn-days"),
@@ -54,11 +65,19 @@ struct Preflight: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var credentials: CredentialOptions
 
+    func validate() throws {
+        if !credentialNames.isEmpty, topic.count > 1 {
+            throw ValidationError(
+                "A named credential is probed for one topic: give one --topic, or name no credential for a verdict per app."
+            )
+        }
+        for topic in topic { try TopicPlaceholder.refuse(topic) }
+    }
+
     func run() async throws {
-        let names: [String] = try await withUserErrors {
-            let names =
-                credentialNames.isEmpty ? try credentials.store.credentialStore.list().map(\.alias) : credentialNames
-            if names.isEmpty {
+        let stored: [StoredCredential] = try await withUserErrors {
+            let stored = credentialNames.isEmpty ? try credentials.store.credentialStore.list() : []
+            if credentialNames.isEmpty, stored.isEmpty {
                 throw CredentialError(
                     .aliasNotFound,
                     path: nil,
@@ -66,45 +85,119 @@ struct Preflight: AsyncParsableCommand {
                     hint: "Import one (`apnsctl import FILE`) or name files."
                 )
             }
-            return names
+            return stored
         }
         let style = TerminalStyle.stdout
         let preflight = PreflightCheck(
             environment: environment,
-            topic: topic,
+            topic: topic.first,
             warnDays: warnDays,
             settings: connection.settings(environment: environment)
         )
         var entries: [PreflightReport] = []
-        for name in names {
-            let entry = Self.forCommandLine(
-                await preflight.check(name, loader: credentials.loader),
-                environment: environment
-            )
-            entries.append(entry)
-            if !json { print(render(entry, style: style)) }
+        var verdicts: [AppVerdict]?
+        let status: Int32
+        if credentialNames.isEmpty {
+            var perApp: [AppVerdict] = []
+            for selection in AppSelection.select(topics: topic, environment: environment, stored: stored) {
+                let outcome = await preflight.run(selection, loader: credentials.loader)
+                let reports = outcome.reports.map { Self.forCommandLine($0, environment: environment) }
+                entries += reports
+                perApp.append(outcome.verdict)
+                if !json { print(renderApp(outcome.verdict, reports: reports, style: style)) }
+            }
+            verdicts = perApp
+            status = AppVerdict.exitStatus(perApp)
+        } else {
+            for name in credentialNames {
+                let entry = Self.forCommandLine(
+                    await preflight.check(name, loader: credentials.loader),
+                    environment: environment
+                )
+                entries.append(entry)
+                if !json { print(render(entry, style: style)) }
+            }
+            let fitness = entries.map(\.fitness)
+            status = fitness.contains(.unfit) ? 1 : fitness.contains(.couldNotCheck) ? 2 : 0
         }
-        let failed = entries.filter { !$0.ready }
         if json {
             try printJSON(
                 PreflightOutput(
                     schemaVersion: ReportSchema.schemaVersion,
                     environment: environment,
-                    topic: topic,
-                    ready: failed.isEmpty,
-                    credentials: entries
+                    topic: topic.count == 1 ? topic[0] : nil,
+                    topics: topic,
+                    ready: status == 0,
+                    credentials: entries,
+                    apps: verdicts
                 )
             )
         } else {
-            let summary =
-                "\(entries.count - failed.count) of \(entries.count) credential\(entries.count == 1 ? "" : "s") ready for \(environment)"
-            print(
-                "\n"
-                    + (failed.isEmpty
-                        ? style.paint("✓ " + summary, .green, .bold) : style.paint("✗ " + summary, .red, .bold))
+            print("\n" + summary(entries: entries, verdicts: verdicts, status: status, style: style))
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func summary(
+        entries: [PreflightReport],
+        verdicts: [AppVerdict]?,
+        status: Int32,
+        style: TerminalStyle
+    )
+        -> String
+    {
+        let text: String
+        if let verdicts {
+            let ready = verdicts.filter(\.ready).count
+            let sandbox = verdicts.filter { $0.state == .sandboxOnly }.count
+            text =
+                "\(ready) of \(verdicts.count) app\(verdicts.count == 1 ? "" : "s") ready for \(environment)"
+                + (sandbox > 0 ? " (\(sandbox) sandbox only)" : "")
+        } else {
+            let ready = entries.filter(\.ready).count
+            text =
+                "\(ready) of \(entries.count) credential\(entries.count == 1 ? "" : "s") ready for \(environment)"
+        }
+        switch status {
+        case 0: return style.paint("✓ " + text, .green, .bold)
+        case 2: return style.paint("? " + text + "; the rest could not be checked", .red, .bold)
+        default: return style.paint("✗ " + text, .red, .bold)
+        }
+    }
+
+    private func renderApp(_ verdict: AppVerdict, reports: [PreflightReport], style: TerminalStyle) -> String {
+        var lines: [String] = []
+        let mark: String
+        let what: String
+        switch verdict.state {
+        case .ready:
+            mark = style.paint("✓", .green, .bold)
+            what = "ready: \(verdict.fit.joined(separator: ", "))"
+        case .sandboxOnly:
+            mark = style.paint("-", .dim)
+            what = "sandbox only: no production credential (not a failure; name it with --topic to require one)"
+        case .couldNotCheck:
+            mark = style.paint("?", .red, .bold)
+            what = "could not be checked"
+        case .notReady:
+            mark = style.paint("✗", .red, .bold)
+            what =
+                verdict.unfit.isEmpty
+                ? "no stored credential could serve it in \(environment)" : "no credential is fit for \(environment)"
+        }
+        lines.append("\(mark) \(style.paint(Untrusted.display(verdict.topic), .bold))  \(what)")
+        for report in reports {
+            lines.append(
+                render(report, style: style).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+                    .joined(separator: "\n")
             )
         }
-        if !failed.isEmpty { throw ExitStatus.problem }
+        for entry in verdict.skipped {
+            lines.append(
+                "  \(style.paint("-", .dim)) \(Untrusted.display(entry.credential))  \(style.paint("skipped: \(entry.message)", .dim))"
+            )
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The report with the command line's hints.
@@ -127,11 +220,18 @@ struct Preflight: AsyncParsableCommand {
     }
 
     private func render(_ entry: PreflightReport, style: TerminalStyle) -> String {
-        let mark = entry.ready ? style.paint("✓", .green, .bold) : style.paint("✗", .red, .bold)
+        let mark =
+            entry.ready
+            ? style.paint("✓", .green, .bold)
+            : entry.fitness == .couldNotCheck ? style.paint("?", .red, .bold) : style.paint("✗", .red, .bold)
         var verdict: String
+        var hint: String?
         if let error = entry.error {
-            let text = error.message + (error.hint.map { " (\($0))" } ?? "")
-            verdict = "could not connect: \(UserFacing.sanitize(text))"
+            // Whole, on a terminal or not: a CI log keeps the hint's end.
+            verdict =
+                (entry.connectionError != nil ? "could not connect: " : "could not be checked: ")
+                + Untrusted.display(error.message)
+            hint = error.hint.map(Untrusted.display)
         } else if let auth = entry.authCheck, auth.verdict != .accepted {
             verdict =
                 "APNs \(auth.verdict == .rejected ? "rejects" : "gave no verdict on") it\(auth.reason.map { ": \($0)" } ?? "") — \(auth.fix ?? auth.explanation)"
@@ -141,7 +241,8 @@ struct Preflight: AsyncParsableCommand {
             let total = entry.handshake?.totalDuration.map(HandshakeRenderer.milliseconds) ?? "?"
             verdict = "handshake \(total), accepted for \(entry.topic ?? "its topic")"
         }
-        var lines = ["\(mark) \(style.paint(entry.credential, .bold))  \(verdict)"]
+        var lines = ["\(mark) \(style.paint(Untrusted.display(entry.credential), .bold))  \(verdict)"]
+        if let hint { lines.append("    \(style.paint("→ " + hint, .dim))") }
         for finding in entry.findings where !(PreflightCheck.isBlocking(finding) && lines[0].contains(finding.message))
         {
             lines.append(
@@ -156,6 +257,10 @@ struct PreflightOutput: Encodable {
     var schemaVersion: Int
     var environment: PushEnvironment
     var topic: String?
+    /// Every --topic given (empty: the apps found in the store).
+    var topics: [String]
     var ready: Bool
     var credentials: [PreflightReport]
+    /// With no credential named: one verdict per app.
+    var apps: [AppVerdict]?
 }

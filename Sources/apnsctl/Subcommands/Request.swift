@@ -36,7 +36,7 @@ struct Request: AsyncParsableCommand {
 
     @Option(
         name: .customLong("common-name"),
-        help: ArgumentHelp("The CSR's common name, a name for the key (default: apnsctl push key).", valueName: "TEXT")
+        help: ArgumentHelp("The CSR's common name, a name for the key.", valueName: "TEXT")
     )
     var commonName = "apnsctl push key"
 

@@ -195,7 +195,11 @@ struct Send: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var credentials: CredentialOptions
 
+    static let tokenKeyNeedsTopic = ValidationError("A token key (.p8) names no app: give --topic BUNDLE.")
+
     func validate() throws {
+        if let topic { try TopicPlaceholder.refuse(topic) }
+        if TokenKeyFile.isTokenKeyPath(credential), topic == nil, channel == nil { throw Self.tokenKeyNeedsTopic }
         if [token, tokens, channel].compactMap({ $0 }).count != 1 {
             throw ValidationError(
                 "Give --token TOKEN for one device, --tokens FILE for many, or --channel ID for a broadcast."
@@ -259,7 +263,9 @@ struct Send: AsyncParsableCommand {
         let loaded = try credentials.load(credential)
         let (environment, note) = connection.chosenEnvironment(for: loaded, requested: self.environment)
         let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
-        let topic = self.topic ?? loaded.defaultTopic(for: type)
+        let topic =
+            self.topic.map { given in type.topicSuffix.map { given.hasSuffix($0) ? given : given + $0 } ?? given }
+            ?? loaded.defaultTopic(for: type)
         let notification = PushNotification(
             deviceToken: deviceToken,
             topic: topic,

@@ -48,6 +48,7 @@ struct Update: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
+        for topic in topic { try TopicPlaceholder.refuse(topic) }
         if topic.isEmpty, environment == nil, teamID == nil {
             throw ValidationError("Say what to change: --topic BUNDLE (repeatable), --environment or --team-id.")
         }
