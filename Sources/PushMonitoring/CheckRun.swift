@@ -73,10 +73,6 @@ public struct AppReadiness: Sendable, Equatable {
         self.fit = fit
     }
 
-    /// The rule "at least one fit credential per app and environment", computed from check
-    /// results alone: for credentials checked as files, which no store selects among. Every app that a credential names is listed for every environment one of its
-    /// credentials is for; a token key recorded without topics serves every app of the store
-    /// in its environments.
     /// The per-app verdict of the library's one rule (``AppSelection``, ``AppVerdict``): for each
     /// app of the store (or each topic asked about) and each environment, ready when one of the
     /// selected credentials is fit. An environment no selected credential serves is left out, so a
@@ -106,6 +102,10 @@ public struct AppReadiness: Sendable, Equatable {
             && !result.findings.contains { $0.severity == .problem && !aboutEnvironment.contains($0.code) }
     }
 
+    /// The rule "at least one fit credential per app and environment", computed from check
+    /// results alone: for credentials checked as files, which no store selects among. Every app
+    /// that a credential names is listed for every environment one of its credentials is for; a
+    /// token key recorded without topics serves every app of the store in its environments.
     public static func atLeastOneFitCredential(_ results: [CheckResult]) -> [AppReadiness] {
         var apps: [String: [PushEnvironment: [String]]] = [:]
         let teamWide = results.filter { $0.kind == .tokenKey && $0.topics.isEmpty && $0.error == nil }

@@ -25,7 +25,10 @@ public struct TeamFile: Codable, Sendable, Equatable {
     static func read(root: URL) throws -> TeamFile {
         let url = root.appendingPathComponent(fileName)
         do {
-            return try ReportSchema.decoder().decode(TeamFile.self, from: Data(try InputFile.read(path: url.path, kind: .storeRecord)))
+            return try ReportSchema.decoder().decode(
+                TeamFile.self,
+                from: Data(try InputFile.read(path: url.path, kind: .storeRecord))
+            )
         } catch {
             throw CredentialError(
                 .teamError,

@@ -67,7 +67,9 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     }
 
     public func lookup(_ item: SecretItem) throws -> SecretBytes? {
-        guard let ciphertext = try? Data(InputFile.read(path: url(of: item).path, kind: .encryptedSecret)) else { return nil }
+        guard let ciphertext = try? Data(InputFile.read(path: url(of: item).path, kind: .encryptedSecret)) else {
+            return nil
+        }
         let secret = try decrypt([UInt8](ciphertext), file: Self.relativePath(of: item), alias: item.alias)
         try TeamIntegrity(root: root).verify(secret, for: item)
         return secret
@@ -128,7 +130,11 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
         var count = 0
         for relative in secretFiles() {
             let url = root.appendingPathComponent(relative)
-            let secret = try decrypt(try InputFile.read(path: url.path, kind: .encryptedSecret), file: relative, alias: nil)
+            let secret = try decrypt(
+                try InputFile.read(path: url.path, kind: .encryptedSecret),
+                file: relative,
+                alias: nil
+            )
             try PrivateFile.write(try age.encrypt(secret, to: recipients), to: url.path, overwrite: true)
             count += 1
         }

@@ -271,7 +271,11 @@ struct Check: AsyncParsableCommand {
 
     /// A stored credential judged, or nil when another command removed it since the store was
     /// listed: it is no longer in the store, which is not a finding about it.
-    private func judgedIfStillStored(_ judge: CheckJudge, _ credential: StoredCredential, topic: String?) -> CheckResult? {
+    private func judgedIfStillStored(
+        _ judge: CheckJudge,
+        _ credential: StoredCredential,
+        topic: String?
+    ) -> CheckResult? {
         let result = judged(judge, .stored(credential), topic: topic)
         return result.error?.code == CredentialError.Code.aliasNotFound.name ? nil : result
     }
