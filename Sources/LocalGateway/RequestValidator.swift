@@ -257,6 +257,9 @@ final class RequestValidator: Sendable {
         if givenID != nil, !Self.isCanonicalUUID(givenID!) { return reject(.badMessageId) }
         let pushType = fields.pushType.map { PushType($0) } ?? .alert
         guard PushType.known.contains(pushType) else { return reject(.invalidPushType) }
+        // As APNs: a push type with a topic of its own (`.voip`, `.push-type.liveactivity`...) is
+        // not delivered to the bare bundle ID.
+        if let suffix = pushType.topicSuffix, !topic.hasSuffix(suffix) { return reject(.topicDisallowed) }
         if let priority = fields.priority {
             guard let value = Int(priority), [1, 5, 10].contains(value) else { return reject(.badPriority) }
             if pushType == .background, value != 5 { return reject(.badPriority) }

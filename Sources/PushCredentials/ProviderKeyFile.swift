@@ -36,7 +36,7 @@ extension ProviderKey {
                 hint: "Give the AuthKey_<KEYID>.p8 file downloaded from the Apple Developer portal."
             )
         }
-        guard let der = block.der else {
+        guard block.der != nil else {
             throw CredentialError(
                 .corrupt,
                 path: path,

@@ -192,6 +192,28 @@ struct PushTypeTests {
         #expect(unknown.stderr.contains("controls"))
     }
 
+    /// `--push-type` completes a bare bundle ID given with `--topic`, and keeps a topic that
+    /// already carries the suffix, for the stored key and for the .p8 file alike.
+    @Test func aBareTopicGetsThePushTypesSuffix() throws {
+        let setup = try TokenKeySetup()
+        let payload = try setup.file("controls.json", Self.payload(for: "controls"))
+        for topic in ["com.example.app", "com.example.app.push-type.controls"] {
+            let stored = try setup.run([
+                "send", setup.alias, "--token", TokenKeySetup.token, "--push-type", "controls", "--payload", payload,
+                "--priority", "1", "--topic", topic,
+            ])
+            #expect(stored.status == 0, "\(stored.stderr)")
+            #expect(try setup.gateway.deliveries().last?["topic"] as? String == "com.example.app.push-type.controls")
+            let file = try setup.runWithKeyFile([
+                "send", setup.keyFile, "--token", TokenKeySetup.token, "--push-type", "controls", "--payload",
+                payload, "--priority", "1", "--topic", topic,
+            ])
+            #expect(file.status == 0, "\(file.stderr)")
+            #expect(try setup.gateway.deliveries().last?["topic"] as? String == "com.example.app.push-type.controls")
+        }
+        #expect(try setup.gateway.deliveries().count == 4)
+    }
+
     /// A topic of another app still gets its warning: only derived topics are the key's own.
     @Test func anotherAppsTopicIsStillWarnedAbout() throws {
         let setup = try TokenKeySetup()

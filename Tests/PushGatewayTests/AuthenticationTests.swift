@@ -84,6 +84,25 @@ import Testing
         }
     }
 
+    /// As APNs: a push type with a topic of its own is not delivered to the bare bundle ID, even
+    /// with a certificate that covers both.
+    @Test func aPushTypeNeedsItsTopicSuffix() async throws {
+        try await RunningGateway.with { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
+            var bare = try PushNotification.alert(topic: "com.example.app")
+            bare.pushType = .voip
+            let refused = try await connection.send(bare)
+            #expect(refused.status == 400)
+            #expect(refused.reason == .topicDisallowed)
+            var suffixed = try PushNotification.alert(topic: "com.example.app.voip")
+            suffixed.pushType = .voip
+            #expect(try await connection.send(suffixed).status == 200)
+            // alert and background go to the bundle ID itself.
+            #expect(try await connection.send(try .alert(topic: "com.example.app")).status == 200)
+        }
+    }
+
     @Test func missingTopicDefaultsOnlyForSingleTopicCertificates() async throws {
         let log = try Fixtures.temporaryFile("log.jsonl")
         try await RunningGateway.Setup(configure: { $0.logFile = log }).run { running in

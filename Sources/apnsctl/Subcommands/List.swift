@@ -62,7 +62,7 @@ struct List: AsyncParsableCommand {
             return
         }
         let style = TerminalStyle.stdout
-        let table = Table(headers: ["ALIAS", "KIND", "TOPICS", "ENVIRONMENTS", "EXPIRES", "DAYS LEFT", "STATUS"])
+        var table = CredentialTable()
         for row in rows {
             let status: String
             switch row.status {
@@ -73,22 +73,37 @@ struct List: AsyncParsableCommand {
             case .notYetValid?: status = style.paint("not yet valid", .red)
             case nil: status = style.paint("n/a", .dim)
             }
-            table.add([
-                // Aliases and topics come from an index anyone can edit: each shown, never obeyed.
-                Untrusted.display(row.alias), row.kind == .tokenKey ? "token key" : "certificate",
-                row.topics.isEmpty ? "-" : row.topics.map(Untrusted.display).joined(separator: ", "),
-                row.environments.isEmpty ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
-                row.notAfter.map(CertificateRenderer.day) ?? "never", row.daysLeft.map(String.init) ?? "-", status,
-            ])
+            table.rows.append(
+                CredentialTable.Row(
+                    // Aliases and topics come from an index anyone can edit: each shown, never obeyed.
+                    alias: Untrusted.display(row.alias),
+                    kind: row.kind == .tokenKey ? "token key" : "certificate",
+                    topics: row.topics.map(Untrusted.display),
+                    environments: row.environments.isEmpty
+                        ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
+                    compactEnvironments: Self.compact(row.environments),
+                    expires: row.notAfter.map(CertificateRenderer.day) ?? "never",
+                    daysLeft: row.daysLeft.map(String.init) ?? "-",
+                    status: status
+                )
+            )
         }
         // A pending request has a key but no certificate yet: `apnsctl import aps.cer` completes it.
         for request in requests {
-            table.add([
-                Untrusted.display(request.alias), "pending request", "-", "?", "-", "-",
-                style.paint("awaiting certificate", .yellow),
-            ])
+            table.rows.append(
+                CredentialTable.Row(
+                    alias: Untrusted.display(request.alias),
+                    kind: "pending request",
+                    topics: [],
+                    environments: "?",
+                    compactEnvironments: "?",
+                    expires: "-",
+                    daysLeft: "-",
+                    status: style.paint("awaiting certificate", .yellow)
+                )
+            )
         }
-        print(table.render(style: style))
+        print(table.render(style: style, width: style.fittingWidth))
         for damage in damaged {
             let error = damage.error.forCommandLine
             print("\n\(style.paint("!", .red, .bold)) \(error.message)")
@@ -100,6 +115,18 @@ struct List: AsyncParsableCommand {
             if let hint = finding.hint { print("  \(style.paint("→ \(hint)", .dim))") }
         }
         if problem { throw ExitStatus.problem }
+    }
+}
+
+extension List {
+    /// Environments in as few columns as they can take without losing anything.
+    static func compact(_ environments: [PushEnvironment]) -> String {
+        switch Set(environments) {
+        case []: return "?"
+        case [.sandbox, .production]: return "both"
+        case [.production]: return "prod"
+        default: return environments.map(\.rawValue).joined(separator: "+")
+        }
     }
 }
 

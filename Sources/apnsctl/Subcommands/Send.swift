@@ -360,13 +360,13 @@ struct Send: AsyncParsableCommand {
         if response.isAccepted {
             lines.append(
                 style.paint("✓ \(response.status) accepted", .green, .bold)
-                    + "  by \(result.gateway) (\(result.environment)) in \(latency)"
+                    + "  by \(result.gateway) (\(result.environmentLabel)) in \(latency)"
             )
         } else {
             let reason = Untrusted.display(response.reason?.rawValue ?? "no reason given")  // the server's words
             lines.append(
                 style.paint("✗ \(response.status) \(reason)", .red, .bold)
-                    + "  from \(result.gateway) (\(result.environment)) in \(latency)"
+                    + "  from \(result.gateway) (\(result.environmentLabel)) in \(latency)"
             )
         }
         var rows: [(String, String)] = [
