@@ -48,6 +48,12 @@ public protocol SecretStore: Sendable {
     func checkAvailable() throws
     /// Every item kept for the store folder `store` (to find secrets no index entry names).
     func items(store: String) throws -> [SecretItem]
+    /// Where an item is kept, as a clause for messages ("in the Secret Service (label …)").
+    func placeOf(_ item: SecretItem) -> String
+}
+
+extension SecretStore {
+    public func placeOf(_ item: SecretItem) -> String { "in the Secret Service (label \"\(item.label)\")" }
 }
 
 /// The freedesktop.org Secret Service (gnome-keyring, KeePassXC...) through libsecret.

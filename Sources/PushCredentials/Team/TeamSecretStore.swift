@@ -44,6 +44,11 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
 
     func url(of item: SecretItem) -> URL { root.appendingPathComponent(Self.relativePath(of: item)) }
 
+    /// Where an item is kept, as a clause for messages: an age file of the repository.
+    public func placeOf(_ item: SecretItem) -> String {
+        "in \(Self.relativePath(of: item)), encrypted with age to every member"
+    }
+
     func identityBytes() throws -> SecretBytes {
         lock.lock()
         defer { lock.unlock() }

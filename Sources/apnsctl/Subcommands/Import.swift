@@ -159,12 +159,12 @@ struct Import: AsyncParsableCommand {
                     "\(style.paint("✓", .green)) Imported \(style.paint(entry.alias, .bold)) (\(describe(entry))) into \(store.path)"
                 )
                 print(
-                    "  secret kept in the Secret Service: \(entry.secret.rawValue) (label \"apnsctl: \(entry.alias)\")"
+                    "  secret (\(entry.secret.rawValue)) kept \(store.secrets.placeOf(entry.secretItem(store: store.path)))"
                 )
                 if let replaced = result.replaced, replaced.alias == entry.alias, entry.kind == .tokenKey,
                     replaced.keyId == entry.keyId
                 {
-                    print("  replaced the metadata of \(replaced.alias); its key stays in the Secret Service")
+                    print("  replaced the metadata of \(replaced.alias); its key stays where it was")
                 } else if let replaced = result.replaced {
                     print(
                         result.replacedCleanly
