@@ -74,8 +74,8 @@ struct BoundedInputTests {
             ["inspect", key],
             ["import", key, "--team-id", "ABCDE12345", "--store", folder.path("store")],
             [
-                "send", key, "--team-id", "ABCDE12345", "--token", Self.token, "--alert", "hi", "--gateway",
-                "127.0.0.1:1",
+                "send", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--token", Self.token,
+                "--alert", "hi", "--gateway", "127.0.0.1:1",
             ],
         ] {
             let (result, peak) = try Self.measured(arguments)
