@@ -107,4 +107,46 @@ struct TeamSyncTests {
         #expect(tampered.status != 0)
         #expect((tampered.stdout + tampered.stderr).contains("tampered"), "\(tampered.stdout)\(tampered.stderr)")
     }
+
+    /// A member whose recipient is an ssh-ed25519 public key, as age accepts it: `team add` takes
+    /// it, a plain clone with `--identity` and that ssh key reads the secrets without D-Bus, and
+    /// the age tool decrypts them with the same key.
+    @Test func anSSHKeyMemberReadsWithItsKeyFile() throws {
+        let work = try TemporaryFolder()
+        let fixtures = try TemporaryFolder()
+        let bare = work.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
+        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let cert = try TestPKI.mint(in: fixtures, name: "ssh", bundle: "com.example.ssh", days: 300)
+        #expect(try alice.run(["import", cert]).status == 0)
+
+        let key = work.path("carol_ed25519")
+        let made = try CLI.runProgram("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "carol", "-f", key])
+        #expect(made.status == 0, "\(made.stderr)")
+        let recipient = try String(contentsOfFile: key + ".pub", encoding: .utf8)
+            .split(separator: " ").prefix(2).joined(separator: " ")
+        let added = try alice.run(["team", "add", "carol", recipient])
+        #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+
+        let carolStore = work.path("carol")
+        #expect(try CLI.runProgram("git", ["clone", "--quiet", bare, carolStore]).status == 0)
+        let carol = Member(
+            name: "carol",
+            store: carolStore,
+            environment: [:],
+            removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
+        )
+        let checked = try carol.run(["check", "com.example.ssh-universal", "--identity", key])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        let secrets = try FileManager.default.contentsOfDirectory(atPath: carolStore + "/secrets")
+        #expect(!secrets.isEmpty)
+        for file in secrets {
+            let decrypted = try CLI.runProgram(
+                "age",
+                ["-d", "-i", key, "-o", "/dev/null", carolStore + "/secrets/" + file]
+            )
+            #expect(decrypted.status == 0, "\(file): \(decrypted.stderr)")
+        }
+    }
 }
