@@ -56,6 +56,12 @@ public enum CheckMetrics {
     }
 
     /// The environment label: one environment, `both`, or `unknown` when nothing says.
+    /// A secret the Secret Service answered it does not have is a finding about the credential (it
+    /// cannot be used until imported again), not a check that could not be made.
+    static func secretMissing(_ result: CheckResult) -> Bool {
+        result.error?.code == CredentialError.Code.secretNotFound.name
+    }
+
     static func environmentLabel(_ environments: [PushEnvironment]) -> String {
         switch Set(environments) {
         case [.sandbox]: return "sandbox"
@@ -91,7 +97,7 @@ public enum CheckMetrics {
             "Number of problems found: expired, not yet valid, environment or topic mismatch, key mismatch, secret missing."
         )
         for result in run.results {
-            let problems = result.findings.filter { $0.severity == .problem }.count
+            let problems = result.findings.filter { $0.severity == .problem }.count + (secretMissing(result) ? 1 : 0)
             out.sample("apnsctl_credential_problem", credentialLabels(result), Double(problems))
         }
         out.family(
@@ -104,7 +110,8 @@ public enum CheckMetrics {
         }
         out.family("apnsctl_credential_check_error", "1 when the credential could not be checked at all, else 0.")
         for result in run.results {
-            out.sample("apnsctl_credential_check_error", credentialLabels(result), result.error == nil ? 0 : 1)
+            let couldNotCheck = result.error != nil && !secretMissing(result)
+            out.sample("apnsctl_credential_check_error", credentialLabels(result), couldNotCheck ? 1 : 0)
         }
         out.family("apnsctl_credential_findings", "Findings of each kind for the credential, by severity.")
         for result in run.results {
