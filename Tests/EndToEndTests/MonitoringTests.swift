@@ -134,6 +134,24 @@ struct MonitoringTests {
         #expect(Monitoring.samples(families, "apnsctl_check_credentials").first?.value == 1)
     }
 
+    /// A secret removed from the Secret Service behind apnsctl's back is a problem of that
+    /// credential (it cannot send until imported again), not a check that could not be made.
+    @Test func aMissingSecretIsAProblem() throws {
+        let store = try StoreCommandTests.Store()
+        let cert = try TestPKI.mint(in: store.folder, name: "gone", bundle: "com.example.gone", days: 300)
+        #expect(try store.run(["import", cert]).status == 0)
+        let cleared = try StoreCommandTests.secretTool([
+            "clear", "application", "apnsctl", "store", store.path, "alias", "com.example.gone-universal",
+        ])
+        #expect(cleared.status == 0)
+        let output = store.folder.path("gone.prom")
+        _ = try store.run(["check", "--format", "prometheus", "--output", output])
+        let families = try Monitoring.parse(try String(contentsOfFile: output, encoding: .utf8))
+        #expect(Monitoring.samples(families, "apnsctl_credential_problem").first?.value == 1)
+        #expect(Monitoring.samples(families, "apnsctl_credential_check_error").first?.value == 0)
+        #expect(Monitoring.samples(families, "apnsctl_check_success").first?.value == 1)
+    }
+
     /// With no series at all no alert could fire, the staleness one included: an empty store and
     /// an unreadable one still get a file that says so, and the exit status still says what happened.
     @Test func emptyAndUnreadableStoresStillWriteTheFile() throws {
