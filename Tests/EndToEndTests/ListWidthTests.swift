@@ -52,7 +52,11 @@ struct ListWidthTests {
     static func screen(of arguments: [String], width: Int, in folder: TemporaryFolder) throws -> String {
         let script = folder.path("list-\(width).sh")
         let command = ([CLI.binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        try "unset COLUMNS LINES\n\(command)\necho \"EXIT $?\"\nsleep 30\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "unset COLUMNS LINES\n\(command)\necho \"EXIT $?\"\nsleep 30\n".write(
+            toFile: script,
+            atomically: true,
+            encoding: .utf8
+        )
         let session = "apnsctl-list-\(width)-\(UUID().uuidString.prefix(8))"
         // Started through the shell with signals unblocked, as the progress bar's test explains.
         let launcher = folder.path("launch-list.py")
