@@ -155,7 +155,9 @@ public final class BulkSender: @unchecked Sendable {
                 finish(summary)
             case .abort(let message):
                 finished = true
-                done?.fail(lastConnectError ?? GatewayError(.connectFailed, message))
+                let done = self.done
+                let error = lastConnectError ?? GatewayError(.connectFailed, message)
+                loop.execute { done?.fail(error) }
             }
         }
         for lane in batchingLanes { lane.batching?.endBatch() }
@@ -171,7 +173,11 @@ public final class BulkSender: @unchecked Sendable {
             summary.stoppedBy = .outputFailed
             summary.stopMessage = "The tokens could not all be read: \(readError)."
         }
-        done?.succeed(summary)
+        // Handed over once the task that finished the run is over: the rest of it (a pump's last
+        // flush, the batch's end) still writes the results file, which the caller goes on to
+        // close on another thread as soon as it has the summary.
+        let done = self.done
+        loop.execute { done?.succeed(summary) }
     }
 
     private func connect(_ id: BulkEngine.ConnectionID, after delay: Double) {
