@@ -16,6 +16,8 @@ struct CredentialTable {
         var environments: String
         var compactEnvironments: String
         var expires: String
+        /// The date in the status's colour, shown when the status column had to go.
+        var paintedExpires: String
         var daysLeft: String
         /// Painted for the terminal when colours are on.
         var status: String
@@ -118,6 +120,7 @@ struct CredentialTable {
             line(
                 layout.columns.enumerated().map { index, column in
                     let text = cell(row, column, compact: layout.compact)
+                    if column == .expires, !layout.columns.contains(.status) { return row.paintedExpires }
                     return column == .topics ? Table.shorten(text, to: widths[index]) : text
                 }
             )
@@ -129,25 +132,31 @@ struct CredentialTable {
     private func blocks(style: TerminalStyle, width: Int) -> String {
         rows.map { row in
             var lines = Self.wrap(row.alias, width: width, indent: "").map { style.paint($0, .bold) }
-            let fields: [(String, String)] = [
-                ("kind", row.kind),
-                ("topics", row.topics.isEmpty ? "-" : row.topics.joined(separator: ", ")),
-                ("environments", row.environments),
-                ("expires", row.daysLeft == "-" ? row.expires : "\(row.expires) (\(row.daysLeft) days left)"),
-                ("status", row.status),
-            ]
-            for (name, value) in fields {
+            func field(_ name: String, _ value: String) {
                 // A painted value is a short word: it is never wrapped, so its codes stay whole.
                 lines +=
                     value.contains("\u{1B}")
                     ? ["  \(name): \(value)"] : Self.wrap("\(name): \(value)", width: width, indent: "  ")
             }
+            field("kind", row.kind)
+            let topics = row.topics.isEmpty ? "-" : row.topics.joined(separator: ", ")
+            if row.topics.count > 1, Table.visibleWidth("  topics: \(topics)") > width {
+                // One topic a line: a topic is split across two only when it is wider than the line.
+                lines.append("  topics:")
+                for topic in row.topics { lines += Self.wrap(topic, width: width, indent: "    ") }
+            } else {
+                field("topics", topics)
+            }
+            field("environments", row.environments)
+            field("expires", row.daysLeft == "-" ? row.expires : "\(row.expires) (\(row.daysLeft) days left)")
+            field("status", row.status)
             return lines.joined(separator: "\n")
         }.joined(separator: "\n\n")
     }
 
     /// `text` in lines of at most `width` columns, each starting with `indent`; continuation
-    /// lines are indented two more. Breaks at a space where one is near, else mid-word.
+    /// lines are indented two more. Breaks at a space, dot or dash where one is near, else
+    /// mid-word.
     static func wrap(_ text: String, width: Int, indent: String) -> [String] {
         var lines: [String] = []
         var rest = Substring(text)
@@ -160,9 +169,11 @@ struct CredentialTable {
             }
             let limit = rest.index(rest.startIndex, offsetBy: room)
             var end = limit
-            if let space = rest[..<limit].lastIndex(of: " "), rest.distance(from: rest.startIndex, to: space) > room / 2
+            // After a space, dot or dash near the end of the line, so a name breaks where it reads.
+            if let mark = rest[..<limit].lastIndex(where: { " .-".contains($0) }),
+                rest.distance(from: rest.startIndex, to: mark) > room / 2
             {
-                end = space
+                end = rest[mark] == " " ? mark : rest.index(after: mark)
             }
             lines.append(prefix + rest[..<end])
             rest = rest[end...].drop { $0 == " " }

@@ -122,10 +122,3 @@ final class ProgressBar: @unchecked Sendable {
         return text
     }
 }
-
-extension TerminalStyle {
-    fileprivate func paint(_ text: String, _ attributes: [Attribute]) -> String {
-        guard enabled, !attributes.isEmpty else { return text }
-        return "\u{1B}[\(attributes.map(\.rawValue).joined(separator: ";"))m\(text)\u{1B}[0m"
-    }
-}

@@ -34,7 +34,9 @@ struct TerminalStyle {
     static var stdout: TerminalStyle { TerminalStyle(fileDescriptor: STDOUT_FILENO) }
     static var stderr: TerminalStyle { TerminalStyle(fileDescriptor: STDERR_FILENO) }
 
-    func paint(_ text: String, _ attributes: Attribute...) -> String {
+    func paint(_ text: String, _ attributes: Attribute...) -> String { paint(text, attributes) }
+
+    func paint(_ text: String, _ attributes: [Attribute]) -> String {
         guard enabled, !attributes.isEmpty else { return text }
         return "\u{1B}[\(attributes.map(\.rawValue).joined(separator: ";"))m\(text)\u{1B}[0m"
     }

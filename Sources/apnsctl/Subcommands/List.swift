@@ -64,15 +64,16 @@ struct List: AsyncParsableCommand {
         let style = TerminalStyle.stdout
         var table = CredentialTable()
         for row in rows {
-            let status: String
+            let (word, colour): (String, [TerminalStyle.Attribute])
             switch row.status {
-            case _ where row.damaged != nil: status = style.paint("damaged", .red, .bold)
-            case .valid?: status = style.paint("valid", .green)
-            case .expiring?: status = style.paint("expiring", .yellow, .bold)
-            case .expired?: status = style.paint("expired", .red, .bold)
-            case .notYetValid?: status = style.paint("not yet valid", .red)
-            case nil: status = style.paint("n/a", .dim)
+            case _ where row.damaged != nil: (word, colour) = ("damaged", [.red, .bold])
+            case .valid?: (word, colour) = ("valid", [.green])
+            case .expiring?: (word, colour) = ("expiring", [.yellow, .bold])
+            case .expired?: (word, colour) = ("expired", [.red, .bold])
+            case .notYetValid?: (word, colour) = ("not yet valid", [.red])
+            case nil: (word, colour) = ("n/a", [.dim])
             }
+            let expires = row.notAfter.map(CertificateRenderer.day) ?? "never"
             table.rows.append(
                 CredentialTable.Row(
                     // Aliases and topics come from an index anyone can edit: each shown, never obeyed.
@@ -82,9 +83,10 @@ struct List: AsyncParsableCommand {
                     environments: row.environments.isEmpty
                         ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
                     compactEnvironments: Self.compact(row.environments),
-                    expires: row.notAfter.map(CertificateRenderer.day) ?? "never",
+                    expires: expires,
+                    paintedExpires: style.paint(expires, colour),
                     daysLeft: row.daysLeft.map(String.init) ?? "-",
-                    status: status
+                    status: style.paint(word, colour)
                 )
             )
         }
@@ -98,6 +100,7 @@ struct List: AsyncParsableCommand {
                     environments: "?",
                     compactEnvironments: "?",
                     expires: "-",
+                    paintedExpires: "-",
                     daysLeft: "-",
                     status: style.paint("awaiting certificate", .yellow)
                 )
