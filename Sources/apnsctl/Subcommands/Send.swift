@@ -342,17 +342,6 @@ struct Send: AsyncParsableCommand {
         if !result.response.isAccepted { throw ExitStatus.problem }
     }
 
-    func makePayload() throws -> [UInt8] {
-        if let built = try liveActivity.payload(alert: alert, title: title, sound: sound) { return built }
-        if let alert { return try Payload.alert(title: title, body: alert, sound: sound, badge: badge) }
-        if background { return try Payload.background() }
-        guard let payload else { return [] }
-        if payload == "-" {
-            return try InputFile.read(path: payload, kind: .payload)
-        }
-        return try CredentialFile.readBytes(path: payload, kind: .payload)
-    }
-
     private func render(_ result: SendOutput, style: TerminalStyle) -> String {
         let response = result.response
         var lines: [String] = []
