@@ -42,6 +42,10 @@ public struct CheckResult: Encodable, Sendable {
     public var error: FileReport.ErrorReport?
     /// A certificate's names and validity for the metrics (not in the JSON report).
     public var x509: X509Names? = nil
+    /// The error behind ``error``, so that a front end can word its own hint (not in the JSON report).
+    public var cause: CredentialError? = nil
+    /// The topic the credential was judged against, when one was asked about (not in the JSON report).
+    public var expectedTopic: String? = nil
 
     public var ok: Bool { findings.isEmpty && error == nil }
 

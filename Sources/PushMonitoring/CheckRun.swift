@@ -27,6 +27,23 @@ public struct CheckRun: Sendable {
         self.apps = apps ?? AppReadiness.atLeastOneFitCredential(results)
     }
 
+    /// A check's report as the metrics publish it. A store (or the apps asked about in it) gets
+    /// the library's per-app verdict; files named have no store to select among, so their apps'
+    /// readiness follows from the results alone.
+    public init(_ report: CheckReport, store: CredentialStore) {
+        let request = report.request
+        let apps =
+            request.credentials.isEmpty
+            ? AppReadiness.verdicts(
+                stored: report.stored,
+                results: report.results,
+                topics: request.topics,
+                environments: request.environment.map { [$0] } ?? PushEnvironment.allCases
+            ) : nil
+        self.init(date: request.date, results: report.results, secretsAsked: !request.skipSecrets, apps: apps)
+        locateFiles(in: store)
+    }
+
     /// A store that could not be read: the file still says when the check ran, and that it failed.
     public static func failed(at date: Date, _ message: String) -> CheckRun {
         CheckRun(date: date, results: [], failure: message, secretsAsked: false, apps: [])

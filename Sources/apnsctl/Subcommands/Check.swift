@@ -128,72 +128,34 @@ struct Check: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        // What a command killed earlier left is completed or undone before it is judged.
-        if credentials.isEmpty || !credentials.allSatisfy(FileManager.default.fileExists) {
-            store.settleInterruptedChanges()
-        }
-        let expectations = CheckExpectations(
+        let request = CheckRequest(
+            credentials: credentials,
+            topics: topic,
             date: report.date,
             warnDays: report.warnDays,
             environment: environment,
-            topic: topic.first
+            password: password.source(),
+            skipSecrets: skipSecrets,
+            teamID: teamID,
+            keyID: keyID
         )
-        var results: [CheckResult] = []
-        var verdicts: [AppVerdict]?
-        // The whole store checked strictly: each app's verdict too, for JSON and the metrics.
-        var storeVerdicts: [AppVerdict]?
+        var checked: CheckReport
         do {
-            // Secrets of this store that no entry references: reported when the whole store is checked.
-            let orphaned =
-                credentials.isEmpty && topic.isEmpty ? orphanResults(store) + unaccountedResults(store) : []
-            let judge = CheckJudge(
-                store: store,
-                expectations: expectations,
-                password: password.source(),
-                skipSecrets: skipSecrets,
-                teamID: teamID,
-                keyID: keyID
-            )
-            if credentials.isEmpty {
-                let stored = try store.list()
-                if stored.isEmpty, orphaned.isEmpty {
-                    // The metrics still say when the check ran and that there was nothing to check.
-                    try publishMetricsAnyway(CheckRun(date: expectations.date, results: [], secretsAsked: !skipSecrets))
-                    printError(
-                        "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
-                    )
-                    throw ExitStatus.couldNotCheck
-                }
-                if !topic.isEmpty {
-                    var perApp: [AppVerdict] = []
-                    for selection in AppSelection.select(topics: topic, environment: environment, stored: stored) {
-                        var scoped = expectations
-                        scoped.topic = selection.topic
-                        let appJudge = judge.with(expectations: scoped)
-                        let appResults = selection.candidates.compactMap {
-                            judgedIfStillStored(appJudge, $0, topic: selection.topic)
-                        }
-                        perApp.append(AppVerdict(selection, results: appResults))
-                        results += appResults
-                    }
-                    verdicts = perApp
-                } else {
-                    results = stored.compactMap { judgedIfStillStored(judge, $0, topic: nil) }
-                    storeVerdicts = AppSelection.select(topics: [], environment: environment, stored: stored).map {
-                        AppVerdict($0, results: results)
-                    }
-                }
-            } else {
-                results = try credentials.map {
-                    judged(judge, try CredentialReference.resolve($0, store: store), topic: topic.first)
-                }
+            checked = try CredentialCheck.run(request, in: store)
+            if checked.nothingToCheck {
+                // The metrics still say when the check ran and that there was nothing to check.
+                try publishMetricsAnyway(CheckRun(checked, store: store))
+                printError(
+                    "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
+                )
+                throw ExitStatus.couldNotCheck
             }
-            results += orphaned
         } catch let error as CredentialError {
-            try? publishMetricsAnyway(.failed(at: expectations.date, error.message))
+            try? publishMetricsAnyway(.failed(at: request.date, error.message))
             reportError(error)
             throw ExitStatus.couldNotCheck
         }
+        checked.results = checked.results.map { hinted($0, stored: checked.stored) }
 
         let outputFormat = report.json ? .json : format
         let text: String
@@ -202,41 +164,29 @@ struct Check: AsyncParsableCommand {
             let data = try ReportSchema.encoder().encode(
                 CheckOutput(
                     schemaVersion: ReportSchema.schemaVersion,
-                    evaluatedAt: expectations.date,
+                    evaluatedAt: request.date,
                     environment: environment,
                     topic: topic.first,
                     warnDays: report.warnDays,
-                    credentials: results,
-                    verdicts: verdicts,
-                    storeVerdicts: storeVerdicts
+                    credentials: checked.results,
+                    verdicts: checked.verdicts,
+                    storeVerdicts: checked.storeVerdicts
                 )
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
-            // A whole store (or one app of it) gets the library's per-app verdict; files named on
-            // the command line have no store to select among.
-            let apps =
-                credentials.isEmpty
-                ? AppReadiness.verdicts(
-                    stored: (try? store.list()) ?? [],
-                    results: results,
-                    topics: topic,
-                    environments: environment.map { [$0] } ?? PushEnvironment.allCases
-                ) : nil
-            var run = CheckRun(date: expectations.date, results: results, secretsAsked: !skipSecrets, apps: apps)
-            run.locateFiles(in: store)
-            text = CheckMetrics.render(run)
+            text = CheckMetrics.render(CheckRun(checked, store: store))
         case .text:
             text = StandardOutput.capture {
                 let printer = CheckTextOutput(style: output == nil ? .stdout : TerminalStyle(fileDescriptor: -1))
-                if let verdicts {
+                if let verdicts = checked.verdicts {
                     for (index, verdict) in verdicts.enumerated() {
                         if index > 0 { print("") }
-                        printer.printVerdict(verdict, results: results)
+                        printer.printVerdict(verdict, results: checked.results)
                     }
                 } else {
-                    printer.printResults(results)
-                    if let storeVerdicts { printer.printAppSummary(storeVerdicts) }
+                    printer.printResults(checked.results)
+                    if let storeVerdicts = checked.storeVerdicts { printer.printAppSummary(storeVerdicts) }
                 }
             }
         }
@@ -249,53 +199,46 @@ struct Check: AsyncParsableCommand {
                 Array(TerminalSafe.filter(text, colours: outputFormat == .text && TerminalStyle.stdout.enabled).utf8)
             )
         }
-        if let verdicts {
-            let status = AppVerdict.exitStatus(verdicts)
-            if status != 0 { throw ExitCode(status) }
-            return
-        }
-        let unverified = { (result: CheckResult) in result.findings.contains { $0.code == "secret_unverified" } }
-        if results.contains(where: unverified) || results.contains(where: { $0.error != nil }) {
-            throw ExitStatus.couldNotCheck
-        }
         let policy = failOn ?? (outputFormat == .prometheus ? .never : .warning)
-        let failing = results.flatMap(\.findings).contains { finding in
-            switch policy {
-            case .warning: return true
-            case .problem: return finding.severity == .problem
-            case .never: return false
-            }
-        }
-        if failing { throw ExitStatus.problem }
+        let status = checked.exitStatus(failingOn: policy.severity)
+        if status != 0 { throw ExitCode(status) }
     }
 
-    /// A stored credential judged, or nil when another command removed it since the store was
-    /// listed: it is no longer in the store, which is not a finding about it.
-    private func judgedIfStillStored(
-        _ judge: CheckJudge,
-        _ credential: StoredCredential,
-        topic: String?
-    ) -> CheckResult? {
-        let result = judged(judge, .stored(credential), topic: topic)
-        return result.error?.code == CredentialError.Code.aliasNotFound.name ? nil : result
-    }
-
-    /// One credential judged, with the command line's hints.
-    private func judged(_ judge: CheckJudge, _ reference: CredentialReference, topic: String?) -> CheckResult {
-        var result = judge.check(reference)
+    /// One result with the command line's hints: the findings and errors whose remedy is a
+    /// command of this tool name it, with the credential, so that it works when pasted.
+    private func hinted(_ result: CheckResult, stored: [StoredCredential]) -> CheckResult {
+        var result = result
+        if let cause = result.cause { result.error?.hint = ErrorHints.hint(for: cause) }
         var subject = FindingHints.Subject(
             name: result.name,
-            stored: reference.origin == "store",
+            stored: result.origin == "store",
             kind: result.kind,
             environment: environment,
-            topic: topic
+            topic: result.expectedTopic
         )
-        if case .stored(let credential) = reference {
+        if result.origin == "store", let credential = stored.first(where: { $0.alias == result.name }) {
             subject.topics = credential.topics
             subject.environments = credential.environments
         }
-        result.findings = FindingHints.forCommandLine(result.findings, about: subject)
+        result.findings = FindingHints.forCommandLine(result.findings, about: subject).map { finding in
+            var finding = finding
+            if finding.code == "orphaned_secret" {
+                finding.hint = "Remove them with `\(ErrorHints.command("remove", "--orphans"))`."
+            }
+            return finding
+        }
         return result
+    }
+}
+
+extension Check.FailOn {
+    /// The least severe finding that fails the check; nil when none does.
+    var severity: Finding.Severity? {
+        switch self {
+        case .warning: return .warning
+        case .problem: return .problem
+        case .never: return nil
+        }
     }
 }
 

@@ -1,25 +1,26 @@
 import Foundation
-import PushCredentials
 
-/// Judges one credential for `check`: a stored alias (with its key from the Secret Service
-/// unless told not to), a certificate file, or a token key file.
-final class CheckJudge {
-    let store: CredentialStore
-    let expectations: CheckExpectations
-    let password: PasswordSource
-    let skipSecrets: Bool
-    let teamID: String?
-    let keyID: String?
+/// Judges one credential: a stored alias (with its key from the Secret Service unless told not
+/// to), a certificate file, or a token key file. One judge serves a whole check, so that a Secret
+/// Service found out of reach is not asked again for every credential.
+public final class CheckJudge {
+    public let store: CredentialStore
+    public let expectations: CheckExpectations
+    public let password: PasswordSource
+    public let skipSecrets: Bool
+    /// Token key files: the team and key ID a person gave (a `.p8` records neither).
+    public let teamID: String?
+    public let keyID: String?
     /// Once the Secret Service is found out of reach, it is not asked again.
     private var secretServiceDown: CredentialError?
 
-    init(
+    public init(
         store: CredentialStore,
         expectations: CheckExpectations,
-        password: PasswordSource,
-        skipSecrets: Bool,
-        teamID: String?,
-        keyID: String?
+        password: PasswordSource = .none,
+        skipSecrets: Bool = false,
+        teamID: String? = nil,
+        keyID: String? = nil
     ) {
         self.store = store
         self.expectations = expectations
@@ -29,19 +30,22 @@ final class CheckJudge {
         self.keyID = keyID
     }
 
-    func check(_ reference: CredentialReference) -> CheckResult {
+    /// The credential judged against the expectations; never throws: what could not be judged is
+    /// a result with an error.
+    public func check(_ reference: CredentialReference) -> CheckResult {
         let name: String
         switch reference {
         case .stored(let credential): name = credential.alias
         case .file(let path): name = path
         }
+        var result: CheckResult
         do {
             switch reference {
             case .file(let path) where TokenKeyFile.isTokenKeyPath(path):
-                return try checkTokenKeyFile(path)
+                result = try checkTokenKeyFile(path)
             case .file(let path):
                 let file = try CredentialFile.read(path: path, password: password)
-                return CredentialCheck.certificate(
+                result = CredentialCheck.certificate(
                     file,
                     name: path,
                     origin: "file",
@@ -49,19 +53,22 @@ final class CheckJudge {
                     expectations: expectations
                 )
             case .stored(let credential) where credential.kind == .tokenKey:
-                return checkStoredTokenKey(credential)
+                result = checkStoredTokenKey(credential)
             case .stored(let credential):
-                return try checkStoredCertificate(credential)
+                result = try checkStoredCertificate(credential)
             }
         } catch let error as CredentialError {
-            return .failed(name: name, origin: reference.origin, error: error.forCommandLine)
+            result = .failed(name: name, origin: reference.origin, error: error)
+            result.cause = error
         } catch {
-            return .failed(
+            result = .failed(
                 name: name,
                 origin: reference.origin,
                 error: CredentialError(.corrupt, path: name, "\(error)")
             )
         }
+        result.expectedTopic = expectations.topic
+        return result
     }
 
     private func checkTokenKeyFile(_ path: String) throws -> CheckResult {
@@ -141,7 +148,7 @@ final class CheckJudge {
     }
 
     /// The same judge for other expectations (another app's topic), sharing what it learnt of the Secret Service.
-    func with(expectations: CheckExpectations) -> CheckJudge {
+    public func with(expectations: CheckExpectations) -> CheckJudge {
         let judge = CheckJudge(
             store: store,
             expectations: expectations,
@@ -154,7 +161,8 @@ final class CheckJudge {
         return judge
     }
 
-    static func isUnreachable(_ error: CredentialError) -> Bool {
+    /// Whether the Secret Service could not be asked at all (not running, or locked).
+    public static func isUnreachable(_ error: CredentialError) -> Bool {
         error.code == .secretStoreUnavailable || error.code == .secretStoreLocked
     }
 }
