@@ -130,8 +130,11 @@ extension CredentialCheck {
         }
         if request.isPerApp {
             var verdicts: [AppVerdict] = []
-            for selection in AppSelection.select(topics: request.topics, environment: request.environment, stored: stored)
-            {
+            for selection in AppSelection.select(
+                topics: request.topics,
+                environment: request.environment,
+                stored: stored
+            ) {
                 var scoped = request.expectations
                 scoped.topic = selection.topic
                 let appJudge = judge.with(expectations: scoped)

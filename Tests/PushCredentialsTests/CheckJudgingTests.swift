@@ -47,22 +47,30 @@ struct CheckJudgingTests {
                     environments: certificate.environments
                 )
                 // force: both certificates of a rotation, and several of one app, are kept on purpose.
-                _ = try store.importCertificate(try CredentialFile.read(path: path), alias: certificate.alias, force: true)
+                _ = try store.importCertificate(
+                    try CredentialFile.read(path: path),
+                    alias: certificate.alias,
+                    force: true
+                )
             }
-            let expired = try CredentialFile.read(path: TestPaths.cert("identities/expired.pem"))
-                .pairing(keyFile: TestPaths.cert("identities/expired.key"), password: .none)
-            _ = try store.importCertificate(expired, alias: "old-expired", force: true)
-
-            let watchKey = TestPaths.cert("keys/AuthKey_ABC123DEFG.p8")
+            // A certificate with its key in another file, as `import --key` takes it.
+            _ = try store.importCertificate(
+                path: TestPaths.cert("identities/expired.pem"),
+                keyFile: TestPaths.cert("identities/expired.key"),
+                alias: "old-expired",
+                force: true
+            )
             _ = try store.importTokenKey(
-                try ProviderKey(path: watchKey, teamID: "ABCDE12345"),
+                path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"),
+                teamID: "ABCDE12345",
                 topics: [CheckJudgingTests.watch],
                 environments: [.sandbox, .production],
-                alias: "watch-key",
-                source: watchKey
+                alias: "watch-key"
             )
             let untagged = folder.path("AuthKey_UNTAGGED01.p8")
-            try TestPKI.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", untagged])
+            try TestPKI.openssl([
+                "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", untagged,
+            ])
             _ = try store.importTokenKey(
                 try ProviderKey(path: untagged, teamID: "ABCDE12345"),
                 topics: [],
@@ -144,10 +152,12 @@ struct CheckJudgingTests {
         let fixture = try Fixture()
         let report = try fixture.check(CheckRequest(environment: .production))
         #expect(report.verdicts == nil)
-        #expect(Set(report.results.map(\.name)) == [
-            "shop-2026", "shop-2027", "shop-sandbox", "shop-production", "dev-sandbox", "old-expired", "watch-key",
-            "untagged-key",
-        ])
+        #expect(
+            Set(report.results.map(\.name)) == [
+                "shop-2026", "shop-2027", "shop-sandbox", "shop-production", "dev-sandbox", "old-expired", "watch-key",
+                "untagged-key",
+            ]
+        )
         // The predecessor is judged on its own here: expiring within 30 days is a warning.
         #expect(report.results.first { $0.name == "shop-2026" }?.findings.map(\.code) == ["expiring"])
         #expect(report.results.first { $0.name == "shop-sandbox" }?.findings.map(\.code) == ["environment_mismatch"])
@@ -178,7 +188,9 @@ struct CheckJudgingTests {
         let orphaned = whole.results.filter { $0.findings.contains { $0.code == "orphaned_secret" } }
         #expect(orphaned.map(\.name) == ["gone (orphaned secret)"])
         // Without the Secret Service asked, neither the key nor the orphan is looked for.
-        let metadata = try fixture.check(CheckRequest(topics: [Self.watch], environment: .production, skipSecrets: true))
+        let metadata = try fixture.check(
+            CheckRequest(topics: [Self.watch], environment: .production, skipSecrets: true)
+        )
         #expect(metadata.verdicts?.first?.state == .ready)
     }
 
@@ -201,6 +213,45 @@ struct CheckJudgingTests {
             try fixture.check(CheckRequest(credentials: ["no-such-alias"]))
         }
         #expect(unknown?.code == .aliasNotFound)
+    }
+
+    @Test func listingAndRenewals() throws {
+        let fixture = try Fixture()
+        let listing = try fixture.store.listing()
+        #expect(listing.entries.count == 8)
+        #expect(listing.entries.allSatisfy { $0.damage == nil })
+        #expect(!listing.needsAttention && !listing.isEmpty)
+        // What `import --replace` names for each app: its latest certificate.
+        let renewals = try fixture.store.renewals()
+        #expect(renewals.map(\.app) == [Self.dev, Self.old, Self.shop])
+        #expect(renewals.map(\.alias) == ["dev-sandbox", "old-expired", "shop-production"])
+    }
+
+    @Test func importingAndRemovingByAlias() throws {
+        let fixture = try Fixture()
+        let store = fixture.store
+        let missingTeam = #expect(throws: CredentialError.self) {
+            try store.importTokenKey(path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: nil)
+        }
+        #expect(missingTeam?.code == .teamIDRequired)
+
+        _ = try store.createRequest(
+            subject: RequestSubject(commonName: "Example Corp"),
+            alias: "pending",
+            path: fixture.folder.path("pending.csr")
+        )
+        guard case .request(let request, let removedSecret) = try store.remove(named: "pending") else {
+            Issue.record("a pending request was removed as a credential")
+            return
+        }
+        #expect(request.alias == "pending" && removedSecret)
+        guard case .credential(let removal) = try store.remove(named: "shop-2026") else {
+            Issue.record("a credential was removed as a pending request")
+            return
+        }
+        #expect(removal.credential?.alias == "shop-2026" && removal.removedSecret)
+        #expect(try store.list().map(\.alias).contains("shop-2026") == false)
+        #expect(try store.pendingRequests().isEmpty)
     }
 
     @Test func anEmptyStoreHasNothingToCheck() throws {

@@ -119,30 +119,25 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         let store = self.store.credentialStore
         do {
-            let result: CredentialStore.ImportResult
-            if isTokenKey {
-                guard let teamID else {
-                    throw CredentialError(.teamIDRequired, path: file, "A token key needs the team ID it belongs to.")
-                }
-                let key = try ProviderKey(path: file, teamID: teamID, keyID: keyID)
-                result = try store.importTokenKey(
-                    key,
+            let result =
+                isTokenKey
+                ? try store.importTokenKey(
+                    path: file,
+                    teamID: teamID,
+                    keyID: keyID,
                     topics: topic,
                     environments: environment?.environments ?? [],
                     alias: alias,
-                    source: file,
                     replacing: replace
                 )
-            } else {
-                let source = password.source()
-                var credential = try CredentialFile.read(path: file, password: source)
-                if let key { credential = try credential.pairing(keyFile: key, password: source) }
-                // A certificate alone (Apple's aps.cer) takes the key of the request it was issued for.
-                result =
-                    credential.privateKeyPKCS8 == nil
-                    ? try store.completeRequest(credential, alias: alias, replacing: replace, force: force)
-                    : try store.importCertificate(credential, alias: alias, replacing: replace, force: force)
-            }
+                : try store.importCertificate(
+                    path: file,
+                    keyFile: key,
+                    password: password.source(),
+                    alias: alias,
+                    replacing: replace,
+                    force: force
+                )
             if json {
                 try printJSON(
                     ImportOutput(

@@ -77,39 +77,30 @@ struct Inspect: AsyncParsableCommand {
         var requests: [RequestReport] = []
         for path in files {
             do {
-                if TokenKeyFile.isTokenKeyPath(path) {
-                    let key = try TokenKeyFile(path: path, keyID: keyID)
-                    var fileReport = FileReport(
-                        tokenKey: TokenKeyReport(
-                            key,
-                            keyIdGiven: keyID != nil,
-                            teamId: teamID,
-                            topics: topic,
-                            environments: environment?.environments ?? []
-                        ),
-                        path: path
-                    )
+                let inspected = try FileReport.inspect(
+                    path: path,
+                    password: source,
+                    keyID: keyID,
+                    teamID: teamID,
+                    topics: topic,
+                    environments: environment?.environments ?? [],
+                    at: date,
+                    warnDays: report.warnDays
+                )
+                switch inspected {
+                case .credential(var fileReport):
                     fileReport.findings = FindingHints.forCommandLine(
                         fileReport.findings,
-                        about: .init(name: path, stored: false, kind: .tokenKey)
+                        about: .init(
+                            name: path,
+                            stored: false,
+                            kind: fileReport.tokenKey != nil ? .tokenKey : .certificate
+                        )
                     )
                     reports.append(fileReport)
-                    continue
-                }
-                // Read once: `<(command)` and standard input can be read only once.
-                let bytes = try CredentialFile.readBytes(path: path)
-                // A certificate signing request (made by `apnsctl request` or elsewhere).
-                if let request = try CertificateRequest(requestIn: bytes, path: path) {
+                case .request(let request):
                     requests.append(RequestReport(request, store: store.credentialStore))
-                    continue
                 }
-                let file = try CredentialFile.decode(bytes, path: path, password: source)
-                var fileReport = FileReport(file, at: date, warnDays: report.warnDays)
-                fileReport.findings = FindingHints.forCommandLine(
-                    fileReport.findings,
-                    about: .init(name: path, stored: false, kind: .certificate)
-                )
-                reports.append(fileReport)
             } catch let error as CredentialError {
                 errors.append(error)
                 reports.append(FileReport(path: path, error: error.forCommandLine))

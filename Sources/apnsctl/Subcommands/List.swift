@@ -28,22 +28,19 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        let credentials: [StoredCredential]
-        let requests: [PendingRequest]
-        // What a command killed earlier left is completed or undone before it is listed.
-        store.settleInterruptedChanges()
+        let listing: StoreListing
         do {
-            credentials = try store.list()
-            requests = try store.pendingRequests()
+            listing = try store.listing()
         } catch let error as CredentialError {
             reportError(error)
             throw ExitStatus.couldNotCheck
         }
         let now = Date()
-        let rows = credentials.map { CredentialSummary($0, at: now, warnDays: warnDays, damage: store.damage(of: $0)) }
-        let damaged = credentials.compactMap { store.damage(of: $0) }
-        let unaccounted = (try? store.unaccountedFiles()) ?? []
-        let problem = !damaged.isEmpty || !unaccounted.isEmpty
+        let rows = listing.entries.map {
+            CredentialSummary($0.credential, at: now, warnDays: warnDays, damage: $0.damage)
+        }
+        let requests = listing.pendingRequests
+        let unaccounted = listing.unaccountedFiles
         if json {
             try printJSON(
                 ListOutput(
@@ -54,10 +51,10 @@ struct List: AsyncParsableCommand {
                     unaccountedFiles: unaccounted
                 )
             )
-            if problem { throw ExitStatus.problem }
+            if listing.needsAttention { throw ExitStatus.problem }
             return
         }
-        guard !rows.isEmpty || !requests.isEmpty || !unaccounted.isEmpty else {
+        guard !listing.isEmpty else {
             print("The store at \(store.path) is empty. Add a credential with `apnsctl import FILE`.")
             return
         }
@@ -107,7 +104,7 @@ struct List: AsyncParsableCommand {
             )
         }
         print(table.render(style: style, width: style.fittingWidth))
-        for damage in damaged {
+        for damage in listing.damaged {
             let error = damage.error.forCommandLine
             print("\n\(style.paint("!", .red, .bold)) \(error.message)")
             if let hint = error.hint { print("  \(style.paint("→ \(hint)", .dim))") }
@@ -117,7 +114,7 @@ struct List: AsyncParsableCommand {
             print("\n\(style.paint("!", .red, .bold)) \(Untrusted.display(finding.message))")
             if let hint = finding.hint { print("  \(style.paint("→ \(hint)", .dim))") }
         }
-        if problem { throw ExitStatus.problem }
+        if listing.needsAttention { throw ExitStatus.problem }
     }
 }
 

@@ -55,18 +55,20 @@ struct Remove: AsyncParsableCommand {
                 return
             }
             guard let alias else { return }
-            if try store.pendingRequest(named: alias) != nil {
-                let removed = try store.removeRequest(alias: alias)
+            let removal: CredentialStore.Removal
+            switch try store.remove(named: alias) {
+            case .request(_, let removedSecret):
                 print("Removed the pending request \(alias) from \(store.path):")
                 print("  index entry")
                 print(
-                    removed.removedSecret
+                    removedSecret
                         ? "  its private key \"apnsctl: \(alias)\" from the Secret Service"
                         : "  no private key was found in the Secret Service (already gone)"
                 )
                 return
+            case .credential(let removed):
+                removal = removed
             }
-            let removal = try store.remove(alias: alias)
             guard let credential = removal.credential else {
                 print("\(alias) had no index entry in \(store.path); removed its orphaned secret(s):")
                 for item in removal.orphansRemoved { print("  \(describe(item))") }

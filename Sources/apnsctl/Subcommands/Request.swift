@@ -83,7 +83,7 @@ struct Request: AsyncParsableCommand {
             "Download the certificate (aps.cer).",
         ]
         // An app that already has a certificate here is renewed with --replace, which keeps its alias.
-        let renewals = Self.renewals(in: (try? store.list()) ?? [])
+        let renewals = (try? store.renewals()) ?? []
         if renewals.isEmpty {
             steps.append("Store it with its key: \(importCommand)")
         } else {
@@ -130,22 +130,6 @@ struct Request: AsyncParsableCommand {
         print(
             "`\(ErrorHints.command("list"))` shows the pending request; `\(ErrorHints.command("remove", pending.alias))` discards it and its key."
         )
-    }
-}
-
-extension Request {
-    /// Each app with a stored certificate, and the alias of its latest one: what `import
-    /// --replace` would name when the new certificate renews it.
-    static func renewals(in stored: [StoredCredential]) -> [(app: String, alias: String)] {
-        var latest: [String: StoredCredential] = [:]
-        for credential in stored where credential.kind == .certificate {
-            guard let app = credential.topics.first else { continue }
-            if let known = latest[app], (known.notAfter ?? .distantPast) >= (credential.notAfter ?? .distantPast) {
-                continue
-            }
-            latest[app] = credential
-        }
-        return latest.keys.sorted().map { ($0, latest[$0]!.alias) }
     }
 }
 
