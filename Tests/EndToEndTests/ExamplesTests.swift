@@ -73,7 +73,7 @@ struct ExamplesTests {
         let folder = try TemporaryFolder()
         let (pki, gateway, _) = try BulkSendTests().gateway([])
         let environment = try Self.store(pki, in: folder)
-        let (_, lines, tokenFile) = try BulkSendTests.makeTokens(50_000, seed: 61, in: folder)
+        let (_, lines, tokenFile) = try BulkSendTests.makeTokens(20_000, seed: 61, in: folder)
         let resultsFile = folder.path("results.jsonl")
         let arguments = [Self.alias, tokenFile, resultsFile, gateway.address, gateway.caFile]
 
