@@ -54,7 +54,9 @@ extension OpenSSL {
     }
 
     static func publicKeyFingerprint(privateKey pkcs8: SecretBytes) -> String? {
-        withPrivateKey(pkcs8) { key in subjectPublicKeyInfo(of: key).map { PublicKeyFingerprint.of(subjectPublicKeyInfo: $0) } }
+        withPrivateKey(pkcs8) { key in
+            subjectPublicKeyInfo(of: key).map { PublicKeyFingerprint.of(subjectPublicKeyInfo: $0) }
+        }
             ?? nil
     }
 
