@@ -27,28 +27,6 @@ struct RecentlySeen<Key: Hashable, Value>: Sendable where Key: Sendable, Value: 
     }
 }
 
-/// Sixteen random bytes at a time from a pool refilled from the system's generator.
-struct RandomPool {
-    private var pool: [(UInt64, UInt64)] = []
-
-    mutating func next() -> (UInt64, UInt64) {
-        if pool.isEmpty {
-            pool = Array(repeating: (0, 0), count: 256)
-            // One read for the lot (SystemRandomNumberGenerator makes a system call per number).
-            let handle = FileHandle(forReadingAtPath: "/dev/urandom")
-            let bytes = (try? handle?.read(upToCount: pool.count * 16)) ?? nil
-            try? handle?.close()
-            if let bytes, bytes.count == pool.count * 16 {
-                pool.withUnsafeMutableBytes { $0.copyBytes(from: bytes) }
-            } else {
-                var generator = SystemRandomNumberGenerator()
-                pool = pool.map { _ in (generator.next(), generator.next()) }
-            }
-        }
-        return pool.removeLast()
-    }
-}
-
 /// A small seeded generator so fault runs repeat.
 struct SplitMix64 {
     var state: UInt64

@@ -54,7 +54,7 @@ final class RequestValidator: Sendable {
     static let verifiedTokensLimit = 1_024
     private let parsedPayloads = NIOLockedValueBox(RecentlySeen<[UInt8], ParsedPayload>())
     static let parsedPayloadsLimit = 64
-    private let randomBytes = NIOLockedValueBox(RandomPool())
+    private let uuids = NIOLockedValueBox(RandomUUIDs())
 
     struct VerifiedToken {
         var keyID: String
@@ -314,17 +314,10 @@ final class RequestValidator: Sendable {
         }
     }
 
-    /// A random (version 4) UUID in lower case, as `UUID().uuidString.lowercased()` gives, without
-    /// Foundation opening the random device for every answer: system randomness is drawn a few
-    /// kilobytes at a time.
-    func randomUUIDString() -> String {
-        var bytes = randomBytes.withLockedValue { $0.next() }
-        return withUnsafeMutableBytes(of: &bytes) { raw -> String in
-            raw[6] = raw[6] & 0x0F | 0x40  // version 4
-            raw[8] = raw[8] & 0x3F | 0x80  // RFC 4122 variant
-            return TextEncoding.lowercaseUUID(UnsafeRawBufferPointer(raw))
-        }
-    }
+    /// A random (version 4) UUID in lower case, as `UUID().uuidString.lowercased()` gives, from
+    /// the same generator the client uses for `apns-id` (Foundation opens the random device for
+    /// every UUID).
+    func randomUUIDString() -> String { uuids.withLockedValue { $0.next() } }
 
     /// Any other spelling of a token in a path: hex digits only (full-width ones included, as
     /// `isHexDigit` has them), then ``DeviceToken/init(_:)`` decides.

@@ -10,8 +10,8 @@ import PushGateway
 /// connection-level faults.
 ///
 /// swift-nio-http2's multiplexer would give every stream a child channel with a pipeline of
-/// its own; creating, activating and tearing those down (and their bookkeeping) was about a
-/// fifth of the gateway's CPU per notification. Here a stream is an entry in a table keyed by
+/// its own; creating, activating and tearing those down (and their bookkeeping) was a large
+/// share of the gateway's CPU per notification (docs/performance.md). Here a stream is an entry in a table keyed by
 /// stream ID, and its answer is HEADERS (and DATA) frames written on the connection.
 /// swift-nio-http2's connection handler still does everything else: stream states, HPACK,
 /// flow control on what is sent, the stream limit it enforces once acknowledged, GOAWAY.

@@ -38,9 +38,7 @@ public struct ProviderKey: Sendable {
     /// SHA-256 of the public key's SubjectPublicKeyInfo, colon-separated hex: identifies the key
     /// without revealing it.
     public var publicKeyFingerprint: String {
-        SHA256.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02X", $0) }.joined(
-            separator: ":"
-        )
+        PublicKeyFingerprint.of(subjectPublicKeyInfo: privateKey.publicKey.derRepresentation)
     }
 
     public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }

@@ -29,21 +29,25 @@ public struct PushType: Hashable, Sendable, Codable, CustomStringConvertible, Ex
     /// The largest payload APNs takes for this push type: 5120 bytes for VoIP, 4096 otherwise.
     public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
 
+    /// The topic suffixes Apple appends to a bundle ID for the push types that need a topic of
+    /// their own, longest first so that the first match is the right one. `alert`, `background`
+    /// and `mdm` have none: the first two go to the bundle ID, and an MDM push goes to the push
+    /// magic topic of the MDM enrolment. The one table: certificates' topic kinds and the app a
+    /// topic belongs to are read from it too.
+    public static let topicSuffixes: [(pushType: PushType, suffix: String)] = [
+        (.liveactivity, ".push-type.liveactivity"), (.widgets, ".push-type.widgets"),
+        (.controls, ".push-type.controls"), (.fileprovider, ".pushkit.fileprovider"),
+        (.location, ".location-query"), (.complication, ".complication"), (.pushtotalk, ".voip-ptt"),
+        (.voip, ".voip"),
+    ]
+
     /// The topic suffix Apple requires for this push type, if any (`.voip`, `.complication`...).
-    /// `alert`, `background` and `mdm` have none: the first two go to the bundle ID, and an MDM
-    /// push goes to the push magic topic of the MDM enrolment.
-    public var topicSuffix: String? {
-        switch self {
-        case .voip: ".voip"
-        case .complication: ".complication"
-        case .fileprovider: ".pushkit.fileprovider"
-        case .liveactivity: ".push-type.liveactivity"
-        case .pushtotalk: ".voip-ptt"
-        case .location: ".location-query"
-        case .widgets: ".push-type.widgets"
-        case .controls: ".push-type.controls"
-        default: nil
-        }
+    public var topicSuffix: String? { Self.topicSuffixes.first { $0.pushType == self }?.suffix }
+
+    /// The push type whose suffix ends `topic` (with something before it), and that suffix:
+    /// `com.x.voip` is `voip`'s; nil for a bundle ID.
+    public static func suffixed(_ topic: String) -> (pushType: PushType, suffix: String)? {
+        topicSuffixes.first { topic.hasSuffix($0.suffix) && topic.count > $0.suffix.count }
     }
 
     public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }

@@ -1,7 +1,7 @@
 /// Random (version 4, RFC 9562) UUIDs for `apns-id`, without a system call each.
 ///
 /// Foundation's `UUID()` on Linux reads /dev/urandom for every UUID: an open, a read and a close
-/// per notification, a tenth of a bulk run's CPU. An `apns-id` must be unique, not secret, so
+/// per notification, a cost a bulk run felt (docs/performance.md). An `apns-id` must be unique, not secret, so
 /// the 122 random bits come from xoshiro256** seeded once from the system's generator; its
 /// period (2^256 - 1) means a run never repeats one, and two runs collide no more often than
 /// two random 122-bit values.

@@ -132,7 +132,7 @@ public struct CertificateRequest: Sendable {
         subject = PushCertificate.format(parsed.subject)
         keyType = facts.keyType
         keyBits = facts.keyBits
-        publicKeyFingerprint = OpenSSL.fingerprint(subjectPublicKeyInfo: facts.subjectPublicKeyInfo)
+        publicKeyFingerprint = PublicKeyFingerprint.of(subjectPublicKeyInfo: facts.subjectPublicKeyInfo)
         signatureValid = facts.signatureValid
     }
 

@@ -180,17 +180,9 @@ extension CredentialCheck {
 
 /// Which app a topic belongs to: `com.a.voip`, `com.a.complication`... are `com.a`'s.
 public enum TopicScope {
-    static let suffixes = [
-        ".voip", ".complication", ".pushkit.fileprovider", ".push-type.liveactivity", ".voip-ptt",
-        ".location-query", ".push-type.widgets", ".push-type.controls",
-    ]
-
-    /// The bundle ID a topic belongs to.
+    /// The bundle ID a topic belongs to (Apple's suffixes are ``PushType/topicSuffixes``).
     public static func app(of topic: String) -> String {
-        for suffix in suffixes where topic.hasSuffix(suffix) && topic.count > suffix.count {
-            return String(topic.dropLast(suffix.count))
-        }
-        return topic
+        PushType.suffixed(topic).map { String(topic.dropLast($0.suffix.count)) } ?? topic
     }
 
     /// Whether a credential with these topics is one of the app's (or the derived topic's) own.

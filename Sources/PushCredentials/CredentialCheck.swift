@@ -39,7 +39,7 @@ public struct CheckResult: Encodable, Sendable {
     public var publicKeySha256: String?
     public var findings: [Finding]
     /// Set when the credential could not be checked at all.
-    public var error: FileReport.ErrorReport?
+    public var error: ReportedError?
     /// A certificate's names and validity for the metrics (not in the JSON report).
     public var x509: X509Names? = nil
     /// The error behind ``error``, so that a front end can word its own hint (not in the JSON report).
@@ -86,7 +86,7 @@ public struct CheckResult: Encodable, Sendable {
             topics: [],
             environments: [],
             findings: [],
-            error: FileReport.ErrorReport(code: error.code.name, message: error.message, hint: error.hint)
+            error: ReportedError(code: error.code.name, message: error.message, hint: error.hint)
         )
     }
 }

@@ -46,20 +46,17 @@ extension OpenSSL {
         return bytes
     }
 
-    /// SHA-256 of a SubjectPublicKeyInfo, upper-case hex with colons (as token keys show theirs).
-    static func fingerprint(subjectPublicKeyInfo: [UInt8]) -> String {
-        SHA256.hash(data: subjectPublicKeyInfo).map { String(format: "%02X", $0) }.joined(separator: ":")
-    }
-
     static func publicKeyFingerprint(certificateDER: [UInt8]) -> String? {
         withCertificate(certificateDER) { x509 -> String? in
             guard let key = X509_get0_pubkey(x509), let spki = subjectPublicKeyInfo(of: key) else { return nil }
-            return fingerprint(subjectPublicKeyInfo: spki)
+            return PublicKeyFingerprint.of(subjectPublicKeyInfo: spki)
         } ?? nil
     }
 
     static func publicKeyFingerprint(privateKey pkcs8: SecretBytes) -> String? {
-        withPrivateKey(pkcs8) { key in subjectPublicKeyInfo(of: key).map { fingerprint(subjectPublicKeyInfo: $0) } }
+        withPrivateKey(pkcs8) { key in
+            subjectPublicKeyInfo(of: key).map { PublicKeyFingerprint.of(subjectPublicKeyInfo: $0) }
+        }
             ?? nil
     }
 

@@ -94,9 +94,7 @@ public struct TokenKeyFile: Sendable {
 
     /// SHA-256 of the public key's SubjectPublicKeyInfo, as ``ProviderKey/publicKeyFingerprint``.
     public var publicKeyFingerprint: String {
-        SHA256.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02X", $0) }.joined(
-            separator: ":"
-        )
+        PublicKeyFingerprint.of(subjectPublicKeyInfo: privateKey.publicKey.derRepresentation)
     }
 
     /// Whether a file is told to be a token key: Apple's `.p8` extension.

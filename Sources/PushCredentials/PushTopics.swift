@@ -12,20 +12,11 @@ public struct PushTopic: Hashable, Sendable, Codable {
         self.kinds = kinds
     }
 
-    /// The topic suffixes Apple appends to a bundle ID for the push types that need their own
-    /// topic, with the kind each names. The longest suffix that matches wins.
-    static let suffixKinds: [(suffix: String, kind: String)] = [
-        (".push-type.liveactivity", "liveactivity"), (".push-type.widgets", "widgets"),
-        (".push-type.controls", "controls"), (".pushkit.fileprovider", "fileprovider"),
-        (".location-query", "location"), (".complication", "complication"), (".voip-ptt", "pushtotalk"),
-        (".voip", "voip"),
-    ]
-
     /// A topic known only by its name (as the store records it), its kind told by Apple's
-    /// suffixes: `com.x.voip` is `voip`, a topic without a known suffix is `app`.
+    /// suffixes (``PushType/topicSuffixes``, whose push type names are Apple's kinds):
+    /// `com.x.voip` is `voip`, a topic without a known suffix is `app`.
     public init(inferring name: String) {
-        let match = Self.suffixKinds.first { name.hasSuffix($0.suffix) && name.count > $0.suffix.count }
-        self.init(name: name, kinds: [match?.kind ?? "app"])
+        self.init(name: name, kinds: [PushType.suffixed(name)?.pushType.rawValue ?? "app"])
     }
 
     /// Topic objects for topic names, as every JSON report gives them.

@@ -100,8 +100,6 @@ public struct CertificateReport: Codable, Sendable {
 /// One file as `inspect` reports it: its certificate, the rest of its chain, its key and
 /// protection, and the findings; or the error that stopped it from being read.
 public struct FileReport: Encodable, Sendable {
-    public typealias ErrorReport = ReportedError
-
     public var path: String
     public var format: CredentialFile.Format?
     public var protection: PKCS12Protection?
@@ -111,7 +109,7 @@ public struct FileReport: Encodable, Sendable {
     /// Set for a token key file (.p8), which holds no certificate.
     public var tokenKey: TokenKeyReport?
     public var findings: [Finding]
-    public var error: ErrorReport?
+    public var error: ReportedError?
 
     public init(_ file: CredentialFile, at date: Date, warnDays: Int) {
         path = file.path
@@ -127,7 +125,7 @@ public struct FileReport: Encodable, Sendable {
         self.path = path
         chain = []
         findings = []
-        self.error = ErrorReport(code: error.code.name, message: error.message, hint: error.hint)
+        self.error = ReportedError(code: error.code.name, message: error.message, hint: error.hint)
     }
 
     /// Problems, and certificates about to expire: a warning, but one that must fail a CI job in time.

@@ -191,7 +191,7 @@ public struct LibSecretStore: SecretStore {
         }
         // Kept for the life of the process: GLib shares one session-bus connection per process
         // while anyone holds it, so libsecret's calls reuse this one instead of connecting and
-        // authenticating again (a few milliseconds of every command that reads a secret).
+        // authenticating again, a cost every command that reads a secret would pay (docs/performance.md).
         Self.keepBusConnection(connection)
         let name = "org.freedesktop.secrets"
         func ask(_ method: String, withName: Bool) -> OpaquePointer? {

@@ -54,12 +54,6 @@ public struct ConnectionSettings: Sendable {
         /// The credential's own environments (empty when unknown).
         public var credentialEnvironments: [PushEnvironment]
 
-        /// A note for the user when the choice was a default.
-        public var note: String? {
-            guard reason == .defaultSandbox else { return nil }
-            return "No environment was given and the credential is for \(credentialDescription); using sandbox."
-        }
-
         /// "both" or "no known environment", for notes.
         public var credentialDescription: String {
             credentialEnvironments.isEmpty ? "no known environment" : "both"

@@ -26,9 +26,6 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
         environment == .production ? .production : .sandbox
     }
 
-    /// The port APNs also serves for networks that block 443.
-    public static let alternativePort = 2197
-
     /// The environment of an Apple host; nil for any other host.
     public var environment: PushEnvironment? { Self.appleHosts[host.lowercased()] }
 

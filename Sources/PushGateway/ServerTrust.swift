@@ -38,7 +38,8 @@ final class ServerTrustEvaluator: Sendable {
     }
 
     /// Every root trusted. Reading the system's store parses every certificate of the
-    /// machine's bundle (a sixth of a cold `send`'s CPU): it is only read when needed.
+    /// machine's bundle, a large share of a cold `send` (docs/performance.md): it is only read
+    /// when needed.
     var allRoots: CertificateStore {
         guard trustSystemRoots else { return CertificateStore(customRoots) }
         return customRoots.isEmpty

@@ -51,7 +51,7 @@ struct StoreOptions: ParsableArguments {
 extension PushEnvironment: ExpressibleByArgument {}
 
 /// `--environment sandbox|production|both` for token-key imports.
-enum EnvironmentChoice: String, ExpressibleByArgument, CaseIterable {
+enum EnvironmentScope: String, ExpressibleByArgument, CaseIterable {
     case sandbox, production, both
 
     var environments: [PushEnvironment] {

@@ -27,7 +27,7 @@ extension Gateway {
         var topic: String
 
         @Option(help: ArgumentHelp("The environments the identity is good for.", valueName: "sandbox|production|both"))
-        var environment: EnvironmentChoice
+        var environment: EnvironmentScope
 
         @Option(
             help: ArgumentHelp("Where to write the .p12.", valueName: "FILE"),

@@ -79,7 +79,7 @@ struct Import: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp("Token keys: the environments it will be used with.", valueName: "sandbox|production|both")
     )
-    var environment: EnvironmentChoice?
+    var environment: EnvironmentScope?
 
     @Flag(
         help:

@@ -55,7 +55,7 @@ struct Inspect: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp("Token keys: the environments the key serves.", valueName: "sandbox|production|both")
     )
-    var environment: EnvironmentChoice?
+    var environment: EnvironmentScope?
 
     func validate() throws {
         for (name, value) in [("--key-id", keyID), ("--team-id", teamID)] {

@@ -34,7 +34,7 @@ struct Update: AsyncParsableCommand {
     var topic: [String] = []
 
     @Option(help: ArgumentHelp("The environments the key serves.", valueName: "sandbox|production|both"))
-    var environment: EnvironmentChoice?
+    var environment: EnvironmentScope?
 
     @Option(
         name: .customLong("team-id"),

@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+// Two programs built on apnsctl's libraries alone, as a Swift server would use them: send one
+// notification with a stored credential, and bulk-send a token file with results and resume.
+import PackageDescription
+
+let package = Package(
+    name: "apnsctl-examples",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        // In your own package: .package(url: "<apnsctl's repository>", from: "0.1.0").
+        .package(name: "apnsctl", path: "..")
+    ],
+    targets: [
+        .executableTarget(
+            name: "SendOne",
+            dependencies: [
+                .product(name: "PushCredentials", package: "apnsctl"),
+                .product(name: "PushGateway", package: "apnsctl"),
+            ]
+        ),
+        .executableTarget(
+            name: "BulkSend",
+            dependencies: [
+                .product(name: "PushCredentials", package: "apnsctl"),
+                .product(name: "PushGateway", package: "apnsctl"),
+            ]
+        ),
+    ]
+)
