@@ -42,12 +42,31 @@ def cmd_tokens(args):
 
 
 def cmd_jwt(args):
-    import jwt  # PyJWT, installed with aioapns
-
     with open(args.key) as f:
         key = f.read()
-    print(jwt.encode({"iss": args.team_id, "iat": int(time.time())}, key, algorithm="ES256",
-                     headers={"kid": args.key_id}))
+    claims, header = {"iss": args.team_id, "iat": int(time.time())}, {"kid": args.key_id}
+    try:
+        import jwt  # PyJWT, installed with aioapns
+    except ImportError:  # --cold-only without the .venv: the same ES256 token from cryptography
+        print(es256_jwt(claims, header, key))
+        return
+    print(jwt.encode(claims, key, algorithm="ES256", headers=header))
+
+
+def es256_jwt(claims, header, key_pem):
+    import base64
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+    def b64(data):
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    signing_input = "%s.%s" % (b64(json.dumps(dict(header, alg="ES256", typ="JWT")).encode()),
+                               b64(json.dumps(claims).encode()))
+    key = serialization.load_pem_private_key(key_pem.encode(), password=None)
+    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    return signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
 def cmd_curl_config(args):

@@ -6,7 +6,11 @@ extension LoadedCredential {
     public var client: ClientCredential {
         if let tokenKey { return .token(tokenKey) }
         if let certificate, let key = certificate.privateKeyPKCS8 {
-            return .certificate(certificateDER: certificate.certificate.der, chainDER: certificate.chain.map(\.der), privateKey: key)
+            return .certificate(
+                certificateDER: certificate.certificate.der,
+                chainDER: certificate.chain.map(\.der),
+                privateKey: key
+            )
         }
         return .none
     }

@@ -18,7 +18,7 @@ struct CredentialLoadingTests {
         CredentialStore(root: URL(fileURLWithPath: try Fixtures.temporaryPath("store")))
     }
 
-    @Test func storedTokenKeyByAliasThroughTheSecretService() throws {
+    @Test func storedTokenKeyByAliasThroughTheSecretService() async throws {
         let store = try Self.newStore()
         let key = try Fixtures.providerKey()
         _ = try store.importTokenKey(
@@ -36,6 +36,16 @@ struct CredentialLoadingTests {
         // The key came back from the Secret Service whole: it signs as the imported one does.
         #expect(loaded.tokenKey?.keyID == key.keyID && loaded.tokenKey?.teamID == key.teamID)
         #expect(loaded.tokenKey?.publicKeyPEM == key.publicKeyPEM)
+
+        // Started on a thread of its own, the load gives the same credential, or the same error.
+        let loader = CredentialLoader(store: store)
+        let pending = loader.begin("loader-key")
+        #expect(pending.argument == "loader-key" && pending.storePath == store.path)
+        let early = try pending.wait()
+        #expect(early.isStored && early.tokenKey?.publicKeyPEM == key.publicKeyPEM)
+        #expect(try await loader.begin("loader-key").value.tokenKey?.keyID == key.keyID)
+        let missing = #expect(throws: CredentialError.self) { try loader.begin("no-such-alias").wait() }
+        #expect(missing?.code == .aliasNotFound)
     }
 
     @Test func storedCertificateByAliasThroughTheSecretService() throws {

@@ -35,10 +35,12 @@ enum EarlyCredential {
 
     /// The early load's credential when it is the one the command asks for, else nil.
     static func take(_ argument: String, storePath: String) -> LoadedCredential? {
-        guard let started = lock.withLock({ () -> PendingCredential? in
-            defer { pending = nil }
-            return pending
-        }) else { return nil }
+        guard
+            let started = lock.withLock({ () -> PendingCredential? in
+                defer { pending = nil }
+                return pending
+            })
+        else { return nil }
         guard started.argument == argument, started.storePath == storePath,
             let loaded = try? started.wait(), loaded.isStored
         else { return nil }
