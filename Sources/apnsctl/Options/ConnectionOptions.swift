@@ -115,7 +115,7 @@ struct CredentialOptions: ParsableArguments {
 
     func load(_ argument: String) throws -> LoadedCredential {
         let store = store.credentialStore
-        if let early = EarlyCredential.take(argument, storePath: store.path) { return early }
+        if let early = try EarlyCredential.take(argument, storePath: store.path) { return early }
         return try CredentialLoader(store: store, password: password.source(), teamID: teamID, keyID: keyID)
             .load(argument)
     }

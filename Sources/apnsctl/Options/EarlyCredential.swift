@@ -33,18 +33,26 @@ enum EarlyCredential {
         lock.withLock { pending = started }
     }
 
-    /// The early load's credential when it is the one the command asks for, else nil.
-    static func take(_ argument: String, storePath: String) -> LoadedCredential? {
+    /// The early load's credential when it is the one the command asks for, else nil. A Secret
+    /// Service that is unavailable or locked is the command's answer too (only a stored
+    /// credential asks it): asking it again would double a wait that may be a timeout.
+    static func take(_ argument: String, storePath: String) throws -> LoadedCredential? {
         guard
             let started = lock.withLock({ () -> PendingCredential? in
                 defer { pending = nil }
                 return pending
-            })
+            }), started.argument == argument, started.storePath == storePath
         else { return nil }
-        guard started.argument == argument, started.storePath == storePath,
-            let loaded = try? started.wait(), loaded.isStored
-        else { return nil }
-        return loaded
+        do {
+            let loaded = try started.wait()
+            return loaded.isStored ? loaded : nil
+        } catch let error as CredentialError
+            where error.code == .secretStoreUnavailable || error.code == .secretStoreLocked
+        {
+            throw error
+        } catch {
+            return nil
+        }
     }
 
     private static func looksLikeFile(_ argument: String) -> Bool {
