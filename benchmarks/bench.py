@@ -42,12 +42,31 @@ def cmd_tokens(args):
 
 
 def cmd_jwt(args):
-    import jwt  # PyJWT, installed with aioapns
-
     with open(args.key) as f:
         key = f.read()
-    print(jwt.encode({"iss": args.team_id, "iat": int(time.time())}, key, algorithm="ES256",
-                     headers={"kid": args.key_id}))
+    claims, header = {"iss": args.team_id, "iat": int(time.time())}, {"kid": args.key_id}
+    try:
+        import jwt  # PyJWT, installed with aioapns
+    except ImportError:  # --cold-only without the .venv: the same ES256 token from cryptography
+        print(es256_jwt(claims, header, key))
+        return
+    print(jwt.encode(claims, key, algorithm="ES256", headers=header))
+
+
+def es256_jwt(claims, header, key_pem):
+    import base64
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+    def b64(data):
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    signing_input = "%s.%s" % (b64(json.dumps(dict(header, alg="ES256", typ="JWT")).encode()),
+                               b64(json.dumps(claims).encode()))
+    key = serialization.load_pem_private_key(key_pem.encode(), password=None)
+    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    return signing_input + "." + b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
 def cmd_curl_config(args):
@@ -260,6 +279,37 @@ def cmd_time_runs(args):
           ", %d failed" % failures if failures else ""), file=sys.stderr)
 
 
+def cmd_time_alternating(args):
+    """Times several commands in turn, `repeats` rounds of one run each, process start to exit, so
+    that a change in the machine's load touches all of them alike; appends a record per command.
+    The commands follow `--`, separated by `:::`, in the order of their --label."""
+    commands, current = [], []
+    for word in args.command[1:] if args.command[:1] == ["--"] else args.command:
+        if word == ":::":
+            commands.append(current)
+            current = []
+        else:
+            current.append(word)
+    commands.append(current)
+    if len(commands) != len(args.label):
+        sys.exit("time-alternating: %d labels for %d commands" % (len(args.label), len(commands)))
+    durations = [[] for _ in commands]
+    failures = [0 for _ in commands]
+    for _ in range(args.repeats):
+        for index, command in enumerate(commands):
+            start = time.perf_counter()
+            proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            durations[index].append(time.perf_counter() - start)
+            if proc.returncode != 0:
+                failures[index] += 1
+                sys.stderr.write(proc.stderr[-2000:])
+    with open(args.out, "a") as out:
+        for label, runs, failed in zip(args.label, durations, failures):
+            out.write(json.dumps({"label": label, "durations": runs, "failures": failed}) + "\n")
+            print("  %s: median %.1f ms over %d runs%s" % (label, statistics.median(runs) * 1000, len(runs),
+                  ", %d failed" % failed if failed else ""), file=sys.stderr)
+
+
 # ---------------------------------------------------------------- profile summary
 
 # What a share of the gateway's time is, by frames found in a sample's stack (demangled).
@@ -338,9 +388,12 @@ def cmd_report(args):
         values = row.get(key) or []
         return "%.1f" % statistics.median(values) if values else ""
 
-    print("| tool | server | connections | streams | notifications | median notifications/s | min – max | vs h2load, same server"
-          " | client CPU µs / notification | server CPU µs / notification |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
+    if not throughput:
+        print("(no throughput runs: --cold-only)")
+    else:
+        print("| tool | server | connections | streams | notifications | median notifications/s | min – max | vs h2load, same server"
+              " | client CPU µs / notification | server CPU µs / notification |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
     for r in throughput:
         h2 = find("h2load", r["server"])
         if not r["rates"]:
@@ -361,12 +414,17 @@ def cmd_report(args):
 
     if cold:
         print("\nCold start, one notification, process start to exit:\n")
-        print("| client | runs | median ms | min – max ms |")
-        print("| --- | ---: | ---: | --- |")
+        curl_rows = [r for r in cold if r["label"].startswith("curl") and r["durations"]]
+        curl_ms = statistics.median(curl_rows[-1]["durations"]) * 1000 if curl_rows else None
+        print("| client | runs | median ms | min – max ms | vs curl --http2 |")
+        print("| --- | ---: | ---: | --- | ---: |")
         for r in cold:
             d = [x * 1000 for x in r["durations"]]
-            print("| %s | %d | %.1f | %.1f – %.1f |%s" % (r["label"], len(d), statistics.median(d), min(d), max(d),
-                                                       " (%d failed)" % r["failures"] if r["failures"] else ""))
+            if not d:
+                continue
+            ratio = "%.2f×" % (statistics.median(d) / curl_ms) if curl_ms else ""
+            print("| %s | %d | %.1f | %.1f – %.1f | %s |%s" % (r["label"], len(d), statistics.median(d), min(d), max(d),
+                                                            ratio, " (%d failed)" % r["failures"] if r["failures"] else ""))
 
     print("\nTargets (the performance issue's table: bulk figures against nginx, where the server is not the limit):\n")
     h2_local, h2_nginx = find("h2load", "LocalGateway"), find("h2load", "nginx")
@@ -393,7 +451,7 @@ def cmd_report(args):
     target("LocalGateway ≥ ½ nginx (h2load client)", h2_local, h2_nginx, 0.5)
     probe, curl_one = None, None
     for r in cold:
-        if r["label"].startswith("apnsctl send"):
+        if r["label"] == "apnsctl send (stored credential)":
             probe = r
         elif r["label"].startswith("curl"):
             curl_one = r
@@ -459,6 +517,10 @@ def main():
         else:
             p.add_argument("--note", required=True)
         p.set_defaults(func=func)
+    p = sub.add_parser("time-alternating")
+    p.add_argument("--out", required=True); p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--label", action="append", required=True)
+    p.add_argument("command", nargs=argparse.REMAINDER); p.set_defaults(func=cmd_time_alternating)
     p = sub.add_parser("time-runs")
     p.add_argument("--out", required=True); p.add_argument("--label", required=True); p.add_argument("--repeats", type=int, default=10)
     p.add_argument("command", nargs=argparse.REMAINDER); p.set_defaults(func=cmd_time_runs)

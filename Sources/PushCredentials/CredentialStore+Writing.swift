@@ -44,23 +44,7 @@ extension CredentialStore {
             try Self.refuseNonPush(file)
             try Self.refuseOutsideValidity(file, at: Date())
         }
-        guard let key = file.privateKeyPKCS8, let summary = file.privateKey else {
-            throw CredentialError(
-                .noPrivateKey,
-                path: file.path,
-                "The file has a certificate but no private key, so it cannot authenticate to APNs.",
-                hint:
-                    "Export the certificate together with its key (Keychain Access: select both, File > Export Items, .p12)."
-            )
-        }
-        guard summary.matchesCertificate else {
-            throw CredentialError(
-                .keyMismatch,
-                path: file.path,
-                "The private key in the file does not belong to its certificate.",
-                hint: "Export the certificate with its own key; nothing was imported."
-            )
-        }
+        let key = try file.clientPrivateKey()
         let certificate = file.certificate
         return try withLock { index in
             // A completed request leaves the index with this import (its key moves to the credential).

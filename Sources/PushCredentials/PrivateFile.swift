@@ -14,9 +14,12 @@ private let systemWrite = Darwin.write
 
 /// Files only their owner may read, written whole or not at all.
 public enum PrivateFile {
-    /// Writes `bytes` to `path` with mode 0600: a temporary file in the same folder, fsync, rename.
-    /// Without `overwrite`, an existing file is an error and is left as it was.
-    public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool) throws {
+    /// Writes `bytes` to `path` with mode 0600: a temporary file in the same folder, fsync, rename,
+    /// so a reader sees the old file or the new one, never half of either. Without `overwrite`,
+    /// an existing file is an error and is left as it was. `mode` is for files others must read
+    /// (a metrics file node_exporter's collector reads as another user: 0644), set whatever the
+    /// umask.
+    public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool, mode: mode_t = 0o600) throws {
         if !overwrite, FileManager.default.fileExists(atPath: path) {
             throw CredentialError(
                 .fileExists,
@@ -38,6 +41,7 @@ public enum PrivateFile {
                 hint: "Check that the folder exists and is writable."
             )
         }
+        if mode != 0o600 { fchmod(fd, mode) }
         var ok = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
@@ -54,7 +58,7 @@ public enum PrivateFile {
             throw CredentialError(
                 .writeFailed,
                 path: path,
-                "Writing the file failed (\(String(cString: strerror(errno)))).",
+                "Writing the file failed (\(String(cString: strerror(errno)))); the previous one, if any, is unchanged.",
                 hint: "Check free disk space and the folder's permissions."
             )
         }

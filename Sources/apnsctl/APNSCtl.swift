@@ -44,6 +44,8 @@ struct APNSCtl: AsyncParsableCommand {
         ProcessProtection.protectSecretsInMemory()
         var failure: (any Error)?
         JSONFailure.requested = JSONFailure.asksForJSON(CommandLine.arguments)
+        // Before parsing: the Secret Service round trips overlap the argument parser's reflection.
+        EarlyCredential.begin(CommandLine.arguments)
         var parsed: ParsableCommand
         do {
             parsed = try parseAsRoot(nil)

@@ -167,7 +167,9 @@ import Testing
         #expect(unreachable.error == unreachable.connectionError?.reported)
         #expect(unreachable.error?.code == "connection_refused")
 
-        let loader = try CredentialLoaderTests.loader()
+        let loader = CredentialLoader(
+            store: CredentialStore(root: URL(fileURLWithPath: try Fixtures.temporaryFile("store")))
+        )
         let missing = await preflight.check(Fixtures.cert("keys/AuthKey_ABC123DEFG.p8"), loader: loader)
         #expect(
             !missing.ready && missing.error?.message == "A token key file needs its team ID."

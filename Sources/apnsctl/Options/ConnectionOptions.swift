@@ -114,6 +114,9 @@ struct CredentialOptions: ParsableArguments {
     }
 
     func load(_ argument: String) throws -> LoadedCredential {
-        try loader.load(argument)
+        let store = store.credentialStore
+        if let early = try EarlyCredential.take(argument, storePath: store.path) { return early }
+        return try CredentialLoader(store: store, password: password.source(), teamID: teamID, keyID: keyID)
+            .load(argument)
     }
 }

@@ -39,93 +39,14 @@ struct PasswordOptions: ParsableArguments {
     /// The source to read passwords from; without an option, a prompt when standard input
     /// is a terminal, else none (files that need a password then fail with a clear message).
     func source(prompt: String = "Password") -> PasswordSource {
-        if passwordStdin {
-            // Standard input can be read only once, however many files need the password.
-            let once = Once<Result<SecretBytes, any Error>>()
-            return PasswordSource { _ in
-                try once.value {
-                    Result { try PasswordOptions.readLine(from: FileHandle.standardInput, what: "standard input") }
-                }.get()
-            }
-        }
-        if let name = passwordEnv {
-            return PasswordSource { _ in
-                // The variable's raw bytes, as a file or standard input would give them: Foundation's
-                // view of the environment decodes UTF-8 and drops what is not, which would make a
-                // Latin-1 password that works from a file fail from the environment.
-                guard let raw = getenv(name) else {
-                    throw CredentialError(
-                        .invalidArgument,
-                        path: nil,
-                        "The environment variable \(name) named by --password-env is not set.",
-                        hint: "Export it first, e.g. in CI from the job's secrets."
-                    )
-                }
-                let length = strlen(raw)
-                return SecretBytes(
-                    Array(
-                        UnsafeBufferPointer(
-                            start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self),
-                            count: length
-                        )
-                    )
-                )
-            }
-        }
-        if let path = passwordFile {
-            return PasswordSource { _ in
-                let descriptor = InputFile.openForReading(path)
-                guard descriptor >= 0 else {
-                    throw CredentialError(
-                        .fileNotFound,
-                        path: path,
-                        "The password file named by --password-file cannot be opened.",
-                        hint: "Check the path and its permissions."
-                    )
-                }
-                let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-                defer { try? handle.close() }
-                return try PasswordOptions.readLine(from: handle, what: path)
-            }
-        }
+        if passwordStdin { return .standardInput() }
+        if let name = passwordEnv { return .environment(name, namedBy: "--password-env") }
+        if let path = passwordFile { return .file(path, namedBy: "--password-file") }
         guard isatty(STDIN_FILENO) == 1 else { return .none }
         return PasswordSource(isInteractive: true) { request in
             let label = request.isRetry ? "Wrong password, try again" : "\(prompt) for \(request.what) \(request.path)"
             return TerminalPrompt.readSecret(prompt: "\(label): ")
         }
-    }
-
-    /// Reads up to the first newline; a trailing CR is dropped too. The password may be empty.
-    static func readLine(from handle: FileHandle, what: String) throws -> SecretBytes {
-        var bytes: [UInt8] = []
-        while true {
-            var byte: UInt8 = 0
-            let count = read(handle.fileDescriptor, &byte, 1)
-            if count < 0, errno == EINTR { continue }
-            if count < 0 {
-                throw CredentialError(
-                    .unreadable,
-                    path: nil,
-                    "The password cannot be read from \(what) (\(String(cString: strerror(errno)))).",
-                    hint: "Give a file (not a folder) or a pipe that holds the password."
-                )
-            }
-            if count == 0 { break }
-            if byte == 0x0A { break }
-            bytes.append(byte)
-            if bytes.count > 64 * 1024 {
-                throw CredentialError(
-                    .invalidArgument,
-                    path: nil,
-                    "The password read from \(what) is longer than 64 KiB.",
-                    hint: "Give only the password, on one line."
-                )
-            }
-        }
-        if bytes.last == 0x0D { bytes.removeLast() }
-        let secret = SecretBytes(bytes)
-        for index in bytes.indices { bytes[index] = 0 }
-        return secret
     }
 }
 
@@ -157,6 +78,6 @@ enum TerminalPrompt {
             signal(SIGINT, SIG_DFL)
             writeAll(STDERR_FILENO, [0x0A])
         }
-        return try? PasswordOptions.readLine(from: FileHandle.standardInput, what: "the terminal")
+        return try? PasswordSource.readLine(from: STDIN_FILENO, what: "the terminal")
     }
 }

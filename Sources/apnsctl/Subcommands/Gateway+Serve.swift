@@ -295,19 +295,7 @@ extension Gateway {
                 configuration.clientCAFiles = clientCA
                 configuration.tokenKeys = try tokenKeys.map { entry in
                     let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                    let pem: String
-                    do {
-                        pem = String(decoding: try InputFile.read(path: parts[1], kind: .publicKey), as: UTF8.self)
-                    } catch let error as CredentialError where error.code == .tooLarge {
-                        throw error
-                    } catch {
-                        throw CredentialError(
-                            .unreadable,
-                            path: parts[1],
-                            "The public key named by --token-key cannot be read.",
-                            hint: "Give the P-256 public key as PEM, e.g. `openssl pkey -in AuthKey_KEYID.p8 -pubout`."
-                        )
-                    }
+                    let pem = try TokenKeyFile.readPublicKeyPEM(path: parts[1], namedBy: "--token-key")
                     return .init(keyID: parts[0], teamID: teamID ?? "", publicKeyPEM: pem)
                 }
                 let scopes = try keyScopeDeclarations()

@@ -94,7 +94,7 @@ struct Import: AsyncParsableCommand {
     var json = false
 
     var isTokenKey: Bool {
-        file.lowercased().hasSuffix(".p8") || teamID != nil
+        TokenKeyFile.isTokenKeyPath(file) || teamID != nil
     }
 
     func validate() throws {
