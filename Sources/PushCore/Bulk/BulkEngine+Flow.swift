@@ -100,14 +100,18 @@ extension BulkEngine {
         }
         for id in connections.keys.sorted() {
             guard let connection = connections[id] else { continue }
-            if case .draining(let deadline) = connection.state, deadline <= now {
-                actions.append(.close(connection.id))
+            switch connection.state {
+            case .draining(let deadline) where deadline <= now:
+                close(id, into: &actions)
                 continue
-            }
-            if case .goingAway = connection.state, connection.inFlight.isEmpty {
+            case .goingAway where connection.inFlight.isEmpty:
                 // Everything it owed is answered; the server would close it soon anyway.
-                actions.append(.close(connection.id))
+                close(id, into: &actions)
                 continue
+            case .closing, .closed:
+                continue  // what it had in flight is decided when it is gone
+            default:
+                break
             }
             let expired = connection.inFlight.filter {
                 !$0.value.closedUnanswered && now - $0.value.sentAt >= configuration.requestTimeout
@@ -256,14 +260,28 @@ extension BulkEngine {
 
     mutating func goAwayAndDrain(_ id: ConnectionID, now: Double, into actions: inout [Action]) {
         guard let connection = connections[id], connection.state != .closed else { return }
-        if case .draining = connection.state { return }
+        switch connection.state {
+        case .draining, .closing: return
+        default: break
+        }
         connections[id]?.state =
             connection.inFlight.isEmpty
             ? .draining(deadline: -.infinity)
             : .draining(deadline: now + configuration.drainTimeout)
         actions.append(.goAway(connection.id))
         replace(connection, into: &actions)
-        if connection.inFlight.isEmpty { actions.append(.close(connection.id)) }
+        if connection.inFlight.isEmpty { close(id, into: &actions) }
+    }
+
+    /// Asks the driver to close the connection, once.
+    mutating func close(_ id: ConnectionID, into actions: inout [Action]) {
+        guard let connection = connections[id] else { return }
+        switch connection.state {
+        case .closing, .closed: return
+        default: break
+        }
+        connections[id]?.state = .closing(lastStreamID: connection.lastStreamID)
+        actions.append(.close(id))
     }
 
     mutating func stop(
@@ -327,9 +345,7 @@ extension BulkEngine {
     }
 
     mutating func closeAll(into actions: inout [Action]) {
-        for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
-            actions.append(.close(connection.id))
-        }
+        for id in connections.keys.sorted() { close(id, into: &actions) }
     }
 
     mutating func checkFinished(now: Double, into actions: inout [Action]) {

@@ -112,6 +112,9 @@ public struct BulkEngine {
         case goingAway(lastStreamID: Int)
         /// This side sent GOAWAY and waits until `deadline` for the answers in flight.
         case draining(deadline: Double)
+        /// This side asked the driver to close it and waits for ``connectionClosed(_:now:)``;
+        /// a GOAWAY's `lastStreamID`, when one came, still decides what was in flight.
+        case closing(lastStreamID: Int?)
         case closed
     }
 
@@ -142,8 +145,11 @@ public struct BulkEngine {
             self.slot = slot
         }
         var lastStreamID: Int? {
-            if case .goingAway(let last) = state { return last }
-            return nil
+            switch state {
+            case .goingAway(let last): return last
+            case .closing(let last): return last
+            default: return nil
+            }
         }
         var takesNewStreams: Bool { state == .ready }
     }
@@ -256,6 +262,14 @@ public struct BulkEngine {
         return actions
     }
 
+    /// The token input ended with a read error. The lines read before it are still sent; the
+    /// run ends as stopped, since the lines after it were never read (a resume reads them).
+    public mutating func inputFailed(_ message: String) {
+        guard !isFinished, summary.stoppedBy == nil else { return }
+        summary.stoppedBy = .outputFailed
+        summary.stopMessage = "The tokens could not all be read: \(message)."
+    }
+
     // MARK: Connections
 
     public mutating func connected(_ id: ConnectionID, maxConcurrentStreams: Int?, now: Double) -> [Action] {
@@ -324,7 +338,11 @@ public struct BulkEngine {
             summary.goAways[reason, default: 0] += 1
         }
         var actions: [Action] = []
-        connections[id]?.state = .goingAway(lastStreamID: lastStreamID)
+        if case .closing = connection.state {
+            connections[id]?.state = .closing(lastStreamID: lastStreamID)
+        } else {
+            connections[id]?.state = .goingAway(lastStreamID: lastStreamID)
+        }
         replace(connection, into: &actions)
         for (sendID, flight) in connection.inFlight.sorted(by: { $0.key < $1.key }) {
             guard let stream = flight.streamID, stream <= lastStreamID else {
