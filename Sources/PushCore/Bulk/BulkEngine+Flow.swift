@@ -10,11 +10,11 @@ extension BulkEngine {
         var actions: [Action] = []
         guard !stopping, pendingBatch.isEmpty else { return actions }
         for slot in slots {
-            guard let id = slot.connection, let connection = connections[id], connection.takesNewStreams else {
-                continue
-            }
+            // Read, not bound: a copy of the connection held across the loop would make every
+            // insertion below copy its streams in flight.
+            guard let id = slot.connection, connections[id]?.takesNewStreams == true else { continue }
             let limit = min(
-                connection.limit ?? configuration.maxInFlightPerConnection,
+                connections[id]?.limit ?? configuration.maxInFlightPerConnection,
                 configuration.maxInFlightPerConnection
             )
             while (connections[id]?.inFlight.count ?? limit) < limit, !stopping,
@@ -230,15 +230,15 @@ extension BulkEngine {
         return flight
     }
 
+    /// Mutates the connection in place: a copy taken out and written back would copy its
+    /// streams in flight at every answer.
     mutating func finishStream(_ sendID: SendID, on id: ConnectionID) {
         sendConnection[sendID] = nil
-        guard var connection = connections[id] else { return }
-        connection.inFlight[sendID] = nil
-        if connection.inFlight.isEmpty, case .draining = connection.state {
+        connections[id]?.inFlight[sendID] = nil
+        if connections[id]?.inFlight.isEmpty == true, case .draining? = connections[id]?.state {
             // Nothing left to wait for.
-            connection.state = .draining(deadline: -.infinity)
+            connections[id]?.state = .draining(deadline: -.infinity)
         }
-        connections[id] = connection
     }
 
     mutating func connect(slot: Int, delay: Double, into actions: inout [Action]) {

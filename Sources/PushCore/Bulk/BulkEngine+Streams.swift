@@ -50,14 +50,12 @@ extension BulkEngine {
     /// The server reset the stream. After an answer this is a normal completion (the send is
     /// already done and nothing is counted).
     public mutating func reset(_ sendID: SendID, code: ResetCode, now: Double) -> [Action] {
-        guard let id = sendConnection[sendID], let connection = connections[id],
-            let flight = connection.inFlight[sendID]
-        else { return [] }
+        guard let id = sendConnection[sendID], let flight = connections[id]?.inFlight[sendID] else { return [] }
         var actions: [Action] = []
         finishStream(sendID, on: id)
         if code == .refusedStream {
             notProcessed(flight.item, now: now, into: &actions)
-        } else if let last = connection.lastStreamID, (flight.streamID ?? Int.max) > last {
+        } else if let last = connections[id]?.lastStreamID, (flight.streamID ?? Int.max) > last {
             notProcessed(flight.item, now: now, into: &actions)
         } else {
             let name: String
@@ -82,14 +80,12 @@ extension BulkEngine {
     /// The stream ended with neither an answer nor a reset: the connection is closing or going
     /// away. Decided when the GOAWAY or the connection's end is known.
     public mutating func streamClosed(_ sendID: SendID, now: Double) -> [Action] {
-        guard let id = sendConnection[sendID], let connection = connections[id],
-            let flight = connection.inFlight[sendID]
-        else { return [] }
+        guard let id = sendConnection[sendID], let flight = connections[id]?.inFlight[sendID] else { return [] }
         var actions: [Action] = []
         if flight.streamID == nil {
             finishStream(sendID, on: id)
             notProcessed(flight.item, now: now, into: &actions)
-        } else if let last = connection.lastStreamID, let stream = flight.streamID {
+        } else if let last = connections[id]?.lastStreamID, let stream = flight.streamID {
             finishStream(sendID, on: id)
             if stream > last {
                 notProcessed(flight.item, now: now, into: &actions)
