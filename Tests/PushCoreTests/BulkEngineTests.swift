@@ -19,11 +19,7 @@ import Testing
         init(_ configure: (inout BulkEngine.Configuration) -> Void = { _ in }) {
             var configuration = BulkEngine.Configuration()
             configure(&configuration)
-            var counter = 0
-            engine = BulkEngine(configuration: configuration, seed: 42) {
-                counter += 1
-                return String(format: "00000000-0000-4000-8000-%012d", counter)
-            }
+            engine = BulkEngine(configuration: configuration, seed: 42)
         }
 
         mutating func apply(_ list: [BulkEngine.Action]) {

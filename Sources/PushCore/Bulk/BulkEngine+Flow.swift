@@ -8,16 +8,18 @@ extension BulkEngine {
     /// journal; the batch is sent only after ``journalWritten(ok:now:)``.
     public mutating func fill(now: Double) -> [Action] {
         var actions: [Action] = []
-        guard !isFinished, !stopping, pendingBatch.isEmpty else { return actions }
+        guard !stopping, pendingBatch.isEmpty else { return actions }
         for slot in slots {
-            guard let id = slot.connection, let connection = connections[id], connection.takesNewStreams else {
-                continue
-            }
+            // Read, not bound: a copy of the connection held across the loop would make every
+            // insertion below copy its streams in flight.
+            guard let id = slot.connection, connections[id]?.takesNewStreams == true else { continue }
             let limit = min(
-                connection.limit ?? configuration.maxInFlightPerConnection,
+                connections[id]?.limit ?? configuration.maxInFlightPerConnection,
                 configuration.maxInFlightPerConnection
             )
-            while connection.inFlight.count < limit, !stopping, let item = nextItem(now: now, into: &actions) {
+            while (connections[id]?.inFlight.count ?? limit) < limit, !stopping,
+                var item = nextItem(now: now, into: &actions)
+            {
                 item.attempts += 1
                 let send = Send(
                     id: nextSendID,
@@ -28,12 +30,12 @@ extension BulkEngine {
                     attempt: item.attempts
                 )
                 nextSendID += 1
-                connection.inFlight[send.id] = InFlight(item: item, sentAt: now)
+                connections[id]?.inFlight[send.id] = InFlight(item: item, sentAt: now)
                 sendConnection[send.id] = id
-                pendingBatch.append((send, item))
+                pendingBatch.append(send)
             }
         }
-        if !pendingBatch.isEmpty { actions.append(.journal(pendingBatch.map(\.0))) }
+        if !pendingBatch.isEmpty { actions.append(.journal(pendingBatch)) }
         checkFinished(now: now, into: &actions)
         return actions
     }
@@ -47,14 +49,15 @@ extension BulkEngine {
         if ok {
             summary.requests += batch.count
             progress.requests = summary.requests
-            for (send, item) in batch {
-                item.inJournal = true
+            for send in batch {
+                connections[send.connection]?.inFlight[send.id]?.item.inJournal = true
                 actions.append(.open(send))
             }
             return actions
         }
-        for (send, item) in batch {
-            if let id = sendConnection[send.id] { connections[id].map { finishStream(send.id, on: $0) } }
+        for send in batch {
+            guard var item = connections[send.connection]?.inFlight[send.id]?.item else { continue }
+            finishStream(send.id, on: send.connection)
             item.attempts -= 1
             leaveUnfinished(item)
         }
@@ -95,21 +98,26 @@ extension BulkEngine {
             }
             retries = waiting
         }
-        for connection in connections.values.sorted(by: { $0.id < $1.id }) {
-            if case .draining(let deadline) = connection.state, deadline <= now {
-                actions.append(.close(connection.id))
+        for id in connections.keys.sorted() {
+            guard let connection = connections[id] else { continue }
+            switch connection.state {
+            case .draining(let deadline) where deadline <= now:
+                close(id, into: &actions)
                 continue
-            }
-            if case .goingAway = connection.state, connection.inFlight.isEmpty {
+            case .goingAway where connection.inFlight.isEmpty:
                 // Everything it owed is answered; the server would close it soon anyway.
-                actions.append(.close(connection.id))
+                close(id, into: &actions)
                 continue
+            case .closing, .closed:
+                continue  // what it had in flight is decided when it is gone
+            default:
+                break
             }
             let expired = connection.inFlight.filter {
                 !$0.value.closedUnanswered && now - $0.value.sentAt >= configuration.requestTimeout
             }
             for (sendID, flight) in expired.sorted(by: { $0.key < $1.key }) {
-                finishStream(sendID, on: connection)
+                finishStream(sendID, on: id)
                 actions.append(.cancel(sendID, connection.id))
                 lost(
                     flight.item,
@@ -120,8 +128,8 @@ extension BulkEngine {
                 )
             }
         }
-        if let deadline = stopDeadline, deadline <= now {
-            stopDeadline = nil
+        if case .stopping(let deadline?) = phase, deadline <= now {
+            phase = .stopping(drainDeadline: nil)
             closeAll(into: &actions)
         }
         checkFinished(now: now, into: &actions)
@@ -159,7 +167,7 @@ extension BulkEngine {
             lineIndex += 1
             switch entry {
             case .token(let line, let token):
-                return Item(line: line, token: token.hex, apnsID: makeID())
+                return Item(line: line, token: token.hex, apnsID: ids.next())
             case .malformed(let line, let text, let message):
                 progress.failed += 1
                 summary.malformed += 1
@@ -189,7 +197,7 @@ extension BulkEngine {
             case .uncertain(let line, let token, let apnsID, let attempts):
                 let id = TextEncoding.lowercaseUUID(apnsID)
                 if configuration.resendUncertain && attempts < configuration.maxAttempts {
-                    let item = Item(line: line, token: token.hex, apnsID: id, attempts: attempts, uncertain: true)
+                    var item = Item(line: line, token: token.hex, apnsID: id, attempts: attempts, uncertain: true)
                     item.inJournal = true
                     return item
                 }
@@ -217,19 +225,19 @@ extension BulkEngine {
 
     /// Removes an answered send from its connection.
     mutating func take(_ sendID: SendID) -> InFlight? {
-        guard let id = sendConnection[sendID], let connection = connections[id],
-            let flight = connection.inFlight[sendID]
-        else { return nil }
-        finishStream(sendID, on: connection)
+        guard let id = sendConnection[sendID], let flight = connections[id]?.inFlight[sendID] else { return nil }
+        finishStream(sendID, on: id)
         return flight
     }
 
-    mutating func finishStream(_ sendID: SendID, on connection: Connection) {
-        connection.inFlight[sendID] = nil
+    /// Mutates the connection in place: a copy taken out and written back would copy its
+    /// streams in flight at every answer.
+    mutating func finishStream(_ sendID: SendID, on id: ConnectionID) {
         sendConnection[sendID] = nil
-        if connection.inFlight.isEmpty, case .draining = connection.state {
+        connections[id]?.inFlight[sendID] = nil
+        if connections[id]?.inFlight.isEmpty == true, case .draining? = connections[id]?.state {
             // Nothing left to wait for.
-            connection.state = .draining(deadline: -.infinity)
+            connections[id]?.state = .draining(deadline: -.infinity)
         }
     }
 
@@ -250,16 +258,30 @@ extension BulkEngine {
         connect(slot: connection.slot, delay: 0, into: &actions)
     }
 
-    mutating func goAwayAndDrain(_ connection: Connection, now: Double, into actions: inout [Action]) {
-        guard connection.state != .closed else { return }
-        if case .draining = connection.state { return }
-        connection.state =
+    mutating func goAwayAndDrain(_ id: ConnectionID, now: Double, into actions: inout [Action]) {
+        guard let connection = connections[id], connection.state != .closed else { return }
+        switch connection.state {
+        case .draining, .closing: return
+        default: break
+        }
+        connections[id]?.state =
             connection.inFlight.isEmpty
             ? .draining(deadline: -.infinity)
             : .draining(deadline: now + configuration.drainTimeout)
         actions.append(.goAway(connection.id))
         replace(connection, into: &actions)
-        if connection.inFlight.isEmpty { actions.append(.close(connection.id)) }
+        if connection.inFlight.isEmpty { close(id, into: &actions) }
+    }
+
+    /// Asks the driver to close the connection, once.
+    mutating func close(_ id: ConnectionID, into actions: inout [Action]) {
+        guard let connection = connections[id] else { return }
+        switch connection.state {
+        case .closing, .closed: return
+        default: break
+        }
+        connections[id]?.state = .closing(lastStreamID: connection.lastStreamID)
+        actions.append(.close(id))
     }
 
     mutating func stop(
@@ -269,38 +291,39 @@ extension BulkEngine {
         now: Double,
         into actions: inout [Action]
     ) {
-        guard !isFinished else { return }
+        if isFinished { return }
         if summary.stoppedBy == nil {
             summary.stoppedBy = cause
             summary.stopMessage = message
             summary.stopHint = hint
         }
         guard !stopping else {
-            if cause == .interrupted { closeAll(into: &actions) }  // asked twice: stop waiting
+            if cause == .interrupted {  // asked twice: stop waiting
+                phase = .stopping(drainDeadline: nil)
+                closeAll(into: &actions)
+            }
             return
         }
-        stopping = true
+        phase = .stopping(drainDeadline: now + configuration.drainTimeout)
         actions.append(.stopReading)
         for item in ready[readyIndex...] { leaveUnfinished(item) }
         for retry in retries { leaveUnfinished(retry.item) }
         ready.removeAll()
         readyIndex = 0
         retries.removeAll()
-        stopDeadline = now + configuration.drainTimeout
-        for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
+        for id in connections.keys.sorted() {
+            guard let connection = connections[id], connection.state != .closed else { continue }
             switch connection.state {
             case .connecting:
-                connection.state = .closed
-                connections[connection.id] = nil
-                actions.append(.close(connection.id))
+                connections[id] = nil
+                actions.append(.close(id))
             case .ready:
                 if connection.inFlight.isEmpty {
-                    connection.state = .closed
-                    connections[connection.id] = nil
-                    actions.append(.close(connection.id))
+                    connections[id] = nil
+                    actions.append(.close(id))
                 } else {
-                    connection.state = .draining(deadline: now + configuration.drainTimeout)
-                    actions.append(.goAway(connection.id))
+                    connections[id]?.state = .draining(deadline: now + configuration.drainTimeout)
+                    actions.append(.goAway(id))
                 }
             default:
                 break
@@ -316,15 +339,13 @@ extension BulkEngine {
     }
 
     /// Voids the journal's entry of a send that was not processed.
-    mutating func clearJournal(_ item: Item, into actions: inout [Action]) {
+    mutating func clearJournal(_ item: inout Item, into actions: inout [Action]) {
         item.inJournal = false
         actions.append(.clearJournal(line: item.line))
     }
 
     mutating func closeAll(into actions: inout [Action]) {
-        for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
-            actions.append(.close(connection.id))
-        }
+        for id in connections.keys.sorted() { close(id, into: &actions) }
     }
 
     mutating func checkFinished(now: Double, into actions: inout [Action]) {
@@ -332,16 +353,15 @@ extension BulkEngine {
         let waiting = readyIndex < ready.count || !retries.isEmpty
         let inputDone = stopping || (feedFinished && lineIndex >= lines.count && !waiting)
         guard inputDone else { return }
-        isFinished = true
         if !stopping { actions.append(.stopReading) }
-        for connection in connections.values.sorted(by: { $0.id < $1.id }) where connection.state != .closed {
-            connection.state = .closed
-            actions.append(.close(connection.id))
+        for id in connections.keys.sorted() where connections[id]?.state != .closed {
+            actions.append(.close(id))
         }
         connections.removeAll()
         summary.neverSent = summary.unfinished - summary.unanswered
         summary.seconds = elapsed(now: now)
         summary.rate = summary.seconds > 0 ? Double(summary.results) / summary.seconds : 0
+        phase = .finished(summary)
         actions.append(.finished(summary))
     }
 

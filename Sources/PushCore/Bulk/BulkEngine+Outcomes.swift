@@ -63,7 +63,8 @@ extension BulkEngine {
 
     /// The server did not process it: safe to send again, and not uncertain.
     mutating func notProcessed(_ item: Item, now: Double, into actions: inout [Action]) {
-        clearJournal(item, into: &actions)
+        var item = item
+        clearJournal(&item, into: &actions)
         if stopping {
             leaveUnfinished(item)
         } else if item.attempts < configuration.maxAttempts {
@@ -81,6 +82,7 @@ extension BulkEngine {
 
     /// The answer was lost: the server may have delivered it. Sent again, and marked.
     mutating func lost(_ item: Item, code: String, message: String, now: Double, into actions: inout [Action]) {
+        var item = item
         item.uncertain = true
         item.uncertainBecause = code
         if stopping {
@@ -105,14 +107,16 @@ extension BulkEngine {
         )
     }
 
-    mutating func countUnansweredReset(_ connection: Connection, now: Double, into actions: inout [Action]) {
+    mutating func countUnansweredReset(_ id: ConnectionID, now: Double, into actions: inout [Action]) {
+        guard var connection = connections[id] else { return }
         if now - connection.resetWindowStart >= 1 {
             connection.resetWindowStart = now
             connection.resetsInWindow = 0
         }
         connection.resetsInWindow += 1
+        connections[id] = connection
         if connection.resetsInWindow > configuration.unansweredResetsPerSecond, connection.takesNewStreams {
-            goAwayAndDrain(connection, now: now, into: &actions)
+            goAwayAndDrain(id, now: now, into: &actions)
         }
     }
 }

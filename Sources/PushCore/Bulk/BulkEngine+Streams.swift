@@ -5,19 +5,19 @@ extension BulkEngine {
 
     /// The request's headers were written on stream `streamID`.
     public mutating func streamOpened(_ sendID: SendID, streamID: Int) {
-        guard let id = sendConnection[sendID], let connection = connections[id] else { return }
-        connection.inFlight[sendID]?.streamID = streamID
+        guard let id = sendConnection[sendID] else { return }
+        connections[id]?.inFlight[sendID]?.streamID = streamID
     }
 
     public mutating func answered(_ sendID: SendID, _ response: PushResponse, now: Double) -> [Action] {
         guard let flight = take(sendID) else { return [] }
         var actions: [Action] = []
-        let item = flight.item
+        var item = flight.item
         if response.isAccepted {
             finalAnswer(item, response, into: &actions)
         } else if response.isRetryable {
             // APNs did not take it: safe to send again.
-            clearJournal(item, into: &actions)
+            clearJournal(&item, into: &actions)
             if stopping {
                 leaveUnfinished(item)
             } else if item.attempts < configuration.maxAttempts {
@@ -28,7 +28,7 @@ extension BulkEngine {
         } else if let reason = response.reason, Self.affectsEveryNotification(reason) {
             // Every other line would get the same answer. This one is not final: the cause is
             // the credential, topic or payload, and a resumed run sends it once that is fixed.
-            clearJournal(item, into: &actions)
+            clearJournal(&item, into: &actions)
             leaveUnfinished(item)
             if !stopping {
                 summary.stopReason = reason.rawValue
@@ -50,14 +50,12 @@ extension BulkEngine {
     /// The server reset the stream. After an answer this is a normal completion (the send is
     /// already done and nothing is counted).
     public mutating func reset(_ sendID: SendID, code: ResetCode, now: Double) -> [Action] {
-        guard let id = sendConnection[sendID], let connection = connections[id],
-            let flight = connection.inFlight[sendID]
-        else { return [] }
+        guard let id = sendConnection[sendID], let flight = connections[id]?.inFlight[sendID] else { return [] }
         var actions: [Action] = []
-        finishStream(sendID, on: connection)
+        finishStream(sendID, on: id)
         if code == .refusedStream {
             notProcessed(flight.item, now: now, into: &actions)
-        } else if let last = connection.lastStreamID, (flight.streamID ?? Int.max) > last {
+        } else if let last = connections[id]?.lastStreamID, (flight.streamID ?? Int.max) > last {
             notProcessed(flight.item, now: now, into: &actions)
         } else {
             let name: String
@@ -73,7 +71,7 @@ extension BulkEngine {
                 now: now,
                 into: &actions
             )
-            countUnansweredReset(connection, now: now, into: &actions)
+            countUnansweredReset(id, now: now, into: &actions)
         }
         checkFinished(now: now, into: &actions)
         return actions
@@ -82,22 +80,20 @@ extension BulkEngine {
     /// The stream ended with neither an answer nor a reset: the connection is closing or going
     /// away. Decided when the GOAWAY or the connection's end is known.
     public mutating func streamClosed(_ sendID: SendID, now: Double) -> [Action] {
-        guard let id = sendConnection[sendID], let connection = connections[id],
-            let flight = connection.inFlight[sendID]
-        else { return [] }
+        guard let id = sendConnection[sendID], let flight = connections[id]?.inFlight[sendID] else { return [] }
         var actions: [Action] = []
         if flight.streamID == nil {
-            finishStream(sendID, on: connection)
+            finishStream(sendID, on: id)
             notProcessed(flight.item, now: now, into: &actions)
-        } else if let last = connection.lastStreamID {
-            finishStream(sendID, on: connection)
-            if flight.streamID! > last {
+        } else if let last = connections[id]?.lastStreamID, let stream = flight.streamID {
+            finishStream(sendID, on: id)
+            if stream > last {
                 notProcessed(flight.item, now: now, into: &actions)
             } else {
                 unansweredAfterGoAway(flight.item, into: &actions)
             }
         } else {
-            connection.inFlight[sendID]?.closedUnanswered = true
+            connections[id]?.inFlight[sendID]?.closedUnanswered = true
         }
         checkFinished(now: now, into: &actions)
         return actions
@@ -114,5 +110,23 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// The notifications' `apns-id`s: random version 4 UUIDs (RFC 9562) drawn from a value, so that
+/// a copy of the engine draws its own sequence instead of sharing a generator with the
+/// original. An `apns-id` must be unique within a run, not secret: SplitMix64 repeats no output
+/// within its period of 2^64 draws.
+struct UUIDSource {
+    var random: SplitMix64
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
+
+    mutating func next() -> String {
+        var high = random.next()
+        var low = random.next()
+        high = (high & ~0xF000) | 0x4000  // version 4 in the 13th hex digit
+        low = (low & ~(0xC000 << 48)) | (0x8000 << 48)  // variant 10x
+        var bytes = (high.bigEndian, low.bigEndian)
+        return withUnsafeBytes(of: &bytes) { TextEncoding.lowercaseUUID($0) }
     }
 }

@@ -112,10 +112,26 @@ public struct BulkEngine {
         case goingAway(lastStreamID: Int)
         /// This side sent GOAWAY and waits until `deadline` for the answers in flight.
         case draining(deadline: Double)
+        /// This side asked the driver to close it and waits for ``connectionClosed(_:now:)``;
+        /// a GOAWAY's `lastStreamID`, when one came, still decides what was in flight.
+        case closing(lastStreamID: Int?)
         case closed
     }
 
-    final class Connection {
+    /// Where the run as a whole is. Each case carries what only it needs, so no flag can
+    /// contradict another (a deadline without a stop, a stop after the end).
+    enum Phase: Equatable {
+        /// Taking token lines and sending them.
+        case sending
+        /// No new lines: the answers in flight are awaited until `drainDeadline` (nil once it
+        /// passed, or after a second stop, and the connections were told to close).
+        case stopping(drainDeadline: Double?)
+        /// Every line read is accounted for in `summary`.
+        case finished(BulkSummary)
+    }
+
+    /// A value: copying the engine copies its connections, so two copies never share one.
+    struct Connection {
         let id: ConnectionID
         let slot: Int
         var state = ConnectionState.connecting
@@ -129,13 +145,18 @@ public struct BulkEngine {
             self.slot = slot
         }
         var lastStreamID: Int? {
-            if case .goingAway(let last) = state { return last }
-            return nil
+            switch state {
+            case .goingAway(let last): return last
+            case .closing(let last): return last
+            default: return nil
+            }
         }
         var takesNewStreams: Bool { state == .ready }
     }
 
-    final class Item {
+    /// One notification (a token line) while it is not final. It lives in exactly one place at
+    /// a time: the read-ahead, a retry's wait, or a connection's streams in flight.
+    struct Item {
         let line: Int
         let token: String
         let apnsID: String
@@ -155,7 +176,7 @@ public struct BulkEngine {
     }
 
     struct InFlight {
-        let item: Item
+        var item: Item
         let sentAt: Double
         var streamID: Int?
         /// The stream ended with neither an answer nor a reset: what it means depends on a
@@ -170,8 +191,9 @@ public struct BulkEngine {
 
     public let configuration: Configuration
     var random: SplitMix64
-    var makeID: () -> String
+    var ids: UUIDSource
 
+    var phase = Phase.sending
     var connections: [ConnectionID: Connection] = [:]
     var slots: [Slot]
     var nextConnectionID = 1
@@ -182,28 +204,34 @@ public struct BulkEngine {
     var ready: [Item] = []
     var readyIndex = 0
     var retries: [(due: Double, item: Item)] = []
-    var pendingBatch: [(Send, Item)] = []
+    /// Sends made by the last ``fill(now:)`` whose journal is not yet written; their items are
+    /// in their connections' streams in flight.
+    var pendingBatch: [Send] = []
     var feedFinished = false
-    var stopping = false
-    var stopDeadline: Double?
-    var isFinished = false
     var everConnected = false
     var lastConnectError = ""
     var started: Double?
     public internal(set) var summary = BulkSummary()
     public internal(set) var progress = BulkProgress()
 
-    /// `seed` draws the back-off jitter; `makeID` makes each notification's `apns-id` (tests
-    /// give their own, for repeatable runs).
-    public init(
-        configuration: Configuration,
-        seed: UInt64 = UInt64.random(in: .min ... .max),
-        makeID: @escaping () -> String = RandomUUIDs().next
-    ) {
+    /// `seed` draws the back-off jitter and the notifications' `apns-id`s: two engines with the
+    /// same seed fed the same events make the same decisions (tests give one, for repeatable
+    /// runs). Without one, both come from the system's generator, each seeded on its own.
+    public init(configuration: Configuration, seed: UInt64? = nil) {
         self.configuration = configuration
-        self.random = SplitMix64(seed: seed)
-        self.makeID = makeID
+        var system = SystemRandomNumberGenerator()
+        self.random = SplitMix64(seed: seed ?? system.next())
+        self.ids = UUIDSource(seed: seed.map { $0 ^ 0xA5A5_5A5A_C3C3_3C3C } ?? system.next())
         slots = Array(repeating: Slot(), count: max(1, configuration.connections))
+    }
+
+    /// True once the run stopped taking lines, whether asked to or at its end.
+    var stopping: Bool { phase != .sending }
+
+    /// True once ``Action/finished(_:)`` (or ``Action/abort(message:)``) was returned.
+    public var isFinished: Bool {
+        if case .finished = phase { return true }
+        return false
     }
 
     // MARK: Starting and input
@@ -234,6 +262,14 @@ public struct BulkEngine {
         return actions
     }
 
+    /// The token input ended with a read error. The lines read before it are still sent; the
+    /// run ends as stopped, since the lines after it were never read (a resume reads them).
+    public mutating func inputFailed(_ message: String) {
+        guard !isFinished, summary.stoppedBy == nil else { return }
+        summary.stoppedBy = .outputFailed
+        summary.stopMessage = "The tokens could not all be read: \(message)."
+    }
+
     // MARK: Connections
 
     public mutating func connected(_ id: ConnectionID, maxConcurrentStreams: Int?, now: Double) -> [Action] {
@@ -243,13 +279,13 @@ public struct BulkEngine {
         everConnected = true
         progress.connected = true
         summary.connections += 1
-        connection.limit = maxConcurrentStreams
+        connections[id]?.limit = maxConcurrentStreams
         if stopping {
-            connection.state = .closed
+            connections[id]?.state = .closed
             actions.append(.close(id))
             checkFinished(now: now, into: &actions)
         } else {
-            connection.state = .ready
+            connections[id]?.state = .ready
         }
         return actions
     }
@@ -261,7 +297,6 @@ public struct BulkEngine {
 
     public mutating func connectFailed(_ id: ConnectionID, message: String, retryable: Bool, now: Double) -> [Action] {
         guard let connection = connections[id], connection.state == .connecting else { return [] }
-        connection.state = .closed
         connections[id] = nil
         lastConnectError = message
         let slot = connection.slot
@@ -275,7 +310,7 @@ public struct BulkEngine {
         let alive = connections.values.contains { $0.state != .closed }
         if !alive {
             if !everConnected {
-                isFinished = true
+                phase = .finished(summary)
                 actions.append(.stopReading)
                 actions.append(.abort(message: message))
                 return actions
@@ -299,20 +334,24 @@ public struct BulkEngine {
     public mutating func goAway(_ id: ConnectionID, lastStreamID: Int, reason: String? = nil, now: Double) -> [Action] {
         guard let connection = connections[id], connection.state != .closed else { return [] }
         if let reason, !connection.goAwayCounted {
-            connection.goAwayCounted = true
+            connections[id]?.goAwayCounted = true
             summary.goAways[reason, default: 0] += 1
         }
         var actions: [Action] = []
-        connection.state = .goingAway(lastStreamID: lastStreamID)
+        if case .closing = connection.state {
+            connections[id]?.state = .closing(lastStreamID: lastStreamID)
+        } else {
+            connections[id]?.state = .goingAway(lastStreamID: lastStreamID)
+        }
         replace(connection, into: &actions)
-        for (sendID, flight) in connection.inFlight {
+        for (sendID, flight) in connection.inFlight.sorted(by: { $0.key < $1.key }) {
             guard let stream = flight.streamID, stream <= lastStreamID else {
-                finishStream(sendID, on: connection)
+                finishStream(sendID, on: id)
                 notProcessed(flight.item, now: now, into: &actions)
                 continue
             }
             if flight.closedUnanswered {
-                finishStream(sendID, on: connection)
+                finishStream(sendID, on: id)
                 unansweredAfterGoAway(flight.item, into: &actions)
             }
         }
@@ -324,12 +363,11 @@ public struct BulkEngine {
     public mutating func connectionClosed(_ id: ConnectionID, now: Double) -> [Action] {
         guard let connection = connections[id], connection.state != .closed else { return [] }
         let lastStreamID = connection.lastStreamID
-        connection.state = .closed
         connections[id] = nil
         var actions: [Action] = []
         replace(connection, into: &actions)
         for (sendID, flight) in connection.inFlight.sorted(by: { $0.key < $1.key }) {
-            finishStream(sendID, on: connection)
+            sendConnection[sendID] = nil
             switch (flight.streamID, lastStreamID) {
             case (nil, _):
                 notProcessed(flight.item, now: now, into: &actions)

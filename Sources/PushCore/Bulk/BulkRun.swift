@@ -24,7 +24,8 @@ public final class BulkRun: @unchecked Sendable {
     public let output: BulkOutput
     /// True when a resume goes on with another credential after a stop the credential caused.
     public let credentialChanged: Bool
-    let header: BulkRunHeader
+    /// What the run records in its results file: the parameters a resume must repeat.
+    public let header: BulkRunHeader
     private var locks: [FileLock]
     private let createdNew: Bool
     /// Header lines this run wrote: not results.

@@ -17,7 +17,6 @@ public final class BulkSender: @unchecked Sendable {
     public typealias Options = BulkEngine.Configuration
     public typealias Summary = BulkSummary
     public typealias Progress = BulkProgress
-    public typealias StopCause = BulkStopCause
 
     final class Lane {
         let connection: GatewayConnection
@@ -164,15 +163,13 @@ public final class BulkSender: @unchecked Sendable {
         batchingLanes.removeAll(keepingCapacity: true)
     }
 
+    /// The engine's summary is final: how the run ended is its decision (a read error reached
+    /// it as ``BulkEngine/inputFailed(_:)``); the feed only adds what it counted.
     private func finish(_ summary: Summary) {
         finished = true
         var summary = summary
         summary.skipped = feed.skipped
         summary.duplicates = feed.duplicates
-        if let readError = feed.readError, summary.stoppedBy == nil {
-            summary.stoppedBy = .outputFailed
-            summary.stopMessage = "The tokens could not all be read: \(readError)."
-        }
         // Handed over once the task that finished the run is over: the rest of it (a pump's last
         // flush, the batch's end) still writes the results file, which the caller goes on to
         // close on another thread as soon as it has the summary.
@@ -318,6 +315,7 @@ public final class BulkSender: @unchecked Sendable {
         while engine.wantsTokens {
             let (entries, feedDone) = feed.take()
             if entries.isEmpty && !feedDone { break }
+            if feedDone, let readError = feed.readError { engine.inputFailed(readError) }
             perform(engine.tokens(entries, finished: feedDone, now: now()))
             if feedDone || finished { break }
         }

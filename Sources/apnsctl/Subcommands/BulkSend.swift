@@ -14,112 +14,41 @@ import Darwin
 extension Send {
     func runBulk(tokensPath: String) async throws {
         let style = TerminalStyle.stderr
-        let (sender, run, feed, total, source) = try await withUserErrors {
-            () -> (BulkSender, BulkRun, TokenFeed, Int?, TokenSource) in
+        var options = BulkSender.Options()
+        options.connections = connections
+        options.maxAttempts = maxAttempts
+        options.resendUncertain = resendUncertain
+        let display = BulkDisplay(quiet: quiet, style: style)
+        let outcome = try await withUserErrors {
             // A placeholder token: the template's own token is never sent.
             let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
-            let template = prepared.notification.template
-            let header = BulkRunHeader(
-                credential: prepared.configuration.credential.fingerprint,
-                template: template,
-                gateway: prepared.configuration.endpoint.description
+            let request = BulkSendJob.Request(
+                configuration: prepared.configuration,
+                template: prepared.notification.template,
+                tokens: tokensPath,
+                results: results,
+                resume: resume,
+                options: options,
+                allowDuplicates: allowDuplicates
             )
-            // Everything that can be refused is checked before any file is made or locked.
-            let source: TokenSource = tokensPath == "-" ? .standardInput() : .file(tokensPath)
-            if tokensPath == "-", isatty(STDIN_FILENO) == 1 {
-                _ = try TokenFeed.open(path: "-")  // refused, with its message
-            }
-            let run = try BulkRun.open(header: header, results: results, resume: resume)
-            let feed: TokenFeed
-            do {
-                feed = try TokenFeed.open(path: tokensPath, resume: run.state, allowDuplicates: allowDuplicates)
-            } catch {
-                run.abandon()
-                throw error
-            }
-            if run.credentialChanged, !quiet {
-                printError(
-                    style.paint("note: ", .bold)
-                        + "continuing with another credential: the run stopped because APNs refused the one it used (\(run.state?.lastStop?.reason ?? "credential")); topic, push type, payload and gateway are the same."
-                )
-            }
-            if run.resultsPath == nil {
-                // The result lines are the JSON answer: no error object may follow them.
-                JSONFailure.printed = true
-                if !quiet {
-                    printError(
-                        style.paint("warning: ", .yellow, .bold)
-                            + "the results go to standard output only, with no journal: if this run stops it cannot be resumed, and a new run sends every token again. Give --results FILE to make it resumable."
-                    )
-                }
-            }
-            var options = BulkSender.Options()
-            options.connections = connections
-            options.maxAttempts = maxAttempts
-            options.resendUncertain = resendUncertain
-            let sender: BulkSender
-            do {
-                sender = try BulkSender(
-                    configuration: prepared.configuration,
-                    template: template,
-                    options: options,
-                    feed: feed,
-                    output: run.output
-                )
-            } catch {
-                run.abandon()
-                throw error
-            }
-            let total =
-                (!quiet && style.isTerminal)
-                ? TokenFeed.countEntries(path: tokensPath).map { max(0, $0 - (run.state?.finalCount ?? 0)) } : nil
-            return (sender, run, feed, total, source)
+            return try await BulkSendJob.run(request, observer: display)
         }
-
-        let signals = SignalWatch(signals: [SIGINT, SIGTERM]) { count in
-            if count == 1 {
-                if !quiet {
-                    // Clearing the progress bar's line means something only on a terminal.
-                    printError(
-                        (style.isTerminal ? "\r\u{1B}[2K" : "") + style.paint("stopping:", .yellow, .bold)
-                            + " no new tokens; waiting for the notifications in flight (Ctrl-C again to stop waiting)"
-                    )
-                }
-                sender.stop()
-            } else if count == 2 {
-                sender.stop()
-            } else {
-                _exit(130)
-            }
-        }
-        defer { signals.cancel() }
-
-        let progress = (!quiet && style.isTerminal) ? ProgressBar(sender: sender, total: total, style: style) : nil
-        progress?.start()
-        var summary: BulkSender.Summary
-        do {
-            summary = try await sender.run()
-        } catch let error as GatewayError {
-            progress?.finish()
-            error.print()
-            run.abandon()
-            throw exitStatus(for: error)
-        }
-        progress?.finish()
-        summary = run.conclude(summary, tokensRead: feed.entriesRead)
+        let summary = outcome.summary
         let command = ResumeCommand(
+            outcome: outcome,
             arguments: CommandLine.arguments,
-            resultsPath: run.resultsPath,
-            source: source,
             credential: summary.stoppedBy == .credentialRejected ? credential : nil
         )
-
-        if json, run.resultsPath != nil {
+        if json, outcome.resultsPath != nil {
             try printJSON(
-                BulkSummaryOutput(schemaVersion: ReportSchema.schemaVersion, results: run.resultsPath, summary: summary)
+                BulkSummaryOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    results: outcome.resultsPath,
+                    summary: summary
+                )
             )
         } else if !quiet {
-            printError(render(summary, resultsPath: run.resultsPath, resume: command, style: style))
+            printError(render(summary, resultsPath: outcome.resultsPath, resume: command, style: style))
         }
         if let cause = summary.stoppedBy {
             if quiet || json {
@@ -248,6 +177,68 @@ struct BulkSummaryOutput: Encodable {
                 hint: summary.stopHint
             )
         }
+    }
+}
+
+/// What a bulk run shows while it sends: the notes before the first send, the progress bar on
+/// a terminal, and Ctrl-C (SIGINT, SIGTERM) as a stop: once waits for the answers in flight,
+/// twice stops waiting, a third time exits at once.
+final class BulkDisplay: BulkSendObserver, @unchecked Sendable {
+    let quiet: Bool
+    let style: TerminalStyle
+    private var progress: ProgressBar?
+    private var signals: SignalWatch?
+
+    init(quiet: Bool, style: TerminalStyle) {
+        self.quiet = quiet
+        self.style = style
+    }
+
+    func willSend(_ started: BulkSendJob.Started) {
+        let run = started.run
+        if run.credentialChanged, !quiet {
+            printError(
+                style.paint("note: ", .bold)
+                    + "continuing with another credential: the run stopped because APNs refused the one it used (\(run.state?.lastStop?.reason ?? "credential")); topic, push type, payload and gateway are the same."
+            )
+        }
+        if run.resultsPath == nil {
+            // The result lines are the JSON answer: no error object may follow them.
+            JSONFailure.printed = true
+            if !quiet {
+                printError(
+                    style.paint("warning: ", .yellow, .bold)
+                        + "the results go to standard output only, with no journal: if this run stops it cannot be resumed, and a new run sends every token again. Give --results FILE to make it resumable."
+                )
+            }
+        }
+        let sender = started.sender
+        let (quiet, style) = (self.quiet, self.style)
+        signals = SignalWatch(signals: [SIGINT, SIGTERM]) { count in
+            if count == 1 {
+                if !quiet {
+                    // Clearing the progress bar's line means something only on a terminal.
+                    printError(
+                        (style.isTerminal ? "\r\u{1B}[2K" : "") + style.paint("stopping:", .yellow, .bold)
+                            + " no new tokens; waiting for the notifications in flight (Ctrl-C again to stop waiting)"
+                    )
+                }
+                sender.stop()
+            } else if count == 2 {
+                sender.stop()
+            } else {
+                _exit(130)
+            }
+        }
+        if !quiet && style.isTerminal {
+            progress = ProgressBar(sender: sender, total: started.remainingLines(), style: style)
+            progress?.start()
+        }
+    }
+
+    func didEnd() {
+        progress?.finish()
+        signals?.cancel()
     }
 }
 

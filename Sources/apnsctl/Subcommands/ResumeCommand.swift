@@ -1,4 +1,5 @@
 import PushCore
+import PushGateway
 
 /// The command that continues a stopped bulk run, ready to paste: the run's own arguments with
 /// the results file given to --resume, fed the same tokens (the same pipe, or the same file
@@ -9,6 +10,24 @@ struct ResumeCommand {
     var source: TokenSource
     /// The credential argument, when APNs refused it: another one may take its place.
     var credential: String?
+
+    init(arguments: [String], resultsPath: String?, source: TokenSource, credential: String?) {
+        self.arguments = arguments
+        self.resultsPath = resultsPath
+        self.source = source
+        self.credential = credential
+    }
+
+    /// The command that continues `outcome`'s run: its results file and token input as the
+    /// run recorded them.
+    init(outcome: BulkSendJob.Outcome, arguments: [String], credential: String?) {
+        self.init(
+            arguments: arguments,
+            resultsPath: outcome.resultsPath,
+            source: outcome.source,
+            credential: credential
+        )
+    }
 
     /// The run's words without its results options.
     var runWords: [String] {

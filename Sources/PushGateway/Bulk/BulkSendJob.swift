@@ -1,0 +1,139 @@
+import Foundation
+import PushCredentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `send --tokens` as one call: one notification to every token of a file (or standard input),
+/// with the run's files, resume and cleanup, for a program that is not the command line.
+///
+/// ``run(_:observer:)`` checks everything that can be refused before any file is made or
+/// locked, opens the run's files (``BulkRun``), sends (``BulkSender``), and concludes the run:
+/// a stop is recorded in the results and the journal is deleted only when every line has a
+/// result. The observer hears when sending starts (to show progress, or to stop the run) and
+/// when it ends, whichever way.
+public enum BulkSendJob {
+    /// What to send, to which tokens, with which files.
+    public struct Request: Sendable {
+        public var configuration: GatewayConfiguration
+        /// The notification sent to every token; its own token is never used.
+        public var template: NotificationTemplate
+        /// A token file, or "-" for standard input.
+        public var tokens: String
+        /// A new results file; nil with `resume` nil: results on standard output, no journal.
+        public var results: String?
+        /// The results file of a run to continue.
+        public var resume: String?
+        public var options: BulkEngine.Configuration
+        public var allowDuplicates: Bool
+
+        public init(
+            configuration: GatewayConfiguration,
+            template: NotificationTemplate,
+            tokens: String,
+            results: String? = nil,
+            resume: String? = nil,
+            options: BulkEngine.Configuration = .init(),
+            allowDuplicates: Bool = false
+        ) {
+            self.configuration = configuration
+            self.template = template
+            self.tokens = tokens
+            self.results = results
+            self.resume = resume
+            self.options = options
+            self.allowDuplicates = allowDuplicates
+        }
+    }
+
+    /// A run whose files are open, as an observer sees it before the first send.
+    public struct Started: Sendable {
+        public let sender: BulkSender
+        public let run: BulkRun
+        /// Where the tokens come from, as a resume must give them again.
+        public let source: TokenSource
+        let tokens: String
+
+        /// Lines left to do, counted first for a regular file (nil for standard input): what a
+        /// progress display shows as its total.
+        public func remainingLines() -> Int? {
+            TokenFeed.countEntries(path: tokens).map { max(0, $0 - (run.state?.finalCount ?? 0)) }
+        }
+    }
+
+    /// The end of a run: how it ended, what was recorded, and how it can be continued.
+    public struct Outcome: Sendable {
+        public let summary: BulkSummary
+        /// The results file (nil: standard output).
+        public let resultsPath: String?
+        /// The parameters the run recorded, for a resume.
+        public let recorded: BulkRunHeader
+        public let source: TokenSource
+        public let credentialChanged: Bool
+    }
+
+    /// Runs the request to its end. Throws before sending when the run's files or tokens
+    /// cannot be used (``BulkRunError``, leaving no file behind) or the notification is
+    /// invalid, and when no connection could be made at all (``GatewayError``); a run that
+    /// sent and stopped early returns, with the cause in its summary.
+    public static func run(
+        _ request: Request,
+        observer: some BulkSendObserver
+    ) async throws -> Outcome {
+        let header = BulkRunHeader(
+            credential: request.configuration.credential.fingerprint,
+            template: request.template,
+            gateway: request.configuration.endpoint.description
+        )
+        let source: TokenSource = request.tokens == "-" ? .standardInput() : .file(request.tokens)
+        if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
+            _ = try TokenFeed.open(path: "-")  // refused, with its message
+        }
+        let run = try BulkRun.open(header: header, results: request.results, resume: request.resume)
+        let feed: TokenFeed
+        let sender: BulkSender
+        do {
+            feed = try TokenFeed.open(path: request.tokens, resume: run.state, allowDuplicates: request.allowDuplicates)
+            sender = try BulkSender(
+                configuration: request.configuration,
+                template: request.template,
+                options: request.options,
+                feed: feed,
+                output: run.output
+            )
+        } catch {
+            run.abandon()
+            throw error
+        }
+        observer.willSend(Started(sender: sender, run: run, source: source, tokens: request.tokens))
+        var summary: BulkSummary
+        do {
+            summary = try await sender.run()
+        } catch {
+            observer.didEnd()
+            run.abandon()
+            throw error
+        }
+        observer.didEnd()
+        summary = run.conclude(summary, tokensRead: feed.entriesRead)
+        return Outcome(
+            summary: summary,
+            resultsPath: run.resultsPath,
+            recorded: run.header,
+            source: source,
+            credentialChanged: run.credentialChanged
+        )
+    }
+}
+
+/// What a caller of ``BulkSendJob/run(_:observer:)`` hears while the run goes on.
+public protocol BulkSendObserver: Sendable {
+    /// The files are open and nothing is sent yet: a place to start a progress display, or
+    /// to keep `started.sender` for ``BulkSender/stop()``.
+    func willSend(_ started: BulkSendJob.Started)
+    /// Sending is over (before the run's files are concluded), whether it ended or failed.
+    func didEnd()
+}
