@@ -61,11 +61,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The NIO channel handlers the client and the local gateway share; package access only.
+        .target(
+            name: "PushTransport",
+            dependencies: [
+                "PushCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "PushGateway",
             dependencies: [
                 "PushCore",
                 "PushCredentials",
+                "PushTransport",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -82,8 +91,9 @@ let package = Package(
         .target(
             name: "LocalGateway",
             dependencies: [
-                "PushGateway",
+                "PushCore",
                 "PushCredentials",
+                "PushTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -5,7 +5,6 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import PushCredentials
-import PushGateway
 import X509
 
 /// Notes connection-level errors: a client that broke the stream limit after acknowledging it.

@@ -5,7 +5,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import PushCredentials
-import PushGateway
+import PushTransport
 import X509
 
 /// An APNs-compatible gateway: HTTP/2 over TLS on a local port, with Apple's headers,

@@ -8,6 +8,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import PushCredentials
+import PushTransport
 import X509
 
 /// One HTTP/2 connection to an APNs-compatible gateway: TCP → TLS 1.2+ → ALPN h2 → HTTP/2,

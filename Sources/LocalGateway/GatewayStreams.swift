@@ -3,7 +3,6 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import PushCredentials
-import PushGateway
 
 /// Serves a connection's streams at the HTTP/2 frame level: counts each against the
 /// connection's limit, collects its request, answers as APNs would, and applies the
