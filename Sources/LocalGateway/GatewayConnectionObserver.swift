@@ -25,7 +25,7 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
         case .settings(.ack):
             connection.settingsAcknowledged()
         case .settings(.settings), .ping(_, ack: false), .priority:
-            if connection.controlFrames.spend() {
+            if connection.controlFrames.spend(at: context.eventLoop.now) {
                 connection.calm()
                 return
             }

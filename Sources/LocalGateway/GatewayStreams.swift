@@ -133,11 +133,11 @@ final class GatewayStreams: ChannelInboundHandler {
             if payload.endStream { complete(stream, streamID, bodyRead: true) }
         case .rstStream:
             // Reset before its answer: the rapid-reset attack, when it is done thousands of times.
-            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend() {
+            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend(at: context.eventLoop.now) {
                 connection.calm()
             }
         case .priority:
-            if connection.controlFrames.spend() { connection.calm() }
+            if connection.controlFrames.spend(at: context.eventLoop.now) { connection.calm() }
         default:
             break
         }

@@ -303,7 +303,7 @@ public final class LocalGateway: Sendable {
 
     /// HTTP/2 on a connection whose TLS handshake is done: the first SETTINGS advertise one
     /// stream when the client brought no certificate and must show a provider token first.
-    private func startHTTP2(_ channel: any Channel, number: Int) throws {
+    func startHTTP2(_ channel: any Channel, number: Int) throws {
         let connection = GatewayConnectionState(
             number: number,
             channel: channel,
