@@ -6,17 +6,21 @@ import NIOHTTP2
 /// Two embedded channels joined in memory, as swift-nio-http2's own tests join them: real HTTP/2
 /// framing and state on both sides, no socket, time only when a test advances it.
 enum EmbeddedHTTP2 {
-    /// Moves bytes both ways until neither side has anything more to send.
+    /// Moves bytes both ways until neither side has anything more to send. What one side wrote
+    /// arrives at the other as one read, as a socket would deliver it, so frames sent together
+    /// are served in one batch of reads.
     static func interact(_ first: EmbeddedChannel, _ second: EmbeddedChannel) throws {
         var moved: Bool
         repeat {
             moved = false
             for (from, to) in [(first, second), (second, first)] {
+                var gathered = from.allocator.buffer(capacity: 0)
                 while let data = try from.readOutbound(as: IOData.self) {
-                    guard case .byteBuffer(let buffer) = data, to.isActive else { continue }
-                    moved = true
-                    try to.writeInbound(buffer)
+                    if case .byteBuffer(var buffer) = data { gathered.writeBuffer(&buffer) }
                 }
+                guard gathered.readableBytes > 0, to.isActive else { continue }
+                moved = true
+                try to.writeInbound(gathered)
             }
         } while moved
     }
