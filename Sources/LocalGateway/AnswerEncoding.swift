@@ -1,6 +1,6 @@
 import Foundation
-import PushCore
 import NIOHPACK
+import PushCore
 
 /// An answer as APNs writes it: `:status`, the id header, and a JSON body for a rejection.
 enum AnswerEncoding {

@@ -133,7 +133,8 @@ final class GatewayStreams: ChannelInboundHandler {
             if payload.endStream { complete(stream, streamID, bodyRead: true) }
         case .rstStream:
             // Reset before its answer: the rapid-reset attack, when it is done thousands of times.
-            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend(at: context.eventLoop.now) {
+            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend(at: context.eventLoop.now)
+            {
                 connection.calm()
             }
         case .priority:

@@ -1,8 +1,8 @@
 import NIOCore
-import PushCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
+import PushCore
 import TestSupport
 import Testing
 
@@ -26,12 +26,21 @@ import Testing
                 .headers(for: notification, bearer: bearer)
                 .map { ($0.name, $0.value) }
             client.write(
-                HTTP2Frame(streamID: HTTP2StreamID(streamID), payload: .headers(.init(headers: HPACKHeaders(headers), endStream: false))),
+                HTTP2Frame(
+                    streamID: HTTP2StreamID(streamID),
+                    payload: .headers(.init(headers: HPACKHeaders(headers), endStream: false))
+                ),
                 promise: nil
             )
             if endStream {
                 let body = ByteBuffer(bytes: notification.payload)
-                client.write(HTTP2Frame(streamID: HTTP2StreamID(streamID), payload: .data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+                client.write(
+                    HTTP2Frame(
+                        streamID: HTTP2StreamID(streamID),
+                        payload: .data(.init(data: .byteBuffer(body), endStream: true))
+                    ),
+                    promise: nil
+                )
             }
             client.flush()
         }
@@ -149,7 +158,10 @@ import Testing
         try pair.request(1, signed: false, endStream: false)
         for index in 0..<3 {
             let chunk = ByteBuffer(repeating: UInt8(ascii: " "), count: 16_000)
-            pair.client.writeAndFlush(HTTP2Frame(streamID: 1, payload: .data(.init(data: .byteBuffer(chunk), endStream: false))), promise: nil)
+            pair.client.writeAndFlush(
+                HTTP2Frame(streamID: 1, payload: .data(.init(data: .byteBuffer(chunk), endStream: false))),
+                promise: nil
+            )
             try pair.interact()
             let updates = try pair.received().filter { $0.contains("WINDOW_UPDATE") }
             // 16,000 and 32,000 bytes leave more than half of 65,535; 48,000 do not.

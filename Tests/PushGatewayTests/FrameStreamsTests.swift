@@ -29,12 +29,18 @@ import Testing
         func answer(_ streamID: Int, status: Int, body: Int = 0, end: Bool = true) {
             let id = HTTP2StreamID(streamID)
             server.write(
-                HTTP2Frame(streamID: id, payload: .headers(.init(headers: EmbeddedHTTP2.status(status), endStream: end && body == 0))),
+                HTTP2Frame(
+                    streamID: id,
+                    payload: .headers(.init(headers: EmbeddedHTTP2.status(status), endStream: end && body == 0))
+                ),
                 promise: nil
             )
             if body > 0 {
                 let bytes = ByteBuffer(repeating: UInt8(ascii: "x"), count: body)
-                server.write(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(bytes), endStream: end))), promise: nil)
+                server.write(
+                    HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(bytes), endStream: end))),
+                    promise: nil
+                )
             }
             server.flush()
         }
@@ -113,7 +119,9 @@ import Testing
         let pair = try makePair()
         for sendID in 1...3 { _ = pair.open(sendID) }
         try pair.interact()
-        pair.send(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 1, errorCode: .noError, opaqueData: nil)))
+        pair.send(
+            HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 1, errorCode: .noError, opaqueData: nil))
+        )
         try pair.interact()
         pair.client.embeddedEventLoop.run()
         #expect(pair.ended.outcomes[1] == nil)
@@ -134,12 +142,22 @@ import Testing
         pair.answer(1, status: 200)
         try pair.interact()
         #expect(try pair.requests() == [3])
-        pair.send(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 10)]))))
+        pair.send(
+            HTTP2Frame(
+                streamID: .rootStream,
+                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 10)]))
+            )
+        )
         try pair.interact()
         #expect(try pair.requests() == [5])
         pair.answer(3, status: 200)
         pair.answer(5, status: 200)
-        pair.send(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)]))))
+        pair.send(
+            HTTP2Frame(
+                streamID: .rootStream,
+                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)]))
+            )
+        )
         try pair.interact()
         for sendID in 4...5 { _ = pair.open(sendID) }
         try pair.interact()
@@ -165,7 +183,9 @@ import Testing
     static func windowUpdates(_ channel: EmbeddedChannel) throws -> [Int: Int] {
         var updates: [Int: Int] = [:]
         for frame in try EmbeddedHTTP2.frames(channel) {
-            if case .windowUpdate(let increment) = frame.payload { updates[Int(frame.streamID), default: 0] += increment }
+            if case .windowUpdate(let increment) = frame.payload {
+                updates[Int(frame.streamID), default: 0] += increment
+            }
         }
         return updates
     }
