@@ -61,11 +61,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The NIO channel handlers the client and the local gateway share; package access only.
+        .target(
+            name: "PushTransport",
+            dependencies: [
+                "PushCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "PushGateway",
             dependencies: [
                 "PushCore",
                 "PushCredentials",
+                "PushTransport",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -82,8 +91,9 @@ let package = Package(
         .target(
             name: "LocalGateway",
             dependencies: [
-                "PushGateway",
+                "PushCore",
                 "PushCredentials",
+                "PushTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -150,9 +160,11 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway",
+                "PushTransport",
                 "TestSupport",
                 "LocalGateway",
                 "PushCredentials",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -170,6 +182,7 @@ let package = Package(
                 "TestSupport",
                 "PushGateway",
                 "PushCredentials",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

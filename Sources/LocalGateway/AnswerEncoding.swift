@@ -1,6 +1,6 @@
 import Foundation
 import NIOHPACK
-import PushGateway
+import PushCore
 
 /// An answer as APNs writes it: `:status`, the id header, and a JSON body for a rejection.
 enum AnswerEncoding {

@@ -1,6 +1,5 @@
 import Foundation
 import PushCredentials
-import PushGateway
 
 extension LocalGateway {
     /// Everything the gateway does, fixed at start.

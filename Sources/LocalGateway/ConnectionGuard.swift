@@ -78,8 +78,8 @@ struct FloodBudget {
         self.window = window
     }
 
-    mutating func spend() -> Bool {
-        let now = NIODeadline.now()
+    /// `now`: the connection's event loop's clock, so that an embedded loop can drive the window.
+    mutating func spend(at now: NIODeadline) -> Bool {
         if now - windowStart > window {
             windowStart = now
             count = 0

@@ -5,7 +5,6 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import PushCredentials
-import PushGateway
 import X509
 
 /// Notes connection-level errors: a client that broke the stream limit after acknowledging it.
@@ -26,7 +25,7 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
         case .settings(.ack):
             connection.settingsAcknowledged()
         case .settings(.settings), .ping(_, ack: false), .priority:
-            if connection.controlFrames.spend() {
+            if connection.controlFrames.spend(at: context.eventLoop.now) {
                 connection.calm()
                 return
             }

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import PushCredentials
-import PushGateway
 
 /// One request as it came off a stream.
 struct IncomingRequest {

@@ -5,7 +5,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import PushCredentials
-import PushGateway
+import PushTransport
 import X509
 
 /// An APNs-compatible gateway: HTTP/2 over TLS on a local port, with Apple's headers,
@@ -303,7 +303,7 @@ public final class LocalGateway: Sendable {
 
     /// HTTP/2 on a connection whose TLS handshake is done: the first SETTINGS advertise one
     /// stream when the client brought no certificate and must show a provider token first.
-    private func startHTTP2(_ channel: any Channel, number: Int) throws {
+    func startHTTP2(_ channel: any Channel, number: Int) throws {
         let connection = GatewayConnectionState(
             number: number,
             channel: channel,

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import PushCredentials
-import PushGateway
 
 /// Answers kept by their key, with the last one used checked first: clients send the same
 /// token (and often the same payload) on request after request, and comparing with the last

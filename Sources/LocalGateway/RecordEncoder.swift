@@ -1,5 +1,5 @@
 import Foundation
-import PushGateway
+import PushCore
 
 /// Writes a delivery record as one line of JSON with sorted keys, as JSONSerialization would,
 /// at a fraction of its cost: the gateway writes one record per accepted notification, and

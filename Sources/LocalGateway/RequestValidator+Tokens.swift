@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import PushCredentials
-import PushGateway
 
 /// Provider tokens: form, signature, team, age, and the scope of Apple's restricted keys.
 extension RequestValidator {

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import PushCredentials
-import PushGateway
 
 /// The gateway's answer to one request.
 struct Decision {

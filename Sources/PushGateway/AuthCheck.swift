@@ -165,15 +165,14 @@ public struct HandshakeCheck: Sendable {
     {
         let connection = GatewayConnection(configuration: configuration)
         do {
-            let report = try await connection.connect()
-            let check = authCheck ? await AuthCheck.run(on: connection, topic: topic) : nil
-            await connection.close()
-            return HandshakeCheck(handshake: report, authCheck: check)
+            return try await connection.closing { connection in
+                let report = try await connection.connect()
+                let check = authCheck ? await AuthCheck.run(on: connection, topic: topic) : nil
+                return HandshakeCheck(handshake: report, authCheck: check)
+            }
         } catch {
-            let report = connection.handshakeReport
-            await connection.close()
             let gatewayError = error as? GatewayError ?? GatewayError(.connectionClosed, "\(error)", hint: nil)
-            return HandshakeCheck(handshake: report, error: gatewayError)
+            return HandshakeCheck(handshake: connection.handshakeReport, error: gatewayError)
         }
     }
 }

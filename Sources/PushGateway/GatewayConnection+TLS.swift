@@ -7,6 +7,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import PushCredentials
+import PushTransport
 import X509
 
 /// TLS for a connection: the client context, and what a failed handshake means.

@@ -1,28 +1,16 @@
 import Crypto
 import Foundation
-import NIOConcurrencyHelpers
-import PushCredentials
 
 /// How the connection proves who it is to APNs.
 public enum ClientCredential: Sendable {
     /// TLS client authentication with a push certificate. `privateKey` is the PKCS#8 DER of the
-    /// key (``CredentialFile/privateKeyPKCS8``); `chainDER` holds intermediates to present.
+    /// key; `chainDER` holds intermediates to present.
     case certificate(certificateDER: [UInt8], chainDER: [[UInt8]], privateKey: SecretBytes)
     /// Token authentication: an ES256 JWT in the `authorization` header of every request.
     case token(ProviderKey)
     /// No credential: for probing a gateway's TLS and HTTP/2 only (APNs answers 403
     /// MissingProviderToken to any notification).
     case none
-
-    /// Builds a certificate credential from a credential file that holds its own key
-    /// (``CredentialFile/clientPrivateKey()`` refuses anything else).
-    public static func certificate(_ file: CredentialFile) throws -> ClientCredential {
-        .certificate(
-            certificateDER: file.certificate.der,
-            chainDER: file.chain.map(\.der),
-            privateKey: try file.clientPrivateKey()
-        )
-    }
 }
 
 extension ClientCredential {

@@ -3,7 +3,6 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import PushCredentials
-import PushGateway
 
 /// Serves a connection's streams at the HTTP/2 frame level: counts each against the
 /// connection's limit, collects its request, answers as APNs would, and applies the
@@ -134,11 +133,12 @@ final class GatewayStreams: ChannelInboundHandler {
             if payload.endStream { complete(stream, streamID, bodyRead: true) }
         case .rstStream:
             // Reset before its answer: the rapid-reset attack, when it is done thousands of times.
-            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend() {
+            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend(at: context.eventLoop.now)
+            {
                 connection.calm()
             }
         case .priority:
-            if connection.controlFrames.spend() { connection.calm() }
+            if connection.controlFrames.spend(at: context.eventLoop.now) { connection.calm() }
         default:
             break
         }
