@@ -159,8 +159,12 @@ struct Check: AsyncParsableCommand {
                 if stored.isEmpty, orphaned.isEmpty {
                     // The metrics still say when the check ran and that there was nothing to check.
                     try publishMetricsAnyway(CheckRun(date: expectations.date, results: [], secretsAsked: !skipSecrets))
-                    printError(
-                        "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
+                    reportError(
+                        CommandLineError(
+                            .failed,
+                            "The store at \(store.path) is empty: nothing to check.",
+                            hint: "Import a credential or name files to check."
+                        )
                     )
                     throw ExitStatus.couldNotCheck
                 }
