@@ -150,6 +150,7 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway",
+                "PushMonitoring",
                 "TestSupport",
                 "LocalGateway",
                 "PushCredentials",
