@@ -26,8 +26,17 @@ struct ErrorModelTests {
     @Test func theReportedShapeCarriesTheFileBeforeTheMessage() throws {
         let error = BulkRunError(.resultsUnreadable, path: "sent.jsonl", "It cannot be read.", hint: "Check it.")
         #expect(error.subject == .file("sent.jsonl"))
-        #expect(error.reported == ReportedError(code: "results_unreadable", message: "sent.jsonl: It cannot be read.", hint: "Check it."))
-        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(PushCoreError(.invalidKey, "No.").reported))
+        #expect(
+            error.reported
+                == ReportedError(
+                    code: "results_unreadable",
+                    message: "sent.jsonl: It cannot be read.",
+                    hint: "Check it."
+                )
+        )
+        let json = try JSONSerialization.jsonObject(
+            with: JSONEncoder().encode(PushCoreError(.invalidKey, "No.").reported)
+        )
         #expect((json as? [String: String]) == ["code": "invalid_key", "message": "No."])
     }
 

@@ -35,7 +35,12 @@ struct ErrorShapeTests {
             Self.thrown { _ = try InputFile.read(path: missing, kind: .credential) },
             Self.thrown { _ = try Endpoint.parse("gateway:notaport") },
             Self.thrown { _ = try LocalGateway.loadRegistry(path: registry) },
-            BulkRunError(.resultsExist, path: folder.path("sent.jsonl"), "The results file exists.", hint: "Choose another."),
+            BulkRunError(
+                .resultsExist,
+                path: folder.path("sent.jsonl"),
+                "The results file exists.",
+                hint: "Choose another."
+            ),
             ProbeRequestError("Missing environment=sandbox|production: say which gateway to probe."),
         ]
         let expected: [(ErrorCode, ErrorSubject?)] = [
@@ -54,9 +59,14 @@ struct ErrorShapeTests {
             #expect(reported.code == code.rawValue)
             #expect(!reported.message.isEmpty)
             // A file's path leads the message, as standard error shows it.
-            if case .file(let path) = subject { #expect(reported.message.hasPrefix(path + ": "), "\(reported.message)") }
+            if case .file(let path) = subject {
+                #expect(reported.message.hasPrefix(path + ": "), "\(reported.message)")
+            }
             let keys = try Self.keys(error)
-            #expect(keys.isSubset(of: ["code", "message", "hint"]) && keys.isSuperset(of: ["code", "message"]), "\(keys)")
+            #expect(
+                keys.isSubset(of: ["code", "message", "hint"]) && keys.isSuperset(of: ["code", "message"]),
+                "\(keys)"
+            )
             #expect((reported.hint != nil) == keys.contains("hint"))
         }
     }

@@ -103,6 +103,8 @@ enum ErrorHints {
         case .invalidCA:
             return
                 "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
+        case .resultsExist:
+            return "Continue that run with --resume, or choose another results file."
         case .invalidMintRequest:
             return "Give --topic com.example.app and --environment sandbox, production or both."
         default:
