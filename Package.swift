@@ -161,6 +161,7 @@ let package = Package(
             dependencies: [
                 "PushGateway",
                 "PushTransport",
+                "PushMonitoring",
                 "TestSupport",
                 "LocalGateway",
                 "PushCredentials",

@@ -1,32 +1,13 @@
 import Foundation
+import PushCore
 
 /// Every failure to set up or run the local gateway, or to mint a test identity.
 ///
 /// One struct with a code, like the other modules' errors: callers switch on ``code``; people
 /// read ``message`` and ``hint`` (in words: the command line adds its own options from the code).
-public struct LocalGatewayError: Error, CustomStringConvertible, Sendable, Equatable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// The device registry file is not valid JSON of the expected shape, or lists a bad token.
-        public static let invalidRegistry = Code("invalid_registry")
-        /// The gateway's own certificate or key cannot be read.
-        public static let invalidIdentity = Code("invalid_identity")
-        /// A client CA file cannot be read as PEM certificates.
-        public static let invalidClientCA = Code("invalid_client_ca")
-        /// The delivery log cannot be created.
-        public static let logNotWritable = Code("log_not_writable")
-        /// The listening address is taken or not allowed.
-        public static let cannotListen = Code("cannot_listen")
-        /// The CA given for minting cannot be read.
-        public static let invalidCA = Code("invalid_ca")
-        /// A test identity was asked for without a topic or an environment.
-        public static let invalidMintRequest = Code("invalid_mint_request")
-        /// A token key's public key is not a P-256 key in PEM.
-        public static let invalidTokenKey = Code("invalid_token_key")
-    }
+public struct LocalGatewayError: ReportableError, CustomStringConvertible {
+    /// The codes are ``ErrorCode``'s static members; those of the local gateway are declared here.
+    public typealias Code = ErrorCode
 
     public let code: Code
     /// The file (or files) the error is about.
@@ -43,5 +24,24 @@ public struct LocalGatewayError: Error, CustomStringConvertible, Sendable, Equat
 
     public var description: String { (path.map { "\($0): " } ?? "") + message + (hint.map { " \($0)" } ?? "") }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public var subject: ErrorSubject? { path.map(ErrorSubject.file) }
+}
+
+extension ErrorCode {
+    /// The device registry file is not valid JSON of the expected shape, or lists a bad token.
+    public static let invalidRegistry = ErrorCode("invalid_registry")
+    /// The gateway's own certificate or key cannot be read.
+    public static let invalidIdentity = ErrorCode("invalid_identity")
+    /// A client CA file cannot be read as PEM certificates.
+    public static let invalidClientCA = ErrorCode("invalid_client_ca")
+    /// The delivery log cannot be created.
+    public static let logNotWritable = ErrorCode("log_not_writable")
+    /// The listening address is taken or not allowed.
+    public static let cannotListen = ErrorCode("cannot_listen")
+    /// The CA given for minting cannot be read.
+    public static let invalidCA = ErrorCode("invalid_ca")
+    /// A test identity was asked for without a topic or an environment.
+    public static let invalidMintRequest = ErrorCode("invalid_mint_request")
+    /// A token key's public key is not a P-256 key in PEM.
+    public static let invalidTokenKey = ErrorCode("invalid_token_key")
 }

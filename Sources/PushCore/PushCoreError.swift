@@ -7,34 +7,9 @@ import Foundation
 /// One struct with a code, as swift-certificates does: callers switch on ``code``; people read
 /// ``message`` (what was wrong) and ``hint`` (what to do, in words: never a command-line flag,
 /// which the command-line tool adds itself from the code). Neither contains key material.
-public struct PushCoreError: Error, CustomStringConvertible, Sendable, Equatable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// A device token that is not hexadecimal, has an odd length or is too long.
-        public static let invalidDeviceToken = Code("invalid_device_token")
-        /// A notification APNs would refuse (payload too large or not JSON, collapse ID too long).
-        public static let invalidNotification = Code("invalid_notification")
-        /// A key ID that is not 10 upper-case letters and digits.
-        public static let invalidKeyID = Code("invalid_key_id")
-        /// A team ID that is not 10 upper-case letters and digits.
-        public static let invalidTeamID = Code("invalid_team_id")
-        /// A token key that cannot sign (not P-256, damaged).
-        public static let invalidKey = Code("invalid_key")
-        /// A results file whose run is not the one being resumed (another credential, topic,
-        /// push type, payload or gateway).
-        public static let runMismatch = Code("run_mismatch")
-        /// A results file that was not written by a bulk run.
-        public static let notAResultsFile = Code("not_a_results_file")
-        /// A time (expiration, stale or dismissal date) that cannot be read or has passed.
-        public static let invalidTime = Code("invalid_time")
-        /// A Live Activity payload or its headers that break ActivityKit's rules.
-        public static let invalidLiveActivity = Code("invalid_live_activity")
-        /// A channel ID that is not base64, or a channel request APNs would refuse.
-        public static let invalidChannel = Code("invalid_channel")
-    }
+public struct PushCoreError: ReportableError, CustomStringConvertible {
+    /// The codes are ``ErrorCode``'s static members; those of the APNs vocabulary are declared here.
+    public typealias Code = ErrorCode
 
     public let code: Code
     public let message: String
@@ -47,5 +22,36 @@ public struct PushCoreError: Error, CustomStringConvertible, Sendable, Equatable
 
     public var description: String { hint.map { "\(message) \($0)" } ?? message }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// A time, Live Activity or channel ID that cannot be sent is what was asked, not a failure
+    /// to check.
+    public var failure: FailureKind {
+        [.invalidTime, .invalidLiveActivity, .invalidChannel].contains(code) ? .invalidRequest : .couldNotCheck
+    }
+}
+
+extension ErrorCode {
+    /// A device token that is not hexadecimal, has an odd length or is too long.
+    public static let invalidDeviceToken = ErrorCode("invalid_device_token")
+    /// A notification APNs would refuse (payload too large or not JSON, collapse ID too long).
+    public static let invalidNotification = ErrorCode("invalid_notification")
+    /// A key ID that is not 10 upper-case letters and digits.
+    public static let invalidKeyID = ErrorCode("invalid_key_id")
+    /// A team ID that is not 10 upper-case letters and digits.
+    public static let invalidTeamID = ErrorCode("invalid_team_id")
+    /// A token key that cannot sign (not P-256, damaged).
+    public static let invalidKey = ErrorCode("invalid_key")
+    /// A results file whose run is not the one being resumed (another credential, topic,
+    /// push type, payload or gateway).
+    public static let runMismatch = ErrorCode("run_mismatch")
+    /// A results file that was not written by a bulk run.
+    public static let notAResultsFile = ErrorCode("not_a_results_file")
+    /// A time (expiration, stale or dismissal date) that cannot be read or has passed.
+    public static let invalidTime = ErrorCode("invalid_time")
+    /// A Live Activity payload or its headers that break ActivityKit's rules.
+    public static let invalidLiveActivity = ErrorCode("invalid_live_activity")
+    /// A channel ID that is not base64, or a channel request APNs would refuse.
+    public static let invalidChannel = ErrorCode("invalid_channel")
+    /// Results or a journal that cannot be opened or written; a credential file or the store's
+    /// files that cannot be written.
+    public static let writeFailed = ErrorCode("write_failed")
 }

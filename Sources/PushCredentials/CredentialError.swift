@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Every failure to read, decode or use a credential.
 ///
@@ -7,84 +8,11 @@ import Foundation
 /// Neither ever contains a password or key material. Hints say what to do in words and never
 /// name a command-line option: a front end that has options maps ``code`` (and ``alias``) to
 /// its own wording.
-public struct CredentialError: Error, CustomStringConvertible, Sendable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        public static let fileNotFound = Code("file_not_found")
-        public static let isDirectory = Code("is_directory")
-        public static let unreadable = Code("unreadable")
-        public static let emptyFile = Code("empty_file")
-        /// A PKCS#12 bundle or encrypted key whose iteration counts are far beyond any export's.
-        public static let excessiveWork = Code("excessive_iterations")
-        /// A file larger than anything of its kind, refused at its kind's limit.
-        public static let tooLarge = Code("file_too_large")
-        public static let notACertificate = Code("not_a_certificate")
-        public static let corrupt = Code("corrupt")
-        public static let truncated = Code("truncated")
-        public static let noCertificate = Code("no_certificate")
-        public static let passwordRequired = Code("password_required")
-        public static let wrongPassword = Code("wrong_password")
-        public static let unknownEncryption = Code("unknown_encryption")
-        public static let legacyProviderUnavailable = Code("legacy_provider_unavailable")
-        public static let noPrivateKey = Code("no_private_key")
-        public static let keyMismatch = Code("key_mismatch")
-        public static let unsupportedKey = Code("unsupported_key")
-        public static let invalidArgument = Code("invalid_argument")
-        public static let writeFailed = Code("write_failed")
-        public static let secretStoreUnavailable = Code("secret_store_unavailable")
-        public static let secretStoreLocked = Code("secret_store_locked")
-        public static let secretNotFound = Code("secret_not_found")
-        public static let storeError = Code("store_error")
-        public static let aliasNotFound = Code("alias_not_found")
-        public static let alreadyImported = Code("already_imported")
-        public static let aliasTaken = Code("alias_taken")
-        /// A token key (.p8) was given without the team ID every JWT must name.
-        public static let teamIDRequired = Code("team_id_required")
-        /// A token key's ID cannot be read from its file name and was not given.
-        public static let keyIDRequired = Code("key_id_required")
-        /// A team ID that is not 10 upper-case letters and digits.
-        public static let invalidTeamID = Code("invalid_team_id")
-        /// A key ID that is not 10 upper-case letters and digits.
-        public static let invalidKeyID = Code("invalid_key_id")
-        /// An alias that cannot be a file name in the store.
-        public static let invalidAlias = Code("invalid_alias")
-        /// The store's folder holds something other than a store.
-        public static let notAStore = Code("not_a_store")
-        /// The store's credentials folder holds files but its index is missing.
-        public static let indexMissing = Code("index_missing")
-        /// The store's index cannot be read or decoded.
-        public static let indexUnreadable = Code("index_unreadable")
-        /// An index entry names a file outside the store's credentials folder.
-        public static let entryOutsideStore = Code("entry_outside_store")
-        /// A file that would be written exists already.
-        public static let fileExists = Code("file_exists")
-        /// A rotation would put a certificate that expires sooner in place of the one it replaces.
-        public static let expiresSooner = Code("expires_sooner")
-        /// A certificate that is expired or not yet valid, which APNs would refuse.
-        public static let outsideValidity = Code("outside_validity")
-        /// A change that only a token key's metadata can take was asked of a certificate.
-        public static let notATokenKey = Code("not_a_token_key")
-        /// A certificate without its key, and no pending request in the store holds that key.
-        public static let noMatchingRequest = Code("no_matching_request")
-        /// A certificate for the same topics and environments as a stored one, imported without
-        /// saying it replaces that one.
-        public static let sameAppStored = Code("same_app_stored")
-        /// A certificate with neither Apple's push extensions nor a push topic.
-        public static let notAPushCertificate = Code("not_a_push_certificate")
-
-        // The team store (a store shared through git, its secrets encrypted with age).
-        /// A decrypted secret does not match the certificate or key fingerprint the index names.
-        public static let tampered = Code("tampered")
-        /// git or age failed, or the team repository is not in the shape apnsctl made.
-        public static let teamError = Code("team_error")
-        /// This member's identity is not (yet) a recipient of the team's secrets, or there is none.
-        public static let notAMember = Code("not_a_member")
-        /// The same alias was changed on both sides of a sync.
-        public static let teamConflict = Code("team_conflict")
-    }
+public struct CredentialError: ReportableError, CustomStringConvertible {
+    /// The codes are ``ErrorCode``'s static members; those of credentials and the store are
+    /// declared here (``ErrorCode/invalidTeamID``, ``ErrorCode/invalidKeyID`` and
+    /// ``ErrorCode/writeFailed`` in PushCore).
+    public typealias Code = ErrorCode
 
     public let code: Code
     /// The file the error is about, when there is one.
@@ -105,6 +33,9 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         self.alias = alias
     }
 
+    /// The file when there is one, else the stored credential.
+    public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? alias.map(ErrorSubject.credential) }
+
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> CredentialError {
         CredentialError(code, path: path, message, hint: hint, alias: alias)
@@ -115,4 +46,75 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable {
         if let hint { text += "\n  hint: \(hint)" }
         return text
     }
+}
+
+extension ErrorCode {
+    public static let fileNotFound = ErrorCode("file_not_found")
+    public static let isDirectory = ErrorCode("is_directory")
+    public static let unreadable = ErrorCode("unreadable")
+    public static let emptyFile = ErrorCode("empty_file")
+    /// A PKCS#12 bundle or encrypted key whose iteration counts are far beyond any export's.
+    public static let excessiveWork = ErrorCode("excessive_iterations")
+    /// A file larger than anything of its kind, refused at its kind's limit.
+    public static let fileTooLarge = ErrorCode("file_too_large")
+    /// ``fileTooLarge`` by the name credential files gave it.
+    public static var tooLarge: ErrorCode { .fileTooLarge }
+    public static let notACertificate = ErrorCode("not_a_certificate")
+    public static let corrupt = ErrorCode("corrupt")
+    public static let truncated = ErrorCode("truncated")
+    public static let noCertificate = ErrorCode("no_certificate")
+    public static let passwordRequired = ErrorCode("password_required")
+    public static let wrongPassword = ErrorCode("wrong_password")
+    public static let unknownEncryption = ErrorCode("unknown_encryption")
+    public static let legacyProviderUnavailable = ErrorCode("legacy_provider_unavailable")
+    public static let noPrivateKey = ErrorCode("no_private_key")
+    public static let keyMismatch = ErrorCode("key_mismatch")
+    public static let unsupportedKey = ErrorCode("unsupported_key")
+    public static let invalidArgument = ErrorCode("invalid_argument")
+    public static let secretStoreUnavailable = ErrorCode("secret_store_unavailable")
+    public static let secretStoreLocked = ErrorCode("secret_store_locked")
+    public static let secretNotFound = ErrorCode("secret_not_found")
+    public static let storeError = ErrorCode("store_error")
+    public static let aliasNotFound = ErrorCode("alias_not_found")
+    public static let alreadyImported = ErrorCode("already_imported")
+    public static let aliasTaken = ErrorCode("alias_taken")
+    /// A token key (.p8) was given without the team ID every JWT must name.
+    public static let teamIDRequired = ErrorCode("team_id_required")
+    /// A token key's ID cannot be read from its file name and was not given.
+    public static let keyIDRequired = ErrorCode("key_id_required")
+    /// An alias that cannot be a file name in the store.
+    public static let invalidAlias = ErrorCode("invalid_alias")
+    /// The store's folder holds something other than a store.
+    public static let notAStore = ErrorCode("not_a_store")
+    /// The store's credentials folder holds files but its index is missing.
+    public static let indexMissing = ErrorCode("index_missing")
+    /// The store's index cannot be read or decoded.
+    public static let indexUnreadable = ErrorCode("index_unreadable")
+    /// An index entry names a file outside the store's credentials folder.
+    public static let entryOutsideStore = ErrorCode("entry_outside_store")
+    /// A file that would be written exists already.
+    public static let fileExists = ErrorCode("file_exists")
+    /// A rotation would put a certificate that expires sooner in place of the one it replaces.
+    public static let expiresSooner = ErrorCode("expires_sooner")
+    /// A certificate that is expired or not yet valid, which APNs would refuse.
+    public static let outsideValidity = ErrorCode("outside_validity")
+    /// A change that only a token key's metadata can take was asked of a certificate.
+    public static let notATokenKey = ErrorCode("not_a_token_key")
+    /// A certificate without its key, and no pending request in the store holds that key.
+    public static let noMatchingRequest = ErrorCode("no_matching_request")
+    /// A certificate for the same topics and environments as a stored one, imported without
+    /// saying it replaces that one.
+    public static let sameAppStored = ErrorCode("same_app_stored")
+    /// A certificate with neither Apple's push extensions nor a push topic.
+    public static let notAPushCertificate = ErrorCode("not_a_push_certificate")
+
+    // The team store (a store shared through git, its secrets encrypted with age).
+    /// A decrypted secret does not match the certificate or key fingerprint the index names.
+    public static let tampered = ErrorCode("tampered")
+    /// git or age failed, or the team repository is not in the shape apnsctl made.
+    public static let teamError = ErrorCode("team_error")
+    /// This member's identity is not (yet) a recipient of the team's secrets, or there is none.
+    public static let notAMember = ErrorCode("not_a_member")
+    /// The same alias was changed on both sides of a sync.
+    public static let teamConflict = ErrorCode("team_conflict")
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Every failure to reach a gateway or to get an answer from it.
 ///
@@ -7,82 +8,10 @@ import Foundation
 /// contains a private key, a JWT or a password. Hints say what to do in words, never naming a
 /// command-line option: a front end maps ``code`` to its own wording. A rejected notification is *not* an error: it
 /// is a ``PushResponse`` with a non-200 status.
-public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible, Codable {
-        public let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        public init(from decoder: any Decoder) throws { name = try decoder.singleValueContainer().decode(String.self) }
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(name)
-        }
-
-        /// The endpoint text (a gateway address or port) cannot be understood.
-        public static let invalidEndpoint = Code("invalid_endpoint")
-        /// The credential cannot be used for TLS.
-        public static let invalidCredential = Code("invalid_credential")
-        /// A CA file given as an extra trust root cannot be read.
-        public static let caFileUnreadable = Code("ca_file_unreadable")
-        /// A CA file given as an extra trust root holds no readable certificate.
-        public static let caFileInvalid = Code("ca_file_invalid")
-        /// A CA file past the size any CA bundle has (the same code as a credential file's).
-        public static let fileTooLarge = Code("file_too_large")
-        /// The proxy setting (given, or from HTTPS_PROXY) is not a proxy URL.
-        public static let invalidProxy = Code("invalid_proxy")
-        /// The notification cannot be sent as given (payload too large, bad header value).
-        public static let invalidNotification = Code("invalid_notification")
-        /// The host name does not resolve.
-        public static let dnsFailed = Code("dns_failed")
-        /// Name resolution took longer than its timeout.
-        public static let dnsTimeout = Code("dns_timeout")
-        /// Nothing listens on the port (TCP RST).
-        public static let connectionRefused = Code("connection_refused")
-        /// The TCP connection failed in another way (unreachable network, reset).
-        public static let connectFailed = Code("connect_failed")
-        /// TCP connect took longer than its timeout (a firewall dropping packets, usually).
-        public static let connectTimeout = Code("connect_timeout")
-        /// The proxy's scheme is not one spoken (only HTTP CONNECT is).
-        public static let unsupportedProxy = Code("unsupported_proxy")
-        /// The HTTP CONNECT proxy refused or failed the tunnel.
-        public static let proxyFailed = Code("proxy_failed")
-        /// The server's certificate chain does not lead to a trusted root.
-        public static let tlsUntrusted = Code("tls_untrusted")
-        /// The server's certificate is not valid for the host name connected to.
-        public static let tlsHostnameMismatch = Code("tls_hostname_mismatch")
-        /// The server's certificate (or one in its chain) has expired or is not yet valid.
-        public static let tlsCertificateExpired = Code("tls_certificate_expired")
-        /// The TLS handshake failed for another reason (protocol version, alert from the server:
-        /// often the server rejecting our client certificate).
-        public static let tlsHandshakeFailed = Code("tls_handshake_failed")
-        /// The server closed the connection during the TLS handshake.
-        public static let tlsServerClosed = Code("tls_server_closed")
-        /// The server refused our client certificate with a TLS alert (expired, revoked, unknown
-        /// CA, bad certificate): a finding about the credential, not a failure to check.
-        public static let clientCertificateRejected = Code("client_certificate_rejected")
-        /// The TLS handshake took longer than its timeout (the server accepted TCP but never answered).
-        public static let tlsTimeout = Code("tls_timeout")
-        /// The server negotiated an ALPN protocol other than h2.
-        public static let alpnRejected = Code("alpn_rejected")
-        /// The server's first HTTP/2 SETTINGS frame did not arrive in time.
-        public static let http2Timeout = Code("http2_timeout")
-        /// HTTP/2 failed (protocol error from either side).
-        public static let http2Failed = Code("http2_failed")
-        /// The server sent GOAWAY: the connection takes no new streams.
-        public static let goAway = Code("go_away")
-        /// The connection closed before the answer arrived.
-        public static let connectionClosed = Code("connection_closed")
-        /// The server reset the stream without answering (RST_STREAM other than NO_ERROR after a response).
-        public static let streamReset = Code("stream_reset")
-        /// No answer arrived within the request timeout.
-        public static let requestTimeout = Code("request_timeout")
-        /// The request was written and the connection closed before its answer: the server may
-        /// have delivered the notification.
-        public static let answerLost = Code("answer_lost")
-        /// The connection is not open (never connected, or closed by ``GatewayConnection/close()``).
-        public static let notConnected = Code("not_connected")
-    }
+public struct GatewayError: ReportableError, CustomStringConvertible {
+    /// The codes are ``ErrorCode``'s static members; those of connections are declared here
+    /// (``ErrorCode/fileTooLarge`` in PushCredentials, ``ErrorCode/invalidNotification`` in PushCore).
+    public typealias Code = ErrorCode
 
     public let code: Code
     /// What happened, as one sentence.
@@ -108,6 +37,16 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
         self.hint = hint
         self.goAway = goAway
         self.isRetryable = isRetryable
+    }
+
+    /// A server that refused the client certificate is a finding about the credential; a proxy
+    /// scheme that is not spoken is a setting to change, wherever it came from.
+    public var failure: FailureKind {
+        switch code {
+        case .clientCertificateRejected: return .problem
+        case .unsupportedProxy: return .invalidRequest
+        default: return .couldNotCheck
+        }
     }
 
     /// The same error with another hint.
@@ -262,7 +201,64 @@ public struct GatewayError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 }
 
-extension GatewayError {
-    /// The error as JSON reports give it.
-    public var reported: ReportedError { ReportedError(code: code.name, message: message, hint: hint) }
+extension ErrorCode {
+    /// The endpoint text (a gateway address or port) cannot be understood.
+    public static let invalidEndpoint = ErrorCode("invalid_endpoint")
+    /// The credential cannot be used for TLS.
+    public static let invalidCredential = ErrorCode("invalid_credential")
+    /// A CA file given as an extra trust root cannot be read.
+    public static let caFileUnreadable = ErrorCode("ca_file_unreadable")
+    /// A CA file given as an extra trust root holds no readable certificate.
+    public static let caFileInvalid = ErrorCode("ca_file_invalid")
+    /// The proxy setting (given, or from HTTPS_PROXY) is not a proxy URL.
+    public static let invalidProxy = ErrorCode("invalid_proxy")
+    /// The host name does not resolve.
+    public static let dnsFailed = ErrorCode("dns_failed")
+    /// Name resolution took longer than its timeout.
+    public static let dnsTimeout = ErrorCode("dns_timeout")
+    /// Nothing listens on the port (TCP RST).
+    public static let connectionRefused = ErrorCode("connection_refused")
+    /// The TCP connection failed in another way (unreachable network, reset).
+    public static let connectFailed = ErrorCode("connect_failed")
+    /// TCP connect took longer than its timeout (a firewall dropping packets, usually).
+    public static let connectTimeout = ErrorCode("connect_timeout")
+    /// The proxy's scheme is not one spoken (only HTTP CONNECT is).
+    public static let unsupportedProxy = ErrorCode("unsupported_proxy")
+    /// The HTTP CONNECT proxy refused or failed the tunnel.
+    public static let proxyFailed = ErrorCode("proxy_failed")
+    /// The server's certificate chain does not lead to a trusted root.
+    public static let tlsUntrusted = ErrorCode("tls_untrusted")
+    /// The server's certificate is not valid for the host name connected to.
+    public static let tlsHostnameMismatch = ErrorCode("tls_hostname_mismatch")
+    /// The server's certificate (or one in its chain) has expired or is not yet valid.
+    public static let tlsCertificateExpired = ErrorCode("tls_certificate_expired")
+    /// The TLS handshake failed for another reason (protocol version, alert from the server:
+    /// often the server rejecting our client certificate).
+    public static let tlsHandshakeFailed = ErrorCode("tls_handshake_failed")
+    /// The server closed the connection during the TLS handshake.
+    public static let tlsServerClosed = ErrorCode("tls_server_closed")
+    /// The server refused our client certificate with a TLS alert (expired, revoked, unknown
+    /// CA, bad certificate): a finding about the credential, not a failure to check.
+    public static let clientCertificateRejected = ErrorCode("client_certificate_rejected")
+    /// The TLS handshake took longer than its timeout (the server accepted TCP but never answered).
+    public static let tlsTimeout = ErrorCode("tls_timeout")
+    /// The server negotiated an ALPN protocol other than h2.
+    public static let alpnRejected = ErrorCode("alpn_rejected")
+    /// The server's first HTTP/2 SETTINGS frame did not arrive in time.
+    public static let http2Timeout = ErrorCode("http2_timeout")
+    /// HTTP/2 failed (protocol error from either side).
+    public static let http2Failed = ErrorCode("http2_failed")
+    /// The server sent GOAWAY: the connection takes no new streams.
+    public static let goAway = ErrorCode("go_away")
+    /// The connection closed before the answer arrived.
+    public static let connectionClosed = ErrorCode("connection_closed")
+    /// The server reset the stream without answering (RST_STREAM other than NO_ERROR after a response).
+    public static let streamReset = ErrorCode("stream_reset")
+    /// No answer arrived within the request timeout.
+    public static let requestTimeout = ErrorCode("request_timeout")
+    /// The request was written and the connection closed before its answer: the server may
+    /// have delivered the notification.
+    public static let answerLost = ErrorCode("answer_lost")
+    /// The connection is not open (never connected, or closed by ``GatewayConnection/close()``).
+    public static let notConnected = ErrorCode("not_connected")
 }

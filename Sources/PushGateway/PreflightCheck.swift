@@ -45,7 +45,7 @@ public struct PreflightCheck: Sendable {
         case let error as CredentialError:
             ReportedError(code: error.code.name, message: error.message, hint: error.hint)
         case let error as GatewayError: error.reported
-        default: ReportedError(code: "failed", message: UserFacing.describe(error))
+        default: ReportedError(code: ErrorCode.failed.rawValue, message: UserFacing.describe(error))
         }
     }
 

@@ -17,9 +17,18 @@ public struct ProbeTarget: Hashable, Sendable {
 }
 
 /// A request the exporter refuses (400), with a message that says what to send instead.
-public struct ProbeRequestError: Error, Sendable, Equatable {
+public struct ProbeRequestError: ReportableError {
+    public var code: ErrorCode { .invalidProbeRequest }
     public var message: String
+    public var hint: String? { nil }
+    /// The request asks for what cannot be probed: the scraper's configuration is to change.
+    public var failure: FailureKind { .invalidRequest }
     public init(_ message: String) { self.message = message }
+}
+
+extension ErrorCode {
+    /// A `/probe` request with an unknown parameter, a missing or unknown credential or environment.
+    public static let invalidProbeRequest = ErrorCode("invalid_probe_request")
 }
 
 /// One probe: a handshake and an auth check on the same connection, or why it could not start.

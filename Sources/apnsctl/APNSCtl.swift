@@ -31,7 +31,7 @@ struct APNSCtl: AsyncParsableCommand {
         let text = fullMessage(for: error)
         if !text.isEmpty { print(text) }
         if let reason = StandardOutput.failure {
-            printError("error: standard output could not be written (\(reason)); the output is incomplete.")
+            reportError(CommandLineError.standardOutputFailed(reason))
             exit(withError: ExitStatus.couldNotCheck)
         }
         exit(withError: ExitStatus.ok)
@@ -54,13 +54,13 @@ struct APNSCtl: AsyncParsableCommand {
             // is a usage error: 64, as the argument parser gives its own refusals.
             if exitCode(for: error) == .failure {
                 let message = fullMessage(for: error)
-                JSONFailure.noteUsage(message)
+                JSONFailure.note(CommandLineError.usage(message))
                 printError(message)
                 JSONFailure.finish()
                 exit(withError: ExitCode(64))
             }
             if exitCode(for: error).rawValue != 0 {
-                JSONFailure.noteUsage(fullMessage(for: error))
+                JSONFailure.note(CommandLineError.usage(fullMessage(for: error)))
                 JSONFailure.finish()
             } else {
                 exitCleanly(error)
@@ -79,7 +79,7 @@ struct APNSCtl: AsyncParsableCommand {
         }
         if let reason = StandardOutput.failure {
             // Output that did not reach its destination is a failure whatever the command found.
-            printError("error: standard output could not be written (\(reason)); the output is incomplete.")
+            reportError(CommandLineError.standardOutputFailed(reason))
             exit(withError: ExitStatus.couldNotCheck)
         }
         guard let failure else { return }
@@ -88,6 +88,10 @@ struct APNSCtl: AsyncParsableCommand {
         // A library error that no command turned into its own message still gets one, with
         // the command line's hint and its exit status, never a bare description and status 1.
         let status = reportLibraryError(failure)
+        // A usage error found by a command's run() (a ValidationError) is a usage error under --json too.
+        if status == nil, !(failure is ExitCode), exitCode(for: failure).rawValue == 64 {
+            JSONFailure.note(CommandLineError.usage(fullMessage(for: failure)))
+        }
         if (status ?? failure as? ExitCode)?.rawValue != 0 { JSONFailure.finish() }
         if let status { exit(withError: status) }
         exit(withError: failure)

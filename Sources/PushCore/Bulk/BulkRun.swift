@@ -86,7 +86,7 @@ public final class BulkRun: @unchecked Sendable {
                     .resultsExist,
                     path: results,
                     "The results file already exists.",
-                    hint: "Continue that run with --resume, or choose another results file."
+                    hint: "Continue that run (resume it), or choose another results file."
                 )
             }
             let file = try AppendFile.open(path: results, exclusive: true)

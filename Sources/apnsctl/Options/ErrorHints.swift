@@ -10,7 +10,7 @@ import PushGateway
 /// code whose remedy is an option of this tool gets a hint that names the option, and hints that
 /// name a command name it so that it works when pasted (with the same `--store`).
 enum ErrorHints {
-    /// The hint to print for a credential error.
+    /// The hint to print for a credential error: it may name the credential or file it is about.
     static func hint(for error: CredentialError) -> String? {
         switch error.code {
         case .passwordRequired:
@@ -21,11 +21,8 @@ enum ErrorHints {
         case .keyIDRequired:
             return
                 "Give it with --key-id; it is shown next to the key under Certificates, Identifiers & Profiles > Keys."
-        case .invalidTeamID:
-            return "Copy the team ID from the Apple Developer portal (Membership details) and give it with --team-id."
-        case .invalidKeyID:
-            return
-                "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
+        case .invalidTeamID, .invalidKeyID:
+            return optionHint(for: error.code)
         case .invalidAlias:
             return "For example --alias com.example.app-production."
         case .aliasTaken:
@@ -82,9 +79,14 @@ enum ErrorHints {
         }
     }
 
-    /// The hint to print for a gateway error.
-    static func hint(for error: GatewayError) -> String? {
+    /// The hint to print for any error: the credential's own advice for a credential error, else
+    /// the command line's wording for the codes whose remedy is one of its options.
+    static func hint(for error: any ReportableError) -> String? {
+        if let error = error as? CredentialError { return hint(for: error) }
         switch error.code {
+        case .invalidTeamID, .invalidKeyID:
+            // The same code and remedy whichever module read the identifier.
+            return optionHint(for: error.code)
         case .connectTimeout:
             return
                 "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (--proxy URL or HTTPS_PROXY)."
@@ -96,36 +98,30 @@ enum ErrorHints {
         case .tlsUntrusted:
             return
                 "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or give the root with --ca. For a local gateway, give its CA with --ca."
+        case .cannotListen where error is LocalGatewayError:
+            return "Pick another --port, or --port 0 for any free port (with --port-file FILE to learn which)."
+        case .invalidCA:
+            return
+                "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
+        case .resultsExist:
+            return "Continue that run with --resume, or choose another results file."
+        case .invalidMintRequest:
+            return "Give --topic com.example.app and --environment sandbox, production or both."
         default:
             return error.hint
         }
     }
 
-    /// The hint to print for an error of the APNs vocabulary.
-    static func hint(for error: PushCoreError) -> String? {
-        switch error.code {
+    /// The hint for a team or key ID that is not one, from whichever module found it.
+    private static func optionHint(for code: ErrorCode) -> String? {
+        switch code {
         case .invalidTeamID:
             return "Copy the team ID from the Apple Developer portal (Membership details) and give it with --team-id."
         case .invalidKeyID:
             return
                 "Copy the key ID from the Apple Developer portal (Certificates, Identifiers & Profiles > Keys) and give it with --key-id."
         default:
-            return error.hint
-        }
-    }
-
-    /// The hint to print for a local gateway error.
-    static func hint(for error: LocalGatewayError) -> String? {
-        switch error.code {
-        case .cannotListen:
-            return "Pick another --port, or --port 0 for any free port (with --port-file FILE to learn which)."
-        case .invalidCA:
-            return
-                "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
-        case .invalidMintRequest:
-            return "Give --topic com.example.app and --environment sandbox, production or both."
-        default:
-            return error.hint
+            return nil
         }
     }
 
@@ -173,86 +169,4 @@ extension CredentialError {
 extension GatewayError {
     /// This error with the command line's hint.
     var forCommandLine: GatewayError { withHint(ErrorHints.hint(for: self)) }
-
-    func print() {
-        JSONFailure.note(code: code.name, message: message, hint: ErrorHints.hint(for: self))
-        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + message
-        if let hint = ErrorHints.hint(for: self) {
-            text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
-        }
-        printError(text)
-    }
-}
-
-/// Prints a library error (credential, gateway or APNs vocabulary) with the command line's hint
-/// and returns the exit status it calls for; nil for any other error.
-func reportLibraryError(_ error: any Error) -> ExitCode? {
-    switch error {
-    case let error as CredentialError:
-        reportError(error)
-    case let error as GatewayError:
-        error.print()
-    case let error as LocalGatewayError:
-        JSONFailure.note(
-            code: error.code.name,
-            message: (error.path.map { "\($0): " } ?? "") + error.message,
-            hint: ErrorHints.hint(for: error)
-        )
-        var text =
-            TerminalStyle.stderr.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "")
-            + error.message
-        if let hint = ErrorHints.hint(for: error) {
-            text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
-        }
-        printError(text)
-    case let error as BulkRunError:
-        JSONFailure.note(
-            code: error.code.rawValue,
-            message: (error.path.map { "\($0): " } ?? "") + error.message,
-            hint: error.hint
-        )
-        var text =
-            TerminalStyle.stderr.paint("error:", .red, .bold) + " " + (error.path.map { "\($0): " } ?? "")
-            + error.message
-        if let hint = error.hint { text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint }
-        printError(text)
-    case let error as PushCoreError:
-        JSONFailure.note(code: error.code.name, message: error.message, hint: ErrorHints.hint(for: error))
-        var text = TerminalStyle.stderr.paint("error:", .red, .bold) + " " + error.message
-        if let hint = ErrorHints.hint(for: error) {
-            text += "\n  " + TerminalStyle.stderr.paint("hint:", .bold) + " " + hint
-        }
-        printError(text)
-    default:
-        return nil
-    }
-    return exitStatus(for: error)
-}
-
-/// 1 when the error is itself a finding about the credential (a server refused the client
-/// certificate), else 2: the check could not be made.
-func exitStatus(for error: any Error) -> ExitCode {
-    if let error = error as? GatewayError, error.code == .clientCertificateRejected { return ExitStatus.problem }
-    // A proxy scheme that is not spoken is a usage error, wherever the setting came from.
-    if let error = error as? GatewayError, error.code == .unsupportedProxy { return ExitCode(64) }
-    // A results file that exists or belongs to another run, tokens from a terminal: usage errors.
-    if let error = error as? BulkRunError, error.isUsageError { return ExitCode(64) }
-    // A time, Live Activity or channel ID the user wrote that cannot be sent: usage errors.
-    if let error = error as? PushCoreError, [.invalidTime, .invalidLiveActivity, .invalidChannel].contains(error.code) {
-        return ExitCode(64)
-    }
-    return ExitStatus.couldNotCheck
-}
-
-/// Runs a command body, turning the libraries' errors into the project's messages and exit codes.
-func withUserErrors<R>(_ body: () async throws -> R) async throws -> R {
-    do {
-        return try await body()
-    } catch let exit as ExitCode {
-        throw exit
-    } catch {
-        if let status = reportLibraryError(error) { throw status }
-        printError(TerminalStyle.stderr.paint("error:", .red, .bold) + " \(error.localizedDescription)")
-        throw ExitStatus.couldNotCheck
-    }
 }

@@ -15,25 +15,9 @@ enum ExitStatus {
     static let couldNotCheck = ExitCode(2)
 }
 
-/// Prints a user-facing error to stderr in the one format every command uses.
-func reportError(_ error: CredentialError, style: TerminalStyle = .stderr) {
-    JSONFailure.note(
-        code: error.code.name,
-        message: Untrusted.display((error.path.map { "\($0): " } ?? "") + error.message),
-        hint: ErrorHints.hint(for: error).map(Untrusted.display)
-    )
-    // A file name or a certificate's text in the message may hold anything: shown, never obeyed.
-    var text =
-        style.paint("error:", .red, .bold) + " "
-        + Untrusted.display((error.path.map { "\($0): " } ?? "") + error.message)
-    if let hint = ErrorHints.hint(for: error) {
-        text += "\n  " + style.paint("hint:", .bold) + " " + Untrusted.display(hint)
-    }
-    printError(text)
-}
-
+/// Writes a line to standard error: notes, warnings and progress, and the errors that
+/// ``reportError(_:style:)`` renders.
 func printError(_ text: String) {
-    JSONFailure.noteText(text)
     writeAll(STDERR_FILENO, Array(TerminalSafe.filter(text + "\n", colours: colourErr.enabled).utf8))
 }
 
@@ -56,9 +40,7 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
 /// Writes to standard output, failing with exit 2 and a message when it cannot.
 func writeStandardOutput(_ bytes: [UInt8]) throws {
     guard writeAll(STDOUT_FILENO, bytes) else {
-        printError(
-            "error: standard output could not be written (\(String(cString: strerror(errno)))); the output is incomplete."
-        )
+        reportError(CommandLineError.standardOutputFailed(String(cString: strerror(errno))))
         throw ExitStatus.couldNotCheck
     }
 }

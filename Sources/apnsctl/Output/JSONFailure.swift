@@ -25,49 +25,17 @@ enum JSONFailure {
     }
 
     /// Keeps the first error a command reports: the one that stopped it.
-    static func note(code: String, message: String, hint: String?) {
+    static func note(_ reported: any ReportableError) {
         guard error == nil else { return }
-        error = ReportedError(code: code, message: message, hint: hint)
-    }
-
-    /// An error printed as text only ("error: …\n  hint: …"), when no coded error came first.
-    static func noteText(_ text: String) {
-        guard error == nil else { return }
-        let plain = TerminalSafe.filter(text, colours: false)
-        guard plain.hasPrefix("error: ") else { return }
-        var lines = plain.dropFirst("error: ".count).split(separator: "\n", omittingEmptySubsequences: false).map(
-            String.init
-        )
-        var hint: String?
-        if let index = lines.firstIndex(where: { $0.hasPrefix("  hint: ") }) {
-            hint = String(lines[index].dropFirst("  hint: ".count))
-            lines.removeSubrange(index...)
-        }
-        note(code: "failed", message: lines.joined(separator: "\n"), hint: hint)
-    }
-
-    /// A usage error as the argument parser words it: its first line is the message, its
-    /// "See 'apnsctl … --help'" line the hint.
-    static func noteUsage(_ text: String) {
-        let lines = TerminalSafe.filter(text, colours: false).split(separator: "\n").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        var message = lines.first ?? "The command line is not valid."
-        if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
-        let hint = lines.last(where: { $0.hasPrefix("See ") }) ?? "See apnsctl --help."
-        note(code: "usage", message: message, hint: hint)
+        error = ErrorOutput.json(reported)
     }
 
     /// Prints the error object when JSON was asked and no report was printed.
     static func finish() {
         guard requested, !printed else { return }
-        struct Output: Encodable {
-            var schemaVersion: Int
-            var error: ReportedError
-        }
         let error =
             self.error
-            ?? ReportedError(code: "failed", message: "The command failed; standard error says why.", hint: nil)
-        try? printJSON(Output(schemaVersion: ReportSchema.schemaVersion, error: error))
+            ?? ErrorOutput.json(CommandLineError(.failed, "The command failed; standard error says why."))
+        try? printJSON(ErrorOutput.Document(error))
     }
 }

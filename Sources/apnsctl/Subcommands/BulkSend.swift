@@ -52,7 +52,7 @@ extension Send {
         }
         if let cause = summary.stoppedBy {
             if quiet || json {
-                printError(style.paint("error:", .red, .bold) + " " + (summary.stopMessage ?? "the run stopped early"))
+                reportError(CommandLineError(.failed, summary.stopMessage ?? "the run stopped early"), style: style)
             }
             throw cause == .interrupted && summary.resultsWritten == summary.results && !summary.resultsLost
                 ? ExitCode(130) : ExitStatus.couldNotCheck

@@ -145,8 +145,12 @@ struct Check: AsyncParsableCommand {
             if checked.nothingToCheck {
                 // The metrics still say when the check ran and that there was nothing to check.
                 try publishMetricsAnyway(CheckRun(checked, store: store))
-                printError(
-                    "The store at \(store.path) is empty: nothing to check. Import a credential or name files to check."
+                reportError(
+                    CommandLineError(
+                        .failed,
+                        "The store at \(store.path) is empty: nothing to check.",
+                        hint: "Import a credential or name files to check."
+                    )
                 )
                 throw ExitStatus.couldNotCheck
             }

@@ -120,8 +120,12 @@ struct Exporter: AsyncParsableCommand {
                 )
             }
         } catch {
-            printError(
-                "error: the exporter cannot listen on \(listen) (\(error)).\n  → Give another --listen address, or stop what uses the port."
+            reportError(
+                CommandLineError(
+                    .cannotListen,
+                    "the exporter cannot listen on \(listen) (\(error)).",
+                    hint: "Give another --listen address, or stop what uses the port."
+                )
             )
             throw ExitStatus.couldNotCheck
         }

@@ -94,7 +94,7 @@ struct Handshake: AsyncParsableCommand {
         } else {
             print(HandshakeRenderer(style: style).render(output.handshake))
             if let auth = output.authCheck { print(AuthCheckRenderer(style: style).render(auth)) }
-            if let error = check.error { error.print() }
+            if let error = check.error { reportError(error) }
         }
         throw ExitCode(check.exitCode)
     }
