@@ -14,52 +14,51 @@ guard arguments.count == 3 || arguments.count == 5 else {
 }
 let (tokens, results) = (arguments[1], arguments[2])
 
+/// Stops the run on SIGINT or SIGTERM once sending has started.
+final class StopOnSignal: BulkSendObserver, @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+    func willSend(_ started: BulkSendJob.Started) {
+        // Dispatch delivers the signals only once their default action (ending the process) is off.
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { started.sender.stop() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+    func didEnd() { for source in sources { source.cancel() } }
+}
+
 do {
-    let store = CredentialStore(root: CredentialStore.defaultRoot())
-    let credential = try CredentialLoader(store: store).load(arguments[0])
+    let credential = try CredentialLoader.load(arguments[0])
     let settings = ConnectionSettings(gateway: arguments.dropFirst(3).first, caFiles: Array(arguments.dropFirst(4)))
     let environment = settings.chooseEnvironment(for: credential).environment
     let configuration = try settings.configuration(for: credential, environment: environment).configuration
-    let body = try Payload.alert(title: "Hello", body: "Sent in bulk")
-    let template = NotificationTemplate(topic: credential.defaultTopic(for: .alert), payload: body)
-
-    // The header records what the run sends with: a resume with anything else is refused.
-    let header = BulkRunHeader(
-        credential: configuration.credential.fingerprint,
-        template: template,
-        gateway: configuration.endpoint.description
+    let template = NotificationTemplate(
+        topic: credential.defaultTopic(for: .alert),
+        payload: try Payload.alert(title: "Hello", body: "Sent in bulk")
     )
+
+    // A results file that exists is a run to continue; the run's header refuses any other send.
     let resuming = FileManager.default.fileExists(atPath: results)
-    let run = try BulkRun.open(header: header, results: resuming ? nil : results, resume: resuming ? results : nil)
-    let feed = try TokenFeed.open(path: tokens, resume: run.state)
-    let sender = try BulkSender(
+    let request = BulkSendJob.Request(
         configuration: configuration,
         template: template,
-        options: BulkSender.Options(),
-        feed: feed,
-        output: run.output
+        tokens: tokens,
+        results: resuming ? nil : results,
+        resume: resuming ? results : nil
     )
-
-    // Dispatch delivers the signals only once their default action (ending the process) is off.
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let stops = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0) }
-    for source in stops {
-        source.setEventHandler { sender.stop() }
-        source.resume()
-    }
-
-    let ended: BulkSummary
-    do { ended = try await sender.run() } catch {
-        run.abandon()  // no connection could be made: nothing was sent, a new results file is removed
-        throw error
-    }
-    let summary = run.conclude(ended, tokensRead: feed.entriesRead)
+    let summary = try await BulkSendJob.run(request, observer: StopOnSignal()).summary
     print("\(summary.results) results, \(summary.accepted) accepted")
     if let cause = summary.stoppedBy {
         print("stopped (\(cause.rawValue)): \(summary.stopMessage ?? ""); run again to resume")
         exit(2)
     }
+} catch let error as any ReportableError {
+    FileHandle.standardError.write(Data("error: \(error.statement)\n".utf8))
+    if let hint = error.hint { FileHandle.standardError.write(Data("  hint: \(hint)\n".utf8)) }
+    exit(2)
 } catch {
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))
     exit(2)

@@ -15,8 +15,7 @@ guard arguments.count == 2 || arguments.count == 4 else {
 }
 
 do {
-    let store = CredentialStore(root: CredentialStore.defaultRoot())
-    let credential = try CredentialLoader(store: store).load(arguments[0])
+    let credential = try CredentialLoader.load(arguments[0])
 
     let settings = ConnectionSettings(
         gateway: arguments.count == 4 ? arguments[2] : nil,
@@ -32,10 +31,10 @@ do {
         payload: try Payload.alert(title: "Hello", body: "Sent with a stored credential")
     )
 
-    let connection = GatewayConnection(configuration: plan.configuration)
-    _ = try await connection.connect()
-    let response = try await connection.send(notification)
-    await connection.close()
+    // The connection is closed, and the close awaited, however the body ends.
+    let response = try await GatewayConnection.withConnection(plan.configuration) { connection in
+        try await connection.send(notification)
+    }
 
     if response.isAccepted {
         print("accepted: \(response.status) apns-id \(response.apnsID?.uuidString ?? "-")")
@@ -44,8 +43,12 @@ do {
         if let reason = response.reason { print("  \(reason.explanation)\n  fix: \(reason.fix)") }
         exit(1)
     }
+} catch let error as any ReportableError {
+    // Every library error has a code, a sentence naming what it is about, and what to do.
+    FileHandle.standardError.write(Data("error: \(error.statement)\n".utf8))
+    if let hint = error.hint { FileHandle.standardError.write(Data("  hint: \(hint)\n".utf8)) }
+    exit(2)
 } catch {
-    // Library errors say what went wrong and what to do about it.
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))
     exit(2)
 }
