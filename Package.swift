@@ -139,6 +139,9 @@ let package = Package(
                 "PushGateway",
                 "PushCredentials",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             path: "Tests/TestSupport"
         ),

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
+import TestSupport
 import Testing
 
 @testable import PushGateway

@@ -203,11 +203,10 @@ struct Channels: AsyncParsableCommand {
                     printError(TerminalStyle.stderr.paint("note: ", .bold) + line)
                 }
             }
-            let connection = GatewayConnection(configuration: configuration)
-            defer { Task { await connection.close() } }
-            _ = try await connection.connect()
-            let response = try await request(connection, bundleID)
-            await connection.close()
+            // The connection is closed, and the close awaited, however the request ends.
+            let response = try await GatewayConnection.withConnection(configuration) { connection in
+                try await request(connection, bundleID)
+            }
             return ChannelReport(
                 action: action,
                 credential: loaded.name,

@@ -92,11 +92,10 @@ extension Send {
                     printError(TerminalStyle.stderr.paint("note: ", .bold) + line)
                 }
             }
-            let gateway = GatewayConnection(configuration: configuration)
-            defer { Task { await gateway.close() } }
-            _ = try await gateway.connect()
-            let response = try await gateway.broadcast(broadcast)
-            await gateway.close()
+            // The connection is closed, and the close awaited, however the request ends.
+            let response = try await GatewayConnection.withConnection(configuration) { gateway in
+                try await gateway.broadcast(broadcast)
+            }
             return BroadcastOutput(
                 schemaVersion: ReportSchema.schemaVersion,
                 credential: loaded.name,

@@ -315,11 +315,10 @@ struct Send: AsyncParsableCommand {
                     prepared.loaded, prepared.environment, prepared.configuration, prepared.topic, prepared.type,
                     prepared.body, prepared.notification
                 )
-            let connection = GatewayConnection(configuration: configuration)
-            defer { Task { await connection.close() } }
-            _ = try await connection.connect()
-            let response = try await connection.send(notification)
-            await connection.close()
+            // The connection is closed, and the close awaited, however the request ends.
+            let response = try await GatewayConnection.withConnection(configuration) { connection in
+                try await connection.send(notification)
+            }
             return SendOutput(
                 schemaVersion: ReportSchema.schemaVersion,
                 credential: loaded.name,
