@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
+import PushCore
 import PushCredentials
 
 /// The gateway's answer to one request.

@@ -100,19 +100,6 @@ extension BulkEngine {
     }
 }
 
-/// A small, fast, seedable generator for back-off jitter (not for anything secret).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The notifications' `apns-id`s: random version 4 UUIDs (RFC 9562) drawn from a value, so that
 /// a copy of the engine draws its own sequence instead of sharing a generator with the
 /// original. An `apns-id` must be unique within a run, not secret: SplitMix64 repeats no output

@@ -15,10 +15,6 @@ import PushTransport
 /// it connects, journals, opens streams, writes results, and reports what happens back to the
 /// engine. Everything runs on one event loop: connections, streams, the engine and the output.
 public final class BulkSender: @unchecked Sendable {
-    public typealias Options = BulkEngine.Configuration
-    public typealias Summary = BulkSummary
-    public typealias Progress = BulkProgress
-
     final class Lane {
         let connection: GatewayConnection
         let streams: FrameStreams
@@ -48,14 +44,14 @@ public final class BulkSender: @unchecked Sendable {
     private var pumpWanted = false
     private var lastConnectError: GatewayError?
     private var ticks = 0
-    private var done: EventLoopPromise<Summary>?
+    private var done: EventLoopPromise<BulkSummary>?
     private let origin = DispatchTime.now()
 
     /// `template` is the notification sent to every token.
     public init(
         configuration: GatewayConfiguration,
         template: NotificationTemplate,
-        options: Options,
+        options: BulkEngine.Configuration,
         feed: TokenFeed,
         output: BulkOutput,
         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -87,8 +83,8 @@ public final class BulkSender: @unchecked Sendable {
 
     /// Runs until every line has a result, or the run stops; returns what happened. Throws
     /// only when no connection could be made at all.
-    public func run() async throws -> Summary {
-        let promise = loop.makePromise(of: Summary.self)
+    public func run() async throws -> BulkSummary {
+        let promise = loop.makePromise(of: BulkSummary.self)
         loop.execute { [self] in
             done = promise
             feed.start { [self] in loop.execute { self.schedulePump() } }
@@ -108,13 +104,13 @@ public final class BulkSender: @unchecked Sendable {
     }
 
     /// A snapshot for a progress display.
-    public func progress() async -> Progress {
+    public func progress() async -> BulkProgress {
         (try? await loop.submit { [self] in
             var snapshot = engine.progress
             snapshot.inFlight = engine.inFlightCount
             snapshot.elapsed = engine.elapsed(now: now())
             return snapshot
-        }.get()) ?? Progress()
+        }.get()) ?? BulkProgress()
     }
 
     private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - origin.uptimeNanoseconds) / 1e9 }
@@ -166,7 +162,7 @@ public final class BulkSender: @unchecked Sendable {
 
     /// The engine's summary is final: how the run ended is its decision (a read error reached
     /// it as ``BulkEngine/inputFailed(_:)``); the feed only adds what it counted.
-    private func finish(_ summary: Summary) {
+    private func finish(_ summary: BulkSummary) {
         finished = true
         var summary = summary
         summary.skipped = feed.skipped

@@ -65,7 +65,7 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     /// The line for `width` columns; never wider than `width - 1` visible characters.
-    func line(_ progress: BulkSender.Progress, width: Int) -> String {
+    func line(_ progress: BulkProgress, width: Int) -> String {
         let room = max(1, width - 1)
         if !progress.connected { return style.paint(String("connecting…".prefix(room)), .dim) }
         let count = { (value: Int) in value.formatted(.number.grouping(.automatic)) }

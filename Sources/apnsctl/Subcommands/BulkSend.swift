@@ -14,7 +14,7 @@ import Darwin
 extension Send {
     func runBulk(tokensPath: String) async throws {
         let style = TerminalStyle.stderr
-        var options = BulkSender.Options()
+        var options = BulkEngine.Configuration()
         options.connections = connections
         options.maxAttempts = maxAttempts
         options.resendUncertain = resendUncertain
@@ -62,7 +62,7 @@ extension Send {
 
     /// What the stop left, in numbers that add up: results written, answers whose result was
     /// lost with a failed write, sends without an answer, and lines never sent.
-    private func stopAccount(_ summary: BulkSender.Summary, resultsPath: String?) -> [String] {
+    private func stopAccount(_ summary: BulkSummary, resultsPath: String?) -> [String] {
         let count = { (value: Int) in value.formatted(.number.grouping(.automatic)) }
         guard let resultsPath else {
             return [
@@ -90,7 +90,7 @@ extension Send {
     }
 
     private func render(
-        _ summary: BulkSender.Summary,
+        _ summary: BulkSummary,
         resultsPath: String?,
         resume: ResumeCommand,
         style: TerminalStyle
@@ -162,11 +162,11 @@ extension Send {
 struct BulkSummaryOutput: Encodable {
     var schemaVersion: Int
     var results: String?
-    var summary: BulkSender.Summary
+    var summary: BulkSummary
     /// Why the run stopped early, as every report gives an error.
     var error: ReportedError?
 
-    init(schemaVersion: Int, results: String?, summary: BulkSender.Summary) {
+    init(schemaVersion: Int, results: String?, summary: BulkSummary) {
         self.schemaVersion = schemaVersion
         self.results = results
         self.summary = summary
