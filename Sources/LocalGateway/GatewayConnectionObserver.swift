@@ -12,23 +12,21 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
     let gateway: LocalGateway
-    let connection: GatewayConnectionState
+    /// The connection's streams, whose handler owns the connection's state.
+    let streams: GatewayStreams
 
-    init(gateway: LocalGateway, connection: GatewayConnectionState) {
+    init(gateway: LocalGateway, streams: GatewayStreams) {
         self.gateway = gateway
-        self.connection = connection
+        self.streams = streams
     }
 
     /// The client's SETTINGS acknowledgements: the limit they acknowledge is now in force.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data).payload {
         case .settings(.ack):
-            connection.settingsAcknowledged()
+            streams.settingsAcknowledged()
         case .settings(.settings), .ping(_, ack: false), .priority:
-            if connection.controlFrames.spend(at: context.eventLoop.now) {
-                connection.calm()
-                return
-            }
+            guard streams.controlFrameReceived(at: context.eventLoop.now) else { return }
         default:
             break
         }
@@ -39,17 +37,14 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
     /// reason, then close, as APNs does. The gateway stopping: GOAWAY `Shutdown`.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is GatewayShutdownEvent {
-            connection.goAway(reason: "Shutdown", gateway: gateway)
+            streams.shutdown()
             return
         }
         guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        // A connection waiting for answers is not idle (the client has nothing to say).
-        guard connection.openStreams == 0, connection.awaitingAnswer == 0, !connection.goingAway else { return }
-        gateway.updateStatistics { $0.idleConnectionsClosed += 1 }
-        connection.goAway(reason: "IdleTimeout", gateway: gateway)
+        streams.idleTimedOut()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

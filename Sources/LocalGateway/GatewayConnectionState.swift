@@ -1,246 +1,271 @@
-import Foundation
 import NIOCore
 import NIOHTTP2
-import NIOSSL
-import NIOTLS
 import PushCredentials
 
-/// Per-connection bookkeeping, touched only on the connection's event loop.
-final class GatewayConnectionState {
-    let number: Int
-    let channel: any Channel
-    /// The MAX_CONCURRENT_STREAMS last advertised (sent, perhaps not yet acknowledged).
-    var advertisedLimit: Int
-    /// The limit the client has acknowledged: the one in force (swift-nio-http2 enforces it).
-    var acknowledgedLimit: Int
-    /// Limits sent and not yet acknowledged, oldest first (SETTINGS are acknowledged in order).
-    var pendingLimits: [Int]
-    /// The limit to return to: the configured one, or the one the change fault set.
-    var configuredLimit: Int
-    /// Token authentication has not yet been shown on this connection: one stream only.
-    var awaitingToken = false
+/// A connection's lifecycle and bookkeeping, as a value in the manner of swift-nio-http2's state
+/// machines: each event changes it and returns what the handler must do (the frames to write,
+/// the closes to schedule). ``GatewayStreams`` owns it, on the connection's event loop, and
+/// does what it says; nothing here touches a channel.
+struct GatewayConnectionState {
+    /// Where the connection is in its life. What every live state shares (limits, identity,
+    /// counts) is kept beside it: a token accepted or a SETTINGS acknowledged while draining
+    /// still counts.
+    enum Lifecycle: Equatable {
+        /// Serving streams.
+        case open
+        /// GOAWAY NO_ERROR decided, naming the highest stream processed then. `unsent` holds its
+        /// reason while the frame waits for the end of a batch of reads. Processed streams are
+        /// still answered, streams above the last one refused; once every processed stream has
+        /// its answer, lingering.
+        case draining(lastStreamID: HTTP2StreamID, unsent: String?)
+        /// Drained: the close is scheduled a moment later (see ``GatewayStreams``). Requests at
+        /// or below the last stream that were still arriving are answered meanwhile.
+        case lingering(lastStreamID: HTTP2StreamID)
+        /// A client over a flood budget or the bound on buffered requests: GOAWAY
+        /// ENHANCE_YOUR_CALM is written, nothing more is read, and the close is scheduled.
+        case calmed
+        /// Cut by the drop fault: nothing more is processed, answered or said.
+        case cut
+        /// The channel is inactive.
+        case closed
+    }
+
+    let rules: Rules
+    private(set) var lifecycle: Lifecycle = .open
+    private(set) var identity: ClientIdentity
+    private(set) var limits: StreamLimits
     /// The last answer was a rejection (4xx): one stream only until one is accepted.
-    var afterRejection = false
+    private(set) var afterRejection = false
+    private(set) var limitChanged = false
+
     var openStreams = 0
-    var streamsSeen = 0
-    var answered = 0
-    var accepted = 0
-    var limitChanged = false
-    var goingAway = false
-    var closing = false
-    /// Cut by the drop fault: nothing more is processed.
-    var dropped = false
-    /// The last-stream-id of the GOAWAY sent, once sent.
-    var lastStreamID: HTTP2StreamID?
+    private(set) var streamsSeen = 0
+    private(set) var answered = 0
+    private(set) var accepted = 0
     /// The highest stream processed (validated and decided) so far.
-    var highestProcessed: HTTP2StreamID = .rootStream
+    private(set) var highestProcessed: HTTP2StreamID = .rootStream
     /// Streams processed whose answer is not yet written (added latency).
-    var awaitingAnswer = 0
+    private(set) var awaitingAnswer = 0
     /// Open streams whose request is not complete yet: a GOAWAY refuses those above its
     /// last-stream-id before it goes out.
-    var unprocessed: Set<HTTP2StreamID> = []
-    /// The connection's streams, which refuse those.
-    weak var streams: GatewayStreams?
-    var peerCertificate: PushCertificate??
-
-    init(number: Int, channel: any Channel, configuredLimit: Int) {
-        self.number = number
-        self.channel = channel
-        self.configuredLimit = configuredLimit
-        advertisedLimit = configuredLimit
-        acknowledgedLimit = configuredLimit
-        pendingLimits = []
-    }
-
-    /// The client's verified certificate, parsed once.
-    func clientCertificate() -> PushCertificate? {
-        if let peerCertificate { return peerCertificate }
-        let parsed: PushCertificate? = {
-            guard let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
-                let certificate = handler.peerCertificate,
-                let der = try? certificate.toDERBytes()
-            else { return nil }
-            return try? PushCertificate(der: der)
-        }()
-        peerCertificate = .some(parsed)
-        return parsed
-    }
-
-    // MARK: The advertised stream limit
-
-    /// What APNs would advertise now: one stream while a token is awaited or after a
-    /// rejection, else the configured limit.
-    var desiredLimit: Int { awaitingToken || afterRejection ? 1 : configuredLimit }
-
-    /// The limit of the connection's first SETTINGS, also taken as acknowledged until the
-    /// client's acknowledgement arrives (which it sends before its first request).
-    func startLimit() -> Int {
-        let limit = desiredLimit
-        advertisedLimit = limit
-        acknowledgedLimit = limit
-        pendingLimits = [limit]
-        return limit
-    }
-
-    /// Sends SETTINGS when the limit APNs would advertise has changed. On the connection, so
-    /// that it leaves before the answer being written (the client has the new limit first).
-    func advertiseIfChanged(_ gateway: LocalGateway) {
-        let limit = desiredLimit
-        guard limit != advertisedLimit, !closing else { return }
-        advertisedLimit = limit
-        pendingLimits.append(limit)
-        gateway.updateStatistics { $0.settingsChanges += 1 }
-        let settings = HTTP2Frame(
-            streamID: .rootStream,
-            payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)]))
-        )
-        channel.writeAndFlush(settings, promise: nil)
-    }
-
-    /// The client acknowledged our oldest unacknowledged SETTINGS: its limit is now in force.
-    func settingsAcknowledged() {
-        refusedSinceAcknowledgement = 0
-        everAcknowledged = true
-        guard !pendingLimits.isEmpty else { return }
-        acknowledgedLimit = pendingLimits.removeFirst()
-    }
-
-    // MARK: Going away
-
-    /// GOAWAY (NO_ERROR) naming the highest stream processed, with APNs' JSON reason unless
-    /// turned off; streams above it whose request is still arriving are refused first. The
-    /// connection closes once every processed stream has its answer.
-    ///
-    /// `deferred`: decided while a batch of reads is being served; the last stream is fixed
-    /// now, and the streams of the batch above it are refused as they come, but the frame goes
-    /// out when the batch ends (``sendGoAway(gateway:)``). Requests are answered as they
-    /// complete, and once the GOAWAY is out swift-nio-http2 drops the streams the client opened
-    /// in the same batch silently; with a stream channel each they were all opened before any
-    /// was answered, and each was refused on its own.
-    func goAway(reason: String, gateway: LocalGateway, deferred: Bool = false) {
-        guard !goingAway, !closing else { return }
-        goingAway = true
-        lastStreamID = highestProcessed
-        goAwayReason = reason
-        gateway.updateStatistics { $0.goAwaysSent += 1 }
-        if !deferred { sendGoAway(gateway: gateway) }
-    }
-
-    /// The reason of a GOAWAY decided but not yet sent.
-    private(set) var goAwayReason: String?
-    var goAwayDue: Bool { goingAway && goAwayReason != nil }
-
-    /// Sends the GOAWAY ``goAway(reason:gateway:deferred:)`` decided.
-    func sendGoAway(gateway: LocalGateway) {
-        guard let reason = goAwayReason, let last = lastStreamID else { return }
-        goAwayReason = nil
-        // Each refused with its own RST_STREAM REFUSED_STREAM: once the GOAWAY is out,
-        // swift-nio-http2 drops such streams silently, and the client would learn of them only
-        // from the GOAWAY.
-        let above = unprocessed.filter { $0 > last }
-        for streamID in above.sorted() {
-            gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
-            streams?.refuse(streamID)
-        }
-        let frame = HTTP2Frame(
-            streamID: .rootStream,
-            payload: .goAway(
-                lastStreamID: last,
-                errorCode: .noError,
-                opaqueData: gateway.goAwayDebugData(reason: reason, allocator: channel.allocator)
-            )
-        )
-        channel.writeAndFlush(frame, promise: nil)
-        closeIfGoneAway()
-    }
+    private(set) var unprocessed: Set<HTTP2StreamID> = []
 
     /// PING, SETTINGS and PRIORITY frames the client starts (not acknowledgements).
-    var controlFrames = FloodBudget(
+    private var controlFrames = FloodBudget(
         limit: ConnectionBounds.maxControlFramesPerWindow,
         window: ConnectionBounds.floodWindow
     )
-    /// Streams refused above the advertised limit since the client last acknowledged SETTINGS.
-    var refusedSinceAcknowledgement = 0
-    /// The client has acknowledged a SETTINGS of ours at least once.
-    var everAcknowledged = false
     /// Streams the client reset before their answer.
-    var earlyResets = FloodBudget(limit: ConnectionBounds.maxEarlyResetsPerWindow, window: ConnectionBounds.floodWindow)
+    private var earlyResets = FloodBudget(
+        limit: ConnectionBounds.maxEarlyResetsPerWindow,
+        window: ConnectionBounds.floodWindow
+    )
+    /// Streams refused above the advertised limit since the client last acknowledged SETTINGS.
+    private(set) var refusedSinceAcknowledgement = 0
+    /// The client has acknowledged a SETTINGS of ours at least once.
+    private(set) var everAcknowledged = false
 
-    /// A client over one of the flood budgets or the bound on buffered requests: GOAWAY
-    /// ENHANCE_YOUR_CALM naming the highest stream processed. The connection guard closes the
-    /// connection once it is written; the deadline covers a GOAWAY that cannot be written.
-    private(set) var calmed = false
+    /// A connection whose TLS handshake is done: `identity` is how the client authenticated.
+    init(identity: ClientIdentity, rules: Rules) {
+        self.identity = identity
+        self.rules = rules
+        let configured = rules.maxConcurrentStreams
+        limits = StreamLimits(start: identity.isAwaitingToken ? 1 : configured, configured: configured)
+    }
 
-    func calm() {
-        guard !calmed else { return }
-        calmed = true
-        closing = true
-        goingAway = true
-        let channel = self.channel
-        let frame = HTTP2Frame(
-            streamID: .rootStream,
-            payload: .goAway(lastStreamID: highestProcessed, errorCode: .enhanceYourCalm, opaqueData: nil)
-        )
-        channel.writeAndFlush(frame, promise: nil)
-        channel.eventLoop.assumeIsolated().scheduleTask(in: ConnectionBounds.goAwayFlushDeadline) {
-            channel.close(promise: nil)
+    /// The limit of the connection's first SETTINGS.
+    var initialLimit: Int { limits.advertised }
+
+    /// Nothing more is read: the connection was given up on.
+    var isCalmed: Bool { lifecycle == .calmed }
+
+    /// The last stream a GOAWAY of ours named (NO_ERROR), once decided.
+    var lastStreamID: HTTP2StreamID? {
+        switch lifecycle {
+        case .draining(let last, _), .lingering(let last): last
+        case .open, .calmed, .cut, .closed: nil
         }
     }
 
-    /// After GOAWAY, the connection closes once every stream it processed has its answer.
-    func closeIfGoneAway() {
-        guard goingAway, !goAwayDue, awaitingAnswer == 0, !closing else { return }
-        closing = true
-        let channel = self.channel
-        // A lingering close, as nginx does: closing while the client is still sending makes the
-        // kernel answer with a reset, and a reset can discard the GOAWAY still waiting to be read
-        // on the client's side, which then cannot tell processed from unprocessed. A moment for
-        // the GOAWAY to arrive and the client to stop (or close first) avoids that.
-        channel.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(500)) { channel.close(promise: nil) }
-    }
-}
+    /// What APNs would advertise now: one stream while a token is awaited or after a
+    /// rejection, else the configured limit.
+    var desiredLimit: Int { identity.isAwaitingToken || afterRejection ? 1 : limits.configured }
 
-extension LocalGateway {
-    /// `{"reason":"…"}` as APNs puts it in GOAWAY's debug data; nil when turned off.
-    func goAwayDebugData(reason: String, allocator: ByteBufferAllocator) -> ByteBuffer? {
-        guard configuration.dynamics.goAwayReasons,
-            let json = try? JSONSerialization.data(withJSONObject: ["reason": reason])
-        else { return nil }
-        return allocator.buffer(bytes: json)
-    }
-}
+    // MARK: Going away
 
-/// Sent through a connection's pipeline when the gateway stops: GOAWAY `Shutdown`.
-struct GatewayShutdownEvent {}
-
-/// Holds HTTP/2 back until the TLS handshake is done, so that the first SETTINGS can depend on
-/// how the client authenticated (APNs starts a connection without a client certificate at one
-/// stream). Then sets HTTP/2 up behind itself and leaves.
-final class HTTP2Starter: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    private let start: (any Channel) throws -> Void
-
-    init(start: @escaping (any Channel) throws -> Void) {
-        self.start = start
+    /// GOAWAY NO_ERROR naming the highest stream processed (the gateway stopping, the idle
+    /// timeout, the goaway fault). `deferred`: decided while a batch of reads is being served;
+    /// the last stream is fixed now, the streams of the batch above it are refused as they
+    /// come, and the frame goes out when the batch ends (``readBatchEnded(closedStreams:)``).
+    /// Once the GOAWAY is out swift-nio-http2 drops the streams the client opened in the same
+    /// batch silently; with a stream channel each they were all opened before any was answered,
+    /// and each was refused on its own.
+    mutating func goAway(reason: String, deferred: Bool) -> OnGoAway {
+        guard lifecycle == .open else { return .none }
+        lifecycle = .draining(lastStreamID: highestProcessed, unsent: reason)
+        guard !deferred, let frame = sendDueGoAway() else { return .deferred }
+        return .send(frame)
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
-            do {
-                try start(context.channel)
-            } catch {
-                context.close(promise: nil)
-                return
+    /// The gateway stops: GOAWAY `Shutdown`.
+    mutating func shutdown() -> OnGoAway { goAway(reason: "Shutdown", deferred: false) }
+
+    /// Nothing read for the idle timeout: GOAWAY `IdleTimeout`, unless streams are open or
+    /// answers awaited (a connection waiting for answers is not idle: the client has nothing to say).
+    mutating func idleTimedOut() -> OnGoAway {
+        guard openStreams == 0, awaitingAnswer == 0 else { return .none }
+        return goAway(reason: "IdleTimeout", deferred: false)
+    }
+
+    /// A batch of reads ended, with `closedStreams` streams closed during it: they stop counting
+    /// as open now, and a GOAWAY decided during the batch goes out.
+    mutating func readBatchEnded(closedStreams: Int) -> GoAway? {
+        openStreams -= closedStreams
+        return sendDueGoAway()
+    }
+
+    private mutating func sendDueGoAway() -> GoAway? {
+        guard case .draining(let last, let reason?) = lifecycle else { return nil }
+        lifecycle = .draining(lastStreamID: last, unsent: nil)
+        let refused = unprocessed.filter { $0 > last }.sorted()
+        unprocessed.subtract(refused)
+        return GoAway(lastStreamID: last, reason: reason, refused: refused, thenClose: closeIfDrained())
+    }
+
+    /// After GOAWAY, the connection closes once every stream it processed has its answer. True
+    /// when the close is due now.
+    mutating func closeIfDrained() -> Bool {
+        guard case .draining(let last, nil) = lifecycle, awaitingAnswer == 0 else { return false }
+        lifecycle = .lingering(lastStreamID: last)
+        return true
+    }
+
+    /// The client is over one of the flood budgets or the bound on buffered requests.
+    mutating func calm() -> OnCalm {
+        switch lifecycle {
+        case .open, .draining, .lingering:
+            lifecycle = .calmed
+            return .sendGoAway(lastStreamID: highestProcessed)
+        case .calmed, .cut, .closed:
+            return .none
+        }
+    }
+
+    /// A PING, SETTINGS or PRIORITY the client started, at `now` on the event loop's clock.
+    mutating func controlFrameReceived(at now: NIODeadline) -> OnCalm {
+        controlFrames.spend(at: now) ? calm() : .none
+    }
+
+    /// A stream reset by the client before its answer: the rapid-reset attack, when it is done
+    /// thousands of times.
+    mutating func earlyReset(at now: NIODeadline) -> OnCalm {
+        earlyResets.spend(at: now) ? calm() : .none
+    }
+
+    /// The client acknowledged our oldest unacknowledged SETTINGS: its limit is now in force.
+    mutating func settingsAcknowledged() {
+        refusedSinceAcknowledgement = 0
+        everAcknowledged = true
+        limits.acknowledge()
+    }
+
+    /// The channel went inactive with `openStreams` streams still counted open.
+    mutating func closed(openStreams left: Int) {
+        openStreams -= left
+        unprocessed.removeAll()
+        lifecycle = .closed
+    }
+
+    // MARK: Streams
+
+    /// A stream's first HEADERS, judged against `batchLimit`, the limit advertised when the
+    /// batch of reads began.
+    mutating func streamOpened(_ streamID: HTTP2StreamID, batchLimit: Int) -> OnStreamOpened {
+        streamsSeen += 1
+        openStreams += 1
+        if let limit = rules.closeAfterStreams, streamsSeen > limit { return .closeConnection }
+        if openStreams > batchLimit {
+            // A client sees the lowered limit before the refusals it causes and acknowledges it:
+            // it can be refused about as many streams as it had in flight, not thousands more.
+            refusedSinceAcknowledgement += 1
+            let bound = ConnectionBounds.maxRefusedBeforeAcknowledgement(
+                rules.maxConcurrentStreams,
+                everAcknowledged: everAcknowledged
+            )
+            return .refuse(calm: refusedSinceAcknowledgement > bound ? calm() : .none)
+        }
+        unprocessed.insert(streamID)
+        return .read
+    }
+
+    /// swift-nio-http2 reported the stream closed. `countNow`: it stops counting as open now
+    /// (not at the end of the batch of reads in progress).
+    mutating func streamClosed(_ streamID: HTTP2StreamID, countNow: Bool) {
+        if countNow { openStreams -= 1 }
+        unprocessed.remove(streamID)
+    }
+
+    /// The stream's request is complete (or as complete as it will be, answering early).
+    mutating func requestComplete(_ streamID: HTTP2StreamID) -> OnRequest {
+        unprocessed.remove(streamID)
+        switch lifecycle {
+        case .cut, .calmed, .closed:
+            return .ignore
+        case .draining(let last, _), .lingering(let last):
+            if streamID > last { return .refuse }
+        case .open:
+            break
+        }
+        highestProcessed = max(highestProcessed, streamID)
+        awaitingAnswer += 1
+        return .process
+    }
+
+    /// A processed stream's answer, with `status`, is about to be written. `inReadBatch`: a
+    /// GOAWAY this answer causes waits for the batch's end.
+    mutating func answering(status: Int, tokenAccepted: Bool, inReadBatch: Bool) -> OnAnswered {
+        awaitingAnswer -= 1
+        if status == 200 { accepted += 1 }
+        if tokenAccepted { identity.tokenAccepted() }
+        if rules.singleStreamAfterRejection {
+            if (400..<500).contains(status) {
+                afterRejection = true
+            } else if status == 200 {
+                afterRejection = false
             }
-            context.fireUserInboundEventTriggered(event)
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            return
         }
-        if event is GatewayShutdownEvent {
-            // Not speaking HTTP/2 yet: nothing to say goodbye with.
-            context.close(promise: nil)
-            return
+        if let change = rules.changeMaxConcurrentStreams, !limitChanged, accepted >= change.afterAccepted {
+            limitChanged = true
+            limits.configure(change.to)
         }
-        context.fireUserInboundEventTriggered(event)
+        var settings: Int?
+        switch lifecycle {
+        case .open, .draining:
+            if limits.advertise(desiredLimit) { settings = desiredLimit }
+        case .lingering, .calmed, .cut, .closed:
+            break
+        }
+        answered += 1
+        var goAway = OnGoAway.none
+        if let limit = rules.goAwayAfterStreams, answered >= limit {
+            // As APNs: the last stream named is the highest one processed; those still being
+            // answered (added latency) are answered before the connection closes.
+            goAway = self.goAway(reason: rules.goAwayReason, deferred: inReadBatch)
+        }
+        return OnAnswered(settings: settings, goAway: goAway, close: closeIfDrained())
+    }
+
+    /// A processed stream's answer will not be written (its stream or the connection is gone).
+    /// True when the close after GOAWAY is due now.
+    mutating func answerAbandoned() -> Bool {
+        awaitingAnswer -= 1
+        return closeIfDrained()
+    }
+
+    /// The drop fault took this answer: the connection is cut before it goes out, and nothing
+    /// more is processed on it.
+    mutating func answerCut() {
+        awaitingAnswer -= 1
+        lifecycle = .cut
     }
 }

@@ -6,12 +6,10 @@ extension GatewayStreams {
     /// A stream's first HEADERS: counts it, and refuses or cuts it as the faults and the
     /// advertised limit say. False when nothing more of it is to be read.
     func opened(_ streamID: HTTP2StreamID) -> Bool {
-        let faults = gateway.configuration.faults
         streams[streamID] = Stream()
-        connection.streamsSeen += 1
-        connection.openStreams += 1
-        let open = connection.openStreams
-        let inForce = connection.acknowledgedLimit
+        let next = state.streamOpened(streamID, batchLimit: batchLimit)
+        let open = state.openStreams
+        let inForce = state.limits.acknowledged
         if open > maxOpenByLimit[inForce] ?? 0 {
             // This connection's largest so far: the gateway-wide maxima may grow.
             maxOpenByLimit[inForce] = open
@@ -24,36 +22,23 @@ extension GatewayStreams {
         } else {
             gateway.updateStatistics { $0.streams += 1 }
         }
-        if let limit = faults.closeAfterStreams, connection.streamsSeen > limit {
-            // Abruptly, mid-request: no answer, no GOAWAY.
+        switch next {
+        case .read:
+            return true
+        case .closeConnection:
             gateway.updateStatistics { $0.connectionsClosedByFault += 1 }
             if let stream = streams[streamID] {
                 stream.reading = false
                 stream.refused = true
             }
-            connection.channel.close(promise: nil)
+            context?.channel.close(promise: nil)
             return false
-        }
-        if open > batchLimit {
-            // Above the limit we advertised (possible while a lowered limit is not yet
-            // acknowledged): refuse without processing, so the client may retry it.
+        case .refuse(let calm):
             gateway.updateStatistics { $0.refusedStreams += 1 }
             refuse(streamID)
-            // A client sees the lowered limit before the refusals it causes and acknowledges it:
-            // it can be refused about as many streams as it had in flight, not thousands more.
-            connection.refusedSinceAcknowledgement += 1
-            if connection.refusedSinceAcknowledgement
-                > ConnectionBounds.maxRefusedBeforeAcknowledgement(
-                    gateway.configuration.faults.maxConcurrentStreams,
-                    everAcknowledged: connection.everAcknowledged
-                )
-            {
-                connection.calm()
-            }
+            perform(calm)
             return false
         }
-        connection.unprocessed.insert(streamID)
-        return true
     }
 
     /// Resets the stream with REFUSED_STREAM: not processed, safe for the client to send again.
@@ -63,7 +48,6 @@ extension GatewayStreams {
             stream.reading = false
             stream.refused = true
         }
-        connection.unprocessed.remove(streamID)
         guard let context, !isClosed else { return }
         context.writeAndFlush(
             wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream))),

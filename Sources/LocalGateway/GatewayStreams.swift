@@ -47,7 +47,10 @@ final class GatewayStreams: ChannelInboundHandler {
     static let targetWindowSize = 65_535
 
     let gateway: LocalGateway
-    let connection: GatewayConnectionState
+    /// The connection's number, in the log's records.
+    let number: Int
+    /// The connection's lifecycle and bookkeeping: this handler does what its events say.
+    var state: GatewayConnectionState
     /// Open streams by ID, from their first HEADERS until swift-nio-http2 reports them closed.
     var streams: [HTTP2StreamID: Stream] = [:]
     /// Streams closed during the batch of reads in progress. They still count as open until
@@ -75,15 +78,13 @@ final class GatewayStreams: ChannelInboundHandler {
     /// ``ConnectionBounds/maxBufferedRequestBytes``.
     private var bufferedBytes = 0
 
-    init(gateway: LocalGateway, connection: GatewayConnectionState) {
+    init(gateway: LocalGateway, number: Int, state: GatewayConnectionState) {
         self.gateway = gateway
-        self.connection = connection
+        self.number = number
+        self.state = state
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        connection.streams = self
-    }
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
@@ -92,10 +93,10 @@ final class GatewayStreams: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !inReadBatch {
             inReadBatch = true
-            batchLimit = connection.advertisedLimit
+            batchLimit = state.limits.advertised
         }
         // Given up on: what is still arriving in this batch of reads is not served.
-        guard !connection.calmed else { return }
+        guard !state.isCalmed else { return }
         let frame = unwrapInboundIn(data)
         let streamID = frame.streamID
         guard streamID != .rootStream else {
@@ -112,7 +113,7 @@ final class GatewayStreams: ChannelInboundHandler {
                 stream.headers = head.headers.map { (name: $0.name, value: $0.value) }
                 // As SETTINGS_MAX_HEADER_LIST_SIZE counts them: 32 bytes of overhead a field.
                 hold(stream, stream.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 })
-                if connection.calmed { return }
+                if state.isCalmed { return }
             }
             if head.endStream {
                 complete(stream, streamID, bodyRead: true)
@@ -124,7 +125,7 @@ final class GatewayStreams: ChannelInboundHandler {
             if case .byteBuffer(let buffer) = payload.data, buffer.readableBytes > 0 {
                 stream.body.append(contentsOf: buffer.readableBytesView)
                 hold(stream, buffer.readableBytes)
-                if connection.calmed { return }
+                if state.isCalmed { return }
                 if stream.body.count > 64 * 1024 {  // far beyond any limit: stop reading, answer now
                     complete(stream, streamID, bodyRead: true)
                     return
@@ -133,12 +134,11 @@ final class GatewayStreams: ChannelInboundHandler {
             if payload.endStream { complete(stream, streamID, bodyRead: true) }
         case .rstStream:
             // Reset before its answer: the rapid-reset attack, when it is done thousands of times.
-            if let stream = streams[streamID], !stream.answered, connection.earlyResets.spend(at: context.eventLoop.now)
-            {
-                connection.calm()
+            if let stream = streams[streamID], !stream.answered {
+                perform(state.earlyReset(at: context.eventLoop.now))
             }
         case .priority:
-            if connection.controlFrames.spend(at: context.eventLoop.now) { connection.calm() }
+            perform(state.controlFrameReceived(at: context.eventLoop.now))
         default:
             break
         }
@@ -149,7 +149,7 @@ final class GatewayStreams: ChannelInboundHandler {
     private func hold(_ stream: Stream, _ bytes: Int) {
         stream.held += bytes
         bufferedBytes += bytes
-        if bufferedBytes > ConnectionBounds.maxBufferedRequestBytes { connection.calm() }
+        if bufferedBytes > ConnectionBounds.maxBufferedRequestBytes { perform(state.calm()) }
     }
 
     private func release(_ stream: Stream) {
@@ -166,9 +166,9 @@ final class GatewayStreams: ChannelInboundHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         inReadBatch = false
-        connection.openStreams -= closedInBatch
+        let closed = closedInBatch
         closedInBatch = 0
-        if connection.goAwayDue { connection.sendGoAway(gateway: gateway) }
+        if let goAway = state.readBatchEnded(closedStreams: closed) { perform(goAway) }
         if flushPending {
             flushPending = false
             context.flush()
@@ -185,8 +185,8 @@ final class GatewayStreams: ChannelInboundHandler {
         } else if let closed = event as? StreamClosedEvent {
             if let stream = streams.removeValue(forKey: closed.streamID) {
                 release(stream)
-                if inReadBatch { closedInBatch += 1 } else { connection.openStreams -= 1 }
-                connection.unprocessed.remove(closed.streamID)
+                if inReadBatch { closedInBatch += 1 }
+                state.streamClosed(closed.streamID, countNow: !inReadBatch)
             }
         } else if !(event is NIOHTTP2StreamCreatedEvent) {
             context.fireUserInboundEventTriggered(event)
@@ -195,11 +195,10 @@ final class GatewayStreams: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosed = true
-        connection.openStreams -= streams.count + closedInBatch
+        state.closed(openStreams: streams.count + closedInBatch)
         closedInBatch = 0
         streams.removeAll()
         bufferedBytes = 0
-        connection.unprocessed.removeAll()
         context.fireChannelInactive()
     }
 
@@ -239,19 +238,19 @@ final class GatewayStreams: ChannelInboundHandler {
         stream.headers = []
         stream.body = []
         release(stream)
-        connection.unprocessed.remove(streamID)
-        if connection.dropped { return }  // being cut: nothing more is processed or answered
-        if let last = connection.lastStreamID, streamID > last {
-            // Above the last stream our GOAWAY named: not processed, as RFC 9113 section 6.8
-            // promises; the client sends it again on a new connection. (Such streams are
-            // normally refused before the GOAWAY goes out; see afterAnswer.)
+        switch state.requestComplete(streamID) {
+        case .ignore:
+            return
+        case .refuse:
+            // Such streams are normally refused before the GOAWAY goes out (see
+            // GatewayConnectionState.GoAway); this one's request completed after.
             gateway.updateStatistics { $0.refusedAfterGoAway += 1 }
             refuse(streamID)
             return
+        case .process:
+            break
         }
-        connection.highestProcessed = max(connection.highestProcessed, streamID)
-        connection.awaitingAnswer += 1
-        let decision = gateway.evaluate(request, certificate: connection.clientCertificate())
+        let decision = gateway.evaluate(request, certificate: state.identity.certificate)
         let latency = gateway.configuration.faults.latency
         if latency > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(latency * 1e9))) { [self] in
@@ -264,9 +263,8 @@ final class GatewayStreams: ChannelInboundHandler {
 
     private func write(_ decided: Decision, streamID: HTTP2StreamID, early: Bool) {
         var decision = decided
-        connection.awaitingAnswer -= 1
-        guard let context, !isClosed, streams[streamID] != nil, !connection.dropped else {
-            closeIfGoneAway()
+        guard let context, !isClosed, streams[streamID] != nil, state.lifecycle != .cut else {
+            if state.answerAbandoned() { closeLingering() }
             return
         }
         if let limit = gateway.configuration.faults.dropAfterAccepted, decision.record != nil,
@@ -276,21 +274,21 @@ final class GatewayStreams: ChannelInboundHandler {
             // the client cannot know it was delivered. Answers already written still leave, and
             // nothing more is processed on this connection, so this is the only answer lost.
             var record = decision.record ?? [:]
-            record["connection"] = connection.number
+            record["connection"] = number
             record["answer_dropped"] = true
             _ = gateway.log(record)
             gateway.updateStatistics {
                 $0.accepted += 1
                 $0.answersDropped.append(decision.apnsID)
             }
-            connection.dropped = true
-            let channel = connection.channel
+            state.answerCut()
+            let channel = context.channel
             channel.flush()
             channel.eventLoop.scheduleTask(in: .milliseconds(50)) { channel.close(promise: nil) }
             return
         }
         if var record = decision.record, gateway.validator.recordsNotifications {
-            record["connection"] = connection.number
+            record["connection"] = number
             // What is answered 200 is in the log first; what cannot be logged is not accepted.
             if !gateway.log(record) { decision = gateway.unrecorded(decision) }
         }
@@ -302,16 +300,12 @@ final class GatewayStreams: ChannelInboundHandler {
 
         // A changed limit goes out before the answer that earns it, so a client that has the
         // answer also has the new limit.
-        if decision.status == 200 { connection.accepted += 1 }
-        if decision.tokenAccepted { connection.awaitingToken = false }
-        if gateway.configuration.dynamics.singleStreamAfterRejection {
-            if (400..<500).contains(decision.status) {
-                connection.afterRejection = true
-            } else if decision.status == 200 {
-                connection.afterRejection = false
-            }
-        }
-        changeLimitIfDue()
+        let next = state.answering(
+            status: decision.status,
+            tokenAccepted: decision.tokenAccepted,
+            inReadBatch: inReadBatch
+        )
+        if let limit = next.settings { advertise(limit) }
 
         let (responseHeaders, bodyBytes) = AnswerEncoding.encode(decision, gateway: gateway)
         context.write(
@@ -340,31 +334,7 @@ final class GatewayStreams: ChannelInboundHandler {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError))), promise: nil)
         }
         flush(context: context)
-        afterAnswer()
+        perform(next.goAway)
+        if next.close { closeLingering() }
     }
-
-    private func changeLimitIfDue() {
-        let faults = gateway.configuration.faults
-        if let change = faults.changeMaxConcurrentStreams, !connection.limitChanged,
-            connection.accepted >= change.afterAccepted
-        {
-            connection.limitChanged = true
-            connection.configuredLimit = change.to
-        }
-        connection.advertiseIfChanged(gateway)
-    }
-
-    /// Connection-level faults that follow an answer.
-    private func afterAnswer() {
-        let faults = gateway.configuration.faults
-        connection.answered += 1
-        if let limit = faults.goAwayAfterStreams, connection.answered >= limit, !connection.goingAway {
-            // As APNs: the last stream named is the highest one processed; those still being
-            // answered (added latency) are answered before the connection closes.
-            connection.goAway(reason: faults.goAwayReason, gateway: gateway, deferred: inReadBatch)
-        }
-        closeIfGoneAway()
-    }
-
-    private func closeIfGoneAway() { connection.closeIfGoneAway() }
 }

@@ -304,18 +304,13 @@ public final class LocalGateway: Sendable {
     /// HTTP/2 on a connection whose TLS handshake is done: the first SETTINGS advertise one
     /// stream when the client brought no certificate and must show a provider token first.
     func startHTTP2(_ channel: any Channel, number: Int) throws {
-        let connection = GatewayConnectionState(
-            number: number,
-            channel: channel,
-            configuredLimit: configuration.faults.maxConcurrentStreams
+        let identity = ClientIdentity(
+            certificate: HTTP2Starter.peerCertificate(of: channel),
+            demandsToken: configuration.dynamics.singleStreamUntilToken && !configuration.tokenKeys.isEmpty
         )
-        if configuration.dynamics.singleStreamUntilToken, !configuration.tokenKeys.isEmpty,
-            connection.clientCertificate() == nil
-        {
-            connection.awaitingToken = true
-        }
+        let connection = GatewayConnectionState(identity: identity, rules: .init(configuration))
         var settings = NIOHTTP2Handler.ConnectionConfiguration()
-        settings.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: connection.startLimit())]
+        settings.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: connection.initialLimit)]
         var streamSettings = NIOHTTP2Handler.StreamConfiguration()
         ConnectionBounds.apply(&settings, &streamSettings)
         let guardian = ConnectionGuard { [weak self] in self?.updateStatistics { $0.connectionsDropped += 1 } }
@@ -328,8 +323,9 @@ public final class LocalGateway: Sendable {
         )
         try channel.pipeline.syncOperations.addHandler(guardian)
         try channel.pipeline.syncOperations.addHandler(http2)
-        try channel.pipeline.syncOperations.addHandler(GatewayStreams(gateway: self, connection: connection))
-        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: self, connection: connection))
+        let streams = GatewayStreams(gateway: self, number: number, state: connection)
+        try channel.pipeline.syncOperations.addHandler(streams)
+        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: self, streams: streams))
     }
 
     /// The answer to a notification whose log line could not be written: 503 Shutdown while
