@@ -5,8 +5,9 @@ import Foundation
 /// compares it with the run it is asked to continue, so that one announcement never goes out
 /// with two texts, two credentials or to two gateways.
 public struct BulkRunHeader: Codable, Equatable, Sendable {
-    /// The version of this header's layout.
-    public var version = 1
+    /// The version of this header's layout: 2 adds ``command``; a version-1 header (without
+    /// it) is read as before and a resume still accepts it.
+    public var version = 2
     /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key.
     public var credential: String
     public var topic: String?
@@ -18,8 +19,12 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     public var payloadSHA256: String
     /// `host:port` of the gateway.
     public var gateway: String
+    /// The command the run was started with, for the command that continues it; nil in a
+    /// version-1 header and for a run a program started without one. A resume does not compare
+    /// it: the same run may be continued with its files moved or its options spelled otherwise.
+    public var command: BulkRunCommand?
 
-    public init(credential: String, template: NotificationTemplate, gateway: String) {
+    public init(credential: String, template: NotificationTemplate, gateway: String, command: BulkRunCommand? = nil) {
         self.credential = credential
         topic = template.topic
         pushType = template.pushType.rawValue
@@ -28,10 +33,11 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         collapseID = template.collapseID
         payloadSHA256 = SHA256.hash(data: template.payload).map { String(format: "%02x", $0) }.joined()
         self.gateway = gateway
+        self.command = command
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, credential, topic, priority, expiration, gateway
+        case version, credential, topic, priority, expiration, gateway, command
         case pushType = "push_type"
         case collapseID = "collapse_id"
         case payloadSHA256 = "payload_sha256"

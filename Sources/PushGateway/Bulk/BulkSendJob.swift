@@ -29,6 +29,10 @@ public enum BulkSendJob {
         public var resume: String?
         public var options: BulkEngine.Configuration
         public var allowDuplicates: Bool
+        /// The command line that started the run, recorded in its header (its token input and
+        /// results file are filled in from this request) so that a stopped run can say how to
+        /// continue it; nil for a program that resumes through this call instead.
+        public var command: BulkRunCommand?
 
         public init(
             configuration: GatewayConfiguration,
@@ -37,7 +41,8 @@ public enum BulkSendJob {
             results: String? = nil,
             resume: String? = nil,
             options: BulkEngine.Configuration = .init(),
-            allowDuplicates: Bool = false
+            allowDuplicates: Bool = false,
+            command: BulkRunCommand? = nil
         ) {
             self.configuration = configuration
             self.template = template
@@ -46,6 +51,7 @@ public enum BulkSendJob {
             self.resume = resume
             self.options = options
             self.allowDuplicates = allowDuplicates
+            self.command = command
         }
     }
 
@@ -73,6 +79,17 @@ public enum BulkSendJob {
         public let recorded: BulkRunHeader
         public let source: TokenSource
         public let credentialChanged: Bool
+
+        /// The command that continues this run, from what it recorded: nil when it has no
+        /// results file (or lost it) or was started without a command.
+        public var resumeCommand: BulkResumeCommand? {
+            guard let resultsPath, !summary.resultsLost else { return nil }
+            return recorded.resumeCommand(
+                resultsPath: resultsPath,
+                source: source,
+                credentialStopped: summary.stoppedBy == .credentialRejected
+            )
+        }
     }
 
     /// Runs the request to its end. Throws before sending when the run's files or tokens
@@ -86,7 +103,13 @@ public enum BulkSendJob {
         let header = BulkRunHeader(
             credential: request.configuration.credential.fingerprint,
             template: request.template,
-            gateway: request.configuration.endpoint.description
+            gateway: request.configuration.endpoint.description,
+            command: request.command.map {
+                var command = $0
+                command.tokens = request.tokens
+                command.results = request.results ?? request.resume
+                return command
+            }
         )
         let source: TokenSource = request.tokens == "-" ? .standardInput() : .file(request.tokens)
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {

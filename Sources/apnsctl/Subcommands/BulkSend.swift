@@ -29,16 +29,13 @@ extension Send {
                 results: results,
                 resume: resume,
                 options: options,
-                allowDuplicates: allowDuplicates
+                allowDuplicates: allowDuplicates,
+                command: recordedCommand(environment: prepared.environment)
             )
             return try await BulkSendJob.run(request, observer: display)
         }
         let summary = outcome.summary
-        let command = ResumeCommand(
-            outcome: outcome,
-            arguments: CommandLine.arguments,
-            credential: summary.stoppedBy == .credentialRejected ? credential : nil
-        )
+        let command = ResumeCommand(program: CommandLine.arguments.first, command: outcome.resumeCommand)
         if json, outcome.resultsPath != nil {
             try printJSON(
                 BulkSummaryOutput(
@@ -58,6 +55,52 @@ extension Send {
                 ? ExitCode(130) : ExitStatus.couldNotCheck
         }
         if summary.accepted < summary.results { throw ExitStatus.problem }
+    }
+
+    /// The command as the run records it: the credential, password source, token input and
+    /// payload as given, the environment used, and the options that shape the run.
+    private func recordedCommand(environment: PushEnvironment) -> BulkRunCommand {
+        var payload = BulkRunPayload()
+        payload.file = self.payload
+        payload.alert = alert
+        payload.title = title
+        payload.sound = sound
+        payload.badge = badge
+        payload.background = background ? true : nil
+        if let event = liveActivity.event {
+            payload.event = event.rawValue
+            let options: [(String, String?)] = [
+                ("content-state", liveActivity.contentState), ("attributes-type", liveActivity.attributesType),
+                ("attributes", liveActivity.attributes), ("stale-date", liveActivity.staleDate),
+                ("dismissal-date", liveActivity.dismissalDate),
+                ("relevance-score", liveActivity.relevanceScore.map { String($0) }),
+                ("input-push-token", liveActivity.inputPushToken ? "" : nil),
+                ("input-push-channel", liveActivity.inputPushChannel),
+            ]
+            payload.eventOptions = Dictionary(
+                uniqueKeysWithValues: options.compactMap { key, value in value.map { (key, $0) } }
+            )
+        }
+        var command = BulkRunCommand(credential: credential, tokens: tokens ?? "-", payload: payload)
+        command.store = credentials.store.store
+        command.identity = credentials.store.identity
+        command.passwordEnv = credentials.password.passwordEnv
+        command.passwordFile = credentials.password.passwordFile
+        command.passwordStdin = credentials.password.passwordStdin ? true : nil
+        command.teamID = credentials.teamID
+        command.keyID = credentials.keyID
+        command.environment = environment.rawValue
+        command.gateway = connection.gateway
+        command.port = connection.port
+        command.ca = connection.ca.isEmpty ? nil : connection.ca
+        command.proxy = connection.proxy.map(BulkRunCommand.proxyWithoutPassword)
+        command.timeout = connection.timeout == 10 ? nil : connection.timeout
+        command.connections = connections == 1 ? nil : connections
+        command.maxAttempts = maxAttempts == 5 ? nil : maxAttempts
+        command.allowDuplicates = allowDuplicates ? true : nil
+        command.json = json ? true : nil
+        command.quiet = quiet ? true : nil
+        return command
     }
 
     /// What the stop left, in numbers that add up: results written, answers whose result was
