@@ -75,6 +75,8 @@ import X509
 @Suite(.timeLimit(.minutes(2))) struct GatewayBehaviourTests {
     func start(_ configure: (inout LocalGateway.Configuration) -> Void) async throws -> (LocalGateway, Int, String) {
         var configuration = LocalGateway.Configuration(environment: .sandbox)
+        // As TestSupport's gateways: on two busy cores a handshake may wait its turn.
+        configuration.handshakeTimeout = 120
         configure(&configuration)
         let gateway = try LocalGateway(configuration: configuration)
         let port = try await gateway.start()
@@ -136,6 +138,8 @@ import X509
         )
         configuration.caFiles = [Fixtures.cert("ca/gateway-test-ca.pem")]
         configuration.trustSystemRoots = false
+        configuration.timeouts.tls = 60  // the suite runs in parallel on two cores
+        configuration.timeouts.http2 = 60
         let connection = try await GatewayConnection.connect(configuration)
         defer { Task { await connection.close() } }
         #expect(try await connection.send(try Fixtures.alert()).status == 200)
@@ -157,6 +161,8 @@ import X509
             credential: .token(key)
         )
         configuration.caFiles = [caPath]
+        configuration.timeouts.tls = 60  // the suite runs in parallel on two cores
+        configuration.timeouts.http2 = 60
         let connection = try await GatewayConnection.connect(configuration)
         defer { Task { await connection.close() } }
         var ids: [String] = []
