@@ -130,6 +130,9 @@ extension CredentialCheck {
         }
         if request.isPerApp {
             var verdicts: [AppVerdict] = []
+            // Each app's judge starts from what the previous one learnt of the Secret Service, so
+            // an unreachable one is asked once, not once per app.
+            var appJudge = judge
             for selection in AppSelection.select(
                 topics: request.topics,
                 environment: request.environment,
@@ -137,7 +140,7 @@ extension CredentialCheck {
             ) {
                 var scoped = request.expectations
                 scoped.topic = selection.topic
-                let appJudge = judge.with(expectations: scoped)
+                appJudge = appJudge.with(expectations: scoped)
                 let results = selection.candidates.compactMap { stillStored(appJudge.check(.stored($0))) }
                 verdicts.append(AppVerdict(selection, results: results))
                 report.results += results

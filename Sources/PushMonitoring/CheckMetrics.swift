@@ -55,13 +55,13 @@ public enum CheckMetrics {
         out.sample("x509_read_errors", [:], Double(run.results.filter { $0.error != nil }.count))
     }
 
-    /// The environment label: one environment, `both`, or `unknown` when nothing says.
     /// A secret the Secret Service answered it does not have is a finding about the credential (it
     /// cannot be used until imported again), not a check that could not be made.
     static func secretMissing(_ result: CheckResult) -> Bool {
         result.error?.code == CredentialError.Code.secretNotFound.name
     }
 
+    /// The environment label: one environment, `both`, or `unknown` when nothing says.
     static func environmentLabel(_ environments: [PushEnvironment]) -> String {
         switch Set(environments) {
         case [.sandbox]: return "sandbox"

@@ -41,7 +41,7 @@ public struct CheckRun: Sendable {
                 environments: request.environment.map { [$0] } ?? PushEnvironment.allCases
             ) : nil
         self.init(date: request.date, results: report.results, secretsAsked: !request.skipSecrets, apps: apps)
-        locateFiles(in: store)
+        locateFiles(in: store, stored: report.stored)
     }
 
     /// A store that could not be read: the file still says when the check ran, and that it failed.
@@ -59,8 +59,9 @@ public struct CheckRun: Sendable {
 
     /// Gives each stored certificate the path of its file in the store, as x509-certificate-exporter's
     /// `filepath`; a file checked by name keeps the name it was given.
-    public mutating func locateFiles(in store: CredentialStore) {
-        let stored = (try? store.list()) ?? []
+    /// `stored` is the store's index when the caller has read it already.
+    public mutating func locateFiles(in store: CredentialStore, stored known: [StoredCredential]? = nil) {
+        let stored = known ?? (try? store.list()) ?? []
         for index in results.indices where results[index].x509 != nil {
             let result = results[index]
             if result.origin == "store",

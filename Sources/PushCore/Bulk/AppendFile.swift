@@ -95,8 +95,6 @@ public final class AppendFile: @unchecked Sendable {
 
     public func append(bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
 
-    public var hasPending: Bool { !buffer.isEmpty }
-
     public func flush() {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }

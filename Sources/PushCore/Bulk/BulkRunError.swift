@@ -21,7 +21,7 @@ public struct BulkRunError: ReportableError, CustomStringConvertible {
 
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) }
 
-    public var description: String { (path.map { "\($0): " } ?? "") + message }
+    public var description: String { statement }
 
     /// Usage errors (exit 64): the user asked for something that is not this run.
     public var isUsageError: Bool { [.runMismatch, .notAResultsFile, .terminalInput].contains(code) }

@@ -46,9 +46,7 @@ enum EarlyCredential {
         do {
             let loaded = try started.wait()
             return loaded.isStored ? loaded : nil
-        } catch let error as CredentialError
-            where error.code == .secretStoreUnavailable || error.code == .secretStoreLocked
-        {
+        } catch let error as CredentialError where CheckJudge.isUnreachable(error) {
             throw error
         } catch {
             return nil
