@@ -59,8 +59,10 @@ public final class ResumeState: @unchecked Sendable {
         self.journalExists = journalExists
     }
 
-    public func status(token: DeviceToken) -> Status {
-        let key = BulkResult.key(token: token.hex)
+    public func status(token: DeviceToken) -> Status { status(key: BulkResult.key(token: token.hex)) }
+
+    /// The same, for a token's key (``BulkResult/key(token:)``) a caller has made already.
+    public func status(key: UInt64) -> Status {
         if done.contains(key) { return .done }
         if let flight = inFlight[key] { return .uncertain(apnsID: flight.apnsID, attempts: flight.attempts) }
         return .pending

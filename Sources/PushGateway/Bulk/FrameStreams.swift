@@ -194,8 +194,10 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
             end(streamID, .reset(.other("an answer without :status")))
             return
         }
-        let declared = entry.headers.first { $0.0 == "content-length" }.flatMap { Int($0.1) } ?? 0
-        if status != 200, entry.body.count < declared {
+        // Only a rejection has a reason to wait for: an accepted answer skips the header search.
+        if status != 200,
+            entry.body.count < entry.headers.first(where: { $0.0 == "content-length" }).flatMap({ Int($0.1) }) ?? 0
+        {
             // A rejection whose body (its reason) never came in full: the stream ended (a
             // RST_STREAM NO_ERROR, which does not wait for flow control, overtook the server's
             // DATA). A rejected notification was not delivered, so it is sent again to learn why.

@@ -347,7 +347,7 @@ public final class TokenFeed: @unchecked Sendable {
         } else if resume != nil || !allowDuplicates {
             seen.insert(key)
         }
-        switch resume?.status(token: token) ?? .pending {
+        switch resume?.status(key: key) ?? .pending {
         case .done:
             count { $0.skipped += 1 }
             return nil
