@@ -372,24 +372,13 @@ struct StoreCommandTests {
         let first = CLI.cert("p12/keychain-legacy.p12")
         let second = CLI.cert("p12/openssl3-default.p12")
         for round in 0..<5 {
-            let group = DispatchGroup()
-            let results = ResultBox()
-            for file in [first, second] {
-                group.enter()
-                DispatchQueue.global().async {
-                    results.append(
-                        try? CLI.run(
-                            ["import", "--store", store.path, "--password-stdin", file],
-                            stdin: Self.password + "\n"
-                        )
-                    )
-                    group.leave()
-                }
-            }
-            group.wait()
+            let results = CLI.runTogether(
+                [first, second].map { ["import", "--store", store.path, "--password-stdin", $0] },
+                stdin: Self.password + "\n"
+            )
             #expect(
-                results.values.allSatisfy { $0?.status == 0 },
-                "round \(round): \(results.values.map { $0?.stderr ?? "no result" })"
+                results.allSatisfy { $0?.status == 0 },
+                "round \(round): \(results.map { $0?.stderr ?? "no result" })"
             )
             let aliases = try store.listJSON().compactMap { $0["credential"] as? String }.sorted()
             #expect(aliases == ["com.example.app-production", "com.example.app-sandbox"], "round \(round)")
@@ -399,16 +388,8 @@ struct StoreCommandTests {
             #expect(files.filter { $0.hasPrefix("com.example.app-sandbox.") }.count == 2)
             #expect(try store.run(["check", "--skip-secrets"]).status == 0)
             // Two removes at once too.
-            let removals = ResultBox()
-            for alias in aliases {
-                group.enter()
-                DispatchQueue.global().async {
-                    removals.append(try? CLI.run(["remove", "--store", store.path, alias]))
-                    group.leave()
-                }
-            }
-            group.wait()
-            #expect(removals.values.allSatisfy { $0?.status == 0 })
+            let removals = CLI.runTogether(aliases.map { ["remove", "--store", store.path, $0] })
+            #expect(removals.allSatisfy { $0?.status == 0 })
             #expect(try store.listJSON().isEmpty)
         }
     }
@@ -659,16 +640,6 @@ struct StoreCommandTests {
             samples["apnsctl_credential_findings"]?.contains { ($0[0] as? [String: String])?["finding"] == "expiring" }
                 == true
         )
-    }
-}
-
-final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var values: [CLI.Result?] = []
-    func append(_ value: CLI.Result?) {
-        lock.lock()
-        values.append(value)
-        lock.unlock()
     }
 }
 

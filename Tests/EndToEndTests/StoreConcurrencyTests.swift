@@ -35,17 +35,7 @@ struct StoreConcurrencyTests {
 
     /// Starts every command at once and waits for them all.
     static func runTogether(_ commands: [[String]]) -> [CLI.Result?] {
-        let group = DispatchGroup()
-        let results = ResultBox()
-        for command in commands {
-            group.enter()
-            DispatchQueue.global().async {
-                results.append(try? CLI.run(command, timeout: 120))
-                group.leave()
-            }
-        }
-        group.wait()
-        return results.values
+        CLI.runTogether(commands)
     }
 
     @Test func checkDuringRemovalsAndRotationsReportsNothingFalse() throws {

@@ -107,30 +107,21 @@ public enum CLI {
         try? input.fileHandleForWriting.close()
 
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.
-        let group = DispatchGroup()
-        let outBox = DataBox()
-        let errBox = DataBox()
-        group.enter()
-        DispatchQueue.global().async {
-            outBox.data = output.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        group.enter()
-        DispatchQueue.global().async {
-            errBox.data = errors.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        if group.wait(timeout: .now() + timeout) == .timedOut {
+        let outReader = PipeReader(output.fileHandleForReading)
+        let errReader = PipeReader(errors.fileHandleForReading)
+        let deadline = DispatchTime.now() + timeout
+        if !outReader.wait(until: deadline) || !errReader.wait(until: deadline) {
             process.terminate()
             // A grandchild that inherited the pipes may keep them open: do not wait forever.
-            _ = group.wait(timeout: .now() + 5)
+            _ = outReader.wait(until: .now() + 5)
+            _ = errReader.wait(until: .now() + 5)
             Issue.record("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
         process.waitUntilExit()
         let result = Result(
             status: process.terminationStatus,
-            stdout: String(decoding: outBox.data, as: UTF8.self),
-            stderr: String(decoding: errBox.data, as: UTF8.self),
+            stdout: String(decoding: outReader.data, as: UTF8.self),
+            stderr: String(decoding: errReader.data, as: UTF8.self),
             arguments: arguments
         )
         // Every message apnsctl prints in the whole suite is scanned for what must never reach
@@ -160,8 +151,30 @@ public enum CLI {
     }
 }
 
-final class DataBox: @unchecked Sendable {
-    var data = Data()
+/// Reads a pipe to its end on a thread of its own. A reader queued on Dispatch's shared pool
+/// can wait there behind other tests' blocked work while its child, its pipe full, waits for it.
+final class PipeReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var read = Data()
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            let all = handle.readDataToEndOfFile()
+            lock.withLock { read = all }
+            done.signal()
+        }.start()
+    }
+
+    /// What was read; empty until the pipe's end was reached.
+    var data: Data { lock.withLock { read } }
+
+    /// Waits for the pipe's end until `deadline`; false when it had not come.
+    func wait(until deadline: DispatchTime) -> Bool {
+        guard done.wait(timeout: deadline) == .success else { return false }
+        done.signal()
+        return true
+    }
 }
 
 /// A temporary folder removed when the test ends.
@@ -173,4 +186,35 @@ public final class TemporaryFolder: @unchecked Sendable {
     }
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+extension CLI {
+    /// Runs every command at once, each waited for on a thread of its own (Dispatch's shared
+    /// pool is as wide as the machine has cores and may be busy with other tests' work), and
+    /// gives their results in the order given; nil for one that could not start.
+    public static func runTogether(
+        _ commands: [[String]],
+        stdin: String? = nil,
+        timeout: TimeInterval = 120
+    ) -> [Result?] {
+        let results = TogetherResults(count: commands.count)
+        let group = DispatchGroup()
+        for (index, command) in commands.enumerated() {
+            group.enter()
+            Thread {
+                results.set(index, try? run(command, stdin: stdin, timeout: timeout))
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return results.values
+    }
+}
+
+final class TogetherResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [CLI.Result?]
+    init(count: Int) { stored = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ value: CLI.Result?) { lock.withLock { stored[index] = value } }
+    var values: [CLI.Result?] { lock.withLock { stored } }
 }
