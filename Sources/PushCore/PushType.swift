@@ -44,6 +44,12 @@ public struct PushType: Hashable, Sendable, Codable, CustomStringConvertible, Ex
     /// The topic suffix Apple requires for this push type, if any (`.voip`, `.complication`...).
     public var topicSuffix: String? { Self.topicSuffixes.first { $0.pushType == self }?.suffix }
 
+    /// `topic` with the suffix this push type requires (`.voip`, `.complication`...), unless it
+    /// already ends with it, as a VoIP Services certificate's bundle ID does.
+    public func topic(for topic: String) -> String {
+        topicSuffix.map { topic.hasSuffix($0) ? topic : topic + $0 } ?? topic
+    }
+
     /// The push type whose suffix ends `topic` (with something before it), and that suffix:
     /// `com.x.voip` is `voip`'s; nil for a bundle ID.
     public static func suffixed(_ topic: String) -> (pushType: PushType, suffix: String)? {

@@ -96,6 +96,9 @@ extension ErrorCode {
     public static let fileExists = ErrorCode("file_exists")
     /// A rotation would put a certificate that expires sooner in place of the one it replaces.
     public static let expiresSooner = ErrorCode("expires_sooner")
+    /// A rotation would put a certificate in place of one that serves an environment or topic
+    /// the new one does not.
+    public static let narrowerCoverage = ErrorCode("narrower_coverage")
     /// A certificate that is expired or not yet valid, which APNs would refuse.
     public static let outsideValidity = ErrorCode("outside_validity")
     /// A change that only a token key's metadata can take was asked of a certificate.

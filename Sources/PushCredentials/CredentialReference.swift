@@ -6,13 +6,16 @@ public enum CredentialReference: Sendable {
     case stored(StoredCredential)
     case file(String)
 
-    /// An existing file wins over an alias of the same name only when it has a path separator
-    /// or an extension; a bare word is an alias first.
+    /// Whether `argument` reads as a file first: it has a path separator or a credential file's
+    /// extension. A bare word is an alias first.
+    public static func looksLikePath(_ argument: String) -> Bool {
+        let lowered = argument.lowercased()
+        return argument.contains("/") || [".p12", ".pem", ".pfx", ".cer", ".p8"].contains { lowered.contains($0) }
+    }
+
+    /// An existing file wins over an alias of the same name only when it ``looksLikePath(_:)``.
     public static func resolve(_ argument: String, store: CredentialStore) throws -> CredentialReference {
-        let looksLikePath =
-            argument.contains("/") || argument.contains(".p12") || argument.contains(".pem")
-            || argument.contains(".pfx") || argument.contains(".cer") || argument.contains(".p8")
-        if !looksLikePath, let stored = try store.credential(named: argument) { return .stored(stored) }
+        if !looksLikePath(argument), let stored = try store.credential(named: argument) { return .stored(stored) }
         if InputFile.exists(argument) { return .file(argument) }
         if let stored = try store.credential(named: argument) { return .stored(stored) }
         let known = (try? store.list().map(\.alias)) ?? []

@@ -40,6 +40,35 @@ extension CredentialStore {
         )
     }
 
+    /// Refuses a rotation that would stop serving an environment or topic the replaced
+    /// credential serves: a sandbox certificate in place of a universal one would end every
+    /// production push under the alias that scripts use.
+    static func refuseNarrowerCoverage(_ file: CredentialFile, replacing old: StoredCredential) throws {
+        let certificate = file.certificate
+        let lostEnvironments = old.environments.filter { !certificate.environments.contains($0) }
+        let lostTopics = old.topics.filter { !certificate.coveredTopics.contains($0) }
+        guard !lostEnvironments.isEmpty || !lostTopics.isEmpty else { return }
+        var lost: [String] = []
+        if !lostEnvironments.isEmpty {
+            let serves =
+                certificate.environments.isEmpty
+                ? "no known environment" : certificate.environments.map(\.rawValue).joined(separator: " and ")
+            lost.append(
+                "it is for \(serves) only, and \(old.alias) also serves \(lostEnvironments.map(\.rawValue).joined(separator: " and "))"
+            )
+        }
+        if !lostTopics.isEmpty {
+            lost.append("it does not cover \(lostTopics.joined(separator: ", ")), which \(old.alias) covers")
+        }
+        throw CredentialError(
+            .narrowerCoverage,
+            path: file.path,
+            "This certificate would replace \(old.alias), but \(lost.joined(separator: "; and ")); nothing changed.",
+            hint: "Check that this is the right certificate; to replace it all the same, say so explicitly.",
+            alias: old.alias
+        )
+    }
+
     // MARK: Token keys' metadata
 
     /// What `update` changes; nil leaves a value as it is.

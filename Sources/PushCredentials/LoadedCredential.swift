@@ -66,7 +66,7 @@ public struct LoadedCredential: Sendable {
     /// The default topic with the suffix a push type requires (`.voip`, `.complication`...),
     /// unless the bundle ID already has it, as a VoIP Services certificate's does.
     public func defaultTopic(for pushType: PushType) -> String? {
-        defaultTopic.map { base in pushType.topicSuffix.map { base.hasSuffix($0) ? base : base + $0 } ?? base }
+        defaultTopic.map(pushType.topic(for:))
     }
 
     /// Findings that predict a rejection, checked before connecting.

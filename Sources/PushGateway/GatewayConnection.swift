@@ -110,9 +110,6 @@ public final class GatewayConnection: Sendable {
     /// The bulk sender's flush batching (on the event loop only).
     var batching: BatchingHandler? { state.withLockedValue { $0.batching } }
 
-    /// The HTTP/2 stream multiplexer, once connected.
-    var streamMultiplexer: NIOHTTP2Handler.StreamMultiplexer? { state.withLockedValue { $0.multiplexer } }
-
     /// Why the connection ended, in words ("by the server", "after the server's GOAWAY").
     var closeReason: String { state.withLockedValue { $0.closeDetail } ?? "unexpectedly" }
 

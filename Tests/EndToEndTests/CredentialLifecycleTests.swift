@@ -63,6 +63,40 @@ struct CredentialLifecycleTests {
         #expect((after.first?["days_left"] as? Int ?? 999) < 30)
     }
 
+    @Test func aRotationThatServesLessIsRefusedUnlessForced() throws {
+        let store = try Store()
+        let folder = try TemporaryFolder()
+        let universal = try TestPKI.mint(in: folder, name: "universal", bundle: "com.example.rot", days: 300)
+        let sandboxOnly = try TestPKI.mint(
+            in: folder,
+            name: "sandbox",
+            bundle: "com.example.rot",
+            days: 400,
+            environments: [.sandbox]
+        )
+        #expect(try store.run(["import", universal]).status == 0)
+        let before = try store.listJSON()
+
+        // Later expiry, so only what it serves can stop it: production would be lost.
+        let refused = try store.run(["import", sandboxOnly, "--replace", "com.example.rot-universal"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("for sandbox only"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("com.example.rot-universal also serves production"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--force"))
+        #expect(try store.listJSON().map { $0["sha256"] as? String } == before.map { $0["sha256"] as? String })
+        let json = try store.run(["import", sandboxOnly, "--replace", "com.example.rot-universal", "--json"])
+        #expect(json.status == 1)
+        #expect(json.stdout.contains("\"narrower_coverage\""), "\(json.stdout)")
+
+        // A renewal that serves as much is taken as it always was.
+        let renewed = try TestPKI.mint(in: folder, name: "renewed", bundle: "com.example.rot", days: 500)
+        #expect(try store.run(["import", renewed, "--replace", "com.example.rot-universal"]).status == 0)
+
+        let forced = try store.run(["import", sandboxOnly, "--replace", "com.example.rot-universal", "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try store.listJSON().first?["environments"] as? [String] == ["sandbox"])
+    }
+
     @Test func anExpiredCertificateIsRefusedUnlessForced() throws {
         let store = try Store()
         let folder = try TemporaryFolder()

@@ -70,27 +70,30 @@ struct ConnectionOptions: ParsableArguments {
         )
     }
 
-    /// The environment to use, and a note for the user when it was a default.
-    func chosenEnvironment(
+    /// The library's plan for `credential` with these options, and the notes to show before
+    /// connecting: legacy names mapped, and sandbox taken when nothing said which environment.
+    func plan(
         for credential: LoadedCredential,
-        requested: PushEnvironment?
-    ) -> (PushEnvironment, note: String?) {
-        let choice = settings(environment: requested).chooseEnvironment(for: credential)
-        guard choice.reason == .defaultSandbox else { return (choice.environment, nil) }
-        return (
-            choice.environment,
-            "No --environment given and the credential is for \(choice.credentialDescription); using sandbox."
+        requested: PushEnvironment?,
+        topic: String? = nil,
+        pushType: PushType = .alert,
+        service: GatewayPlan.Service = .push
+    ) throws -> (GatewayPlan, notes: [String]) {
+        var plan = try GatewayPlan(
+            credential,
+            settings: settings(environment: requested),
+            topic: topic,
+            pushType: pushType,
+            service: service
         )
-    }
-
-    func configuration(
-        for credential: LoadedCredential,
-        environment: PushEnvironment
-    ) throws -> (GatewayConfiguration, [String]) {
-        let plan = try settings(environment: environment).configuration(for: credential, environment: environment)
-        var configuration = plan.configuration
-        if plan.proxy?.source == .explicit { configuration.proxyOrigin = "--proxy" }
-        return (configuration, plan.notices)
+        if plan.proxy?.source == .explicit { plan.configuration.proxyOrigin = "--proxy" }
+        var notes = plan.notices
+        if plan.choice.reason == .defaultSandbox {
+            notes.append(
+                "No --environment given and the credential is for \(plan.choice.credentialDescription); using sandbox."
+            )
+        }
+        return (plan, notes)
     }
 }
 
@@ -116,7 +119,6 @@ struct CredentialOptions: ParsableArguments {
     func load(_ argument: String) throws -> LoadedCredential {
         let store = store.credentialStore
         if let early = try EarlyCredential.take(argument, storePath: store.path) { return early }
-        return try CredentialLoader(store: store, password: password.source(), teamID: teamID, keyID: keyID)
-            .load(argument)
+        return try loader.load(argument)
     }
 }

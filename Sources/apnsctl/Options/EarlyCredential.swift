@@ -19,7 +19,7 @@ enum EarlyCredential {
     static func begin(_ arguments: [String]) {
         guard arguments.count > 2, commands.contains(arguments[1]) else { return }
         let credential = arguments[2]
-        guard !credential.hasPrefix("-"), !looksLikeFile(credential) else { return }
+        guard !credential.hasPrefix("-"), !CredentialReference.looksLikePath(credential) else { return }
         var explicitStore: String?
         for (index, argument) in arguments.enumerated().dropFirst(3) {
             if argument == "--identity" || argument.hasPrefix("--identity=") { return }  // a team store
@@ -51,10 +51,5 @@ enum EarlyCredential {
         } catch {
             return nil
         }
-    }
-
-    private static func looksLikeFile(_ argument: String) -> Bool {
-        let lowered = argument.lowercased()
-        return argument.contains("/") || [".p12", ".pem", ".pfx", ".cer", ".p8"].contains { lowered.contains($0) }
     }
 }

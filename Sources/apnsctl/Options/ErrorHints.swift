@@ -54,6 +54,10 @@ enum ErrorHints {
             let inspect = error.path.map { " (`apnsctl inspect \(shellQuoted($0))` shows its dates)" } ?? ""
             return
                 "Check that this is the newer certificate\(inspect); to replace it all the same, run the same import with --force."
+        case .narrowerCoverage:
+            let inspect = error.path.map { " (`apnsctl inspect \(shellQuoted($0))` shows what it covers)" } ?? ""
+            return
+                "Check that this is the right certificate\(inspect); to replace it all the same, run the same import with --force."
         case .outsideValidity:
             return (error.hint.map { $0 + " " } ?? "") + "To store it all the same, run the same import with --force."
         case .notATokenKey:

@@ -23,14 +23,14 @@ extension Send {
             // A placeholder token: the template's own token is never sent.
             let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
             let request = BulkSendJob.Request(
-                configuration: prepared.configuration,
+                configuration: prepared.plan.configuration,
                 template: prepared.notification.template,
                 tokens: tokensPath,
                 results: results,
                 resume: resume,
                 options: options,
                 allowDuplicates: allowDuplicates,
-                command: recordedCommand(environment: prepared.environment)
+                command: recordedCommand(environment: prepared.plan.environment)
             )
             return try await BulkSendJob.run(request, observer: display)
         }

@@ -166,18 +166,6 @@ struct Channels: AsyncParsableCommand {
     }
 
     /// The bundle ID a channel request is for: the one given, else the credential's.
-    static func bundleID(given: String?, credential: LoadedCredential) throws -> String {
-        if let given { return given }
-        guard let topic = credential.defaultTopic else {
-            throw PushCoreError(
-                .invalidChannel,
-                "The credential \(credential.name) names no app, so the bundle ID cannot be taken from it.",
-                hint: "Give the app's bundle ID."
-            )
-        }
-        return TopicScope.app(of: topic)
-    }
-
     /// Connects once, makes one request, reports it.
     static func perform(
         _ action: String,
@@ -186,32 +174,19 @@ struct Channels: AsyncParsableCommand {
         _ request: (GatewayConnection, String) async throws -> ChannelResponse
     ) async throws {
         let report: ChannelReport = try await withUserErrors {
-            let loaded = try common.credentials.load(common.credential)
-            let bundleID = try bundleID(given: common.bundleID, credential: loaded)
-            let (environment, note) = common.connection.chosenEnvironment(
-                for: loaded,
-                requested: common.environment
+            let (plan, notes) = try common.connection.plan(
+                for: try common.credentials.load(common.credential),
+                requested: common.environment,
+                service: .channelManagement
             )
-            let plan = try common.connection.settings(environment: environment).channelManagementConfiguration(
-                for: loaded,
-                environment: environment
-            )
-            var configuration = plan.configuration
-            if plan.proxy?.source == .explicit { configuration.proxyOrigin = "--proxy" }
-            if !common.json {
-                for line in plan.notices + [note].compactMap({ $0 }) {
-                    printError(TerminalStyle.stderr.paint("note: ", .bold) + line)
-                }
-            }
-            // The connection is closed, and the close awaited, however the request ends.
-            let response = try await GatewayConnection.withConnection(configuration) { connection in
-                try await request(connection, bundleID)
-            }
+            let bundleID = try plan.channelBundleID(given: common.bundleID)
+            if !common.json { for line in notes { printError(TerminalStyle.stderr.paint("note: ", .bold) + line) } }
+            let response = try await plan.withConnection { try await request($0, bundleID) }
             return ChannelReport(
                 action: action,
-                credential: loaded.name,
-                environment: environment,
-                gateway: configuration.endpoint.description,
+                credential: plan.credential.name,
+                environment: plan.environment,
+                gateway: plan.configuration.endpoint.description,
                 bundleID: bundleID,
                 asked: channel,
                 response: response

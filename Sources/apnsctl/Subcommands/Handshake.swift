@@ -52,51 +52,52 @@ struct Handshake: AsyncParsableCommand {
 
     func run() async throws {
         let style = TerminalStyle.stdout
-        let (output, check): (HandshakeOutput, HandshakeCheck) = try await withUserErrors {
-            let loaded = try credentials.load(credential)
-            let (environment, note) = connection.chosenEnvironment(for: loaded, requested: self.environment)
-            let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
-            let topic = self.topic ?? loaded.defaultTopic
-            let warnings = FindingHints.forCommandLine(
-                loaded.preflightFindings(environment: environment, topic: topic),
-                about: .init(loaded, environment: environment)
-            )
-            if !json {
-                for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
-                print(
-                    "Connecting to \(style.paint(configuration.endpoint.description, .bold)) (\(environment)) as \(loaded.name) (\(loaded.kind == .tokenKey ? "token key" : "certificate"))"
-                )
-                for warning in warnings {
-                    print(style.paint("! ", .yellow, .bold) + warning.message)
-                    if let hint = warning.hint { print("  " + style.paint("→ \(hint)", .dim)) }
-                }
-                print("")
-            }
-            var check = await HandshakeCheck.run(configuration: configuration, topic: topic, authCheck: authCheck)
-            check.authCheck = check.authCheck?.forCommandLine
-            // The report's error carries the command line's hint, as the printed error does.
-            if let error = check.error { check.handshake.error = error.forCommandLine.reported }
-            let output = HandshakeOutput(
-                schemaVersion: ReportSchema.schemaVersion,
-                credential: loaded.name,
-                environment: environment,
-                topic: topic,
-                notices: notices,
-                warnings: warnings,
-                handshake: check.handshake,
-                authCheck: check.authCheck,
-                error: check.handshake.error
-            )
-            return (output, check)
+        let (plan, notes) = try await withUserErrors {
+            try connection.plan(for: try credentials.load(credential), requested: environment, topic: topic)
         }
+        let warnings = FindingHints.forCommandLine(
+            plan.warnings,
+            about: .init(plan.credential, environment: plan.environment)
+        )
+        if !json { printHeader(plan, notes: notes, warnings: warnings, style: style) }
+        var check = await HandshakeCheck.run(plan, authCheck: authCheck)
+        check.authCheck = check.authCheck?.forCommandLine
+        // The report's error carries the command line's hint, as the printed error does.
+        if let error = check.error { check.handshake.error = error.forCommandLine.reported }
         if json {
-            try printJSON(output)
+            try printJSON(
+                HandshakeOutput(
+                    schemaVersion: ReportSchema.schemaVersion,
+                    credential: plan.credential.name,
+                    environment: plan.environment,
+                    topic: plan.topic,
+                    notices: plan.notices,
+                    warnings: warnings,
+                    handshake: check.handshake,
+                    authCheck: check.authCheck,
+                    error: check.handshake.error
+                )
+            )
         } else {
-            print(HandshakeRenderer(style: style).render(output.handshake))
-            if let auth = output.authCheck { print(AuthCheckRenderer(style: style).render(auth)) }
+            print(HandshakeRenderer(style: style).render(check.handshake))
+            if let auth = check.authCheck { print(AuthCheckRenderer(style: style).render(auth)) }
             if let error = check.error { reportError(error) }
         }
         throw ExitCode(check.exitCode)
+    }
+
+    /// What is about to happen, before the connection starts: notes, the target, and warnings.
+    private func printHeader(_ plan: GatewayPlan, notes: [String], warnings: [Finding], style: TerminalStyle) {
+        for line in notes { printError(style.paint("note: ", .bold) + line) }
+        let kind = plan.credential.kind == .tokenKey ? "token key" : "certificate"
+        print(
+            "Connecting to \(style.paint(plan.configuration.endpoint.description, .bold)) (\(plan.environment)) as \(plan.credential.name) (\(kind))"
+        )
+        for warning in warnings {
+            print(style.paint("! ", .yellow, .bold) + warning.message)
+            if let hint = warning.hint { print("  " + style.paint("→ \(hint)", .dim)) }
+        }
+        print("")
     }
 }
 

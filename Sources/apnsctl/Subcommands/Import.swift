@@ -182,7 +182,7 @@ struct Import: AsyncParsableCommand {
         } catch let error as CredentialError {
             reportError(error)
             // Checked, and refused for what the certificate says: a problem, not a failure to check.
-            if [.expiresSooner, .outsideValidity, .notAPushCertificate].contains(error.code) {
+            if [.expiresSooner, .narrowerCoverage, .outsideValidity, .notAPushCertificate].contains(error.code) {
                 throw ExitStatus.problem
             }
             throw ExitStatus.couldNotCheck

@@ -75,18 +75,6 @@ struct Preflight: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let stored: [StoredCredential] = try await withUserErrors {
-            let stored = credentialNames.isEmpty ? try credentials.store.credentialStore.list() : []
-            if credentialNames.isEmpty, stored.isEmpty {
-                throw CredentialError(
-                    .aliasNotFound,
-                    path: nil,
-                    "There is no credential to check: the store is empty and none was named.",
-                    hint: "Import one (`apnsctl import FILE`) or name files."
-                )
-            }
-            return stored
-        }
         let style = TerminalStyle.stdout
         let preflight = PreflightCheck(
             environment: environment,
@@ -94,32 +82,20 @@ struct Preflight: AsyncParsableCommand {
             warnDays: warnDays,
             settings: connection.settings(environment: environment)
         )
-        var entries: [PreflightReport] = []
-        var verdicts: [AppVerdict]?
-        let status: Int32
-        if credentialNames.isEmpty {
-            var perApp: [AppVerdict] = []
-            for selection in AppSelection.select(topics: topic, environment: environment, stored: stored) {
-                let outcome = await preflight.run(selection, loader: credentials.loader)
-                let reports = outcome.reports.map { Self.forCommandLine($0, environment: environment) }
-                entries += reports
-                perApp.append(outcome.verdict)
-                if !json { print(renderApp(outcome.verdict, reports: reports, style: style)) }
+        let target: PreflightTarget = credentialNames.isEmpty ? .apps(topics: topic) : .credentials(credentialNames)
+        let run = try await withUserErrors {
+            try await preflight.run(target, store: credentials.store.credentialStore, loader: credentials.loader) {
+                guard !json else { return }
+                switch $0 {
+                case .app(let app):
+                    print(renderApp(app.verdict, reports: app.reports.map(forCommandLine), style: style))
+                case .credential(let report):
+                    print(render(forCommandLine(report), style: style))
+                }
             }
-            verdicts = perApp
-            status = AppVerdict.exitStatus(perApp)
-        } else {
-            for name in credentialNames {
-                let entry = Self.forCommandLine(
-                    await preflight.check(name, loader: credentials.loader),
-                    environment: environment
-                )
-                entries.append(entry)
-                if !json { print(render(entry, style: style)) }
-            }
-            let fitness = entries.map(\.fitness)
-            status = fitness.contains(.unfit) ? 1 : fitness.contains(.couldNotCheck) ? 2 : 0
         }
+        let entries = run.reports.map(forCommandLine)
+        let status = run.exitStatus
         if json {
             try printJSON(
                 PreflightOutput(
@@ -129,11 +105,11 @@ struct Preflight: AsyncParsableCommand {
                     topics: topic,
                     ready: status == 0,
                     credentials: entries,
-                    apps: verdicts
+                    apps: run.apps
                 )
             )
         } else {
-            print("\n" + summary(entries: entries, verdicts: verdicts, status: status, style: style))
+            print("\n" + summary(entries: entries, verdicts: run.apps, status: status, style: style))
         }
         if status != 0 { throw ExitCode(status) }
     }
@@ -201,7 +177,8 @@ struct Preflight: AsyncParsableCommand {
     }
 
     /// The report with the command line's hints.
-    static func forCommandLine(_ report: PreflightReport, environment: PushEnvironment) -> PreflightReport {
+    /// The report with the command line's hints.
+    private func forCommandLine(_ report: PreflightReport) -> PreflightReport {
         var report = report
         report.findings = FindingHints.forCommandLine(
             report.findings,

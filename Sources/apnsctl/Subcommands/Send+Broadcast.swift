@@ -74,10 +74,8 @@ extension Send {
         let result: BroadcastOutput = try await withUserErrors {
             let channel = try ChannelID(text)
             let body = try makePayload()
-            let loaded = try credentials.load(credential)
-            let bundleID = try Channels.bundleID(given: topic.map(TopicScope.app(of:)), credential: loaded)
-            let (environment, note) = connection.chosenEnvironment(for: loaded, requested: self.environment)
-            let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
+            let (plan, notes) = try connection.plan(for: try credentials.load(credential), requested: environment)
+            let bundleID = try plan.channelBundleID(given: topic.map(TopicScope.app(of:)))
             let broadcast = BroadcastNotification(
                 bundleID: bundleID,
                 channelID: channel,
@@ -87,20 +85,13 @@ extension Send {
                 payload: body
             )
             try broadcast.validate()
-            if !json {
-                for line in notices + [note].compactMap({ $0 }) {
-                    printError(TerminalStyle.stderr.paint("note: ", .bold) + line)
-                }
-            }
-            // The connection is closed, and the close awaited, however the request ends.
-            let response = try await GatewayConnection.withConnection(configuration) { gateway in
-                try await gateway.broadcast(broadcast)
-            }
+            if !json { for line in notes { printError(TerminalStyle.stderr.paint("note: ", .bold) + line) } }
+            let response = try await plan.broadcast(broadcast)
             return BroadcastOutput(
                 schemaVersion: ReportSchema.schemaVersion,
-                credential: loaded.name,
-                environment: environment,
-                gateway: configuration.endpoint.description,
+                credential: plan.credential.name,
+                environment: plan.environment,
+                gateway: plan.configuration.endpoint.description,
                 bundleId: bundleID,
                 channelId: channel.rawValue,
                 pushType: PushType.liveactivity.rawValue,

@@ -244,32 +244,29 @@ struct Send: AsyncParsableCommand {
         try validateLiveActivityAndChannel()
     }
 
-    /// What both forms need: the credential, the gateway and the notification (for `token`).
+    /// What both forms need: the library's plan (credential, gateway, topic) and the
+    /// notification (for `--token`; a template for `--tokens`).
     struct Prepared {
-        var loaded: LoadedCredential
-        var environment: PushEnvironment
-        var configuration: GatewayConfiguration
-        var topic: String?
-        var type: PushType
+        var plan: GatewayPlan
         var body: [UInt8]
         var notification: PushNotification
     }
 
     func prepare(token deviceToken: DeviceToken, quietNotes: Bool) throws -> Prepared {
-        let style = TerminalStyle.stderr
         let type = chosenPushType
         let body = try makePayload()
         try Payload.validate(body, pushType: type)
-        let loaded = try credentials.load(credential)
-        let (environment, note) = connection.chosenEnvironment(for: loaded, requested: self.environment)
-        let (configuration, notices) = try connection.configuration(for: loaded, environment: environment)
-        let topic =
-            self.topic.map { given in type.topicSuffix.map { given.hasSuffix($0) ? given : given + $0 } ?? given }
-            ?? loaded.defaultTopic(for: type)
+        let (plan, notes) = try connection.plan(
+            for: try credentials.load(credential),
+            requested: environment,
+            topic: topic,
+            pushType: type
+        )
         let notification = PushNotification(
             deviceToken: deviceToken,
-            topic: topic,
+            topic: plan.topic,
             pushType: type,
+            // APNs refuses a background push sent at priority 10: say 5 unless told otherwise.
             priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),
             expiration: try expiration.map { try PushTime.expiration($0, now: Date()) },
             collapseID: collapseID,
@@ -278,23 +275,14 @@ struct Send: AsyncParsableCommand {
         )
         try notification.validate()
         if type == .liveactivity {
-            try LiveActivity.check(payload: body, pushType: type, topic: topic, priority: notification.priority)
+            try LiveActivity.check(payload: body, pushType: type, topic: plan.topic, priority: notification.priority)
         }
         if !quietNotes {
-            for line in notices + [note].compactMap({ $0 }) { printError(style.paint("note: ", .bold) + line) }
-            for warning in loaded.preflightFindings(environment: environment, topic: topic) {
-                printError(style.paint("warning: ", .yellow, .bold) + warning.message)
-            }
+            let style = TerminalStyle.stderr
+            for line in notes { printError(style.paint("note: ", .bold) + line) }
+            for warning in plan.warnings { printError(style.paint("warning: ", .yellow, .bold) + warning.message) }
         }
-        return Prepared(
-            loaded: loaded,
-            environment: environment,
-            configuration: configuration,
-            topic: topic,
-            type: type,
-            body: body,
-            notification: notification
-        )
+        return Prepared(plan: plan, body: body, notification: notification)
     }
 
     func run() async throws {
@@ -310,24 +298,17 @@ struct Send: AsyncParsableCommand {
         let result: SendOutput = try await withUserErrors {
             let deviceToken = try DeviceToken(token ?? "")
             let prepared = try prepare(token: deviceToken, quietNotes: json)
-            let (loaded, environment, configuration, topic, type, body, notification) =
-                (
-                    prepared.loaded, prepared.environment, prepared.configuration, prepared.topic, prepared.type,
-                    prepared.body, prepared.notification
-                )
-            // The connection is closed, and the close awaited, however the request ends.
-            let response = try await GatewayConnection.withConnection(configuration) { connection in
-                try await connection.send(notification)
-            }
+            let plan = prepared.plan
+            let response = try await plan.send(prepared.notification)
             return SendOutput(
                 schemaVersion: ReportSchema.schemaVersion,
-                credential: loaded.name,
-                environment: environment,
-                gateway: configuration.endpoint.description,
-                topic: topic,
-                pushType: type.rawValue,
+                credential: plan.credential.name,
+                environment: plan.environment,
+                gateway: plan.configuration.endpoint.description,
+                topic: plan.topic,
+                pushType: prepared.notification.pushType.rawValue,
                 token: deviceToken.hex,
-                payloadBytes: body.count,
+                payloadBytes: prepared.body.count,
                 response: response,
                 explanation: response.reason?.explanation,
                 fix: response.reason?.fix
