@@ -88,7 +88,7 @@ public final class CheckJudge {
         }
         let file = try TokenKeyFile(path: path, keyID: keyID)
         return CredentialCheck.tokenKey(
-            TokenKeyFacts(file, teamId: teamID),
+            TokenKeyFacts(file, teamID: teamID),
             keyPresent: nil,
             expectations: expectations
         )

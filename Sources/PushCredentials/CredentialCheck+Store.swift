@@ -11,7 +11,7 @@ extension CredentialCheck {
         result.error = nil
         result.kind = item.kind == .tokenKey ? .tokenKey : .certificate
         result.sha256 = item.kind == .tokenKey ? nil : item.identifier
-        result.keyId = item.kind == .tokenKey ? item.identifier : nil
+        result.keyID = item.kind == .tokenKey ? item.identifier : nil
         result.findings = [
             Finding(
                 code: "orphaned_secret",

@@ -7,8 +7,8 @@ public struct TokenKeyFacts: Sendable {
     public var name: String
     /// "store" or "file".
     public var origin: String
-    public var keyId: String?
-    public var teamId: String?
+    public var keyID: String?
+    public var teamID: String?
     /// The apps it may push to; empty for a key of the whole team (or when nothing was recorded).
     public var topics: [String]
     /// The environments it serves; empty when nothing was recorded.
@@ -18,16 +18,16 @@ public struct TokenKeyFacts: Sendable {
     public init(
         name: String,
         origin: String,
-        keyId: String?,
-        teamId: String?,
+        keyID: String?,
+        teamID: String?,
         topics: [String] = [],
         environments: [PushEnvironment] = [],
         publicKeyFingerprint: String? = nil
     ) {
         self.name = name
         self.origin = origin
-        self.keyId = keyId
-        self.teamId = teamId
+        self.keyID = keyID
+        self.teamID = teamID
         self.topics = topics
         self.environments = environments
         self.publicKeyFingerprint = publicKeyFingerprint
@@ -37,20 +37,20 @@ public struct TokenKeyFacts: Sendable {
         self.init(
             name: credential.alias,
             origin: "store",
-            keyId: credential.keyId,
-            teamId: credential.teamId,
+            keyID: credential.keyID,
+            teamID: credential.teamID,
             topics: credential.topics,
             environments: credential.environments,
             publicKeyFingerprint: credential.publicKeyFingerprint
         )
     }
 
-    public init(_ file: TokenKeyFile, teamId: String?, topics: [String] = [], environments: [PushEnvironment] = []) {
+    public init(_ file: TokenKeyFile, teamID: String?, topics: [String] = [], environments: [PushEnvironment] = []) {
         self.init(
             name: file.path,
             origin: "file",
-            keyId: file.keyID,
-            teamId: teamId,
+            keyID: file.keyID,
+            teamID: teamID,
             topics: topics,
             environments: environments,
             publicKeyFingerprint: file.publicKeyFingerprint
@@ -78,8 +78,8 @@ extension CredentialCheck {
     ) -> CheckResult {
         var findings: [Finding] = []
         var missing: [String] = []
-        if key.keyId == nil { missing.append("key ID") }
-        if key.teamId == nil { missing.append("team ID") }
+        if key.keyID == nil { missing.append("key ID") }
+        if key.teamID == nil { missing.append("team ID") }
         if key.origin == "store" {
             if key.topics.isEmpty { missing.append("topics") }
             if key.environments.isEmpty { missing.append("environments") }
@@ -120,8 +120,8 @@ extension CredentialCheck {
             kind: .tokenKey,
             topics: key.topics,
             environments: key.environments,
-            keyId: key.keyId,
-            teamId: key.teamId,
+            keyID: key.keyID,
+            teamID: key.teamID,
             curve: "P-256",
             publicKeySha256: key.publicKeyFingerprint,
             findings: findings

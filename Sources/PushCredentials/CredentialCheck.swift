@@ -32,8 +32,8 @@ public struct CheckResult: Encodable, Sendable {
     public var daysLeft: Int?
     public var status: ValidityStatus?
     public var sha256: String?
-    public var keyId: String?
-    public var teamId: String?
+    public var keyID: String?
+    public var teamID: String?
     /// Token keys: the curve (always P-256) and the SHA-256 of the public key.
     public var curve: String?
     public var publicKeySha256: String?
@@ -55,7 +55,10 @@ public struct CheckResult: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case name = "credential"
-        case origin, kind, topics, environments, notAfter, daysLeft, status, sha256, keyId, teamId, curve
+        case origin, kind, topics, environments, notAfter, daysLeft, status, sha256, curve
+        // Acronym raw values spelled as ReportSchema requires (`key_id`, `team_id`).
+        case keyID = "keyId"
+        case teamID = "teamId"
         case publicKeySha256, findings, error
     }
 
@@ -70,8 +73,8 @@ public struct CheckResult: Encodable, Sendable {
         try container.encodeIfPresent(daysLeft, forKey: .daysLeft)
         try container.encodeIfPresent(status, forKey: .status)
         try container.encodeIfPresent(sha256, forKey: .sha256)
-        try container.encodeIfPresent(keyId, forKey: .keyId)
-        try container.encodeIfPresent(teamId, forKey: .teamId)
+        try container.encodeIfPresent(keyID, forKey: .keyID)
+        try container.encodeIfPresent(teamID, forKey: .teamID)
         try container.encodeIfPresent(curve, forKey: .curve)
         try container.encodeIfPresent(publicKeySha256, forKey: .publicKeySha256)
         try container.encode(findings, forKey: .findings)
@@ -151,7 +154,7 @@ public enum CredentialCheck {
             daysLeft: certificate.daysLeft(at: expectations.date),
             status: certificate.status(at: expectations.date, warnDays: expectations.warnDays),
             sha256: certificate.sha256,
-            teamId: certificate.teamID,
+            teamID: certificate.teamID,
             findings: findings,
             x509: X509Names(certificate)
         )

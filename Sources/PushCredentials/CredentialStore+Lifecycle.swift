@@ -75,12 +75,12 @@ extension CredentialStore {
     public struct TokenKeyChanges: Sendable {
         public var topics: [String]?
         public var environments: [PushEnvironment]?
-        public var teamId: String?
+        public var teamID: String?
 
-        public init(topics: [String]? = nil, environments: [PushEnvironment]? = nil, teamId: String? = nil) {
+        public init(topics: [String]? = nil, environments: [PushEnvironment]? = nil, teamID: String? = nil) {
             self.topics = topics
             self.environments = environments
-            self.teamId = teamId
+            self.teamID = teamID
         }
     }
 
@@ -92,11 +92,11 @@ extension CredentialStore {
         alias: String,
         _ changes: TokenKeyChanges
     ) throws -> (before: StoredCredential, after: StoredCredential) {
-        if let teamId = changes.teamId, !ProviderKey.isIdentifier(teamId) {
+        if let teamID = changes.teamID, !ProviderKey.isIdentifier(teamID) {
             throw CredentialError(
                 .invalidTeamID,
                 path: nil,
-                "The team ID \"\(teamId)\" is not 10 upper-case letters and digits; nothing changed.",
+                "The team ID \"\(teamID)\" is not 10 upper-case letters and digits; nothing changed.",
                 hint: "Copy the team ID from the Apple Developer portal (Membership details)."
             )
         }
@@ -131,7 +131,7 @@ extension CredentialStore {
             if let environments = changes.environments {
                 after.environments = PushEnvironment.allCases.filter(environments.contains)
             }
-            if let teamId = changes.teamId { after.teamId = teamId }
+            if let teamID = changes.teamID { after.teamID = teamID }
             index.credentials[position] = after
             return (before, after)
         }

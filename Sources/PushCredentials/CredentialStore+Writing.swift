@@ -86,7 +86,7 @@ extension CredentialStore {
                 certificateFile: "credentials/\(alias).\(tag).cert.pem",
                 sha256: certificate.sha256,
                 subject: certificate.subject,
-                teamId: certificate.teamID,
+                teamID: certificate.teamID,
                 notBefore: certificate.notBefore,
                 notAfter: certificate.notAfter
             )
@@ -169,7 +169,7 @@ extension CredentialStore {
         try withLock { index in
             // Importing a key again as its own replacement is how its metadata is redone.
             if let existing = index.credentials.first(where: {
-                $0.kind == .tokenKey && $0.keyId == key.keyID && $0.teamId == key.teamID && $0.alias != replacing
+                $0.kind == .tokenKey && $0.keyID == key.keyID && $0.teamID == key.teamID && $0.alias != replacing
             }) {
                 throw CredentialError(
                     .alreadyImported,
@@ -194,8 +194,8 @@ extension CredentialStore {
                 importedAt: Date(),
                 source: source.map(StoredCredential.sourceName),
                 secret: .tokenKey,
-                teamId: key.teamID,
-                keyId: key.keyID,
+                teamID: key.teamID,
+                keyID: key.keyID,
                 publicKeyFingerprint: key.publicKeyFingerprint
             )
             // The same key under the same alias is one Secret Service item, which the index keeps

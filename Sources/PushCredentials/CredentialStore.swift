@@ -166,7 +166,7 @@ public struct CredentialStore: Sendable {
     }
 
     private func tokenKeyAsIndexed(_ credential: StoredCredential) throws -> ProviderKey {
-        guard credential.kind == .tokenKey, let keyID = credential.keyId, let teamID = credential.teamId else {
+        guard credential.kind == .tokenKey, let keyID = credential.keyID, let teamID = credential.teamID else {
             throw CredentialError(
                 .storeError,
                 path: nil,

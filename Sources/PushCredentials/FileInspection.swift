@@ -26,8 +26,8 @@ extension FileReport {
             let key = try TokenKeyFile(path: path, keyID: keyID)
             let report = TokenKeyReport(
                 key,
-                keyIdGiven: keyID != nil,
-                teamId: teamID,
+                keyIDGiven: keyID != nil,
+                teamID: teamID,
                 topics: topics,
                 environments: environments
             )

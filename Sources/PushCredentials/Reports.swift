@@ -4,6 +4,10 @@ import Foundation
 ///
 /// Keys are snake_case; dates are RFC 3339 in UTC, always next to a computed `days_left` so
 /// no consumer has to parse dates to make a decision.
+///
+/// A property spelled with an upper-case acronym (`teamID`) names its key `teamId` in its
+/// `CodingKeys`: `.convertFromSnakeCase` reads `team_id` as `teamId`, never `teamID`, so that is
+/// the only spelling that decodes what was written, and it encodes to the same `team_id`.
 public enum ReportSchema {
     public static let schemaVersion = 1
 
@@ -53,7 +57,7 @@ public struct CertificateReport: Codable, Sendable {
     public var subject: String
     public var commonName: String?
     public var bundleId: String?
-    public var teamId: String?
+    public var teamID: String?
     public var organization: String?
     public var issuer: String
     public var wwdrGeneration: String?
@@ -72,11 +76,20 @@ public struct CertificateReport: Codable, Sendable {
     public var sha256: String
     public var sha1: String
 
+    enum CodingKeys: String, CodingKey {
+        case subject, commonName, bundleId
+        // `team_id` in the report: see ReportSchema for the acronym's raw value.
+        case teamID = "teamId"
+        case organization, issuer, wwdrGeneration, serial
+        case signatureAlgorithm, publicKey, kind, isPushCertificate, environments, environmentSource
+        case topics, notBefore, notAfter, daysLeft, status, sha256, sha1
+    }
+
     public init(_ certificate: PushCertificate, at date: Date, warnDays: Int) {
         subject = certificate.subject
         commonName = certificate.commonName
         bundleId = certificate.bundleID
-        teamId = certificate.teamID
+        teamID = certificate.teamID
         organization = certificate.organization
         issuer = certificate.issuer
         wwdrGeneration = certificate.wwdrGeneration

@@ -24,13 +24,24 @@ public struct StoredCredential: Codable, Sendable, Equatable {
     public var certificateFile: String?
     public var sha256: String?
     public var subject: String?
-    public var teamId: String?
+    public var teamID: String?
     public var notBefore: Date?
     public var notAfter: Date?
 
     // Token keys
-    public var keyId: String?
+    public var keyID: String?
     public var publicKeyFingerprint: String?
+
+    // The index's keys (`team_id`, `key_id`) are the store's format: see ReportSchema for the
+    // acronyms' raw values.
+    enum CodingKeys: String, CodingKey {
+        case alias, kind, topics, environments, importedAt, source, secret
+        case bundleFile, certificateFile, sha256, subject
+        case teamID = "teamId"
+        case notBefore, notAfter
+        case keyID = "keyId"
+        case publicKeyFingerprint
+    }
 
     /// The Secret Service item holding this credential's secret.
     public func secretItem(store: String) -> SecretItem {
@@ -39,7 +50,7 @@ public struct StoredCredential: Codable, Sendable, Equatable {
             alias: alias,
             kind: secret,
             identifier: kind == .tokenKey
-                ? (keyId ?? "") : (sha256 ?? "").replacingOccurrences(of: ":", with: "").lowercased()
+                ? (keyID ?? "") : (sha256 ?? "").replacingOccurrences(of: ":", with: "").lowercased()
         )
     }
 }

@@ -4,10 +4,10 @@ import Foundation
 /// the team and the restrictions Apple may put on a key (one environment, certain topics) are
 /// what the person said about it.
 public struct TokenKeyReport: Encodable, Sendable {
-    public var keyId: String?
+    public var keyID: String?
     /// Where the key ID came from: "file_name", "option", or nil when unknown.
-    public var keyIdSource: String?
-    public var teamId: String?
+    public var keyIDSource: String?
+    public var teamID: String?
     public var algorithm: String
     public var curve: String
     public var publicKeySha256: String
@@ -18,14 +18,14 @@ public struct TokenKeyReport: Encodable, Sendable {
 
     public init(
         _ file: TokenKeyFile,
-        keyIdGiven: Bool,
-        teamId: String?,
+        keyIDGiven: Bool,
+        teamID: String?,
         topics: [String],
         environments: [PushEnvironment]
     ) {
-        keyId = file.keyID
-        keyIdSource = file.keyID == nil ? nil : keyIdGiven ? "option" : "file_name"
-        self.teamId = teamId
+        keyID = file.keyID
+        keyIDSource = file.keyID == nil ? nil : keyIDGiven ? "option" : "file_name"
+        self.teamID = teamID
         algorithm = "ES256"
         curve = file.curve
         publicKeySha256 = file.publicKeyFingerprint
@@ -34,15 +34,19 @@ public struct TokenKeyReport: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case keyId, keyIdSource, teamId, algorithm, curve, publicKeySha256, topics, environments
+        // Acronym raw values spelled as ReportSchema requires (`key_id`, `key_id_source`, `team_id`).
+        case keyID = "keyId"
+        case keyIDSource = "keyIdSource"
+        case teamID = "teamId"
+        case algorithm, curve, publicKeySha256, topics, environments
     }
 
     /// Topics as objects with their kinds, as in every report.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(keyId, forKey: .keyId)
-        try container.encodeIfPresent(keyIdSource, forKey: .keyIdSource)
-        try container.encodeIfPresent(teamId, forKey: .teamId)
+        try container.encodeIfPresent(keyID, forKey: .keyID)
+        try container.encodeIfPresent(keyIDSource, forKey: .keyIDSource)
+        try container.encodeIfPresent(teamID, forKey: .teamID)
         try container.encode(algorithm, forKey: .algorithm)
         try container.encode(curve, forKey: .curve)
         try container.encode(publicKeySha256, forKey: .publicKeySha256)
@@ -62,8 +66,8 @@ extension FileReport {
                 TokenKeyFacts(
                     name: path,
                     origin: "file",
-                    keyId: report.keyId,
-                    teamId: report.teamId,
+                    keyID: report.keyID,
+                    teamID: report.teamID,
                     topics: report.topics,
                     environments: report.environments,
                     publicKeyFingerprint: report.publicKeySha256

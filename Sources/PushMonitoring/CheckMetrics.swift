@@ -139,7 +139,7 @@ public enum CheckMetrics {
         for key in keys {
             let scope = key.topics.isEmpty ? "team" : "topics"
             let labels = [
-                ("credential", key.name), ("key_id", key.keyId ?? ""), ("team_id", key.teamId ?? ""),
+                ("credential", key.name), ("key_id", key.keyID ?? ""), ("team_id", key.teamID ?? ""),
                 ("scope", scope), ("app", key.topics.first.map(TopicScope.app(of:)) ?? ""),
                 ("environment", environmentLabel(key.environments)),
             ]

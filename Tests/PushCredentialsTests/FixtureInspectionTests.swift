@@ -31,7 +31,7 @@ struct FixtureInspectionTests {
         }
         #expect(certificate.topics.map { Manifest.Topic(topic: $0.name, kinds: $0.kinds) } == (entry.topics ?? []))
         if let bundle = entry.bundleId { #expect(certificate.bundleID == bundle) }
-        if let team = entry.teamId { #expect(certificate.teamID == team) }
+        if let team = entry.teamID { #expect(certificate.teamID == team) }
         if let isPush = entry.pushCertificate { #expect(certificate.isPushCertificate == isPush) }
 
         #expect((file.privateKey != nil) == (entry.hasKey ?? false))

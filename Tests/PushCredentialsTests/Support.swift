@@ -21,7 +21,7 @@ struct Manifest: Decodable {
         var environmentSource: String?
         var topics: [Topic]?
         var bundleId: String?
-        var teamId: String?
+        var teamID: String?
         var serial: String?
         var notBefore: Date?
         var notAfter: Date?
@@ -32,6 +32,14 @@ struct Manifest: Decodable {
         var chainCount: Int?
         var expectedError: String?
         var pushCertificate: Bool?
+
+        // The manifest's `team_id`, read through `.convertFromSnakeCase` as `teamId`.
+        enum CodingKeys: String, CodingKey {
+            case path, format, password, identity, environments, environmentSource, topics, bundleId
+            case serial, notBefore, notAfter, sha256, sha1, hasKey, keyMatches, chainCount, expectedError
+            case pushCertificate
+            case teamID = "teamId"
+        }
 
         var testDescription: String { path }
     }

@@ -57,9 +57,9 @@ struct TeamMergeTests {
         func member(_ name: String) -> TeamFile.Member {
             TeamFile.Member(name: name, recipient: "age1\(name)", addedAt: Date(), addedBy: nil)
         }
-        let base = TeamFile(teamId: "t", members: [member("alice"), member("bob")])
-        let ours = TeamFile(teamId: "t", members: [member("alice"), member("bob"), member("carol")])
-        let theirs = TeamFile(teamId: "t", members: [member("alice")])
+        let base = TeamFile(teamID: "t", members: [member("alice"), member("bob")])
+        let ours = TeamFile(teamID: "t", members: [member("alice"), member("bob"), member("carol")])
+        let theirs = TeamFile(teamID: "t", members: [member("alice")])
         let merged = TeamMerge.members(base: base, ours: ours, theirs: theirs)
         #expect(merged.members.map(\.name) == ["alice", "carol"])
     }

@@ -35,7 +35,7 @@ enum TeamChangeLog {
                 lines.append("Import \(credential.alias): \(describe(credential))")
                 continue
             }
-            if previous.sha256 != credential.sha256 || previous.keyId != credential.keyId {
+            if previous.sha256 != credential.sha256 || previous.keyID != credential.keyID {
                 lines.append("Rotate \(credential.alias): \(describe(credential)), replacing \(describe(previous))")
             } else if previous != credential {
                 lines.append("Update \(credential.alias): \(describe(credential))")
@@ -70,7 +70,7 @@ enum TeamChangeLog {
             return "certificate \(fingerprint)… for \(topics) (\(environments)), \(expiry)"
         case .tokenKey:
             return
-                "token key \(credential.keyId ?? "?") of team \(credential.teamId ?? "?") for \(topics) (\(environments))"
+                "token key \(credential.keyID ?? "?") of team \(credential.teamID ?? "?") for \(topics) (\(environments))"
         }
     }
 }

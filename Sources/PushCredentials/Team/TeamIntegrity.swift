@@ -27,8 +27,8 @@ struct TeamIntegrity {
         }
         switch item.kind {
         case .tokenKey:
-            guard let keyId = credential.keyId, let teamId = credential.teamId,
-                let key = try? ProviderKey(keyID: keyId, teamID: teamId, pkcs8: secret),
+            guard let keyID = credential.keyID, let teamID = credential.teamID,
+                let key = try? ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret),
                 Self.same(key.publicKeyFingerprint, credential.publicKeyFingerprint)
             else { throw tampered(item, file, "its key's public half is not the one the index records") }
         case .privateKey:

@@ -13,8 +13,15 @@ public struct TeamFile: Codable, Sendable, Equatable {
 
     public var schemaVersion = 1
     /// Names this team's identities in each member's Secret Service, whatever folder the clone is in.
-    public var teamId: String
+    public var teamID: String
     public var members: [Member]
+
+    // `team_id` on disk: see ReportSchema for the acronym's raw value.
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion
+        case teamID = "teamId"
+        case members
+    }
 
     static let fileName = "team.json"
 
@@ -80,8 +87,8 @@ public enum TeamIdentity: Sendable {
 
     /// The Secret Service item of a member's identity: its `store` attribute names the team, not a
     /// folder, so that it never shows as a credential secret without an index entry.
-    static func item(teamId: String, member: String, recipient: String) -> SecretItem {
-        SecretItem(store: "team:\(teamId)", alias: "identity-\(member)", kind: .privateKey, identifier: recipient)
+    static func item(teamID: String, member: String, recipient: String) -> SecretItem {
+        SecretItem(store: "team:\(teamID)", alias: "identity-\(member)", kind: .privateKey, identifier: recipient)
     }
 
     /// `--identity FILE`, else `APNSCTL_IDENTITY`, else the Secret Service item this clone's member
@@ -95,7 +102,7 @@ public enum TeamIdentity: Sendable {
         guard let member = git.config("apnsctl.member"), let recipient = git.config("apnsctl.recipient"),
             let team = try? TeamFile.read(root: root)
         else { return .none }
-        return .secretService(item(teamId: team.teamId, member: member, recipient: recipient))
+        return .secretService(item(teamID: team.teamID, member: member, recipient: recipient))
     }
 
     /// The identity's bytes, held in memory only.

@@ -42,12 +42,12 @@ enum TeamMerge {
                 switch keep[alias] {
                 case .mine?:
                     chosen = mine
-                    if let other, other.sha256 != mine?.sha256 || other.keyId != mine?.keyId {
+                    if let other, other.sha256 != mine?.sha256 || other.keyID != mine?.keyID {
                         outcome.discarded.append(other)
                     }
                 case .theirs?:
                     chosen = other
-                    if let mine, mine.sha256 != other?.sha256 || mine.keyId != other?.keyId {
+                    if let mine, mine.sha256 != other?.sha256 || mine.keyID != other?.keyID {
                         outcome.discarded.append(mine)
                     }
                 case nil:

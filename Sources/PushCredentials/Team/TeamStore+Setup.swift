@@ -54,10 +54,10 @@ extension TeamStore {
         }
         let (identity, recipient) = try age.generateIdentity()
         let team = TeamFile(
-            teamId: UUID().uuidString.lowercased(),
+            teamID: UUID().uuidString.lowercased(),
             members: [TeamFile.Member(name: name, recipient: recipient, addedAt: Date(), addedBy: nil)]
         )
-        let identityItem = TeamIdentity.item(teamId: team.teamId, member: name, recipient: recipient)
+        let identityItem = TeamIdentity.item(teamID: team.teamID, member: name, recipient: recipient)
         try keyring.store(identity, for: identityItem)
         git.environment = environment
         let store = TeamStore(root: root, environment: environment, keyring: keyring, notify: notify)
@@ -195,7 +195,7 @@ extension TeamStore {
             }
             chmod(root.path, 0o700)
             let (identity, recipient) = try age.generateIdentity()
-            try keyring.store(identity, for: TeamIdentity.item(teamId: team.teamId, member: name, recipient: recipient))
+            try keyring.store(identity, for: TeamIdentity.item(teamID: team.teamID, member: name, recipient: recipient))
             let store = TeamStore(root: root, environment: environment, keyring: keyring)
             try store.configureClone(member: name, recipient: recipient)
             return Setup(

@@ -24,7 +24,7 @@ struct CertificateRenderer {
         if let bundle = certificate.bundleId {
             rows.append(("Bundle ID", "\(Untrusted.display(bundle))  \(style.paint("(default topic)", .dim))"))
         }
-        if let team = certificate.teamId { rows.append(("Team ID", team)) }
+        if let team = certificate.teamID { rows.append(("Team ID", team)) }
         if let organization = certificate.organization { rows.append(("Organisation", organization)) }
         rows.append(("Environments", environments(certificate)))
         if !certificate.topics.isEmpty {

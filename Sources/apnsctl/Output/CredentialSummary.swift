@@ -14,8 +14,8 @@ struct CredentialSummary: Encodable {
     var daysLeft: Int?
     var status: ValidityStatus?
     var sha256: String?
-    var keyId: String?
-    var teamId: String?
+    var keyID: String?
+    var teamID: String?
     var publicKeySha256: String?
     var importedAt: Date
     var source: String?
@@ -33,7 +33,10 @@ struct CredentialSummary: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case alias = "credential"
-        case kind, topics, environments, subject, notBefore, notAfter, daysLeft, status, sha256, keyId, teamId
+        case kind, topics, environments, subject, notBefore, notAfter, daysLeft, status, sha256
+        // Acronym raw values spelled as ReportSchema requires (`key_id`, `team_id`).
+        case keyID = "keyId"
+        case teamID = "teamId"
         case publicKeySha256, importedAt, source, secret, certificateFile, bundleFile, damaged
     }
 
@@ -49,8 +52,8 @@ struct CredentialSummary: Encodable {
         try container.encodeIfPresent(daysLeft, forKey: .daysLeft)
         try container.encodeIfPresent(status, forKey: .status)
         try container.encodeIfPresent(sha256, forKey: .sha256)
-        try container.encodeIfPresent(keyId, forKey: .keyId)
-        try container.encodeIfPresent(teamId, forKey: .teamId)
+        try container.encodeIfPresent(keyID, forKey: .keyID)
+        try container.encodeIfPresent(teamID, forKey: .teamID)
         try container.encodeIfPresent(publicKeySha256, forKey: .publicKeySha256)
         try container.encode(importedAt, forKey: .importedAt)
         try container.encodeIfPresent(source, forKey: .source)
@@ -70,8 +73,8 @@ struct CredentialSummary: Encodable {
         notBefore = credential.notBefore
         notAfter = credential.notAfter
         sha256 = credential.sha256
-        keyId = credential.keyId
-        teamId = credential.teamId
+        keyID = credential.keyID
+        teamID = credential.teamID
         publicKeySha256 = credential.publicKeyFingerprint
         importedAt = credential.importedAt
         source = credential.source

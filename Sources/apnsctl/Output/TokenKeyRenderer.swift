@@ -9,9 +9,9 @@ struct TokenKeyRenderer {
         guard let key = file.tokenKey else { return file.path }
         var lines = [style.paint(file.path, .bold) + style.paint("  token key (.p8)", .dim)]
         var rows: [(String, String)] = []
-        let keyIdSource = key.keyIdSource == "file_name" ? "  \(style.paint("(from the file name)", .dim))" : ""
-        rows.append(("Key ID", key.keyId.map { $0 + keyIdSource } ?? style.paint("unknown (give --key-id)", .yellow)))
-        rows.append(("Team ID", key.teamId ?? style.paint("not given (--team-id)", .yellow)))
+        let keyIDSource = key.keyIDSource == "file_name" ? "  \(style.paint("(from the file name)", .dim))" : ""
+        rows.append(("Key ID", key.keyID.map { $0 + keyIDSource } ?? style.paint("unknown (give --key-id)", .yellow)))
+        rows.append(("Team ID", key.teamID ?? style.paint("not given (--team-id)", .yellow)))
         rows.append(("Algorithm", "\(key.algorithm) (EC \(key.curve))"))
         rows.append(("Topics", key.topics.isEmpty ? "any app of the team" : key.topics.joined(separator: "\n")))
         rows.append(

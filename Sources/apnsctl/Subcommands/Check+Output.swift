@@ -126,8 +126,8 @@ struct CheckTextOutput {
     private func summary(_ result: CheckResult) -> String {
         var summary: [String] = []
         if let kind = result.kind { summary.append(kind == .tokenKey ? "token key" : "certificate") }
-        if let keyId = result.keyId { summary.append("key \(keyId)") }
-        if let teamId = result.teamId, result.kind == .tokenKey { summary.append("team \(teamId)") }
+        if let keyID = result.keyID { summary.append("key \(keyID)") }
+        if let teamID = result.teamID, result.kind == .tokenKey { summary.append("team \(teamID)") }
         if let curve = result.curve { summary.append(curve) }
         if !result.topics.isEmpty {
             summary.append(

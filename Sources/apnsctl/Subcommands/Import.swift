@@ -157,7 +157,7 @@ struct Import: AsyncParsableCommand {
                     "  secret (\(entry.secret.rawValue)) kept \(store.secrets.placeOf(entry.secretItem(store: store.path)))"
                 )
                 if let replaced = result.replaced, replaced.alias == entry.alias, entry.kind == .tokenKey,
-                    replaced.keyId == entry.keyId
+                    replaced.keyID == entry.keyID
                 {
                     print("  replaced the metadata of \(replaced.alias); its key stays where it was")
                 } else if let replaced = result.replaced {
@@ -195,7 +195,7 @@ struct Import: AsyncParsableCommand {
             ? "environment unknown" : entry.environments.map(\.rawValue).joined(separator: " + ")
         let topics = entry.topics.isEmpty ? "no topic" : entry.topics.joined(separator: ", ")
         if entry.kind == .tokenKey {
-            return "token key \(entry.keyId ?? "?") of team \(entry.teamId ?? "?"), \(topics), \(environments)"
+            return "token key \(entry.keyID ?? "?") of team \(entry.teamID ?? "?"), \(topics), \(environments)"
         }
         let expires = entry.notAfter.map { "expires \(CertificateRenderer.day($0))" } ?? ""
         return "certificate for \(topics), \(environments), \(expires)"

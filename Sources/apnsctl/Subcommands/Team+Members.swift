@@ -74,8 +74,8 @@ struct TeamRemove: AsyncParsableCommand {
                     )
                 case .tokenKey:
                     print(
-                        "  \(credential.alias): revoke key \(credential.keyId ?? "") in the Apple Developer portal, make a new one, then "
-                            + "`apnsctl import AuthKey_NEWKEYID.p8 --team-id \(credential.teamId ?? "TEAMID") --replace \(credential.alias)\(store.storeSuffix)`"
+                        "  \(credential.alias): revoke key \(credential.keyID ?? "") in the Apple Developer portal, make a new one, then "
+                            + "`apnsctl import AuthKey_NEWKEYID.p8 --team-id \(credential.teamID ?? "TEAMID") --replace \(credential.alias)\(store.storeSuffix)`"
                     )
                 }
             }

@@ -62,7 +62,7 @@ struct Update: AsyncParsableCommand {
                 .init(
                     topics: topic.isEmpty ? nil : topic,
                     environments: environment?.environments,
-                    teamId: teamID
+                    teamID: teamID
                 )
             )
             if json {
@@ -86,7 +86,7 @@ struct Update: AsyncParsableCommand {
                 Self.describe(environments: before.environments),
                 Self.describe(environments: after.environments)
             )
-            line("team", before.teamId ?? "none", after.teamId ?? "none")
+            line("team", before.teamID ?? "none", after.teamID ?? "none")
         } catch let error as CredentialError {
             reportError(error)
             throw ExitStatus.couldNotCheck
