@@ -10,7 +10,7 @@ import Testing
 struct ConnectionDynamicsTests {
     /// Waits (bounded) for the connection to hear the server's GOAWAY.
     static func waitForGoAway(_ connection: GatewayConnection) async throws {
-        for _ in 0..<250 where connection.goAway == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+        try await eventually { connection.goAway != nil }
     }
 
     @Test func theLimitDropsToOneAfterARejectionAndReturnsAfterAnAcceptedNotification() async throws {
@@ -91,7 +91,9 @@ struct ConnectionDynamicsTests {
         #expect(try await connection.send(try .alert()).status == 200)
         // One request in flight when the gateway stops: it is answered before the close.
         async let inFlight = connection.send(try .alert())
-        try await Task.sleep(nanoseconds: 100_000_000)
+        // Stopped once the gateway has the request's HEADERS: a request that had not reached it
+        // would be refused by the GOAWAY, correctly, and this test is about one that had.
+        #expect(try await eventually { running.gateway.statistics.streams == 2 })
         let stopped = Task { await running.stop() }
         #expect(try await inFlight.status == 200)
         await stopped.value

@@ -224,7 +224,7 @@ import Testing
             defer { Task { await connection.close() } }
             #expect(try await connection.send(try .alert()).status == 200)
             // Wait (bounded) until the GOAWAY has arrived, so the next send must meet it.
-            for _ in 0..<100 where connection.goAway == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+            try await eventually { connection.goAway != nil }
             let error = await gatewayError { _ = try await connection.send(try .alert()) }
             #expect(error?.code == .goAway)
             #expect(error?.goAway?.reason == "Shutdown")
