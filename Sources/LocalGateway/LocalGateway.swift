@@ -262,6 +262,9 @@ public final class LocalGateway: Sendable {
 
     public var statistics: Statistics { state.withLockedValue { $0.statistics } }
 
+    /// Connections open now (accepted and not yet closed).
+    public var openConnections: Int { state.withLockedValue { $0.connections.count } }
+
     // MARK: Connections
 
     private func configureConnection(_ channel: any Channel) throws {

@@ -59,20 +59,17 @@ struct GatewayPlanTests {
 
     @Test func sendConnectsSendsAndCloses() async throws {
         try await RunningGateway.Setup().run { running in
-            let key = try LoadedCredential(
-                name: "AuthKey",
-                key: try Fixtures.providerKey(),
-                environments: [.sandbox],
-                topics: ["com.example.app"]
-            )
-            let plan = try GatewayPlan(key, settings: Self.local(running))
-            #expect(plan.environment == .sandbox && plan.topic == "com.example.app")
+            let universal = try LoadedCredential(name: "universal.p12", file: try Fixtures.universal())
+            let plan = try GatewayPlan(universal, settings: Self.local(running))
+            #expect(plan.environment == .sandbox && plan.choice.reason == .defaultSandbox)
+            #expect(plan.topic == "com.example.app")
             let accepted = try await plan.send(try .alert(topic: plan.topic))
             #expect(accepted.status == 200)
+            // Another app's topic: the certificate does not cover it.
             let rejected = try await plan.send(try .alert(topic: "com.other.app"))
             #expect(rejected.status == 400 && rejected.reason == .topicDisallowed)
             // One connection per send, each closed when its answer came.
-            #expect(try await eventually { running.gateway.statistics.connectionsClosed == 2 })
+            #expect(try await eventually { running.gateway.openConnections == 0 })
             #expect(running.gateway.statistics.connections == 2)
         }
     }
