@@ -263,7 +263,7 @@ extension CheckResult {
     public var fitness: CredentialFitness {
         if error != nil { return .couldNotCheck }
         if !fit { return .unfit }
-        return findings.contains { $0.code == "secret_unverified" } ? .couldNotCheck : .fit
+        return findings.contains { $0.code == .secretUnverified } ? .couldNotCheck : .fit
     }
 }
 

@@ -78,7 +78,7 @@ public struct CheckReport: Sendable {
     public func exitStatus(failingOn threshold: Finding.Severity?) -> Int32 {
         if let verdicts { return AppVerdict.exitStatus(verdicts) }
         if nothingToCheck { return 2 }
-        let unverified = { (result: CheckResult) in result.findings.contains { $0.code == "secret_unverified" } }
+        let unverified = { (result: CheckResult) in result.findings.contains { $0.code == .secretUnverified } }
         if results.contains(where: { unverified($0) || $0.error != nil }) { return 2 }
         let failing = results.flatMap(\.findings).contains { finding in
             switch threshold {

@@ -14,7 +14,7 @@ extension CredentialCheck {
         result.keyID = item.kind == .tokenKey ? item.identifier : nil
         result.findings = [
             Finding(
-                code: "orphaned_secret",
+                code: .orphanedSecret,
                 severity: .problem,
                 message:
                     "The Secret Service holds a secret of this store (\"\(item.label)\", \(item.kind.rawValue)) that no index entry names: an interrupted removal or import left it behind.",
@@ -36,7 +36,7 @@ extension CredentialCheck {
         result.error = nil
         result.findings = [
             Finding(
-                code: "unaccounted_file",
+                code: .unaccountedFile,
                 severity: .problem,
                 message:
                     "The store's credentials folder holds \(path), which no index entry names; apnsctl leaves it alone. An index.json restored from an older backup leaves the newer credentials' files like this.",

@@ -87,7 +87,7 @@ extension CredentialCheck {
         if !missing.isEmpty {
             findings.append(
                 Finding(
-                    code: "token_metadata_incomplete",
+                    code: .tokenMetadataIncomplete,
                     // A file is looked at without a team more often than it is deployed without one.
                     severity: key.origin == "store" ? .problem : .warning,
                     message:
@@ -101,7 +101,7 @@ extension CredentialCheck {
         if keyPresent == false {
             findings.append(
                 Finding(
-                    code: "secret_missing",
+                    code: .secretMissing,
                     severity: .problem,
                     message: "The private key is missing from the Secret Service.",
                     hint: "Remove the credential and import the .p8 again."
@@ -142,7 +142,7 @@ extension CredentialCheck {
             let only = environments.map(\.rawValue).joined(separator: " and ")
             findings.append(
                 Finding(
-                    code: "environment_mismatch",
+                    code: .environmentMismatch,
                     severity: .problem,
                     message:
                         "The token key is recorded as restricted to \(only), so it cannot serve \(environment): APNs would answer 403 BadEnvironmentKeyInToken.",
@@ -154,7 +154,7 @@ extension CredentialCheck {
         if let topic, !topics.isEmpty, !TopicScope.tokenKey(topics, covers: topic) {
             findings.append(
                 Finding(
-                    code: "topic_not_covered",
+                    code: .topicNotCovered,
                     severity: .problem,
                     message:
                         "The token key is recorded as restricted to \(topics.joined(separator: ", ")), so it cannot push to \(topic): APNs would answer 403 UnrelatedKeyIdInToken.",
@@ -170,7 +170,7 @@ extension CredentialCheck {
     /// is out of reach: what its stored files say was still checked.
     public static func secretUnverified(_ error: CredentialError) -> Finding {
         Finding(
-            code: "secret_unverified",
+            code: .secretUnverified,
             severity: .warning,
             message: "The private key was not verified: \(error.message)",
             hint: "Check where the Secret Service is reachable, or check only what the stored files say."

@@ -108,7 +108,7 @@ public enum CredentialCheck {
         if keyVerified, let key = file.privateKey, !key.matchesCertificate {
             findings.append(
                 Finding(
-                    code: "key_mismatch",
+                    code: .keyMismatch,
                     severity: .problem,
                     message: "The private key does not belong to the certificate.",
                     hint: "Re-import the certificate with its own key."
@@ -118,7 +118,7 @@ public enum CredentialCheck {
         if !certificate.isPushCertificate {
             findings.append(
                 Finding(
-                    code: "not_push_certificate",
+                    code: .notPushCertificate,
                     severity: .problem,
                     message: "This is not an Apple push certificate.",
                     hint:
@@ -135,7 +135,7 @@ public enum CredentialCheck {
             let covered = certificate.coveredTopics
             findings.append(
                 Finding(
-                    code: "topic_not_covered",
+                    code: .topicNotCovered,
                     severity: .problem,
                     message:
                         "The certificate does not cover the topic \(topic); it covers \(covered.isEmpty ? "no topic" : covered.joined(separator: ", ")).",
@@ -169,7 +169,7 @@ public enum CredentialCheck {
         if environments.isEmpty {
             return [
                 Finding(
-                    code: "environment_unknown",
+                    code: .environmentUnknown,
                     severity: .problem,
                     message:
                         "Nothing says which environment this \(what) is for, so it cannot be confirmed for \(expected).",
@@ -181,7 +181,7 @@ public enum CredentialCheck {
             let other = environments.map(\.rawValue).joined(separator: " and ")
             return [
                 Finding(
-                    code: "environment_mismatch",
+                    code: .environmentMismatch,
                     severity: .problem,
                     message: "The \(what) is for \(other) only, but you are deploying against \(expected).",
                     hint: expected == .production

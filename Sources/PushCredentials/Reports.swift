@@ -34,12 +34,12 @@ public struct Finding: Codable, Sendable, Equatable {
         case warning
     }
 
-    public var code: String
+    public var code: FindingCode
     public var severity: Severity
     public var message: String
     public var hint: String?
 
-    public init(code: String, severity: Severity, message: String, hint: String? = nil) {
+    public init(code: FindingCode, severity: Severity, message: String, hint: String? = nil) {
         self.code = code
         self.severity = severity
         self.message = message
@@ -142,7 +142,7 @@ public struct FileReport: Encodable, Sendable {
     }
 
     /// Problems, and certificates about to expire: a warning, but one that must fail a CI job in time.
-    public var hasProblem: Bool { findings.contains { $0.severity == .problem || $0.code == "expiring" } }
+    public var hasProblem: Bool { findings.contains { $0.severity == .problem || $0.code == .expiring } }
 
     /// What the exit status reports (the same as ``hasProblem``).
     public var needsAttention: Bool { hasProblem }
@@ -156,7 +156,7 @@ public enum CertificateFindings {
         if let key = file.privateKey, !key.matchesCertificate {
             findings.append(
                 Finding(
-                    code: "key_mismatch",
+                    code: .keyMismatch,
                     severity: .problem,
                     message: "The private key does not belong to this certificate.",
                     hint:
@@ -167,7 +167,7 @@ public enum CertificateFindings {
         if !file.certificate.isPushCertificate {
             findings.append(
                 Finding(
-                    code: "not_push_certificate",
+                    code: .notPushCertificate,
                     severity: .warning,
                     message:
                         "This is not an Apple push certificate: it has no Apple push extension and no push common name.",
@@ -178,7 +178,7 @@ public enum CertificateFindings {
         } else if file.certificate.environments.isEmpty {
             findings.append(
                 Finding(
-                    code: "environment_unknown",
+                    code: .environmentUnknown,
                     severity: .warning,
                     message:
                         "Neither Apple's extensions nor the common name say which APNs environment this certificate is for.",
@@ -197,7 +197,7 @@ public enum CertificateFindings {
         case .expiring:
             return [
                 Finding(
-                    code: "expiring",
+                    code: .expiring,
                     severity: .warning,
                     message:
                         "Expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter))), within the \(warnDays)-day warning window.",
@@ -208,7 +208,7 @@ public enum CertificateFindings {
         case .expired:
             return [
                 Finding(
-                    code: "expired",
+                    code: .expired,
                     severity: .problem,
                     message: days == 0
                         ? "Expired less than a day ago (\(Self.day(certificate.notAfter)))."
@@ -219,7 +219,7 @@ public enum CertificateFindings {
         case .notYetValid:
             return [
                 Finding(
-                    code: "not_yet_valid",
+                    code: .notYetValid,
                     severity: .problem,
                     message: "Not valid until \(Self.day(certificate.notBefore)).",
                     hint: "Check this machine's clock, or wait until the certificate's start date."

@@ -29,15 +29,15 @@ public struct PreflightCheck: Sendable {
     }
 
     /// Findings that would make a deploy fail; the others are reported but do not block.
-    public static let blockingCodes: Set<String> = [
-        "expired", "not_yet_valid", "environment_mismatch", "topic_not_covered", "key_mismatch", "not_push_certificate",
+    public static let blockingCodes: Set<FindingCode> = [
+        .expired, .notYetValid, .environmentMismatch, .topicNotCovered, .keyMismatch, .notPushCertificate,
     ]
 
     /// A stored token key that records no topics or environments is a problem for `check` too,
     /// so that both commands call the same credentials fit; for a key file it is only a warning.
     public static func isBlocking(_ finding: Finding) -> Bool {
         blockingCodes.contains(finding.code)
-            || (finding.code == "token_metadata_incomplete" && finding.severity == .problem)
+            || (finding.code == .tokenMetadataIncomplete && finding.severity == .problem)
     }
 
     static func reported(_ error: any Error) -> ReportedError {

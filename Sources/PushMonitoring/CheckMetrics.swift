@@ -117,7 +117,7 @@ public enum CheckMetrics {
         for result in run.results {
             var counts: [String: (String, Int)] = [:]
             for finding in result.findings {
-                counts[finding.code, default: (finding.severity.rawValue, 0)].1 += 1
+                counts[finding.code.rawValue, default: (finding.severity.rawValue, 0)].1 += 1
             }
             if let error = result.error { counts[error.code, default: ("error", 0)].1 += 1 }
             for (code, entry) in counts.sorted(by: { $0.key < $1.key }) {
@@ -151,15 +151,15 @@ public enum CheckMetrics {
             "1 when the Secret Service answered for the token key, 0 when it was out of reach or locked."
         )
         for key in keys {
-            let unreachable = key.findings.contains { $0.code == "secret_unverified" }
+            let unreachable = key.findings.contains { $0.code == .secretUnverified }
             out.sample("apnsctl_token_key_secret_reachable", [("credential", key.name)], unreachable ? 0 : 1)
         }
         out.family(
             "apnsctl_token_key_present",
             "1 when the token key's private key is in the Secret Service, 0 when it is missing."
         )
-        for key in keys where !key.findings.contains(where: { $0.code == "secret_unverified" }) {
-            let missing = key.findings.contains { $0.code == "secret_missing" }
+        for key in keys where !key.findings.contains(where: { $0.code == .secretUnverified }) {
+            let missing = key.findings.contains { $0.code == .secretMissing }
             out.sample("apnsctl_token_key_present", [("credential", key.name)], missing ? 0 : 1)
         }
     }

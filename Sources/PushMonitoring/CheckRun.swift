@@ -51,7 +51,7 @@ public struct CheckRun: Sendable {
 
     /// The Secret Service was out of reach for at least one credential.
     public var secretServiceUnreachable: Bool {
-        results.contains { $0.findings.contains { $0.code == "secret_unverified" } }
+        results.contains { $0.findings.contains { $0.code == .secretUnverified } }
     }
 
     /// 0 when the store could not be read or the Secret Service was out of reach.
@@ -115,7 +115,7 @@ public struct AppReadiness: Sendable, Equatable {
     /// Fit for the environments it is for: a check made against one environment finds the
     /// others mismatched, which says nothing about them.
     static func fit(_ result: CheckResult) -> Bool {
-        let aboutEnvironment = ["environment_mismatch", "environment_unknown"]
+        let aboutEnvironment: [FindingCode] = [.environmentMismatch, .environmentUnknown]
         return result.error == nil
             && !result.findings.contains { $0.severity == .problem && !aboutEnvironment.contains($0.code) }
     }

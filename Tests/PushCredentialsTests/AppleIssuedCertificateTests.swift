@@ -109,7 +109,7 @@ struct AppleIssuedCertificateTests {
         #expect(file.privateKey == nil)
 
         let findings = CertificateFindings.evaluate(file, at: Date(), warnDays: 30)
-        #expect(findings.map(\.code) == ["expired"])
+        #expect(findings.map(\.code.rawValue) == ["expired"])
     }
 
     @Test func sandboxCertificateHasNoProductionOrTopicsExtension() throws {

@@ -126,10 +126,10 @@ struct CheckJudgingTests {
         #expect(old?.state == .notReady)
         #expect(old?.unfit == ["old-expired", "untagged-key"])
         let expired = report.results.first { $0.name == "old-expired" }
-        #expect(expired?.findings.map(\.code) == ["expired"])
+        #expect(expired?.findings.map(\.code.rawValue) == ["expired"])
         // A key recorded without topics or environments may serve any app, but is never fit.
         let untagged = report.results.first { $0.name == "untagged-key" }
-        #expect(untagged?.findings.map(\.code) == ["token_metadata_incomplete"])
+        #expect(untagged?.findings.map(\.code.rawValue) == ["token_metadata_incomplete"])
 
         #expect(report.exitStatus(failingOn: .warning) == 1)
         #expect(report.exitStatus(failingOn: nil) == 1, "per app, findings do not decide: the apps do")
@@ -159,8 +159,12 @@ struct CheckJudgingTests {
             ]
         )
         // The predecessor is judged on its own here: expiring within 30 days is a warning.
-        #expect(report.results.first { $0.name == "shop-2026" }?.findings.map(\.code) == ["expiring"])
-        #expect(report.results.first { $0.name == "shop-sandbox" }?.findings.map(\.code) == ["environment_mismatch"])
+        #expect(report.results.first { $0.name == "shop-2026" }?.findings.map(\.code.rawValue) == ["expiring"])
+        #expect(
+            report.results.first { $0.name == "shop-sandbox" }?.findings.map(\.code.rawValue) == [
+                "environment_mismatch"
+            ]
+        )
         #expect(Self.verdict(report, Self.shop)?.state == .ready)
         #expect(Self.verdict(report, Self.dev)?.state == .sandboxOnly)
         #expect(Self.verdict(report, Self.old)?.state == .notReady)
@@ -181,11 +185,11 @@ struct CheckJudgingTests {
 
         let perApp = try fixture.check(CheckRequest(topics: [Self.watch], environment: .production))
         #expect(perApp.verdicts?.first?.state == .notReady)
-        #expect(perApp.results.first { $0.name == "watch-key" }?.findings.map(\.code) == ["secret_missing"])
-        #expect(!perApp.results.contains { $0.findings.contains { $0.code == "orphaned_secret" } })
+        #expect(perApp.results.first { $0.name == "watch-key" }?.findings.map(\.code.rawValue) == ["secret_missing"])
+        #expect(!perApp.results.contains { $0.findings.contains { $0.code.rawValue == "orphaned_secret" } })
 
         let whole = try fixture.check(CheckRequest())
-        let orphaned = whole.results.filter { $0.findings.contains { $0.code == "orphaned_secret" } }
+        let orphaned = whole.results.filter { $0.findings.contains { $0.code.rawValue == "orphaned_secret" } }
         #expect(orphaned.map(\.name) == ["gone (orphaned secret)"])
         // Without the Secret Service asked, neither the key nor the orphan is looked for.
         let metadata = try fixture.check(
@@ -207,7 +211,7 @@ struct CheckJudgingTests {
         #expect(report.exitStatus(failingOn: .problem) == 0)
 
         let wrongApp = try fixture.check(CheckRequest(credentials: ["dev-sandbox"], topics: [Self.shop]))
-        #expect(wrongApp.results.first?.findings.map(\.code) == ["topic_not_covered"])
+        #expect(wrongApp.results.first?.findings.map(\.code.rawValue) == ["topic_not_covered"])
 
         let unknown = #expect(throws: CredentialError.self) {
             try fixture.check(CheckRequest(credentials: ["no-such-alias"]))

@@ -94,7 +94,7 @@ struct CredentialLoaderTests {
         let production = try LoadedCredential(name: "prod", file: try Fixtures.production())
         #expect(production.preflightFindings(environment: .production, topic: "com.example.app").isEmpty)
         #expect(
-            production.preflightFindings(environment: .sandbox, topic: "com.example.app").map(\.code).contains(
+            production.preflightFindings(environment: .sandbox, topic: "com.example.app").map(\.code.rawValue).contains(
                 "environment_mismatch"
             )
         )
@@ -106,7 +106,7 @@ struct CredentialLoaderTests {
             topics: ["com.example.app"]
         )
         #expect(key.preflightFindings(environment: .sandbox, topic: "com.example.app").isEmpty)
-        let other = key.preflightFindings(environment: .production, topic: "com.example.other").map(\.code)
+        let other = key.preflightFindings(environment: .production, topic: "com.example.other").map(\.code.rawValue)
         #expect(other == ["environment_mismatch", "topic_not_covered"])
         // A key imported for no particular environment or topic predicts nothing.
         let bare = LoadedCredential(name: "bare", key: try Fixtures.providerKey())
@@ -116,7 +116,7 @@ struct CredentialLoaderTests {
             name: "old",
             file: try CredentialFile.read(path: Fixtures.cert("p12/expired.p12"), password: .fixed(Fixtures.password))
         )
-        #expect(expired.preflightFindings(environment: .sandbox, topic: nil).map(\.code).contains("expired"))
+        #expect(expired.preflightFindings(environment: .sandbox, topic: nil).map(\.code.rawValue).contains("expired"))
     }
 
     @Test func mismatchedKeyIsRefused() throws {

@@ -96,7 +96,7 @@ struct FixtureInspectionTests {
     @Test func mismatchedKeyIsFoundAndFlagged() throws {
         let file = try Self.read(Manifest.entry("p12/mismatched-key.p12"))
         #expect(file.privateKey?.matchesCertificate == false)
-        let codes = CertificateFindings.evaluate(file, at: Manifest.shared.mintedAt, warnDays: 30).map(\.code)
+        let codes = CertificateFindings.evaluate(file, at: Manifest.shared.mintedAt, warnDays: 30).map(\.code.rawValue)
         #expect(codes == ["key_mismatch"])
     }
 
@@ -105,7 +105,7 @@ struct FixtureInspectionTests {
         #expect(!file.certificate.isPushCertificate)
         #expect(file.certificate.kind == .notPush)
         let findings = CertificateFindings.evaluate(file, at: Manifest.shared.mintedAt, warnDays: 30)
-        #expect(findings.map(\.code) == ["not_push_certificate"])
+        #expect(findings.map(\.code.rawValue) == ["not_push_certificate"])
         #expect(findings.first?.severity == .warning)
     }
 

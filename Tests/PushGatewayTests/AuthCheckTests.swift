@@ -154,7 +154,7 @@ import Testing
             // Blocking finding alone: a production-only certificate against the sandbox.
             let production = await preflight.check(try LoadedCredential(name: "prod", file: try Fixtures.production()))
             #expect(!production.ready)
-            #expect(production.blockingFinding?.code == "environment_mismatch")
+            #expect(production.blockingFinding?.code.rawValue == "environment_mismatch")
         }
     }
 

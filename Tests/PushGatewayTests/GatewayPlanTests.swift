@@ -37,7 +37,7 @@ struct GatewayPlanTests {
         let mismatch = try GatewayPlan(production, settings: asked)
         #expect(mismatch.environment == .sandbox && mismatch.choice.reason == .given)
         // A production certificate sent to sandbox: said before anything connects.
-        #expect(mismatch.warnings.map(\.code).contains("environment_mismatch"))
+        #expect(mismatch.warnings.map(\.code.rawValue).contains("environment_mismatch"))
         #expect(only.warnings.isEmpty)
     }
 
@@ -54,7 +54,7 @@ struct GatewayPlanTests {
         }
         let other = try GatewayPlan(universal, settings: settings, topic: "com.other.app")
         #expect(other.topic == "com.other.app")
-        #expect(other.warnings.map(\.code).contains("topic_not_covered"))
+        #expect(other.warnings.map(\.code.rawValue).contains("topic_not_covered"))
     }
 
     @Test func sendConnectsSendsAndCloses() async throws {

@@ -23,36 +23,36 @@ enum FindingHints {
 
     static func hint(for finding: Finding, about subject: Subject) -> String? {
         switch finding.code {
-        case "environment_unknown":
+        case .environmentUnknown:
             let handshake = { (environment: PushEnvironment) in
                 ErrorHints.command("handshake", subject.name, "--auth-check", "--environment", environment.rawValue)
             }
             if let environment = subject.environment { return "Confirm with `\(handshake(environment))`." }
             return "Try it against both: `\(handshake(.sandbox))`, then the same with --environment production."
-        case "token_metadata_incomplete" where subject.stored:
+        case .tokenMetadataIncomplete where subject.stored:
             return updateHint(for: subject)
-        case "token_metadata_incomplete":
+        case .tokenMetadataIncomplete:
             return
                 "Give the team with --team-id TEAMID (Apple Developer portal > Membership details), and the key ID with --key-id KEYID unless the file is named AuthKey_KEYID.p8."
-        case "topic_not_covered" where subject.stored && subject.kind == .tokenKey:
+        case .topicNotCovered where subject.stored && subject.kind == .tokenKey:
             guard let topic = subject.topic else { return finding.hint }
             let topics = (subject.topics + [TopicScope.app(of: topic)]).flatMap { ["--topic", $0] }
             return
                 "A token key can push to every app of its team unless Apple restricted it to topics; if this one may push to \(topic), record it: `\(ErrorHints.command(["update", subject.name] + topics))`."
-        case "environment_mismatch" where subject.stored && subject.kind == .tokenKey:
+        case .environmentMismatch where subject.stored && subject.kind == .tokenKey:
             guard let environment = subject.environment else { return finding.hint }
             return (finding.hint ?? "")
                 + " If Apple did not restrict this key, record that it serves both: `\(ErrorHints.command("update", subject.name, "--environment", "both"))`; for \(environment) only: the same with --environment \(environment.rawValue)."
-        case "secret_unverified":
+        case .secretUnverified:
             var arguments = ["check", subject.name, "--skip-secrets"]
             if let environment = subject.environment { arguments += ["--environment", environment.rawValue] }
             if let topic = subject.topic { arguments += ["--topic", topic] }
             return
                 "Run where the Secret Service is unlocked to verify the key, or check what the stored files say without it: `\(ErrorHints.command(arguments))`."
-        case "expiring" where subject.stored:
+        case .expiring where subject.stored:
             return
                 "Create a new certificate in the Apple Developer portal now and import it with --replace \(ErrorHints.shellQuoted(subject.name))."
-        case "expiring":
+        case .expiring:
             return "Create a new certificate in the Apple Developer portal now."
         default:
             return finding.hint

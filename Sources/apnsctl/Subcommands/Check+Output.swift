@@ -50,7 +50,7 @@ struct CheckTextOutput {
                     judged?.fitness == .couldNotCheck ? style.paint("not checked", .red) : style.paint("not fit", .red)
                 let why =
                     judged?.error.map { "could not be checked: \($0.message)" }
-                    ?? judged?.findings.filter { $0.severity == .problem || $0.code == "secret_unverified" }.map(
+                    ?? judged?.findings.filter { $0.severity == .problem || $0.code == .secretUnverified }.map(
                         \.message
                     ).joined(separator: " ") ?? ""
                 print("  - \(style.paint(Untrusted.display(name), .bold)) [\(label)] \(Untrusted.display(why))")

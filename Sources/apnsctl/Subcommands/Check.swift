@@ -226,7 +226,7 @@ struct Check: AsyncParsableCommand {
         }
         result.findings = FindingHints.forCommandLine(result.findings, about: subject).map { finding in
             var finding = finding
-            if finding.code == "orphaned_secret" {
+            if finding.code == .orphanedSecret {
                 finding.hint = "Remove them with `\(ErrorHints.command("remove", "--orphans"))`."
             }
             return finding
