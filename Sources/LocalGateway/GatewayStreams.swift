@@ -74,6 +74,13 @@ final class GatewayStreams: ChannelInboundHandler {
     /// The most streams seen open at once on this connection under each acknowledged limit:
     /// the gateway's statistics need updating only when one of these grows.
     var maxOpenByLimit: [Int: Int] = [:]
+    /// Windows given back whose WINDOW_UPDATE is not yet seen applied, with the size that was
+    /// reported when it went out. swift-nio-http2 queues its window events with the window as it
+    /// was when each was queued (a DATA frame and the stream's close each queue one for the
+    /// connection), so the events queued before the WINDOW_UPDATE still show the window without
+    /// it; giving back on those too credited the client twice. Only a WINDOW_UPDATE from here
+    /// grows a receive window, so an event showing it grown is the first that is current.
+    private var creditPending: [HTTP2StreamID: Int] = [:]
     /// Headers and bodies of the requests still being collected, bounded by
     /// ``ConnectionBounds/maxBufferedRequestBytes``.
     private var bufferedBytes = 0
@@ -183,6 +190,7 @@ final class GatewayStreams: ChannelInboundHandler {
         if let window = event as? NIOHTTP2WindowUpdatedEvent {
             if let size = window.inboundWindowSize { giveBackWindow(window.streamID, size: size, context: context) }
         } else if let closed = event as? StreamClosedEvent {
+            creditPending[closed.streamID] = nil
             if let stream = streams.removeValue(forKey: closed.streamID) {
                 release(stream)
                 if inReadBatch { closedInBatch += 1 }
@@ -207,12 +215,18 @@ final class GatewayStreams: ChannelInboundHandler {
     /// streams already answered or reset count against it too); a stream's only while its
     /// request body is still wanted.
     private func giveBackWindow(_ streamID: HTTP2StreamID, size: Int, context: ChannelHandlerContext) {
-        guard !isClosed, size < Self.targetWindowSize else { return }
+        guard !isClosed else { return }
+        if let before = creditPending[streamID] {
+            guard size > before else { return }  // queued before the credit went out
+            creditPending[streamID] = nil
+        }
+        guard size < Self.targetWindowSize else { return }
         if streamID != .rootStream {
             guard let stream = streams[streamID], stream.reading else { return }
         }
         let increment = Self.targetWindowSize - size
         guard size < 0 || increment >= size else { return }
+        creditPending[streamID] = size
         context.write(
             wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))),
             promise: nil

@@ -10,7 +10,7 @@ import Testing
 
 /// The gateway's frame-level streams, set up exactly as a connection's are once TLS is done,
 /// against a swift-nio-http2 client joined in memory: limits as APNs changes them, refused
-/// streams, GOAWAY's last stream, the answer before the body.
+/// streams, GOAWAY's last stream, the answer before the body, the receive window given back.
 @Suite struct GatewayStreamsTests {
     struct Pair {
         let client: EmbeddedChannel
@@ -19,8 +19,9 @@ import Testing
         func interact() throws { try EmbeddedHTTP2.interact(client, server) }
 
         /// A notification's request on `streamID`, with a provider token when `signed`.
-        func request(_ streamID: Int, signed: Bool, endStream: Bool = true) throws {
-            let notification = try Fixtures.alert()
+        func request(_ streamID: Int, signed: Bool, endStream: Bool = true, body: [UInt8]? = nil) throws {
+            var notification = try Fixtures.alert()
+            if let body { notification.payload = body }
             let bearer = signed ? try Fixtures.providerKey().makeJWT() : nil
             let headers = RequestEncoder(template: notification.template, authority: "localhost")
                 .headers(for: notification, bearer: bearer)
@@ -143,6 +144,31 @@ import Testing
         #expect(pair.server.isActive)
         pair.server.embeddedEventLoop.advanceTime(by: .milliseconds(1))
         #expect(!pair.server.isActive)
+    }
+
+    /// Request bodies use the connection's receive window (HTTP/2's 65,535 bytes): the gateway
+    /// gives back what was used once half of it is, in one WINDOW_UPDATE on stream 0; no
+    /// notification fills half of a stream's own window, so none is given back per stream.
+    @Test func theReceiveWindowIsGivenBackOnceHalfUsed() throws {
+        let pair = try makePair()
+        try pair.interact()
+        _ = try pair.received()
+        let text = #"{"aps":{"alert":""# + String(repeating: "x", count: 3_950) + #""}}"#
+        let body = Array(text.utf8)
+        let half = 65_535 / 2
+        var used = 0
+        var updates: [String] = []
+        for streamID in stride(from: 1, through: 17, by: 2) {
+            try pair.request(streamID, signed: true, body: body)
+            try pair.interact()
+            used += body.count
+            let received = try pair.received()
+            #expect(received.contains("\(streamID) :status 200"), "\(received)")
+            updates += received.filter { $0.contains("WINDOW_UPDATE") }
+            if used <= half { #expect(updates.isEmpty, "after \(used) bytes") }
+        }
+        #expect(used > half)
+        #expect(updates == ["0 WINDOW_UPDATE \(used)"])
     }
 
     /// Answering before the body, as nginx does: the answer, then RST_STREAM NO_ERROR.
