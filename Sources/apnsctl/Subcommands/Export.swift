@@ -63,90 +63,69 @@ struct Export: AsyncParsableCommand {
                     hint: "Give --out PATH, or redirect standard output to a file."
                 )
             }
-            let store = self.store.credentialStore
-            guard let credential = try store.credential(named: alias) else {
-                throw CredentialError(
-                    .aliasNotFound,
-                    path: nil,
-                    "No credential named \(alias) in the store at \(store.path).",
-                    hint: "See `apnsctl list`."
-                )
-            }
-            let bytes: [UInt8]
-            switch (credential.kind, format) {
-            case (.tokenKey, .pem):
-                let key = try store.tokenKey(of: credential)
-                bytes = Array(PEMWriter.privateKey(key.pkcs8).utf8)
-            case (.tokenKey, .p12):
-                throw CredentialError(
-                    .invalidArgument,
-                    path: nil,
-                    "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
-                    hint: "Use --format pem to get the .p8 key."
-                )
-            case (.certificate, .pem):
-                let identity = try store.identity(of: credential)
-                let chain = ([identity.certificate] + identity.chain).map { PEMWriter.certificate($0.der) }.joined()
-                bytes = Array((chain + PEMWriter.privateKey(identity.privateKeyPKCS8!)).utf8)
-            case (.certificate, .p12):
-                let identity = try store.identity(of: credential)
-                let newPassword = try self.newPassword()
-                bytes = try PKCS12Writer.write(
-                    certificateDER: identity.certificate.der,
-                    chainDER: identity.chain.map(\.der),
-                    privateKey: identity.privateKeyPKCS8!,
-                    password: newPassword,
-                    friendlyName: credential.alias,
-                    style: legacy ? .legacy : .modern
-                )
-            }
-            try write(bytes)
+            let exportFormat: ExportFormat =
+                switch format {
+                case .pem: .pem
+                case .p12: .pkcs12(newPassword: newPassword, style: legacy ? .legacy : .modern)
+                }
+            let exported = try store.credentialStore.export(named: alias, as: exportFormat)
+            try write(exported.contents.bytes)
             if let out {
-                printError(
-                    "Wrote \(credential.alias) as \(format == .p12 ? (legacy ? "legacy PKCS#12" : "PKCS#12") : "PEM") to \(out) (mode 0600)."
-                )
+                printError("Wrote \(exported.alias) as \(exported.formatName) to \(out) (mode 0600).")
             }
         } catch let error as CredentialError {
-            reportError(error)
+            reportError(Self.worded(error))
             throw ExitStatus.couldNotCheck
         }
     }
 
-    private func newPassword() throws -> SecretBytes {
+    /// The command's wording of the library's refusals, whose hints name no command or option.
+    static func worded(_ error: CredentialError) -> CredentialError {
+        switch error.code {
+        case .aliasNotFound: error.withHint("See `apnsctl list`.")
+        case .notExportable: error.withHint("Use --format pem to get the .p8 key.")
+        default: error
+        }
+    }
+
+    /// The new bundle's password: from the password options, else typed twice on the terminal.
+    private var newPassword: PasswordSource {
+        let request = PasswordRequest(path: out ?? "output", what: "new PKCS#12", isRetry: false)
         if password.isGiven {
-            guard
-                let secret = try password.source()(
-                    PasswordRequest(path: out ?? "output", what: "new PKCS#12", isRetry: false)
-                )
-            else {
+            let given = password.source()
+            return PasswordSource { _ in
+                guard let secret = try given(request) else {
+                    throw CredentialError(
+                        .passwordRequired,
+                        path: nil,
+                        "No password was given for the new bundle.",
+                        hint: nil
+                    )
+                }
+                return secret
+            }
+        }
+        return PasswordSource(isInteractive: true) { _ in
+            guard isatty(STDIN_FILENO) == 1 else {
                 throw CredentialError(
                     .passwordRequired,
                     path: nil,
-                    "No password was given for the new bundle.",
-                    hint: nil
+                    "A PKCS#12 export needs a new password.",
+                    hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH."
                 )
             }
-            return secret
+            guard let first = TerminalPrompt.readSecret(prompt: "New password for the PKCS#12 bundle: "),
+                let second = TerminalPrompt.readSecret(prompt: "Repeat it: "), first == second
+            else {
+                throw CredentialError(
+                    .invalidArgument,
+                    path: nil,
+                    "The two passwords differ; nothing was written.",
+                    hint: "Run the export again."
+                )
+            }
+            return first
         }
-        guard isatty(STDIN_FILENO) == 1 else {
-            throw CredentialError(
-                .passwordRequired,
-                path: nil,
-                "A PKCS#12 export needs a new password.",
-                hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH."
-            )
-        }
-        guard let first = TerminalPrompt.readSecret(prompt: "New password for the PKCS#12 bundle: "),
-            let second = TerminalPrompt.readSecret(prompt: "Repeat it: "), first == second
-        else {
-            throw CredentialError(
-                .invalidArgument,
-                path: nil,
-                "The two passwords differ; nothing was written.",
-                hint: "Run the export again."
-            )
-        }
-        return first
     }
 
     private func write(_ bytes: [UInt8]) throws {

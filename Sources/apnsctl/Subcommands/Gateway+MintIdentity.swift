@@ -77,22 +77,13 @@ extension Gateway {
                         hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH."
                     )
                 }
-                let authority = try Gateway.loadOrCreateAuthority(folder: caDir)
-                let topics = [
-                    PushTopic(name: topic, kinds: ["app"]), PushTopic(name: topic + ".voip", kinds: ["voip"]),
-                    PushTopic(name: topic + ".complication", kinds: ["complication"]),
-                ]
-                let identity = try LocalGateway.mintIdentity(
+                let bytes = try LocalGateway.mintIdentityBundle(
                     topic: topic,
                     environments: environment.environments,
                     teamID: teamID,
-                    topics: topics,
                     days: days,
-                    authority: authority
-                )
-                let bytes = try identity.pkcs12(
+                    caFolder: caDir,
                     password: secret,
-                    friendlyName: topic,
                     style: legacy ? .legacy : .modern
                 )
                 try PrivateFile.write(bytes, to: out, overwrite: true)

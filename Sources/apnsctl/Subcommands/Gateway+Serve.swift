@@ -288,77 +288,20 @@ extension Gateway {
 
         func run() async throws {
             try await withUserErrors {
-                var configuration = LocalGateway.Configuration(environment: environment)
-                configuration.host = host
-                configuration.port = port
-                if let cert, let key { configuration.identity = .files(certificate: cert, privateKey: key) }
-                configuration.clientCAFiles = clientCA
-                configuration.tokenKeys = try tokenKeys.map { entry in
-                    let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                    let pem = try TokenKeyFile.readPublicKeyPEM(path: parts[1], namedBy: "--token-key")
-                    return .init(keyID: parts[0], teamID: teamID ?? "", publicKeyPEM: pem)
-                }
-                let scopes = try keyScopeDeclarations()
-                for index in configuration.tokenKeys.indices {
-                    let keyID = configuration.tokenKeys[index].keyID
-                    configuration.tokenKeys[index].environment = scopes.environments[keyID]
-                    configuration.tokenKeys[index].topics = scopes.topics[keyID] ?? []
-                }
-                configuration.otherEnvironmentKeyIDs = scopes.otherEnvironmentKeyIDs
-                configuration.dynamics.keyScopes = keyScopes
-                configuration.dynamics.singleStreamAfterRejection = singleStreamAfterRejection
-                configuration.dynamics.singleStreamUntilToken = singleStreamUntilToken
-                configuration.dynamics.goAwayReasons = goAwayReasons
-                configuration.deviceRegistryFile = devices
-                configuration.logFile = log
-                configuration.faults.latency = latencyMilliseconds / 1000
-                configuration.faults.tooManyRequestsRate = rate429
-                configuration.faults.internalServerErrorRate = rate500
-                configuration.faults.serviceUnavailableRate = rate503
-                configuration.faults.seed = seed
-                configuration.faults.goAwayAfterStreams = goAwayAfter
-                configuration.faults.closeAfterStreams = closeAfter
-                configuration.faults.dropAfterAccepted = dropAfter
-                configuration.faults.maxConcurrentStreams = maxConcurrentStreams
-                configuration.faults.changeMaxConcurrentStreams = changeStreams.flatMap(parsedChange)
-                configuration.faults.answerEarlyAndReset = earlyAnswer
-
-                configuration.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
-                configuration.handshakeTimeout = handshakeTimeout
-                if let caOut, !force, FileManager.default.fileExists(atPath: caOut) {
-                    // A CA file that clients already trust is not silently replaced by a new one.
-                    throw CredentialError(
-                        .fileExists,
-                        path: caOut,
-                        "The file exists; the gateway's new server CA was not written over it.",
-                        hint: "Give another --ca-out path, or add --force to replace it."
-                    )
-                }
-                let gateway = try LocalGateway(configuration: configuration)
-                // Watched before the port file says the gateway is up: a SIGTERM sent as soon as
-                // it appears must stop the gateway, not be lost while the watch is being set.
-                let terminated = Self.watchTermination()
-                if let caOut, let pem = gateway.serverCertificateAuthorityPEM {
-                    // A certificate, public: readable by the clients that must trust it.
-                    try pem.write(toFile: caOut, atomically: true, encoding: .utf8)
-                }
-                let bound = try await gateway.start()
-                if let portFile { try PrivateFile.write(Array(String(bound).utf8), to: portFile, overwrite: true) }
-                let style = TerminalStyle.stderr
-                printError(
-                    "\(style.paint("apnsctl gateway", .bold)): \(environment) gateway listening on \(host):\(bound)"
-                        + (caOut.map { "; server CA in \($0)" } ?? "") + (log.map { "; recording to \($0)" } ?? "")
-                        + ". Ctrl-C stops it."
+                let statistics = try await LocalGateway.serve(
+                    try gatewayConfiguration(),
+                    files: try serveFiles(),
+                    until: { Self.watchTermination() },
+                    onListening: { bound in
+                        let style = TerminalStyle.stderr
+                        printError(
+                            "\(style.paint("apnsctl gateway", .bold)): \(environment) gateway listening on \(host):\(bound)"
+                                + (caOut.map { "; server CA in \($0)" } ?? "")
+                                + (log.map { "; recording to \($0)" } ?? "")
+                                + ". Ctrl-C stops it."
+                        )
+                    }
                 )
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    terminated.whenComplete { _ in continuation.resume() }
-                }
-                try await gateway.stop()
-                let statistics = gateway.statistics
-                if let statsFile {
-                    let data = try ReportSchema.encoder().encode(statistics)
-                    try PrivateFile.write([UInt8](data), to: statsFile, overwrite: true)
-                }
                 printError(
                     "apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections."
                 )

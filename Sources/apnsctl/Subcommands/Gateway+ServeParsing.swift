@@ -48,6 +48,58 @@ extension Gateway.Serve {
         return (environments, topics, others)
     }
 
+    /// The options as the gateway's configuration (token keys from files are ``serveFiles()``'s).
+    func gatewayConfiguration() throws -> LocalGateway.Configuration {
+        var configuration = LocalGateway.Configuration(environment: environment)
+        configuration.host = host
+        configuration.port = port
+        if let cert, let key { configuration.identity = .files(certificate: cert, privateKey: key) }
+        configuration.clientCAFiles = clientCA
+        configuration.otherEnvironmentKeyIDs = try keyScopeDeclarations().otherEnvironmentKeyIDs
+        configuration.dynamics.keyScopes = keyScopes
+        configuration.dynamics.singleStreamAfterRejection = singleStreamAfterRejection
+        configuration.dynamics.singleStreamUntilToken = singleStreamUntilToken
+        configuration.dynamics.goAwayReasons = goAwayReasons
+        configuration.deviceRegistryFile = devices
+        configuration.logFile = log
+        configuration.faults.latency = latencyMilliseconds / 1000
+        configuration.faults.tooManyRequestsRate = rate429
+        configuration.faults.internalServerErrorRate = rate500
+        configuration.faults.serviceUnavailableRate = rate503
+        configuration.faults.seed = seed
+        configuration.faults.goAwayAfterStreams = goAwayAfter
+        configuration.faults.closeAfterStreams = closeAfter
+        configuration.faults.dropAfterAccepted = dropAfter
+        configuration.faults.maxConcurrentStreams = maxConcurrentStreams
+        configuration.faults.changeMaxConcurrentStreams = changeStreams.flatMap(parsedChange)
+        configuration.faults.answerEarlyAndReset = earlyAnswer
+        configuration.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
+        configuration.handshakeTimeout = handshakeTimeout
+        return configuration
+    }
+
+    /// --token-key with its --key-environment and --key-topic scopes, --ca-out, --port-file, --stats.
+    func serveFiles() throws -> LocalGateway.ServeFiles {
+        let scopes = try keyScopeDeclarations()
+        var files = LocalGateway.ServeFiles()
+        files.tokenKeys = tokenKeys.map { entry in
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            return .init(
+                keyID: parts[0],
+                teamID: teamID ?? "",
+                publicKeyFile: parts[1],
+                environment: scopes.environments[parts[0]],
+                topics: scopes.topics[parts[0]] ?? []
+            )
+        }
+        files.tokenKeysNamedBy = "--token-key"
+        files.certificateAuthority = caOut
+        files.replaceCertificateAuthority = force
+        files.port = portFile
+        files.statistics = statsFile
+        return files
+    }
+
     func parsedChange(_ text: String) -> (afterAccepted: Int, to: Int)? {
         let parts = text.split(separator: ":").compactMap { Int($0) }
         guard parts.count == 2, parts[0] >= 0, (1...Int(Int32.max)).contains(parts[1]) else { return nil }
