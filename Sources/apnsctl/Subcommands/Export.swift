@@ -82,7 +82,7 @@ struct Export: AsyncParsableCommand {
     /// The command's wording of the library's refusals, whose hints name no command or option.
     static func worded(_ error: CredentialError) -> CredentialError {
         switch error.code {
-        case .aliasNotFound: error.withHint("See `apnsctl list`.")
+        case .aliasNotFound: error.withHint("See `\(ErrorHints.command("list"))`.")
         case .notExportable: error.withHint("Use --format pem to get the .p8 key.")
         default: error
         }
