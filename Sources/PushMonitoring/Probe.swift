@@ -39,7 +39,7 @@ public struct ProbeResult: Sendable {
     /// Nil when the credential could not be loaded (no connection was made).
     public var check: HandshakeCheck?
     /// Why the credential could not be loaded or the connection not configured.
-    public var setupError: (code: String, message: String)?
+    public var setupError: ReportedError?
     /// Wall-clock seconds of the whole probe.
     public var duration: Double
 
@@ -137,18 +137,12 @@ public actor ProbeService {
             let loaded = try CredentialLoader(store: store).load(target.credential)
             var connection = settings.connection
             connection.environment = target.environment
-            let plan = try connection.configuration(for: loaded, environment: target.environment)
-            result.check = await HandshakeCheck.run(
-                configuration: plan.configuration,
-                topic: target.topic ?? loaded.defaultTopic,
-                authCheck: true
-            )
-        } catch let error as CredentialError {
-            result.setupError = (error.code.name, error.message)
-        } catch let error as GatewayError {
-            result.setupError = (error.code.name, error.message)
+            let plan = try GatewayPlan(loaded, settings: connection, topic: target.topic)
+            result.check = await HandshakeCheck.run(plan, authCheck: true)
+        } catch let error as any ReportableError {
+            result.setupError = ReportedError(error)
         } catch {
-            result.setupError = ("setup_failed", UserFacing.describe(error))
+            result.setupError = ReportedError(code: "setup_failed", message: UserFacing.describe(error))
         }
         let elapsed = ContinuousClock.now - clock
         result.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
