@@ -111,6 +111,10 @@ struct TeamStoreVerdictTests {
         #expect(text.stdout.contains("\(Team.qa)  sandbox only"))
         #expect(text.stdout.contains("skipped: superseded by \(Team.productUniversal)"))
         #expect(text.stdout.contains("3 of 4 apps ready for production (1 sandbox only)"))
+        // Other apps' credentials are one line under each app found in the store, not a line
+        // each under every app (hundreds in a store of many apps); JSON lists them all.
+        #expect(!text.stdout.contains("not for \(Team.product)"), "\(text.stdout)")
+        #expect(text.stdout.contains("credentials of other apps skipped (--json lists them)"), "\(text.stdout)")
     }
 
     @Test func preflightForNamedAppsAndEnvironments() throws {

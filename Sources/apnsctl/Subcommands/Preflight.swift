@@ -168,15 +168,16 @@ struct Preflight: AsyncParsableCommand {
                     .joined(separator: "\n")
             )
         }
-        for entry in verdict.skipped {
+        let (listed, others) = verdict.skippedToList
+        for entry in listed {
             lines.append(
                 "  \(style.paint("-", .dim)) \(Untrusted.display(entry.credential))  \(style.paint("skipped: \(entry.message)", .dim))"
             )
         }
+        if let others { lines.append("  \(style.paint("-", .dim)) \(style.paint(others, .dim))") }
         return lines.joined(separator: "\n")
     }
 
-    /// The report with the command line's hints.
     /// The report with the command line's hints.
     private func forCommandLine(_ report: PreflightReport) -> PreflightReport {
         var report = report
@@ -240,4 +241,20 @@ struct PreflightOutput: Encodable {
     var credentials: [PreflightReport]
     /// With no credential named: one verdict per app.
     var apps: [AppVerdict]?
+}
+
+extension AppVerdict {
+    /// The skipped credentials a person reads one by one, and the others as one line. For an
+    /// app found in the store, every other app's credential is skipped: listed one by one that
+    /// is a line per credential under every app, hundreds for a store of many apps, and says
+    /// nothing about this app. An app named with --topic lists them all, as `check --topic`
+    /// does (and JSON always does).
+    var skippedToList: (listed: [AppSelection.Skipped], others: String?) {
+        guard !named else { return (skipped, nil) }
+        let others = skipped.filter { $0.reason == .otherApp }
+        let listed = skipped.filter { $0.reason != .otherApp }
+        guard !others.isEmpty else { return (listed, nil) }
+        let count = others.count == 1 ? "1 credential" : "\(others.count) credentials"
+        return (listed, "\(count) of other apps skipped (--json lists them)")
+    }
 }
