@@ -44,6 +44,7 @@ extension CredentialStore {
     /// credential serves: a sandbox certificate in place of a universal one would end every
     /// production push under the alias that scripts use.
     static func refuseNarrowerCoverage(_ file: CredentialFile, replacing old: StoredCredential) throws {
+        guard old.kind == .certificate else { return }
         let certificate = file.certificate
         let lostEnvironments = old.environments.filter { !certificate.environments.contains($0) }
         let lostTopics = old.topics.filter { !certificate.coveredTopics.contains($0) }

@@ -55,7 +55,7 @@ extension CredentialStore {
             let replaced = try self.replacement(named: replacing, in: index)
             if !force, let replaced {
                 try Self.refuseShorterExpiry(file, replacing: replaced)
-                if replaced.kind == .certificate { try Self.refuseNarrowerCoverage(file, replacing: replaced) }
+                try Self.refuseNarrowerCoverage(file, replacing: replaced)
             }
             if replaced == nil, !force, let older = Self.sameApp(as: certificate, in: index) {
                 throw CredentialError(

@@ -33,11 +33,6 @@ struct StoreConcurrencyTests {
         #expect(key.status == 0, "\(key.stderr)")
     }
 
-    /// Starts every command at once and waits for them all.
-    static func runTogether(_ commands: [[String]]) -> [CLI.Result?] {
-        CLI.runTogether(commands)
-    }
-
     @Test func checkDuringRemovalsAndRotationsReportsNothingFalse() throws {
         let store = try Store()
         let pki = try TemporaryFolder()
@@ -61,7 +56,7 @@ struct StoreConcurrencyTests {
             ])
             commands.append(["check", "--store", path])
         }
-        let results = Self.runTogether(commands)
+        let results = CLI.runTogether(commands)
         #expect(results.count == 30)
         for result in results {
             let result = try #require(result)

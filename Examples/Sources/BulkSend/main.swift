@@ -33,17 +33,16 @@ final class StopOnSignal: BulkSendObserver, @unchecked Sendable {
 do {
     let credential = try CredentialLoader.load(arguments[0])
     let settings = ConnectionSettings(gateway: arguments.dropFirst(3).first, caFiles: Array(arguments.dropFirst(4)))
-    let environment = settings.chooseEnvironment(for: credential).environment
-    let configuration = try settings.configuration(for: credential, environment: environment).configuration
+    let plan = try GatewayPlan(credential, settings: settings)
     let template = NotificationTemplate(
-        topic: credential.defaultTopic(for: .alert),
+        topic: plan.topic,
         payload: try Payload.alert(title: "Hello", body: "Sent in bulk")
     )
 
     // A results file that exists is a run to continue; the run's header refuses any other send.
     let resuming = FileManager.default.fileExists(atPath: results)
     let request = BulkSendJob.Request(
-        configuration: configuration,
+        configuration: plan.configuration,
         template: template,
         tokens: tokens,
         results: resuming ? nil : results,

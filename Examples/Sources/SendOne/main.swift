@@ -17,24 +17,23 @@ guard arguments.count == 2 || arguments.count == 4 else {
 do {
     let credential = try CredentialLoader.load(arguments[0])
 
+    // The environment is the credential's own (sandbox when it serves both); the topic its app's.
     let settings = ConnectionSettings(
         gateway: arguments.count == 4 ? arguments[2] : nil,
         caFiles: arguments.count == 4 ? [arguments[3]] : []
     )
-    let environment = settings.chooseEnvironment(for: credential).environment
-    let plan = try settings.configuration(for: credential, environment: environment)
+    let plan = try GatewayPlan(credential, settings: settings)
+    for warning in plan.warnings { FileHandle.standardError.write(Data("warning: \(warning.message)\n".utf8)) }
 
     let notification = PushNotification(
         deviceToken: try DeviceToken(arguments[1]),
-        topic: credential.defaultTopic(for: .alert),
+        topic: plan.topic,
         pushType: .alert,
         payload: try Payload.alert(title: "Hello", body: "Sent with a stored credential")
     )
 
-    // The connection is closed, and the close awaited, however the body ends.
-    let response = try await GatewayConnection.withConnection(plan.configuration) { connection in
-        try await connection.send(notification)
-    }
+    // One connection, closed (and the close awaited) once the answer is in.
+    let response = try await plan.send(notification)
 
     if response.isAccepted {
         print("accepted: \(response.status) apns-id \(response.apnsID?.uuidString ?? "-")")

@@ -165,7 +165,6 @@ struct Channels: AsyncParsableCommand {
         }
     }
 
-    /// The bundle ID a channel request is for: the one given, else the credential's.
     /// Connects once, makes one request, reports it.
     static func perform(
         _ action: String,

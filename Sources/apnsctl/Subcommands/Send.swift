@@ -248,7 +248,6 @@ struct Send: AsyncParsableCommand {
     /// notification (for `--token`; a template for `--tokens`).
     struct Prepared {
         var plan: GatewayPlan
-        var body: [UInt8]
         var notification: PushNotification
     }
 
@@ -282,7 +281,7 @@ struct Send: AsyncParsableCommand {
             for line in notes { printError(style.paint("note: ", .bold) + line) }
             for warning in plan.warnings { printError(style.paint("warning: ", .yellow, .bold) + warning.message) }
         }
-        return Prepared(plan: plan, body: body, notification: notification)
+        return Prepared(plan: plan, notification: notification)
     }
 
     func run() async throws {
@@ -308,7 +307,7 @@ struct Send: AsyncParsableCommand {
                 topic: plan.topic,
                 pushType: prepared.notification.pushType.rawValue,
                 token: deviceToken.hex,
-                payloadBytes: prepared.body.count,
+                payloadBytes: prepared.notification.payload.count,
                 response: response,
                 explanation: response.reason?.explanation,
                 fix: response.reason?.fix
