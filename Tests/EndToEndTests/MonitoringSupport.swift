@@ -109,7 +109,12 @@ final class ExporterProcess: @unchecked Sendable {
     let port: Int
     let errors: String
 
-    init(_ folder: TemporaryFolder, store: String, arguments: [String]) throws {
+    init(
+        _ folder: TemporaryFolder,
+        store: String,
+        arguments: [String],
+        environment: [String: String] = [:]
+    ) throws {
         port = try ProxyCommandTests.closedPort()
         errors = folder.path("exporter-\(port).err")
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
@@ -117,6 +122,9 @@ final class ExporterProcess: @unchecked Sendable {
         process.arguments = ["exporter", "--store", store, "--listen", "127.0.0.1:\(port)"] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
         try Monitoring.waitUntilServing(url("/"), process: process)
     }
