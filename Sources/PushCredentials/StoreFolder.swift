@@ -39,7 +39,7 @@ enum StoreFolder: Equatable {
     }
 
     /// Names a store folder may hold besides the index.
-    static let storeNames: Set<String> = [".lock", "credentials", ".writing"]
+    static let storeNames: Set<String> = [".lock", "credentials", ".writing", ".team-setup.json"]
 
     static func inspect(_ root: URL) throws -> StoreFolder {
         var status = stat()

@@ -124,7 +124,7 @@ struct TeamTrustTests {
         var commit = try outsider.editMembers(message: "add mallory") { _, members in
             members.append(Pusher.entry(name: "mallory", recipient: mallory.recipient, like: members[0]))
         }
-        try expectRefused(["not signed", "adds mallory"], commit: commit, importFirst: true)
+        try expectRefused(["signature by", "does not match the list", "adds mallory"], commit: commit, importFirst: true)
         // The same, signed with her own key, fast-forward.
         commit = try outsider.editMembers(signWith: mallory.signingKeyFile, message: "add mallory") { team, members in
             Self.raiseVersion(&team)

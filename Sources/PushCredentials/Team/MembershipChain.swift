@@ -59,6 +59,8 @@ public struct UntrustedMembership: Sendable {
     public var reason: String
     /// What it would change against the trusted list.
     public var difference: MemberDifference
+    /// Whether it is refused only for being no newer than the trusted list (an older signed list).
+    public var isStale = false
 }
 
 /// The rule by which a member list becomes trusted (docs/team.md, "Signed membership"): a new
@@ -84,7 +86,7 @@ public enum MembershipChain {
     /// counts (a merge of two members' signed changes), but the newest decides `pending`.
     public static func evaluate(anchor: SignedMemberList?, candidates: [SignedMemberList]) -> Evaluation {
         var evaluation = Evaluation(trusted: anchor)
-        var lastRefusal: String?
+        var lastRefusal: Refusal?
         for candidate in candidates {
             if let current = evaluation.trusted, current.bytes == candidate.bytes { continue }
             switch verdict(from: evaluation.trusted, to: candidate) {
@@ -100,15 +102,17 @@ public enum MembershipChain {
                 evaluation.trusted = candidate
                 lastRefusal = nil
             case .failure(let refusal):
-                lastRefusal = refusal.reason
+                lastRefusal = refusal
             }
         }
         if let newest = candidates.last, newest.bytes != evaluation.trusted?.bytes {
+            let refusal = lastRefusal ?? refusalOf(from: evaluation.trusted, to: newest)
             evaluation.pending = UntrustedMembership(
                 commit: newest.commit,
                 author: nil,
-                reason: lastRefusal ?? verdictReason(from: evaluation.trusted, to: newest),
-                difference: MemberDifference(from: evaluation.trusted?.team, to: newest.team)
+                reason: refusal.reason,
+                difference: MemberDifference(from: evaluation.trusted?.team, to: newest.team),
+                isStale: refusal.isStale
             )
         }
         return evaluation
@@ -116,11 +120,12 @@ public enum MembershipChain {
 
     struct Refusal: Error {
         var reason: String
+        var isStale = false
     }
 
-    private static func verdictReason(from trusted: SignedMemberList?, to candidate: SignedMemberList) -> String {
-        if case .failure(let refusal) = verdict(from: trusted, to: candidate) { return refusal.reason }
-        return "it is not the trusted list"
+    private static func refusalOf(from trusted: SignedMemberList?, to candidate: SignedMemberList) -> Refusal {
+        if case .failure(let refusal) = verdict(from: trusted, to: candidate) { return refusal }
+        return Refusal(reason: "it is not the trusted list")
     }
 
     /// Whether `candidate` may follow `trusted`, and who signed it.
@@ -159,7 +164,10 @@ public enum MembershipChain {
         }
         if let previousVersion = previous.version, version <= previousVersion {
             return .failure(
-                Refusal(reason: "its version \(version) does not follow the trusted version \(previousVersion)")
+                Refusal(
+                    reason: "its version \(version) does not follow the trusted version \(previousVersion)",
+                    isStale: true
+                )
             )
         }
         if let signer = previous.member(signingWith: key) { return .success(signer) }

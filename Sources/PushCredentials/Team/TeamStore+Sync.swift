@@ -69,7 +69,9 @@ extension TeamStore {
                     if attempt == 0, !options.acceptRewrite { try checkNotRewritten(upstream: upstream) }
                     let (ahead, behind) = try git.aheadBehind(upstream: upstream)
                     let theirs = git.revision(upstream) != nil ? try trust.evaluate(at: upstream) : nil
-                    if let pending = theirs?.pending { result.untrustedMembers = pending }
+                    // An older signed list (a remote rewound past a change) is superseded by this
+                    // clone's newer one in the merge; a replayed one on top is caught at HEAD below.
+                    if let pending = theirs?.pending, !pending.isStale { result.untrustedMembers = pending }
                     if behind > 0, ahead == 0 {
                         try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
                         result.pulled += behind

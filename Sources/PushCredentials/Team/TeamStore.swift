@@ -87,6 +87,12 @@ public struct TeamStore: Sendable {
                 return
                     "team store: committed \"\(subject)\" here only: the remote could not be reached (git: \(Git.words(complaint))). Run `apnsctl team sync\(storeArgument)` once it can."
             }
+            // The remote's head is this clone's now: the head to find again at the next sync.
+            if let head = git.revision("HEAD"), let state = trust.loadState() {
+                var synced = state
+                synced.syncedHead = head
+                try? trust.save(synced)
+            }
             return "team store: committed and pushed \"\(subject)\"."
         } catch {
             return "team store: committed \"\(subject)\" here only (\(UserFacing.describe(error)))."
