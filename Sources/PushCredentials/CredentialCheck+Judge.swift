@@ -98,6 +98,7 @@ public final class CheckJudge {
         var present: Bool?
         var unverified: CredentialError?
         var tampered: CredentialError?
+        var missing: CredentialError?
         if !skipSecrets {
             if let down = secretServiceDown {
                 unverified = down
@@ -107,6 +108,7 @@ public final class CheckJudge {
                     present = true
                 } catch let error as CredentialError where error.code == .secretNotFound {
                     present = false
+                    missing = error
                 } catch let error as CredentialError where Self.isUnreachable(error) {
                     secretServiceDown = error
                     unverified = error
@@ -122,6 +124,10 @@ public final class CheckJudge {
         var result = CredentialCheck.tokenKey(credential, keyPresent: present, expectations: expectations)
         if let unverified { result.findings.append(CredentialCheck.secretUnverified(unverified)) }
         if let tampered { result.findings.append(CredentialCheck.secretTampered(tampered)) }
+        if let missing, let index = result.findings.firstIndex(where: { $0.code == .secretMissing }) {
+            // Where the key should be, in the store's own words (the Secret Service, an age file).
+            result.findings[index].message = missing.message
+        }
         return result
     }
 

@@ -26,7 +26,9 @@ enum StoreFolder: Equatable {
     static func remoteBranches(of root: URL) -> [String] {
         let git = root.appendingPathComponent(".git")
         var names = Set(
-            (try? FileManager.default.contentsOfDirectory(atPath: git.appendingPathComponent("refs/remotes/origin").path))
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: git.appendingPathComponent("refs/remotes/origin").path
+            ))
                 ?? []
         )
         let packed = (try? String(contentsOf: git.appendingPathComponent("packed-refs"), encoding: .utf8)) ?? ""
@@ -169,7 +171,9 @@ extension CredentialStore {
                 "This folder is a git clone with nothing checked out: its remote's HEAD names a branch the remote does not have"
                     + (branches.isEmpty ? "." : " (its branches: \(branches.joined(separator: ", "))).")
                     + " apnsctl read and wrote nothing there.",
-                hint: branch.map { "Check out the team store's branch: git -C \(ShellWords.quote(root.path)) checkout \($0)" }
+                hint: branch.map {
+                    "Check out the team store's branch: git -C \(ShellWords.quote(root.path)) checkout \($0)"
+                }
                     ?? "The remote holds no commits yet: ask a member to push the team store (apnsctl team sync)."
             )
         case .indexMissing(let files):

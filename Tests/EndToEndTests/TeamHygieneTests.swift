@@ -97,7 +97,12 @@ struct TeamHygieneTests {
                 )
                 if member.name == "alice" {
                     // Adding a member encrypts every secret again: it reads them all.
-                    runs.append(("team add", try member.run(["team", "add", "eve", try TeamStoreTests.newIdentity().recipient])))
+                    runs.append(
+                        (
+                            "team add",
+                            try member.run(["team", "add", "eve", try TeamStoreTests.newIdentity().recipient])
+                        )
+                    )
                     runs.append(("team sync", try member.run(["team", "sync"])))
                 }
                 for (name, run) in runs {

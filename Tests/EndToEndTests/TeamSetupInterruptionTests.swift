@@ -19,12 +19,20 @@ struct TeamSetupInterruptionTests {
 
     /// Runs apnsctl under strace, killed at the `call`th `syscall` of it or of a child. Returns
     /// false once a run goes through whole.
-    static func interrupted(_ arguments: [String], at syscall: String, call: Int, environment: [String: String] = [:])
+    static func interrupted(
+        _ arguments: [String],
+        at syscall: String,
+        call: Int,
+        environment: [String: String] = [:]
+    )
         throws -> Bool
     {
         let result = try CLI.runProgram(
             "strace",
-            ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e", "inject=\(syscall):signal=KILL:when=\(call)"]
+            [
+                "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(syscall)", "-e",
+                "inject=\(syscall):signal=KILL:when=\(call)",
+            ]
                 + [CLI.binary] + arguments,
             environment: environment,
             timeout: 120
@@ -53,7 +61,12 @@ struct TeamSetupInterruptionTests {
                 let store = work.path("store-\(step)-\(call)")
                 let bare = work.path("remote-\(step)-\(call).git")
                 #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-                let bundle = try TestPKI.mint(in: work, name: "\(step)\(call)", bundle: "com.example.i\(call)", days: 300)
+                let bundle = try TestPKI.mint(
+                    in: work,
+                    name: "\(step)\(call)",
+                    bundle: "com.example.i\(call)",
+                    days: 300
+                )
                 #expect(try CLI.run(["import", bundle, "--store", store], environment: env).status == 0)
                 let arguments = ["team", "init", bare, "--name", "alice", "--store", store]
                 let cut = try Self.interrupted(arguments, at: step, call: call, environment: env)
@@ -62,12 +75,18 @@ struct TeamSetupInterruptionTests {
                     #expect(again.status == 0, "\(step) #\(call): \(again.stdout)\(again.stderr)")
                 }
                 made += 1
-                let checked = try CLI.run(["check", "com.example.i\(call)-universal", "--store", store], environment: env)
+                let checked = try CLI.run(
+                    ["check", "com.example.i\(call)-universal", "--store", store],
+                    environment: env
+                )
                 #expect(checked.status == 0, "\(step) #\(call): \(checked.stdout)\(checked.stderr)")
                 let status = try CLI.run(["team", "status", "--store", store], environment: env)
                 #expect(status.stdout.contains("a member"), "\(step) #\(call): \(status.stdout)\(status.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: store + "/.team-setup.json"))
-                #expect(try Self.items(kind: "team-identity", environment: env) == made, "\(step) #\(call): a key left over")
+                #expect(
+                    try Self.items(kind: "team-identity", environment: env) == made,
+                    "\(step) #\(call): a key left over"
+                )
                 #expect(try Self.items(kind: "signing-key", environment: env) == made)
                 // The credential's secret left the Secret Service: the repository holds it now.
                 #expect(try Self.items(kind: "private-key", environment: env) == 0, "\(step) #\(call)")

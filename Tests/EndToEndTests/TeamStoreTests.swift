@@ -245,7 +245,10 @@ struct TeamStoreTests {
         let bobIdentity = try CLI.runProgram(
             "sh",
             // The plain line age reads (docs/team.md, "Recovering your keys by hand").
-            ["-c", "secret-tool lookup application apnsctl store team:\(teamID) alias identity-bob kind team-identity"],
+            [
+                "-c",
+                "secret-tool lookup application apnsctl store team:\(teamID) alias identity-bob kind team-identity",
+            ],
             environment: keyringB.environment
         )
         #expect(bobIdentity.stdout.hasPrefix("AGE-SECRET-KEY-1"), "\(bobIdentity.stderr)")

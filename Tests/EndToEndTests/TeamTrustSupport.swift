@@ -58,7 +58,12 @@ struct Pusher {
     }
 
     /// A member entry as team.json writes one.
-    static func entry(name: String, recipient: String, signingKey: String? = nil, like other: [String: Any])
+    static func entry(
+        name: String,
+        recipient: String,
+        signingKey: String? = nil,
+        like other: [String: Any]
+    )
         -> [String: Any]
     {
         var entry: [String: Any] = ["name": name, "recipient": recipient, "added_at": other["added_at"] ?? ""]
@@ -94,6 +99,12 @@ enum TeamTrustSupport {
         return store + "/secrets/" + name
     }
 
+    /// The team ID a member's clone recorded (other suites' teams share the Secret Service).
+    static func teamID(of store: String) throws -> String {
+        try CLI.runProgram("git", ["-C", store, "config", "--get", "apnsctl.team-id"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Whether `identity` decrypts `file`, asked of the age CLI.
     static func decrypts(_ identity: String, _ file: String) throws -> Bool {
         try CLI.runProgram("age", ["-d", "-i", "/dev/stdin", "-o", "/dev/null", file], stdin: identity + "\n")
@@ -101,27 +112,40 @@ enum TeamTrustSupport {
     }
 
     /// A member's age identity as the Secret Service holds it: the plain line age reads.
-    static func identity(of member: String, environment: [String: String]) throws -> String {
+    static func identity(of member: String, in store: String, environment: [String: String]) throws -> String {
         let found = try CLI.runProgram(
             "secret-tool",
-            ["lookup", "application", "apnsctl", "alias", "identity-\(member)", "kind", "team-identity"],
+            [
+                "lookup", "application", "apnsctl", "store", "team:\(try teamID(of: store))", "alias",
+                "identity-\(member)", "kind", "team-identity",
+            ],
             environment: environment
         )
         return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A member's signing key from the Secret Service, written to a private file as ssh-keygen reads it.
-    static func signingKeyFile(of member: String, environment: [String: String], in work: TemporaryFolder) throws
-        -> String
-    {
+    static func signingKeyFile(
+        of member: String,
+        in store: String,
+        environment: [String: String],
+        folder work: TemporaryFolder
+    ) throws -> String {
         let found = try CLI.runProgram(
             "secret-tool",
-            ["lookup", "application", "apnsctl", "alias", "signing-\(member)", "kind", "signing-key"],
+            [
+                "lookup", "application", "apnsctl", "store", "team:\(try teamID(of: store))", "alias",
+                "signing-\(member)", "kind", "signing-key",
+            ],
             environment: environment
         )
         #expect(found.stdout.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----"), "\(found.stdout.prefix(40))")
         let path = work.path("\(member)-recovered-signing-key")
-        FileManager.default.createFile(atPath: path, contents: Data(found.stdout.utf8), attributes: [.posixPermissions: 0o600])
+        FileManager.default.createFile(
+            atPath: path,
+            contents: Data(found.stdout.utf8),
+            attributes: [.posixPermissions: 0o600]
+        )
         return path
     }
 }

@@ -63,7 +63,10 @@ struct TeamTrustTests {
         // Bob's sync takes the signed change and says who signed it.
         let taken = try bob.run(["team", "sync"])
         #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
-        #expect(taken.stdout.contains("signed by alice (\(aliceKey))") && taken.stdout.contains("adds bob"), "\(taken.stdout)")
+        #expect(
+            taken.stdout.contains("signed by alice (\(aliceKey))") && taken.stdout.contains("adds bob"),
+            "\(taken.stdout)"
+        )
         #expect(try bob.run(["check", "com.example.first-universal"]).status == 0)
         // A member with no signing key (CI) reads, and cannot change the members.
         let ciKeys = try TeamStoreTests.newIdentity()
@@ -74,9 +77,15 @@ struct TeamTrustTests {
             environment: transportEnvironment.merging(["APNSCTL_IDENTITY": ciKeys.identity]) { $1 },
             removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
         )
-        #expect(try CLI.runProgram("git", ["clone", "--quiet", remote, ci.store], environment: transportEnvironment).status == 0)
+        #expect(
+            try CLI.runProgram("git", ["clone", "--quiet", remote, ci.store], environment: transportEnvironment).status
+                == 0
+        )
         let ciStatus = try ci.run(["team", "status"])
-        #expect(ciStatus.status == 0 && !ciStatus.stdout.contains("not trusted"), "\(ciStatus.stdout)\(ciStatus.stderr)")
+        #expect(
+            ciStatus.status == 0 && !ciStatus.stdout.contains("not trusted"),
+            "\(ciStatus.stdout)\(ciStatus.stderr)"
+        )
         #expect(try ci.run(["check", "com.example.first-universal"]).status == 0)
         let ciAdds = try ci.run(["team", "add", "eve", ciKeys.recipient])
         #expect(ciAdds.status == 2, "\(ciAdds.stdout)\(ciAdds.stderr)")
@@ -84,7 +93,7 @@ struct TeamTrustTests {
 
         let mallory = try OutsiderKeys(work, name: "mallory")
         let outsider = try Pusher(work, name: "mallory", remote: remote, environment: transportEnvironment)
-        let aliceIdentity = try TeamTrustSupport.identity(of: "alice", environment: [:])
+        let aliceIdentity = try TeamTrustSupport.identity(of: "alice", in: alice.store, environment: [:])
         #expect(aliceIdentity.hasPrefix("AGE-SECRET-KEY-1"), "the identity is kept as the line age reads")
 
         var round = 0
@@ -124,12 +133,21 @@ struct TeamTrustTests {
         var commit = try outsider.editMembers(message: "add mallory") { _, members in
             members.append(Pusher.entry(name: "mallory", recipient: mallory.recipient, like: members[0]))
         }
-        try expectRefused(["signature by", "does not match the list", "adds mallory"], commit: commit, importFirst: true)
+        try expectRefused(
+            ["signature by", "does not match the list", "adds mallory"],
+            commit: commit,
+            importFirst: true
+        )
         // The same, signed with her own key, fast-forward.
         commit = try outsider.editMembers(signWith: mallory.signingKeyFile, message: "add mallory") { team, members in
             Self.raiseVersion(&team)
             members.append(
-                Pusher.entry(name: "mallory", recipient: mallory.recipient, signingKey: mallory.signingKey, like: members[0])
+                Pusher.entry(
+                    name: "mallory",
+                    recipient: mallory.recipient,
+                    signingKey: mallory.signingKey,
+                    like: members[0]
+                )
             )
         }
         try expectRefused(["who is not a trusted member", "adds mallory"], commit: commit)
@@ -155,8 +173,13 @@ struct TeamTrustTests {
         // A removed member signs themselves back in with their own (once trusted) key.
         let removed = try alice.run(["team", "remove", "bob"])
         #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
-        let bobKey = try TeamTrustSupport.signingKeyFile(of: "bob", environment: keyringB.environment, in: work)
-        let bobIdentity = try TeamTrustSupport.identity(of: "bob", environment: keyringB.environment)
+        let bobKey = try TeamTrustSupport.signingKeyFile(
+            of: "bob",
+            in: bob.store,
+            environment: keyringB.environment,
+            folder: work
+        )
+        let bobIdentity = try TeamTrustSupport.identity(of: "bob", in: bob.store, environment: keyringB.environment)
         let bobPusher = try Pusher(work, name: "bob", remote: remote, environment: transportEnvironment)
         let bobPublic = try CLI.runProgram("ssh-keygen", ["-y", "-f", bobKey]).stdout
             .split(separator: " ").prefix(2).joined(separator: " ")

@@ -81,7 +81,10 @@ struct MembershipSigningTests {
 
     static func person(_ name: String) throws -> Person {
         let key = SigningKey()
-        return Person(member: TeamFile.Member(name: name, recipient: try recipient(), signingKey: key.publicKey), key: key)
+        return Person(
+            member: TeamFile.Member(name: name, recipient: try recipient(), signingKey: key.publicKey),
+            key: key
+        )
     }
 
     static func list(_ members: [TeamFile.Member], version: Int?, signedBy signer: Person?) throws -> SignedMemberList {
@@ -121,7 +124,11 @@ struct MembershipSigningTests {
             "signed by bob"
         )
         // A non-member adds themselves: unsigned, or signed by their own key.
-        refused(try Self.list([alice.member, mallory.member], version: 4, signedBy: nil), from: withoutBob, "not signed")
+        refused(
+            try Self.list([alice.member, mallory.member], version: 4, signedBy: nil),
+            from: withoutBob,
+            "not signed"
+        )
         refused(
             try Self.list([alice.member, mallory.member], version: 4, signedBy: mallory),
             from: withoutBob,
@@ -142,7 +149,11 @@ struct MembershipSigningTests {
         refused(try Self.list([], version: 4, signedBy: alice), from: withoutBob, "no members")
         var twin = bob.member
         twin.name = "alice"
-        refused(try Self.list([alice.member, twin], version: 4, signedBy: alice), from: withoutBob, "names alice twice")
+        refused(
+            try Self.list([alice.member, twin], version: 4, signedBy: alice),
+            from: withoutBob,
+            "names alice twice"
+        )
         var broken = bob.member
         broken.recipient = "age1notarecipient"
         refused(

@@ -75,7 +75,8 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     /// arrived from the remote (docs/team.md, "Signed membership").
     func trustedRecipients() throws -> [String] {
         if let fixedRecipients { return fixedRecipients }
-        return try TeamTrust(root: root, git: Git(directory: root.path, environment: age.environment)).trustedTeam().recipients
+        return try TeamTrust(root: root, git: Git(directory: root.path, environment: age.environment)).trustedTeam()
+            .recipients
     }
 
     public func store(_ secret: SecretBytes, for item: SecretItem) throws {

@@ -133,7 +133,12 @@ extension TeamStore {
                 try store.trust.trust(committed)
             }
             guard var setup = try store.finishInterruptedInit(marker) else {
-                throw CredentialError(.teamError, path: root.path, "The team store's first commit is missing.", hint: nil)
+                throw CredentialError(
+                    .teamError,
+                    path: root.path,
+                    "The team store's first commit is missing.",
+                    hint: nil
+                )
             }
             setup.encrypted = aliases
             setup.repaired = repaired

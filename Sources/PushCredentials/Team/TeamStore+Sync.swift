@@ -164,7 +164,11 @@ extension TeamStore {
         try trust.save(updated)
     }
 
-    static let noList = CredentialError(.teamError, path: TeamFile.fileName, "The team's member list cannot be read.")
+    /// The reason the member list cannot be read, thrown.
+    private func statusError() throws -> Status {
+        _ = try members()
+        throw CredentialError(.teamError, path: TeamFile.fileName, "The team's member list cannot be read.")
+    }
 
     static func lastLine(_ text: String) -> String {
         text.trimmed.split(separator: "\n").last.map(String.init) ?? text.trimmed
@@ -327,7 +331,7 @@ extension TeamStore {
     /// Where the clone stands: fetches first when the remote can be reached.
     public func status() throws -> Status {
         // The trusted list when the working tree's cannot be read (a bad push): status still answers.
-        guard let team = (try? members()) ?? (try? trust.trustedTeam()) else { _ = try members(); throw Self.noList }
+        guard let team = (try? members()) ?? (try? trust.trustedTeam()) else { return try statusError() }
         let reachable = (try? git.run(["fetch", "--quiet", "origin"]))?.succeeded ?? false
         let counts = (try? git.aheadBehind(upstream: "origin/\(git.branch)")) ?? (0, 0)
         let recipient = ownRecipient()

@@ -30,7 +30,8 @@ enum TeamWording {
     static func accepted(_ change: AcceptedMembershipChange) -> String {
         let commit = change.commit.map { " in commit \($0.prefix(12))" } ?? ""
         let signer = change.signer.signingKey.map { " (\($0.fingerprint))" } ?? ""
-        return "Member list changed\(commit), signed by \(change.signer.name)\(signer): \(difference(change.difference))."
+        return
+            "Member list changed\(commit), signed by \(change.signer.name)\(signer): \(difference(change.difference))."
     }
 
     static func untrusted(_ untrusted: UntrustedMembership, trusted: [TeamFile.Member]?, store: StoreOptions) -> String

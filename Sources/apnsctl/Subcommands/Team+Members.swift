@@ -57,7 +57,9 @@ struct TeamAdd: AsyncParsableCommand {
                 return key
             }
             let change = try team.add(name: name, recipient: recipient, signingKey: key)
-            print("Added \(change.member.name) to the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:")
+            print(
+                "Added \(change.member.name) to the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:"
+            )
             for member in change.members { print("  " + TeamWording.member(member)) }
             teamNote(change.published)
         }
@@ -91,7 +93,9 @@ struct TeamRemove: AsyncParsableCommand {
         let team = try store.teamStore()
         try await withUserErrors {
             let change = try team.remove(name: name)
-            print("Removed \(change.member.name) from the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:")
+            print(
+                "Removed \(change.member.name) from the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:"
+            )
             for member in change.members { print("  " + TeamWording.member(member)) }
             teamNote(change.published)
             guard !change.exposed.isEmpty else { return }

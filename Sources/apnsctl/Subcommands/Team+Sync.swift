@@ -85,7 +85,9 @@ struct TeamSync: AsyncParsableCommand {
             print("Encrypted \(result.reencrypted) secret(s) again to the merged member list.")
         }
         if let restored = result.restoredMembers {
-            print("Committed the trusted member list again, signed by you: \(restored.map(\.name).joined(separator: ", ")).")
+            print(
+                "Committed the trusted member list again, signed by you: \(restored.map(\.name).joined(separator: ", "))."
+            )
         }
         if result.pushed > 0 { print("Pushed \(result.pushed) commit(s).") }
         if let why = result.notPushed {
@@ -94,7 +96,9 @@ struct TeamSync: AsyncParsableCommand {
             )
             throw ExitStatus.couldNotCheck
         }
-        if result.pulled == 0, result.pushed == 0, result.restoredMembers == nil { print("Up to date with the remote.") }
+        if result.pulled == 0, result.pushed == 0, result.restoredMembers == nil {
+            print("Up to date with the remote.")
+        }
         if let untrusted = result.untrustedMembers {
             printError(TeamWording.untrusted(untrusted, trusted: (try? team.status())?.trustedMembers, store: store))
             throw ExitStatus.problem
@@ -133,7 +137,11 @@ struct TeamStatus: AsyncParsableCommand {
                         ? "a member: the secrets are encrypted to you"
                         : "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
             )
-            print("signing:    " + (status.signingKey.map { "your key \($0)" } ?? "no signing key here: you can read, not change the members"))
+            print(
+                "signing:    "
+                    + (status.signingKey.map { "your key \($0)" }
+                        ?? "no signing key here: you can read, not change the members")
+            )
             print("members:    (trusted: secrets are encrypted to these)")
             for member in status.trustedMembers ?? status.members {
                 print("  " + TeamWording.member(member) + (member.addedBy.map { "  (added by \($0))" } ?? ""))
