@@ -12,7 +12,6 @@ struct BoundedCache<Key: Hashable, Value> {
     }
 
     var count: Int { entries.count }
-    var keys: Dictionary<Key, (value: Value, stamp: UInt64)>.Keys { entries.keys }
 
     subscript(key: Key) -> Value? {
         get { entries[key]?.value }

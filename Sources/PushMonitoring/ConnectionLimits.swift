@@ -20,9 +20,9 @@ public struct ExporterLimits: Sendable {
     public static let defaultMaxConnections = 256
 
     public init(
-        requestTimeout: Double = defaultRequestTimeout,
-        idleTimeout: Double = defaultIdleTimeout,
-        maxConnections: Int = defaultMaxConnections
+        requestTimeout: Double = ExporterLimits.defaultRequestTimeout,
+        idleTimeout: Double = ExporterLimits.defaultIdleTimeout,
+        maxConnections: Int = ExporterLimits.defaultMaxConnections
     ) {
         self.requestTimeout = requestTimeout
         self.idleTimeout = idleTimeout

@@ -52,7 +52,8 @@ public final class MetricsExporter: Sendable {
             let what =
                 "the store's aliases, topics and certificate expiry (/metrics) and probes of its credentials against APNs (/probe)"
             if webConfig?.tls != nil {
-                return "listening on \(host) with TLS but no basic_auth_users nor required client certificate: anyone who can connect gets \(what)."
+                return
+                    "listening on \(host) with TLS but no basic_auth_users nor required client certificate: anyone who can connect gets \(what)."
             }
             return "listening on \(host) over plain HTTP with no authentication: anyone who can connect gets \(what)."
         }
@@ -72,7 +73,11 @@ public final class MetricsExporter: Sendable {
         threadPool = NIOThreadPool(numberOfThreads: 2)
         threadPool.start()
         router = ExporterRouter(
-            checks: CheckCache(check: configuration.check, interval: configuration.checkInterval, threadPool: threadPool),
+            checks: CheckCache(
+                check: configuration.check,
+                interval: configuration.checkInterval,
+                threadPool: threadPool
+            ),
             probes: ProbeService(
                 store: configuration.check.store,
                 settings: configuration.probe,

@@ -59,7 +59,11 @@ public struct ProbeSettings: Sendable {
     /// forgotten first, and so is every credential no longer in the store.
     public var cacheCapacity: Int
 
-    public init(connection: ConnectionSettings = ConnectionSettings(), minimumInterval: Double = 60, cacheCapacity: Int = 1024) {
+    public init(
+        connection: ConnectionSettings = ConnectionSettings(),
+        minimumInterval: Double = 60,
+        cacheCapacity: Int = 1024
+    ) {
         self.connection = connection
         self.minimumInterval = minimumInterval
         self.cacheCapacity = max(1, cacheCapacity)
@@ -86,7 +90,7 @@ public actor ProbeService {
     public let settings: ProbeSettings
     private let threadPool: NIOThreadPool
     private let log: @Sendable (String) -> Void
-    private(set) var cache: BoundedCache<Key, Entry>
+    private var cache: BoundedCache<Key, Entry>
     private var running: [Key: Task<ProbeResult, Never>] = [:]
 
     public init(
@@ -101,6 +105,9 @@ public actor ProbeService {
         self.log = log
         cache = BoundedCache(capacity: settings.cacheCapacity)
     }
+
+    /// How many results are remembered.
+    var cachedResults: Int { cache.count }
 
     /// Reads a `/probe` query, checks it against the store, and answers it: the last result
     /// when the credential and environment were connected within the interval, else a new
@@ -136,7 +143,11 @@ public actor ProbeService {
         return topics
     }
 
-    func probe(_ target: ProbeTarget, stored aliases: Set<String>, now: Date = Date()) async -> (result: ProbeResult, cached: Bool) {
+    func probe(
+        _ target: ProbeTarget,
+        stored aliases: Set<String>,
+        now: Date = Date()
+    ) async -> (result: ProbeResult, cached: Bool) {
         cache.retain { aliases.contains($0.credential) }
         let key = Key(credential: target.credential, environment: target.environment)
         if let last = cache[key]?.result, now.timeIntervalSince(last.date) < settings.minimumInterval {

@@ -60,10 +60,19 @@ public struct WebConfig: Sendable {
         } catch {
             throw WebConfigError(path, nil, "is not YAML: \(error)")
         }
-        let top = try Self.mapping(root, path, nil, allowed: ["tls_server_config", "basic_auth_users", "http_server_config"])
+        let top = try Self.mapping(
+            root,
+            path,
+            nil,
+            allowed: ["tls_server_config", "basic_auth_users", "http_server_config"]
+        )
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         if top["http_server_config"] != nil {
-            throw WebConfigError(path, "http_server_config", "is not supported by this exporter: remove it (it serves HTTP/1.1)")
+            throw WebConfigError(
+                path,
+                "http_server_config",
+                "is not supported by this exporter: remove it (it serves HTTP/1.1)"
+            )
         }
         if let tlsNode = top["tls_server_config"] {
             let fields = try Self.mapping(
@@ -78,10 +87,18 @@ public struct WebConfig: Sendable {
                 return relative.hasPrefix("/") ? relative : folder.appendingPathComponent(relative).path
             }
             guard let cert = try file("cert_file") else {
-                throw WebConfigError(path, "tls_server_config.cert_file", "is missing: name the server's certificate (PEM)")
+                throw WebConfigError(
+                    path,
+                    "tls_server_config.cert_file",
+                    "is missing: name the server's certificate (PEM)"
+                )
             }
             guard let key = try file("key_file") else {
-                throw WebConfigError(path, "tls_server_config.key_file", "is missing: name the server's private key (PEM)")
+                throw WebConfigError(
+                    path,
+                    "tls_server_config.key_file",
+                    "is missing: name the server's private key (PEM)"
+                )
             }
             let clientCA = try file("client_ca_file")
             let authType = try fields["client_auth_type"].map { value throws(WebConfigError) in
@@ -130,7 +147,11 @@ public struct WebConfig: Sendable {
         do {
             chain = try NIOSSLCertificate.fromPEMFile(tls.certFile)
         } catch {
-            throw WebConfigError(path, field("cert_file"), "\(tls.certFile) is not a readable PEM certificate (\(error))")
+            throw WebConfigError(
+                path,
+                field("cert_file"),
+                "\(tls.certFile) is not a readable PEM certificate (\(error))"
+            )
         }
         guard !chain.isEmpty else {
             throw WebConfigError(path, field("cert_file"), "\(tls.certFile) holds no certificate")
@@ -161,12 +182,20 @@ public struct WebConfig: Sendable {
         }
         if tls.clientAuthType != "NoClientCert" {
             guard let caFile = tls.clientCAFile else {
-                throw WebConfigError(path, field("client_ca_file"), "is missing: \(tls.clientAuthType) verifies clients against it")
+                throw WebConfigError(
+                    path,
+                    field("client_ca_file"),
+                    "is missing: \(tls.clientAuthType) verifies clients against it"
+                )
             }
             do {
                 configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
             } catch {
-                throw WebConfigError(path, field("client_ca_file"), "\(caFile) is not a readable PEM certificate (\(error))")
+                throw WebConfigError(
+                    path,
+                    field("client_ca_file"),
+                    "\(caFile) is not a readable PEM certificate (\(error))"
+                )
             }
             configuration.certificateVerification =
                 tls.clientAuthType == "RequireAndVerifyClientCert" ? .noHostnameVerification : .optionalVerification
@@ -174,34 +203,62 @@ public struct WebConfig: Sendable {
         for (name, value) in [("min_version", tls.minVersion), ("max_version", tls.maxVersion)] {
             guard let value else { continue }
             guard let version = tlsVersions[value] else {
-                throw WebConfigError(path, field(name), "\(Untrusted.display(value)) is not one of TLS10, TLS11, TLS12, TLS13")
+                throw WebConfigError(
+                    path,
+                    field(name),
+                    "\(Untrusted.display(value)) is not one of TLS10, TLS11, TLS12, TLS13"
+                )
             }
-            if name == "min_version" { configuration.minimumTLSVersion = version } else { configuration.maximumTLSVersion = version }
+            if name == "min_version" {
+                configuration.minimumTLSVersion = version
+            } else {
+                configuration.maximumTLSVersion = version
+            }
         }
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
-            throw WebConfigError(path, field("key_file"), "does not make a TLS server with cert_file (\(error)): is it the certificate's key?")
+            throw WebConfigError(
+                path,
+                field("key_file"),
+                "does not make a TLS server with cert_file (\(error)): is it the certificate's key?"
+            )
         }
     }
 
+    /// A mapping's keys and values, in the file's order.
+    struct Fields: Sequence {
+        var pairs: [(String, Node)] = []
+        subscript(_ key: String) -> Node? { pairs.first { $0.0 == key }?.1 }
+        func makeIterator() -> IndexingIterator<[(String, Node)]> { pairs.makeIterator() }
+    }
+
     /// A mapping's string keys and values; `allowed` nil takes any key.
-    static func mapping(_ node: Node?, _ path: String, _ field: String?, allowed: [String]?) throws(WebConfigError) -> [(String, Node)] {
-        guard let node else { return [] }
-        if case .scalar(let scalar) = node, scalar.string.isEmpty || scalar.tag.description.hasSuffix("null") { return [] }
+    static func mapping(
+        _ node: Node?,
+        _ path: String,
+        _ field: String?,
+        allowed: [String]?
+    ) throws(WebConfigError) -> Fields {
+        guard let node else { return Fields() }
+        if case .scalar(let scalar) = node, ["", "~", "null"].contains(scalar.string) { return Fields() }
         guard let mapping = node.mapping else {
             throw WebConfigError(path, field, "is not a mapping of keys to values")
         }
-        var pairs: [(String, Node)] = []
+        var fields = Fields()
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             let named = field.map { "\($0).\(key)" } ?? key
             if let allowed, !allowed.contains(key) {
-                throw WebConfigError(path, named, "is not a known key: expected one of \(allowed.joined(separator: ", "))")
+                throw WebConfigError(
+                    path,
+                    named,
+                    "is not a known key: expected one of \(allowed.joined(separator: ", "))"
+                )
             }
-            pairs.append((key, value))
+            fields.pairs.append((key, value))
         }
-        return pairs
+        return fields
     }
 
     static func string(_ node: Node, _ path: String, _ field: String) throws(WebConfigError) -> String {
@@ -210,10 +267,6 @@ public struct WebConfig: Sendable {
         }
         return scalar.string
     }
-}
-
-extension [(String, Node)] {
-    subscript(_ key: String) -> Node? { first { $0.0 == key }?.1 }
 }
 
 /// A web configuration file that cannot be used: the file, the field and what is wrong.

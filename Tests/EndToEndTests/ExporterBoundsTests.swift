@@ -41,8 +41,10 @@ struct ExporterBoundsTests {
 
         // Its own topics, with and without push types' suffixes, within one interval: one
         // connection, whatever the topic; the rest are answered from the last result.
-        let own = ["", "com.example.app", "com.example.app.voip", "com.example.app.complication",
-                   "com.example.app.push-type.liveactivity"]
+        let own = [
+            "", "com.example.app", "com.example.app.voip", "com.example.app.complication",
+            "com.example.app.push-type.liveactivity",
+        ]
         var cached: [Double] = []
         for topic in own {
             let answer = try exporter.get(
@@ -89,7 +91,10 @@ struct ExporterBoundsTests {
         )
         let limits = try String(contentsOfFile: "/proc/\(exporter.process.processIdentifier)/limits", encoding: .utf8)
         let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") } ?? ""
-        #expect(openFiles.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first == "1024", "\(openFiles)")
+        #expect(
+            openFiles.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first == "1024",
+            "\(openFiles)"
+        )
 
         let script = try Fixtures.temporaryFile("hold.py", contents: Self.holdingClient)
         let client = Process()
@@ -118,7 +123,7 @@ struct ExporterBoundsTests {
         #expect(scrape.body.contains("apnsctl_check_success"))
 
         // The exporter closes what it held within the timeouts; its descriptors come back down.
-        let closed = try await eventually(timeout: 60) { exporter.openDescriptors in 0..<100 }
+        let closed = try await eventually(timeout: 60) { (0..<100).contains(exporter.openDescriptors) }
         #expect(closed, "descriptors still open: \(exporter.openDescriptors)")
         #expect(exporter.process.isRunning)
         #expect(try exporter.get("/metrics").status == 200)

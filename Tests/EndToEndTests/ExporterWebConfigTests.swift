@@ -70,7 +70,9 @@ struct ExporterWebConfigTests {
             arguments: ["--skip-secrets", "--web.config.file", config],
             waitUntilServing: false
         )
-        let serving = try await eventually(timeout: 60) { exporter.log.contains("serving") || !exporter.process.isRunning }
+        let serving = try await eventually(timeout: 60) {
+            exporter.log.contains("serving") || !exporter.process.isRunning
+        }
         try #require(serving && exporter.process.isRunning, "\(exporter.log)")
         #expect(exporter.log.contains("https://127.0.0.1:\(exporter.port)/metrics"), "\(exporter.log)")
         #expect(!exporter.log.contains("warning"), "loopback: no warning: \(exporter.log)")
@@ -93,22 +95,38 @@ struct ExporterWebConfigTests {
         let store = try Monitoring.store(in: folder, [ExporterTests.credentials[0]])
         let (cert, key) = try Self.serverCertificate(in: folder)
         let cases: [(name: String, yaml: String, expected: [String])] = [
-            ("missing-cert.yml", "tls_server_config:\n  cert_file: nowhere.pem\n  key_file: \(key)\n",
-             ["missing-cert.yml", "tls_server_config.cert_file", "nowhere.pem"]),
-            ("no-key.yml", "tls_server_config:\n  cert_file: \(cert)\n",
-             ["no-key.yml", "tls_server_config.key_file", "is missing"]),
+            (
+                "missing-cert.yml", "tls_server_config:\n  cert_file: nowhere.pem\n  key_file: \(key)\n",
+                ["missing-cert.yml", "tls_server_config.cert_file", "nowhere.pem"]
+            ),
+            (
+                "no-key.yml", "tls_server_config:\n  cert_file: \(cert)\n",
+                ["no-key.yml", "tls_server_config.key_file", "is missing"]
+            ),
             ("bad.yml", "tls_server_config: [unclosed\n", ["bad.yml", "is not YAML"]),
-            ("unknown.yml", "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(key)\n  cert_fiel: x\n",
-             ["unknown.yml", "tls_server_config.cert_fiel", "is not a known key"]),
+            (
+                "unknown.yml", "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(key)\n  cert_fiel: x\n",
+                ["unknown.yml", "tls_server_config.cert_fiel", "is not a known key"]
+            ),
             ("top.yml", "basic_auth_user:\n  a: b\n", ["top.yml", "basic_auth_user", "is not a known key"]),
-            ("plain.yml", "basic_auth_users:\n  \(Self.user): not-a-hash\n",
-             ["plain.yml", "basic_auth_users.\(Self.user)", "bcrypt"]),
-            ("auth.yml", "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(key)\n  client_auth_type: Sometimes\n",
-             ["auth.yml", "tls_server_config.client_auth_type", "Sometimes"]),
-            ("ca.yml", "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(key)\n  client_auth_type: RequireAndVerifyClientCert\n",
-             ["ca.yml", "tls_server_config.client_ca_file", "is missing"]),
-            ("wrong-key.yml", "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(cert)\n",
-             ["wrong-key.yml", "tls_server_config.key_file"]),
+            (
+                "plain.yml", "basic_auth_users:\n  \(Self.user): not-a-hash\n",
+                ["plain.yml", "basic_auth_users.\(Self.user)", "bcrypt"]
+            ),
+            (
+                "auth.yml",
+                "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(key)\n  client_auth_type: Sometimes\n",
+                ["auth.yml", "tls_server_config.client_auth_type", "Sometimes"]
+            ),
+            (
+                "ca.yml",
+                "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(key)\n  client_auth_type: RequireAndVerifyClientCert\n",
+                ["ca.yml", "tls_server_config.client_ca_file", "is missing"]
+            ),
+            (
+                "wrong-key.yml", "tls_server_config:\n  cert_file: \(cert)\n  key_file: \(cert)\n",
+                ["wrong-key.yml", "tls_server_config.key_file"]
+            ),
         ]
         for (name, yaml, expected) in cases {
             let path = folder.path(name)

@@ -44,10 +44,10 @@ struct ExporterBoundsUnitTests {
                     ProbeTarget(credential: alias, environment: environment, topic: "com.example.\(alias)"),
                     stored: Set(aliases)
                 )
-                #expect(await service.cache.count <= 8)
+                #expect(await service.cachedResults <= 8)
             }
         }
-        #expect(await service.cache.count == 8)
+        #expect(await service.cachedResults == 8)
         // One credential and environment, another topic, within the interval: the last answer.
         let again = await service.probe(
             ProbeTarget(credential: "credential39", environment: .production, topic: "com.example.other"),
@@ -56,7 +56,7 @@ struct ExporterBoundsUnitTests {
         #expect(again.cached)
         // Credentials no longer in the store are forgotten.
         _ = await service.probe(ProbeTarget(credential: "credential0", environment: .sandbox), stored: ["credential0"])
-        #expect(await service.cache.count == 1)
+        #expect(await service.cachedResults == 1)
     }
 
     @Test func aProbeMayNameTheCredentialsTopicsAndTheirPushTypeSuffixesOnly() {

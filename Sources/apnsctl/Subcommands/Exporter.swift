@@ -167,20 +167,20 @@ struct Exporter: AsyncParsableCommand {
             }
         }
         let configuration = MetricsExporter.Configuration(
-                host: host,
-                port: port,
-                check: StoreCheck(store: store.credentialStore, warnDays: warnDays, skipSecrets: skipSecrets),
-                checkInterval: checkInterval,
-                probe: ProbeSettings(
-                    connection: connection.settings(environment: nil),
-                    minimumInterval: minProbeInterval
-                ),
-                limits: ExporterLimits(
-                    requestTimeout: requestTimeout,
-                    idleTimeout: idleTimeout,
-                    maxConnections: maxConnections
-                ),
-                webConfig: webConfig
+            host: host,
+            port: port,
+            check: StoreCheck(store: store.credentialStore, warnDays: warnDays, skipSecrets: skipSecrets),
+            checkInterval: checkInterval,
+            probe: ProbeSettings(
+                connection: connection.settings(environment: nil),
+                minimumInterval: minProbeInterval
+            ),
+            limits: ExporterLimits(
+                requestTimeout: requestTimeout,
+                idleTimeout: idleTimeout,
+                maxConnections: maxConnections
+            ),
+            webConfig: webConfig
         )
         if let warning = configuration.exposureWarning {
             printError(
