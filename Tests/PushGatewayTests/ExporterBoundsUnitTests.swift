@@ -27,7 +27,6 @@ struct ExporterBoundsUnitTests {
     @Test func theProbeCacheHoldsOneResultPerCredentialAndEnvironmentWithinItsBound() async throws {
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
-        defer { try? pool.syncShutdownGracefully() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("probe-cache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let service = ProbeService(
@@ -57,6 +56,7 @@ struct ExporterBoundsUnitTests {
         // Credentials no longer in the store are forgotten.
         _ = await service.probe(ProbeTarget(credential: "credential0", environment: .sandbox), stored: ["credential0"])
         #expect(await service.cachedResults == 1)
+        try await pool.shutdownGracefully()
     }
 
     @Test func aProbeMayNameTheCredentialsTopicsAndTheirPushTypeSuffixesOnly() {

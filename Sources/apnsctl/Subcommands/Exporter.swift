@@ -191,12 +191,13 @@ struct Exporter: AsyncParsableCommand {
             configuration: configuration,
             log: { line in printError("apnsctl exporter: " + line) }
         )
+        let scheme = webConfig?.tls == nil ? "http" : "https"
         let terminated = Gateway.Serve.watchTermination()
         terminated.whenComplete { _ in exporter.stop() }
         do {
             try await exporter.run { bound in
                 printError(
-                    "apnsctl exporter: serving \(store.credentialStore.path) on \(webConfig?.tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics and /probe. Ctrl-C stops it."
+                    "apnsctl exporter: serving \(store.credentialStore.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics and /probe. Ctrl-C stops it."
                 )
             }
         } catch {
