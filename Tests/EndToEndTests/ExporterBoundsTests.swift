@@ -27,7 +27,7 @@ struct ExporterBoundsTests {
         let urls = made.map { exporter.url("/probe?credential=myapp&environment=production&topic=\($0)") }
         let refused = try CLI.runProgram(
             "curl",
-            ["-s", "-o", "/dev/null", "-w", "%{http_code}\n", "--max-time", "120"] + urls,
+            ["-s", "-w", "%{http_code}\n", "--max-time", "120"] + urls.flatMap { ["-o", "/dev/null", $0] },
             timeout: 180
         )
         let statuses = refused.stdout.split(separator: "\n")
