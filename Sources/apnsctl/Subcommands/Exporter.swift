@@ -49,7 +49,6 @@ struct Exporter: AsyncParsableCommand {
               apnsctl exporter --listen 127.0.0.1:9797 --skip-secrets
               apnsctl exporter --listen 127.0.0.1:9797 \\
                 --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
-              apnsctl exporter --listen 0.0.0.0:9797 --web.config.file web.yml
             """
     )
 
