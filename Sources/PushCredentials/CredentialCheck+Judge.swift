@@ -97,6 +97,7 @@ public final class CheckJudge {
     private func checkStoredTokenKey(_ credential: StoredCredential) -> CheckResult {
         var present: Bool?
         var unverified: CredentialError?
+        var tampered: CredentialError?
         if !skipSecrets {
             if let down = secretServiceDown {
                 unverified = down
@@ -109,6 +110,10 @@ public final class CheckJudge {
                 } catch let error as CredentialError where Self.isUnreachable(error) {
                     secretServiceDown = error
                     unverified = error
+                } catch let error as CredentialError where CredentialCheck.isUnverifiable(error) {
+                    unverified = error
+                } catch let error as CredentialError where error.code == .tampered {
+                    tampered = error
                 } catch {
                     // An incomplete entry (no team ID) is reported by its metadata finding.
                 }
@@ -116,10 +121,12 @@ public final class CheckJudge {
         }
         var result = CredentialCheck.tokenKey(credential, keyPresent: present, expectations: expectations)
         if let unverified { result.findings.append(CredentialCheck.secretUnverified(unverified)) }
+        if let tampered { result.findings.append(CredentialCheck.secretTampered(tampered)) }
         return result
     }
 
     private func checkStoredCertificate(_ credential: StoredCredential) throws -> CheckResult {
+        var unreadable: Finding?
         if !skipSecrets, secretServiceDown == nil {
             do {
                 return CredentialCheck.certificate(
@@ -131,6 +138,10 @@ public final class CheckJudge {
                 )
             } catch let error as CredentialError where Self.isUnreachable(error) {
                 secretServiceDown = error
+            } catch let error as CredentialError where CredentialCheck.isUnverifiable(error) {
+                unreadable = CredentialCheck.secretUnverified(error)
+            } catch let error as CredentialError where error.code == .tampered {
+                unreadable = CredentialCheck.secretTampered(error)
             }
         }
         // What the stored certificate file says, without its key.
@@ -144,6 +155,7 @@ public final class CheckJudge {
         if !skipSecrets, let down = secretServiceDown {
             result.findings.append(CredentialCheck.secretUnverified(down))
         }
+        if let unreadable { result.findings.append(unreadable) }
         return result
     }
 

@@ -103,7 +103,7 @@ extension CredentialCheck {
                 Finding(
                     code: .secretMissing,
                     severity: .problem,
-                    message: "The private key is missing from the Secret Service.",
+                    message: "The private key is missing from where the store keeps it.",
                     hint: "Remove the credential and import the .p8 again."
                 )
             )
@@ -173,8 +173,21 @@ extension CredentialCheck {
             code: .secretUnverified,
             severity: .warning,
             message: "The private key was not verified: \(error.message)",
-            hint: "Check where the Secret Service is reachable, or check only what the stored files say."
+            hint: error.hint
+                ?? "Check where the Secret Service is reachable, or check only what the stored files say."
         )
+    }
+
+    /// A secret that was read but is not what the index says (a team store's age file replaced
+    /// or damaged, or a link): a problem, as a missing key is.
+    public static func secretTampered(_ error: CredentialError) -> Finding {
+        Finding(code: .secretTampered, severity: .problem, message: error.message, hint: error.hint)
+    }
+
+    /// Whether reading a secret failed because this process cannot decrypt it (no identity, not a
+    /// recipient): it could not be checked, as with a Secret Service that is down.
+    public static func isUnverifiable(_ error: CredentialError) -> Bool {
+        error.code == .notAMember
     }
 }
 

@@ -120,4 +120,15 @@ extension ErrorCode {
     public static let notAMember = ErrorCode("not_a_member")
     /// The same alias was changed on both sides of a sync.
     public static let teamConflict = ErrorCode("team_conflict")
+    /// The member list the repository holds is not signed by a trusted member: nothing is
+    /// encrypted to it (docs/team.md, "Signed membership").
+    public static let untrustedMembers = ErrorCode("untrusted_members")
+    /// The remote's branch no longer holds the commit this clone last synced.
+    public static let historyRewritten = ErrorCode("history_rewritten")
+    /// A membership change needs this member's signing key, and none is available here.
+    public static let noSigningKey = ErrorCode("no_signing_key")
+    /// A file of the store is a link or a special file, not a regular file inside the store.
+    public static let notARegularFile = ErrorCode("not_a_regular_file")
+    /// The store's folder is owned by someone else, or others may write to it.
+    public static let unsafeStoreFolder = ErrorCode("unsafe_store_folder")
 }

@@ -82,7 +82,8 @@ public struct CredentialStore: Sendable {
     func readIndex() throws -> StoreIndex {
         if try folderState() != .store { return StoreIndex() }
         do {
-            let data = Data(try InputFile.read(path: indexURL.path, kind: .storeRecord))
+            // Not through a link: an index that is a link may lead out of the store.
+            let data = Data(try StoreFile.read(root: root, relative: "index.json", kind: .storeRecord))
             return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
         } catch {
             let files = credentialFilesPresent()
@@ -136,7 +137,7 @@ public struct CredentialStore: Sendable {
             throw CredentialError(
                 .secretNotFound,
                 path: nil,
-                "The secret of \(credential.alias) is missing from the Secret Service (it was removed outside apnsctl, or the store was copied from another machine).",
+                "The secret of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there (it was removed outside apnsctl, or the store was copied from another machine).",
                 hint: "Remove it from the store and import the bundle again.",
                 alias: credential.alias
             )
@@ -150,11 +151,11 @@ public struct CredentialStore: Sendable {
         case .privateKey:
             let certificate = try self.certificate(of: credential)
             return certificate.replacingKey(secret)
-        case .tokenKey:
+        case .tokenKey, .teamIdentity, .signingKey:
             throw CredentialError(
                 .storeError,
                 path: nil,
-                "\(credential.alias) is a token key, not a certificate.",
+                "\(credential.alias) is not a certificate.",
                 hint: nil
             )
         }
@@ -175,11 +176,12 @@ public struct CredentialStore: Sendable {
                 alias: credential.alias
             )
         }
-        guard let secret = try lookup(credential.secretItem(store: path)) else {
+        let item = credential.secretItem(store: path)
+        guard let secret = try lookup(item) else {
             throw CredentialError(
                 .secretNotFound,
                 path: nil,
-                "The private key of \(credential.alias) is missing from the Secret Service.",
+                "The private key of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there.",
                 hint: "Remove it from the store and import the .p8 again.",
                 alias: credential.alias
             )

@@ -50,6 +50,9 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, Codable, Custom
     public static let secretMissing = FindingCode("secret_missing")
     /// The Secret Service could not be asked, so the secret was not verified.
     public static let secretUnverified = FindingCode("secret_unverified")
+    /// The secret was read, and is not the one the index names (a replaced or damaged age file,
+    /// or a link where a secret's file should be).
+    public static let secretTampered = FindingCode("secret_tampered")
     /// A Secret Service item of the store that no credential uses.
     public static let orphanedSecret = FindingCode("orphaned_secret")
     /// A file in the store's credentials folder that no credential uses.

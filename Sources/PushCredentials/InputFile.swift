@@ -112,7 +112,12 @@ public enum InputFile {
             if descriptor < 0 { throw openFailure(path: path, kind: kind, errno: errno) }
         }
         defer { if path != "-" { close(descriptor) } }
+        return try read(descriptor: descriptor, path: path, kind: kind)
+    }
 
+    /// Reads an open descriptor to its end, or throws once `kind.limit` is passed; `path` names
+    /// it in messages. The caller closes it.
+    public static func read(descriptor: Int32, path: String, kind: InputKind) throws -> [UInt8] {
         var status = stat()
         if fstat(descriptor, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFDIR {

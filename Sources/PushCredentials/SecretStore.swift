@@ -14,6 +14,10 @@ public struct SecretItem: Sendable, Hashable, Codable {
         case privateKey = "private-key"
         /// A token-authentication key (PKCS#8 DER of the P-256 key, base64).
         case tokenKey = "token-key"
+        /// A team member's age identity, the `AGE-SECRET-KEY-1…` line as age reads it (text).
+        case teamIdentity = "team-identity"
+        /// A team member's signing key, an OpenSSH private key file as `ssh-keygen -Y sign` reads it (text).
+        case signingKey = "signing-key"
     }
 
     public var store: String
@@ -354,7 +358,7 @@ public struct LibSecretStore: SecretStore {
     /// Service's text API and `secret-tool` can carry them.
     private func encode(_ secret: SecretBytes, kind: SecretItem.Kind) throws -> String {
         switch kind {
-        case .pkcs12Password:
+        case .pkcs12Password, .teamIdentity, .signingKey:
             guard let text = String(bytes: secret.bytes, encoding: .utf8) else {
                 throw CredentialError(
                     .invalidArgument,
@@ -371,7 +375,7 @@ public struct LibSecretStore: SecretStore {
 
     private func decode(_ text: [UInt8], kind: SecretItem.Kind) throws -> SecretBytes {
         switch kind {
-        case .pkcs12Password:
+        case .pkcs12Password, .teamIdentity, .signingKey:
             return SecretBytes(text)
         case .privateKey, .tokenKey:
             guard let data = Data(base64Encoded: Data(text)) else {

@@ -19,6 +19,24 @@ enum StoreFolder: Equatable {
     case indexMissing(files: [String])
     /// Something else: a regular file, or a folder with other things in it and no index.
     case notAStore(reason: String)
+    /// A git clone with nothing checked out (its remote's HEAD names a branch it does not have).
+    case cloneWithoutCheckout(branches: [String])
+
+    /// The branches a clone's `origin` has, as `git clone` recorded them.
+    static func remoteBranches(of root: URL) -> [String] {
+        let git = root.appendingPathComponent(".git")
+        var names = Set(
+            (try? FileManager.default.contentsOfDirectory(atPath: git.appendingPathComponent("refs/remotes/origin").path))
+                ?? []
+        )
+        let packed = (try? String(contentsOf: git.appendingPathComponent("packed-refs"), encoding: .utf8)) ?? ""
+        for line in packed.split(separator: "\n") {
+            guard let range = line.range(of: " refs/remotes/origin/") else { continue }
+            names.insert(String(line[range.upperBound...]))
+        }
+        names.remove("HEAD")
+        return names.sorted()
+    }
 
     /// Names a store folder may hold besides the index.
     static let storeNames: Set<String> = [".lock", "credentials", ".writing"]
@@ -55,6 +73,7 @@ enum StoreFolder: Equatable {
         let files = credentialFiles(in: root)
         if !files.isEmpty { return .indexMissing(files: files) }
         let others = names.filter { !storeNames.contains($0) && !isTemporary($0) }
+        if others == [".git"] { return .cloneWithoutCheckout(branches: remoteBranches(of: root)) }
         if !others.isEmpty {
             return .notAStore(
                 reason:
@@ -92,6 +111,30 @@ enum StoreFolder: Equatable {
         return dot > stem.startIndex && tag.count == 12 && tag.allSatisfy(\.isHexDigit)
     }
 
+    /// Refuses a store folder that another user owns, or that others may write to: whoever can
+    /// write there can swap the index or a secret's file under this user's commands.
+    static func checkOwnership(_ root: URL) throws {
+        var status = stat()
+        guard lstat(root.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
+        let path = ShellWords.quote(root.path)
+        if status.st_uid != geteuid() {
+            throw CredentialError(
+                .unsafeStoreFolder,
+                path: root.path,
+                "The store folder belongs to another user (uid \(status.st_uid)); apnsctl read and wrote nothing there.",
+                hint: "Use a store folder of your own, or take this one over: chown -R \(geteuid()) \(path)"
+            )
+        }
+        if status.st_mode & 0o022 != 0 {
+            throw CredentialError(
+                .unsafeStoreFolder,
+                path: root.path,
+                "Others may write to the store folder (mode \(String(status.st_mode & 0o777, radix: 8))); apnsctl read and wrote nothing there.",
+                hint: "Make it private, then run the command again: chmod 700 \(path)"
+            )
+        }
+    }
+
     static func preview(_ names: [String], limit: Int = 6) -> String {
         let shown = names.prefix(limit).joined(separator: ", ")
         return names.count > limit ? "\(shown) and \(names.count - limit) more" : shown
@@ -106,6 +149,7 @@ extension CredentialStore {
     }
 
     func folderState() throws -> StoreFolder {
+        try StoreFolder.checkOwnership(root)
         let state = try StoreFolder.inspect(root)
         switch state {
         case .new, .store, .emptyStore:
@@ -116,6 +160,17 @@ extension CredentialStore {
                 path: root.path,
                 "\(reason); apnsctl read and wrote nothing there.",
                 hint: "Keep the store in an empty or new folder of its own."
+            )
+        case .cloneWithoutCheckout(let branches):
+            let branch = branches.first { $0 == "main" } ?? branches.first { $0 == "master" } ?? branches.first
+            throw CredentialError(
+                .notAStore,
+                path: root.path,
+                "This folder is a git clone with nothing checked out: its remote's HEAD names a branch the remote does not have"
+                    + (branches.isEmpty ? "." : " (its branches: \(branches.joined(separator: ", "))).")
+                    + " apnsctl read and wrote nothing there.",
+                hint: branch.map { "Check out the team store's branch: git -C \(ShellWords.quote(root.path)) checkout \($0)" }
+                    ?? "The remote holds no commits yet: ask a member to push the team store (apnsctl team sync)."
             )
         case .indexMissing(let files):
             throw CredentialError(

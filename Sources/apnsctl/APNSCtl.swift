@@ -40,6 +40,9 @@ struct APNSCtl: AsyncParsableCommand {
     static func main() async {
         // A write past a file-size limit (ulimit -f) must fail with EFBIG, which is reported, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // Everything apnsctl and its children (git) create is the user's alone, whatever the
+        // umask; a file meant for others (a metrics textfile) sets its mode itself.
+        umask(0o077)
         // Passwords and private keys live in this process's memory: no core dump may hold them.
         ProcessProtection.protectSecretsInMemory()
         var failure: (any Error)?

@@ -116,6 +116,7 @@ final class ExporterProcess: @unchecked Sendable {
         _ folder: TemporaryFolder,
         store: String,
         arguments: [String],
+        environment: [String: String] = [:],
         descriptorLimit: Int? = nil,
         waitUntilServing: Bool = true
     ) throws {
@@ -132,6 +133,9 @@ final class ExporterProcess: @unchecked Sendable {
         }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
         if waitUntilServing { try Monitoring.waitUntilServing(url("/"), process: process) }
     }

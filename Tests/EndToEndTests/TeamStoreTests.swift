@@ -244,7 +244,8 @@ struct TeamStoreTests {
         )
         let bobIdentity = try CLI.runProgram(
             "sh",
-            ["-c", "secret-tool lookup application apnsctl store team:\(teamID) alias identity-bob | base64 -d"],
+            // The plain line age reads (docs/team.md, "Recovering your keys by hand").
+            ["-c", "secret-tool lookup application apnsctl store team:\(teamID) alias identity-bob kind team-identity"],
             environment: keyringB.environment
         )
         #expect(bobIdentity.stdout.hasPrefix("AGE-SECRET-KEY-1"), "\(bobIdentity.stderr)")

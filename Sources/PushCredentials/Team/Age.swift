@@ -26,7 +26,7 @@ public struct AgeTool: Sendable {
     public func generateIdentity() throws -> (identity: SecretBytes, recipient: String) {
         let result = try Subprocess(executable: try program("age-keygen"), arguments: [], environment: environment)
             .run()
-        guard result.succeeded else { throw Subprocess.failure("age-keygen", result.stderr.trimmed) }
+        guard result.succeeded else { throw Subprocess.failure("age-keygen", "it failed (exit \(result.status))") }
         let identity = Self.identityLine(in: result.stdout)
         guard let identity else { throw Subprocess.failure("age-keygen", "no identity in its output") }
         return (identity, try recipient(of: identity))
@@ -48,7 +48,7 @@ public struct AgeTool: Sendable {
             throw CredentialError(
                 .notAMember,
                 path: nil,
-                "The age identity cannot be read (\(result.stderr.trimmed)).",
+                "The age identity is not one age reads.",
                 hint: "Give an identity as age-keygen writes it: a line that starts with AGE-SECRET-KEY-1."
             )
         }
@@ -63,14 +63,19 @@ public struct AgeTool: Sendable {
         let arguments = ["--encrypt"] + recipients.flatMap { ["--recipient", $0] }
         let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
             .run(input: plaintext)
-        guard result.succeeded else { throw Subprocess.failure("age", result.stderr.trimmed) }
+        guard result.succeeded else { throw Subprocess.failure("age", "it could not encrypt (exit \(result.status))") }
         return result.stdout
     }
 
+    /// Why age could not decrypt, in apnsctl's words: age's own message may quote the file it was
+    /// given (its first line, for one that is not an age file), so it is never shown.
     public enum DecryptionFailure: Error {
         /// The identity is not among the file's recipients.
         case notARecipient
-        case failed(String)
+        /// The identity itself is not one age reads.
+        case badIdentity
+        /// The file is not an age file, or was damaged.
+        case damaged
     }
 
     /// Decrypts with `identity`, which age reads from an inherited pipe (`-i /dev/fd/3`).
@@ -83,7 +88,9 @@ public struct AgeTool: Sendable {
             .run(input: SecretBytes(ciphertext), secret: identity)
         if result.succeeded { return .success(SecretBytes(result.stdout)) }
         if result.stderr.contains("no identity matched") { return .failure(.notARecipient) }
-        return .failure(.failed(result.stderr.trimmed))
+        // age names the identity file it could not read ("reading \"/dev/fd/3\": …").
+        if result.stderr.contains("\"\(arguments[2])\"") { return .failure(.badIdentity) }
+        return .failure(.damaged)
     }
 
     /// Checks that `recipient` is one age accepts (`age1…` or `ssh-ed25519 …`), by encrypting nothing to it.
@@ -101,7 +108,7 @@ public struct AgeTool: Sendable {
             throw CredentialError(
                 .invalidArgument,
                 path: nil,
-                "\"\(recipient)\" is not an age recipient\(result.map { " (\($0.stderr.trimmed))" } ?? "").",
+                "\"\(recipient)\" is not an age recipient.",
                 hint:
                     "Give the recipient the new member's `apnsctl team join` printed (age1…), or an ssh-ed25519 public key line."
             )

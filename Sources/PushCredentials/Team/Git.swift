@@ -28,7 +28,8 @@ struct Git {
         return try Subprocess(
             executable: try executable(),
             arguments: ["-C", folder ?? directory] + arguments,
-            environment: environment
+            environment: environment,
+            program: .git
         ).run()
     }
 
@@ -40,11 +41,46 @@ struct Git {
             throw CredentialError(
                 .teamError,
                 path: folder ?? directory,
-                "git could not \(what): \(result.stderr.trimmed.split(separator: "\n").suffix(3).joined(separator: " "))",
+                "git could not \(what): \(Self.words(result.stderr))",
                 hint: nil
             )
         }
         return result.output
+    }
+
+    /// git's own words for a failure (its last lines), with a URL's password and anything that
+    /// looks like an age identity taken out: what reaches the person, never a secret.
+    static func words(_ stderr: String, lines: Int = 3) -> String {
+        // git's closing advice says nothing of the cause ("Please make sure you have the
+        // correct access rights and the repository exists."); the cause is the line before.
+        let boilerplate = [
+            "Please make sure you have the correct access rights", "and the repository exists.",
+            "fatal: Could not read from remote repository.",
+        ]
+        let meaningful = stderr.trimmed.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { line in !line.isEmpty && !boilerplate.contains { line.hasPrefix($0) } }
+        let kept = meaningful.prefix(lines).joined(separator: " ")
+        return scrub(kept.isEmpty ? stderr.trimmed : kept)
+    }
+
+    static func scrub(_ text: String) -> String {
+        var result = text
+        // scheme://user:password@host → scheme://user:***@host
+        if let expression = try? NSRegularExpression(pattern: "([a-zA-Z][a-zA-Z0-9+.-]*://[^/\\s:@]*):[^/\\s@]*@") {
+            result = expression.stringByReplacingMatches(
+                in: result,
+                range: NSRange(result.startIndex..., in: result),
+                withTemplate: "$1:***@"
+            )
+        }
+        if let expression = try? NSRegularExpression(pattern: "AGE-SECRET-KEY-1[0-9A-Z]+") {
+            result = expression.stringByReplacingMatches(
+                in: result,
+                range: NSRange(result.startIndex..., in: result),
+                withTemplate: "AGE-SECRET-KEY-1…"
+            )
+        }
+        return result
     }
 
     func config(_ key: String) -> String? {
@@ -75,7 +111,7 @@ struct Git {
     /// Pushes the branch, never forced. Returns git's complaint when it could not.
     func push() throws -> String? {
         let result = try run(["push", "--quiet", "origin", "HEAD:refs/heads/\(branch)"])
-        return result.succeeded ? nil : result.stderr.trimmed
+        return result.succeeded ? nil : Self.scrub(result.stderr.trimmed)
     }
 
     func revision(_ name: String) -> String? {

@@ -12,7 +12,7 @@ struct TeamIntegrity {
     func verify(_ secret: SecretBytes, for item: SecretItem) throws {
         let index = try ReportSchema.decoder().decode(
             StoreIndex.self,
-            from: Data(InputFile.read(path: root.appendingPathComponent("index.json").path, kind: .storeRecord))
+            from: Data(StoreFile.read(root: root, relative: "index.json", kind: .storeRecord))
         )
         let file = TeamSecretStore.relativePath(of: item)
         if let request = index.requests?.first(where: { $0.alias == item.alias }) {
@@ -26,6 +26,8 @@ struct TeamIntegrity {
             throw tampered(item, file, "no index entry names it")
         }
         switch item.kind {
+        case .teamIdentity, .signingKey:
+            throw tampered(item, file, "a member's own key has no place among the store's secrets")
         case .tokenKey:
             guard let keyID = credential.keyID, let teamID = credential.teamID,
                 let key = try? ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret),
@@ -39,8 +41,9 @@ struct TeamIntegrity {
         case .pkcs12Password:
             _ = try self.certificate(of: credential, item: item, file: file)
             guard let bundle = credential.bundleFile else { throw tampered(item, file, "the index names no bundle") }
-            let opened = try CredentialFile.read(
-                path: root.appendingPathComponent(bundle).path,
+            let opened = try CredentialFile.decode(
+                try StoreFile.read(root: root, relative: bundle, kind: .credential),
+                path: bundle,
                 password: .fixed(secret)
             )
             guard Self.same(opened.certificate.sha256, credential.sha256), opened.privateKey?.matchesCertificate == true
@@ -51,9 +54,13 @@ struct TeamIntegrity {
     /// The stored certificate, which must be the one whose fingerprint the index records.
     private func certificate(of credential: StoredCredential, item: SecretItem, file: String) throws -> PushCertificate
     {
-        guard let relative = credential.certificateFile,
-            let read = try? CredentialFile.read(path: root.appendingPathComponent(relative).path)
-        else { throw tampered(item, file, "the certificate the index names cannot be read") }
+        guard let relative = credential.certificateFile else {
+            throw tampered(item, file, "the index names no certificate file")
+        }
+        let bytes = try StoreFile.read(root: root, relative: relative, kind: .credential)
+        guard let read = try? CredentialFile.decode(bytes, path: relative, password: .none) else {
+            throw tampered(item, file, "the certificate the index names cannot be read")
+        }
         guard Self.same(read.certificate.sha256, credential.sha256) else {
             throw CredentialError(
                 .tampered,

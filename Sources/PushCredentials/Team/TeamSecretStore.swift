@@ -14,11 +14,21 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
 
     static let folder = "secrets"
 
-    init(root: URL, identity: TeamIdentity, age: AgeTool = AgeTool(), keyring: any SecretStore = LibSecretStore()) {
+    /// Recipients given outright (init, before any list is trusted); else the trusted list's.
+    private let fixedRecipients: [String]?
+
+    init(
+        root: URL,
+        identity: TeamIdentity,
+        age: AgeTool = AgeTool(),
+        keyring: any SecretStore = LibSecretStore(),
+        recipients: [String]? = nil
+    ) {
         self.root = root.standardizedFileURL
         self.identity = identity
         self.age = age
         self.keyring = keyring
+        fixedRecipients = recipients
     }
 
     /// `secrets/ALIAS.KIND.ID.age`: the fingerprint or key ID in the name, so that a rotation writes
@@ -50,6 +60,7 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     }
 
     func identityBytes() throws -> SecretBytes {
+        try Self.checkNotHalfMade(root)
         lock.lock()
         defer { lock.unlock() }
         if let loadedIdentity { return loadedIdentity }
@@ -60,9 +71,15 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
 
     // MARK: SecretStore
 
+    /// The member list secrets are encrypted to: the trusted one, never an unsigned change that
+    /// arrived from the remote (docs/team.md, "Signed membership").
+    func trustedRecipients() throws -> [String] {
+        if let fixedRecipients { return fixedRecipients }
+        return try TeamTrust(root: root, git: Git(directory: root.path, environment: age.environment)).trustedTeam().recipients
+    }
+
     public func store(_ secret: SecretBytes, for item: SecretItem) throws {
-        let team = try TeamFile.read(root: root)
-        let encrypted = try age.encrypt(secret, to: team.recipients)
+        let encrypted = try age.encrypt(secret, to: try trustedRecipients())
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent(Self.folder),
             withIntermediateDirectories: true,
@@ -72,10 +89,11 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     }
 
     public func lookup(_ item: SecretItem) throws -> SecretBytes? {
-        guard let ciphertext = try? Data(InputFile.read(path: url(of: item).path, kind: .encryptedSecret)) else {
+        let file = Self.relativePath(of: item)
+        guard let ciphertext = try StoreFile.readIfPresent(root: root, relative: file, kind: .encryptedSecret) else {
             return nil
         }
-        let secret = try decrypt([UInt8](ciphertext), file: Self.relativePath(of: item), alias: item.alias)
+        let secret = try decrypt(ciphertext, file: file, alias: item.alias)
         try TeamIntegrity(root: root).verify(secret, for: item)
         return secret
     }
@@ -94,12 +112,21 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                 hint: "Ask a member to add you with the command `apnsctl team join` printed, then sync.",
                 alias: alias
             )
-        case .failure(.failed(let reason)):
+        case .failure(.badIdentity):
+            throw CredentialError(
+                .notAMember,
+                path: nil,
+                "The identity from \(identity.describes) is not an age identity (an AGE-SECRET-KEY-1… line, or an ssh-ed25519 private key).",
+                hint: "Give the identity age-keygen made for this member.",
+                alias: alias
+            )
+        case .failure(.damaged):
             throw CredentialError(
                 .tampered,
                 path: file,
-                "The age file cannot be decrypted (\(reason)); it was damaged or replaced outside apnsctl.",
-                hint: "Restore it from the repository's history, or have a member import the credential again.",
+                "This age file of the store cannot be decrypted: it is damaged, or is not an age file; it was changed outside apnsctl, so \(alias ?? "the secret") is refused as tampered.",
+                hint:
+                    "Look at who changed it (git log --stat -- \(ShellWords.quote(file))), restore it (git checkout -- \(ShellWords.quote(file))), or have a member import the credential again.",
                 alias: alias
             )
         }
@@ -110,10 +137,21 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
         (try? FileManager.default.removeItem(at: url(of: item))) != nil
     }
 
+    /// A store whose `team init` was interrupted is neither plain nor a team store yet.
+    static func checkNotHalfMade(_ root: URL) throws {
+        guard SetupMarker.read(root: root) != nil else { return }
+        throw CredentialError(
+            .teamError,
+            path: root.path,
+            "Making this store a team store was interrupted; it is neither a plain store nor a team store yet.",
+            hint: "Run the same team init again: it finishes what was committed, or undoes the rest."
+        )
+    }
+
     /// Writing needs age and the member list; reading asks for the identity when it needs it.
     public func checkAvailable() throws {
+        try Self.checkNotHalfMade(root)
         _ = try age.program("age")
-        _ = try TeamFile.read(root: root)
     }
 
     public func items(store: String) throws -> [SecretItem] {
@@ -136,7 +174,7 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
         for relative in secretFiles() {
             let url = root.appendingPathComponent(relative)
             let secret = try decrypt(
-                try InputFile.read(path: url.path, kind: .encryptedSecret),
+                try StoreFile.read(root: root, relative: relative, kind: .encryptedSecret),
                 file: relative,
                 alias: nil
             )

@@ -18,49 +18,151 @@ extension TeamStore {
         public var notPushed: String?
         public var waiting = 0
         public var reencrypted = 0
+        /// Changes of the member list taken in, each signed by a trusted member.
+        public var acceptedMembers: [AcceptedMembershipChange] = []
+        /// A member list from the remote that is not trusted: nothing was encrypted to it.
+        public var untrustedMembers: UntrustedMembership?
+        /// Set by `restoreMembers`: the trusted list signed again, as a new version.
+        public var restoredMembers: [TeamFile.Member]?
+    }
+
+    /// What a sync may do beyond taking in and pushing.
+    public struct SyncOptions: Sendable {
+        /// Which version to keep of aliases changed on both sides.
+        public var keep: [String: Side]
+        /// Go on although the remote's branch no longer holds the commit this clone last synced.
+        public var acceptRewrite: Bool
+        /// Commit the trusted member list again, signed, over an untrusted one.
+        public var restoreMembers: Bool
+
+        public init(keep: [String: Side] = [:], acceptRewrite: Bool = false, restoreMembers: Bool = false) {
+            self.keep = keep
+            self.acceptRewrite = acceptRewrite
+            self.restoreMembers = restoreMembers
+        }
     }
 
     /// Pulls the remote's commits (merging credential by credential when both sides changed) and
     /// pushes this clone's. Never forces: a push the remote refuses is fetched, merged and tried again.
     public func sync(keep: [String: Side] = [:]) throws -> SyncResult {
-        try withStoreLock {
-            var result = SyncResult()
-            if try git.hasChanges() {
-                result.committedPending = try git.commitAll("Commit changes of the store that no commit held")
-            }
-            for attempt in 0..<3 {
-                let fetched = try git.run(["fetch", "--quiet", "origin"])
-                let upstream = "origin/\(git.branch)"
-                guard fetched.succeeded else {
-                    result.notPushed = "the remote could not be reached (\(Self.lastLine(fetched.stderr)))"
-                    result.waiting = (try? git.aheadBehind(upstream: upstream).ahead) ?? 0
+        try sync(SyncOptions(keep: keep))
+    }
+
+    /// Pulls, checks and pushes, as ``sync(keep:)``; a remote whose history was rewritten stops
+    /// it, and member lists the remote brings are taken only when signed by a trusted member.
+    public func sync(_ options: SyncOptions) throws -> SyncResult {
+        try TeamStore.withPrivateFiles {
+            try withStoreLock {
+                var result = SyncResult()
+                if try git.hasChanges() {
+                    result.committedPending = try git.commitAll("Commit changes of the store that no commit held")
+                }
+                alignWithRemoteHead()
+                for attempt in 0..<3 {
+                    let fetched = try git.run(["fetch", "--quiet", "origin"])
+                    let upstream = "origin/\(git.branch)"
+                    guard fetched.succeeded else {
+                        result.notPushed = "the remote could not be reached (git: \(Git.words(fetched.stderr)))"
+                        result.waiting = (try? git.aheadBehind(upstream: upstream).ahead) ?? 0
+                        return result
+                    }
+                    if attempt == 0, !options.acceptRewrite { try checkNotRewritten(upstream: upstream) }
+                    let (ahead, behind) = try git.aheadBehind(upstream: upstream)
+                    let theirs = git.revision(upstream) != nil ? try trust.evaluate(at: upstream) : nil
+                    if let pending = theirs?.pending { result.untrustedMembers = pending }
+                    if behind > 0, ahead == 0 {
+                        try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
+                        result.pulled += behind
+                    } else if behind > 0 {
+                        result.reencrypted += try mergeDiverged(
+                            upstream: upstream,
+                            keep: options.keep,
+                            theirsTrusted: theirs?.pending == nil
+                        )
+                        result.pulled += behind
+                        result.merged = true
+                    }
+                    try settleTrust(&result, restore: options.restoreMembers && attempt == 0)
+                    let waiting = try git.aheadBehind(upstream: upstream).ahead
+                    if waiting == 0 {
+                        try recordSynced(upstream)
+                        return result
+                    }
+                    guard let complaint = try git.push() else {
+                        result.pushed += waiting
+                        _ = try? git.run(["branch", "--quiet", "--set-upstream-to=\(upstream)"])
+                        _ = try? git.run(["fetch", "--quiet", "origin"])
+                        try recordSynced(upstream)
+                        return result
+                    }
+                    // Someone pushed between our fetch and our push: take theirs in and try again.
+                    if attempt < 2, complaint.contains("rejected") || complaint.contains("fetch first") { continue }
+                    result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
+                    result.waiting = waiting
                     return result
                 }
-                let (ahead, behind) = try git.aheadBehind(upstream: upstream)
-                if behind > 0, ahead == 0 {
-                    try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
-                    result.pulled += behind
-                } else if behind > 0 {
-                    result.reencrypted += try mergeDiverged(upstream: upstream, keep: keep)
-                    result.pulled += behind
-                    result.merged = true
-                }
-                let waiting = try git.aheadBehind(upstream: upstream).ahead
-                if waiting == 0 { return result }
-                guard let complaint = try git.push() else {
-                    result.pushed += waiting
-                    _ = try? git.run(["branch", "--quiet", "--set-upstream-to=\(upstream)"])
-                    return result
-                }
-                // Someone pushed between our fetch and our push: take theirs in and try again.
-                if attempt < 2, complaint.contains("rejected") || complaint.contains("fetch first") { continue }
-                result.notPushed = "the remote refused the push (\(Self.lastLine(complaint)))"
-                result.waiting = waiting
                 return result
             }
-            return result
         }
     }
+
+    /// Moves this clone's trust along what HEAD now holds, and reports the changes taken and a
+    /// newest list that is not trusted. With `restore`, an untrusted list is replaced by the
+    /// trusted one, signed again as a new version and committed.
+    private func settleTrust(_ result: inout SyncResult, restore: Bool) throws {
+        let evaluation = try trust.evaluate(at: "HEAD")
+        if let trusted = evaluation.trusted {
+            var list = trusted
+            if list.commit == nil { list.commit = git.revision("HEAD") }
+            try trust.trust(list)
+        }
+        result.acceptedMembers += evaluation.accepted
+        if let pending = evaluation.pending { result.untrustedMembers = pending }
+        guard restore else { return }
+        let key = try signingKey()
+        var team = try trust.trustedTeam()
+        let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
+        team.version = max(team.version ?? 0, onDisk) + 1
+        var list = try writeSigned(team, with: key)
+        try git.commitAll(
+            "Restore the trusted member list\n\nSigned by \(memberName ?? "?") (\(key.publicKey.fingerprint)): "
+                + team.members.map(\.name).joined(separator: ", ")
+                + (result.untrustedMembers.map { "\nReplaces the untrusted list of commit \($0.commit ?? "?")" } ?? "")
+        )
+        list.commit = git.revision("HEAD")
+        try trust.trust(list)
+        result.restoredMembers = team.members
+        result.untrustedMembers = nil
+    }
+
+    /// Stops when the remote's branch no longer holds the commit this clone last synced: someone
+    /// rewrote its history (a force push), which may hide a change or bring back a removed one.
+    private func checkNotRewritten(upstream: String) throws {
+        guard let synced = trust.loadState()?.syncedHead, let head = git.revision(upstream), synced != head else {
+            return
+        }
+        let contained = (try? git.run(["merge-base", "--is-ancestor", synced, head]))?.succeeded ?? false
+        guard !contained else { return }
+        throw CredentialError(
+            .historyRewritten,
+            path: nil,
+            "The remote's history was rewritten: its branch \(upstream.dropFirst("origin/".count)) no longer holds "
+                + "\(synced.prefix(12)), the commit this clone last synced, and now ends at \(head.prefix(12)). "
+                + "Nothing was merged or pushed.",
+            hint:
+                "Find out who rewrote it and why (git log \(head.prefix(12)); git log \(synced.prefix(12))). "
+                + "If the rewrite is meant, run the sync again with --accept-rewrite: nothing of this clone is lost."
+        )
+    }
+
+    private func recordSynced(_ upstream: String) throws {
+        guard let head = git.revision(upstream), let state = trust.loadState() else { return }
+        var updated = state
+        updated.syncedHead = head
+        try trust.save(updated)
+    }
+
+    static let noList = CredentialError(.teamError, path: TeamFile.fileName, "The team's member list cannot be read.")
 
     static func lastLine(_ text: String) -> String {
         text.trimmed.split(separator: "\n").last.map(String.init) ?? text.trimmed
@@ -68,7 +170,7 @@ extension TeamStore {
 
     /// Merges the remote's branch into this clone's, returning how many secrets were encrypted
     /// again. The same alias changed on both sides stops the merge before anything is touched.
-    private func mergeDiverged(upstream: String, keep: [String: Side]) throws -> Int {
+    private func mergeDiverged(upstream: String, keep: [String: Side], theirsTrusted: Bool) throws -> Int {
         let base = try git.must(["merge-base", "HEAD", upstream], what: "find the common commit").trimmed
         func index(_ revision: String) throws -> StoreIndex {
             guard let data = git.show(revision, "index.json") else { return StoreIndex() }
@@ -86,7 +188,18 @@ extension TeamStore {
             throw CredentialError(.teamError, path: root.path, "This clone's last commit has no team.json.", hint: nil)
         }
         let theirTeam = team(upstream)
-        let mergedTeam = TeamMerge.members(base: team(base), ours: ourTeam, theirs: theirTeam)
+        let baseTeam = team(base)
+        let bothChangedMembers = theirTeam != baseTeam && ourTeam != baseTeam && theirTeam != ourTeam
+        // Both sides changed the member list: the union is signed anew by this member, when the
+        // remote's change is trusted; an untrusted one is not merged (ours stays, and is reported).
+        var mergedTeam = ourTeam
+        var signer: SigningKey?
+        if bothChangedMembers, theirsTrusted, let theirTeam {
+            signer = try signingKey()
+            mergedTeam = TeamMerge.members(base: baseTeam, ours: ourTeam, theirs: theirTeam)
+            mergedTeam.version = max(ourTeam.version ?? 0, theirTeam.version ?? 0) + 1
+        }
+        let ourSignature = git.show("HEAD", TeamFile.signatureFileName)
         let merging = try git.run(["merge", "--no-commit", "--no-ff", "--quiet", upstream])
         guard git.revision("MERGE_HEAD") != nil else {
             throw CredentialError(
@@ -102,10 +215,25 @@ extension TeamStore {
                 to: root.appendingPathComponent("index.json").path,
                 overwrite: true
             )
-            try mergedTeam.write(root: root)
+            if let signer {
+                try writeSigned(mergedTeam, with: signer)
+            } else if bothChangedMembers {
+                try PrivateFile.write(
+                    [UInt8](git.show("HEAD", TeamFile.fileName) ?? Data()),
+                    to: root.appendingPathComponent(TeamFile.fileName).path,
+                    overwrite: true
+                )
+                let signature = root.appendingPathComponent(TeamFile.signatureFileName)
+                if let ourSignature {
+                    try PrivateFile.write([UInt8](ourSignature), to: signature.path, overwrite: true)
+                } else {
+                    try? FileManager.default.removeItem(at: signature)
+                }
+            }
             let conflicted = try git.must(["diff", "--name-only", "--diff-filter=U"], what: "list conflicts")
                 .split(separator: "\n").map(String.init)
-            for path in conflicted where path != "index.json" && path != TeamFile.fileName {
+            for path in conflicted
+            where path != "index.json" && path != TeamFile.fileName && path != TeamFile.signatureFileName {
                 // Secret files of the same name hold the same secret encrypted to different member
                 // sets: keep ours, and encrypt everything again below.
                 if !(try git.run(["checkout", "--ours", "--", path])).succeeded {
@@ -127,9 +255,7 @@ extension TeamStore {
                 if !kept { try? FileManager.default.removeItem(at: secret) }
             }
             var reencrypted = 0
-            if Set(mergedTeam.recipients) != Set(ourTeam.recipients)
-                || Set(mergedTeam.recipients) != Set(theirTeam?.recipients ?? [])
-            {
+            if signer != nil {
                 reencrypted = try secrets.reencryptAll(to: mergedTeam.recipients)
             }
             try git.must(["add", "--all", "."], what: "stage the merge")
@@ -188,14 +314,24 @@ extension TeamStore {
         public var ahead: Int
         public var behind: Int
         public var uncommitted: Bool
+        /// The member list this clone trusts (and encrypts to); nil when none can be.
+        public var trustedMembers: [TeamFile.Member]?
+        /// A member list in the clone or on the remote that is not trusted.
+        public var untrustedMembers: UntrustedMembership?
+        /// This member's signing key, when this clone has one.
+        public var signingKey: String?
     }
 
     /// Where the clone stands: fetches first when the remote can be reached.
     public func status() throws -> Status {
-        let team = try members()
+        // The trusted list when the working tree's cannot be read (a bad push): status still answers.
+        guard let team = (try? members()) ?? (try? trust.trustedTeam()) else { _ = try members(); throw Self.noList }
         let reachable = (try? git.run(["fetch", "--quiet", "origin"]))?.succeeded ?? false
         let counts = (try? git.aheadBehind(upstream: "origin/\(git.branch)")) ?? (0, 0)
         let recipient = ownRecipient()
+        let here = try? trust.evaluate(at: "HEAD")
+        let remote = git.revision("origin/\(git.branch)") != nil ? try? trust.evaluate(at: "origin/\(git.branch)") : nil
+        let trusted = (try? trust.trustedTeam())?.members
         return Status(
             remote: git.remoteURL,
             branch: git.branch,
@@ -203,11 +339,14 @@ extension TeamStore {
             member: memberName ?? recipient.flatMap { own in team.members.first { $0.recipient == own }?.name },
             recipient: recipient,
             identitySource: identity.describes,
-            isMember: recipient.map { team.recipients.contains($0) } ?? false,
+            isMember: recipient.map { own in (trusted ?? team.members).contains { $0.recipient == own } } ?? false,
             remoteReachable: reachable,
             ahead: counts.0,
             behind: counts.1,
-            uncommitted: (try? git.hasChanges()) ?? false
+            uncommitted: (try? git.hasChanges()) ?? false,
+            trustedMembers: trusted,
+            untrustedMembers: here?.pending ?? remote?.pending,
+            signingKey: git.config("apnsctl.signing-key")
         )
     }
 }

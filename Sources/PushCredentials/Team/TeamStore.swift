@@ -44,6 +44,7 @@ public struct TeamStore: Sendable {
     }
 
     var git: Git { Git(directory: root.path, environment: environment) }
+    var trust: TeamTrust { TeamTrust(root: root, git: git) }
     var age: AgeTool { AgeTool(environment: environment) }
 
     public func members() throws -> TeamFile { try TeamFile.read(root: root) }
@@ -61,8 +62,22 @@ public struct TeamStore: Sendable {
 
     var secrets: TeamSecretStore { TeamSecretStore(root: root, identity: identity, age: age, keyring: keyring) }
 
+    /// Before the first push of a clone whose remote could not be reached when it was made: take
+    /// the branch the remote's HEAD names (master, main…), so that a plain `git clone` checks out
+    /// the team store instead of warning that HEAD names a branch that does not exist.
+    func alignWithRemoteHead() {
+        let branch = git.branch
+        guard git.revision("origin/\(branch)") == nil, let remote = git.remoteURL,
+            let heads = try? git.run(["ls-remote", "--heads", "origin"]), heads.succeeded,
+            heads.output.trimmed.isEmpty,
+            let wanted = Self.defaultBranch(of: remote, environment: environment), wanted != branch
+        else { return }
+        _ = try? git.run(["branch", "-m", branch, wanted])
+    }
+
     /// Pushes what was just committed and says what became of it.
     func publish(committed subject: String) -> String {
+        alignWithRemoteHead()
         do {
             if let complaint = try git.push() {
                 if complaint.contains("rejected") || complaint.contains("fetch first") {
@@ -70,7 +85,7 @@ public struct TeamStore: Sendable {
                         "team store: committed \"\(subject)\"; the remote has changes this clone has not seen, so it was not pushed. Run `apnsctl team sync\(storeArgument)` to merge and push."
                 }
                 return
-                    "team store: committed \"\(subject)\" here only: the remote could not be reached (\(complaint.split(separator: "\n").last ?? "")). Run `apnsctl team sync\(storeArgument)` once it can."
+                    "team store: committed \"\(subject)\" here only: the remote could not be reached (git: \(Git.words(complaint))). Run `apnsctl team sync\(storeArgument)` once it can."
             }
             return "team store: committed and pushed \"\(subject)\"."
         } catch {
@@ -81,7 +96,7 @@ public struct TeamStore: Sendable {
     /// ` --store DIR` when this is not the default store, so that printed commands work as pasted.
     var storeArgument: String {
         CredentialStore.defaultRoot(environment: environment).standardizedFileURL.path == root.path
-            ? "" : " --store \(root.path)"
+            ? "" : " --store \(ShellWords.quote(root.path))"
     }
 
     /// Runs `body` under the store's exclusive lock, the same one every store change takes.
@@ -100,16 +115,54 @@ public struct TeamStore: Sendable {
     }
 
     /// Files the store keeps for itself and never shares.
-    static let ignored = ".lock\n.writing\n.*.tmp\ncredentials/.*.tmp\nsecrets/.*.tmp\n"
+    static let ignored = ".lock\n.writing\n.*.tmp\ncredentials/.*.tmp\nsecrets/.*.tmp\n\(SetupMarker.fileName)\n"
 
     /// The git identity of commits: the person's own when git has one, else the member name.
-    func configureClone(member: String, recipient: String) throws {
+    func configureClone(teamID: String, member: String, recipient: String, signing: SigningPublicKey) throws {
+        try git.must(["config", "apnsctl.team-id", teamID], what: "record the team")
         try git.must(["config", "apnsctl.member", member], what: "record the member name")
         try git.must(["config", "apnsctl.recipient", recipient], what: "record the member's recipient")
+        try git.must(["config", "apnsctl.signing-key", signing.fingerprint], what: "record the member's signing key")
         if git.config("user.name") == nil { try git.must(["config", "user.name", member], what: "set user.name") }
         if git.config("user.email") == nil {
             try git.must(["config", "user.email", "\(member)@apnsctl.invalid"], what: "set user.email")
         }
+    }
+
+    // MARK: Signing
+
+    /// This member's signing key, from the Secret Service. CI and servers have none: they read,
+    /// and only members who sign may change who the secrets are encrypted to.
+    func signingKey() throws -> SigningKey {
+        let refusal = CredentialError(
+            .noSigningKey,
+            path: nil,
+            "Changing the team's member list needs a member's signing key, and none is available here: "
+                + "this clone reads the secrets with an identity only (as CI and servers do).",
+            hint: "Ask a member who works from their own clone (made by team init or team join) to make the change."
+        )
+        guard let member = memberName, let fingerprint = git.config("apnsctl.signing-key"),
+            let team = (try? trust.trustedTeam()) ?? (try? TeamFile.read(root: root))
+        else { throw refusal }
+        let item = TeamIdentity.signingItem(teamID: team.teamID, member: member, fingerprint: fingerprint)
+        guard let text = try keyring.lookup(item), let key = SigningKey(openSSH: text),
+            key.publicKey.fingerprint == fingerprint
+        else { throw refusal }
+        return key
+    }
+
+    /// Writes `team` and its signature by `key`; returns the signed version (not yet committed).
+    @discardableResult
+    func writeSigned(_ team: TeamFile, with key: SigningKey) throws -> SignedMemberList {
+        let bytes = try team.encoded()
+        let signature = try key.sign(bytes, namespace: TeamFile.signatureNamespace)
+        try PrivateFile.write(bytes, to: root.appendingPathComponent(TeamFile.fileName).path, overwrite: true)
+        try PrivateFile.write(
+            Array(signature.utf8),
+            to: root.appendingPathComponent(TeamFile.signatureFileName).path,
+            overwrite: true
+        )
+        return SignedMemberList(bytes: bytes, signature: signature, commit: nil)
     }
 
     // MARK: Recipients

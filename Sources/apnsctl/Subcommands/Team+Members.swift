@@ -11,6 +11,15 @@ struct TeamAdd: AsyncParsableCommand {
             public key line as age accepts it, given as one argument (for a server that decrypts \
             with its ssh key): "$(cat deploy_ed25519.pub)".
 
+            The new member list is signed with your signing key (made by `team init` or `team \
+            join`, kept in the Secret Service); other members take it in only because you are \
+            one they trust. A clone with no signing key (CI) cannot change the members. Give \
+            --signing-key for a member who will sign changes of their own; a member added \
+            without one (CI, a server) reads the secrets and changes no member.
+
+            Exit status: 0 added; 1 the member list is not usable; 2 refused (no signing key \
+            here, a name or recipient already taken) or the store could not be read.
+
             Examples:
               apnsctl team add ci-deploy \\
                 age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
@@ -23,14 +32,33 @@ struct TeamAdd: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The new member's age recipient or ssh-ed25519 public key.", valueName: "RECIPIENT"))
     var recipient: String
 
+    @Option(
+        help: ArgumentHelp(
+            "The new member's signing key, as `team join` printed it (ssh-ed25519 key); none for a member that only reads, such as CI.",
+            valueName: "KEY"
+        )
+    )
+    var signingKey: String?
+
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
         let team = try store.teamStore()
         try await withUserErrors {
-            let change = try team.add(name: name, recipient: recipient)
-            print("Added \(change.member.name) to the team; \(change.reencrypted) secret(s) encrypted again to:")
-            for member in change.members { print("  \(member.name)  \(member.recipient)") }
+            let key = try signingKey.map { text in
+                guard let key = SigningPublicKey(line: text) else {
+                    throw CredentialError(
+                        .invalidArgument,
+                        path: nil,
+                        "--signing-key is not an ssh-ed25519 public key.",
+                        hint: "Give the key as the new member's team join printed it."
+                    )
+                }
+                return key
+            }
+            let change = try team.add(name: name, recipient: recipient, signingKey: key)
+            print("Added \(change.member.name) to the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:")
+            for member in change.members { print("  " + TeamWording.member(member)) }
             teamNote(change.published)
         }
     }
@@ -43,7 +71,11 @@ struct TeamRemove: AsyncParsableCommand {
         discussion: """
             At the new commit the removed member can decrypt nothing. What they could read before \
             stays readable in the repository's history and in any copy they made: rotate every \
-            credential listed.
+            credential listed. The new member list is signed with your signing key, so a \
+            removed member can never sign their way back in.
+
+            Exit status: 0 removed; 2 refused (no signing key here, no such member, the last \
+            member, yourself) or the store could not be read.
 
             Examples:
               apnsctl team remove ci-deploy
@@ -59,8 +91,8 @@ struct TeamRemove: AsyncParsableCommand {
         let team = try store.teamStore()
         try await withUserErrors {
             let change = try team.remove(name: name)
-            print("Removed \(change.member.name) from the team; \(change.reencrypted) secret(s) encrypted again to:")
-            for member in change.members { print("  \(member.name)  \(member.recipient)") }
+            print("Removed \(change.member.name) from the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:")
+            for member in change.members { print("  " + TeamWording.member(member)) }
             teamNote(change.published)
             guard !change.exposed.isEmpty else { return }
             print("")

@@ -11,9 +11,21 @@ struct TeamSync: AsyncParsableCommand {
             here and on the remote stops the sync (exit 1) with both versions; run it again with \
             --keep-mine or --keep-theirs for that alias. Nothing is ever force-pushed.
 
+            A change of the member list is taken only when it is signed by a member this clone \
+            already trusts; each one taken is listed with its signer. One that is not (unsigned, \
+            signed by a removed member or by no member) is named with its commit and author, \
+            nothing is encrypted to it, and the sync exits 1; --restore-members commits the \
+            trusted list again, signed. A remote whose history was rewritten (it no longer holds \
+            the commit this clone last synced) stops the sync before anything is merged.
+
+            Exit status: 0 in step with the remote; 1 a conflict, an untrusted member list or a \
+            rewritten history (nothing was encrypted to an untrusted list); 2 the remote could \
+            not be reached, or the request was refused (no signing key for --restore-members).
+
             Examples:
               apnsctl team sync
               apnsctl team sync --keep-theirs com.example.app-production
+              apnsctl team sync --restore-members
             """
     )
 
@@ -28,6 +40,12 @@ struct TeamSync: AsyncParsableCommand {
         help: ArgumentHelp("For an alias changed on both sides, keep the remote's version.", valueName: "ALIAS")
     )
     var keepTheirs: [String] = []
+
+    @Flag(help: "Go on although the remote's history was rewritten (nothing of this clone is lost).")
+    var acceptRewrite = false
+
+    @Flag(help: "Commit the trusted member list again, signed, over an untrusted one, and push it.")
+    var restoreMembers = false
 
     @OptionGroup var store: StoreOptions
 
@@ -44,8 +62,12 @@ struct TeamSync: AsyncParsableCommand {
         for alias in keepTheirs { keep[alias] = .theirs }
         let result: TeamStore.SyncResult
         do {
-            result = try team.sync(keep: keep)
-        } catch let error as CredentialError where error.code == .teamConflict {
+            result = try team.sync(
+                TeamStore.SyncOptions(keep: keep, acceptRewrite: acceptRewrite, restoreMembers: restoreMembers)
+            )
+        } catch let error as CredentialError
+            where [.teamConflict, .historyRewritten, .untrustedMembers].contains(error.code)
+        {
             reportError(error)
             throw ExitStatus.problem
         } catch let error as CredentialError {
@@ -58,8 +80,12 @@ struct TeamSync: AsyncParsableCommand {
                 "Took in \(result.pulled) commit(s) from the remote\(result.merged ? ", merged credential by credential" : "")."
             )
         }
+        for change in result.acceptedMembers { print(TeamWording.accepted(change)) }
         if result.reencrypted > 0 {
             print("Encrypted \(result.reencrypted) secret(s) again to the merged member list.")
+        }
+        if let restored = result.restoredMembers {
+            print("Committed the trusted member list again, signed by you: \(restored.map(\.name).joined(separator: ", ")).")
         }
         if result.pushed > 0 { print("Pushed \(result.pushed) commit(s).") }
         if let why = result.notPushed {
@@ -68,7 +94,11 @@ struct TeamSync: AsyncParsableCommand {
             )
             throw ExitStatus.couldNotCheck
         }
-        if result.pulled == 0, result.pushed == 0 { print("Up to date with the remote.") }
+        if result.pulled == 0, result.pushed == 0, result.restoredMembers == nil { print("Up to date with the remote.") }
+        if let untrusted = result.untrustedMembers {
+            printError(TeamWording.untrusted(untrusted, trusted: (try? team.status())?.trustedMembers, store: store))
+            throw ExitStatus.problem
+        }
     }
 }
 
@@ -103,9 +133,14 @@ struct TeamStatus: AsyncParsableCommand {
                         ? "a member: the secrets are encrypted to you"
                         : "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
             )
-            print("members:")
-            for member in status.members {
-                print("  \(member.name)  \(member.recipient)" + (member.addedBy.map { "  (added by \($0))" } ?? ""))
+            print("signing:    " + (status.signingKey.map { "your key \($0)" } ?? "no signing key here: you can read, not change the members"))
+            print("members:    (trusted: secrets are encrypted to these)")
+            for member in status.trustedMembers ?? status.members {
+                print("  " + TeamWording.member(member) + (member.addedBy.map { "  (added by \($0))" } ?? ""))
+            }
+            if let untrusted = status.untrustedMembers {
+                print("")
+                print(TeamWording.untrusted(untrusted, trusted: status.trustedMembers, store: store))
             }
         }
     }

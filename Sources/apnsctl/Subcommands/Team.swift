@@ -55,7 +55,7 @@ extension StoreOptions {
     }
 
     /// ` --store DIR` when a store was named, so that printed commands work when pasted.
-    var storeSuffix: String { store.map { " --store \($0)" } ?? "" }
+    var storeSuffix: String { store.map { " --store \(ErrorHints.shellQuoted($0))" } ?? "" }
 }
 
 struct TeamInit: AsyncParsableCommand {
@@ -90,13 +90,17 @@ struct TeamInit: AsyncParsableCommand {
                 name: name,
                 notify: { teamNote($0) }
             )
+            if setup.repaired == false { teamNote("team store: an interrupted team init was undone first.") }
             print("The store at \(store.storeRoot.path) is now a team store backed by \(remote).")
-            print("  member:    \(setup.member)")
-            print("  recipient: \(setup.recipient)")
-            print("  identity:  in the Secret Service")
+            print("  member:      \(setup.member)")
+            print("  recipient:   \(setup.recipient)")
+            print("  signing key: \(setup.signingKey.fingerprint)")
+            print("  identity and signing key: in the Secret Service")
             print("  secrets encrypted into the repository: \(setup.encrypted.count)")
             if let published = setup.published { teamNote(published) }
-            print("Others join with `apnsctl team join \(remote) --name NAME` and send you the command it prints.")
+            print(
+                "Others join with `apnsctl team join \(ErrorHints.shellQuoted(remote)) --name NAME` and send you the command it prints."
+            )
         }
     }
 }
@@ -106,9 +110,14 @@ struct TeamJoin: AsyncParsableCommand {
         commandName: "join",
         abstract: "Clone a team store into an empty store folder, and print the command a member runs to add you.",
         discussion: """
-            A new age identity is made for you and kept in the Secret Service. Until a member has \
-            added you (and you have run `apnsctl team sync`), the store shows its metadata \
-            (`apnsctl list`, `apnsctl check --skip-secrets`) and no secret.
+            A new age identity and a signing key are made for you and kept in the Secret \
+            Service. The member list is checked from the repository's first one, signed by its \
+            founder, through every signed change since; the members printed are the ones your \
+            clone trusts from now on: compare their key fingerprints with what they tell you. \
+            Until a member has added you (and you have run `apnsctl team sync`), the store \
+            shows its metadata (`apnsctl list`, `apnsctl check --skip-secrets`) and no secret.
+
+            Exit status: 0 joined; 2 not joined (nothing is left behind).
 
             Examples (into the store folder bob-store):
               apnsctl team join push-credentials.git --name bob --store bob-store
@@ -127,10 +136,18 @@ struct TeamJoin: AsyncParsableCommand {
         try await withUserErrors {
             let setup = try TeamStore.join(root: store.storeRoot, remote: remote, name: name)
             print("Cloned \(remote) into \(store.storeRoot.path).")
-            print("  your recipient: \(setup.recipient)")
+            print("  your recipient:   \(setup.recipient)")
+            print("  your signing key: \(setup.signingKey.fingerprint)")
+            print("The members your clone now trusts (their signatures are checked from the team's first member list):")
+            for member in setup.members { print("  " + TeamWording.member(member)) }
+            if let pending = setup.pending {
+                print("")
+                print(TeamWording.untrusted(pending, trusted: setup.members, store: store))
+            }
             print("Ask a member of the team to run:")
             print("")
-            print("  \(setup.addCommand ?? "")")
+            let blob = Data(setup.signingKey.blob).base64EncodedString()
+            print("  apnsctl team add \(setup.member) \(setup.recipient) --signing-key \(blob)")
             print("")
             print("then run `apnsctl team sync\(store.storeSuffix)`. Until then only metadata can be read.")
         }

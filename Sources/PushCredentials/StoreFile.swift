@@ -1,0 +1,123 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file the store keeps, opened from inside the store's folder without following any link.
+///
+/// A team store's files arrive from a git remote that anyone with push access writes to, so a
+/// pushed `secrets/x.age` may be a link to `~/.git-credentials` or `/proc/self/environ`. Every
+/// component of the path is opened with `O_NOFOLLOW` relative to the one before it, and the file
+/// opened must be a regular file (checked on the descriptor, not the name): a link, a FIFO or a
+/// device is refused before a byte is read, and the message names the path inside the store only.
+public enum StoreFile {
+    public enum Outcome {
+        case bytes([UInt8])
+        /// No such file in the store.
+        case missing
+    }
+
+    /// Reads `relative` (a path inside `root`, with no `..`), or nil when it is not there.
+    public static func readIfPresent(root: URL, relative: String, kind: InputKind) throws -> [UInt8]? {
+        switch try read(root: root, relative: relative, kind: kind, missingIsError: false) {
+        case .bytes(let bytes): return bytes
+        case .missing: return nil
+        }
+    }
+
+    /// Reads `relative` (a path inside `root`, with no `..`); a missing file is an error.
+    public static func read(root: URL, relative: String, kind: InputKind) throws -> [UInt8] {
+        switch try read(root: root, relative: relative, kind: kind, missingIsError: true) {
+        case .bytes(let bytes): return bytes
+        case .missing: throw InputFile.openFailure(path: relative, kind: kind, errno: ENOENT)
+        }
+    }
+
+    /// Whether `relative` is a regular file of the store (not a link, not a folder).
+    public static func isRegularFile(root: URL, relative: String) -> Bool {
+        guard let fd = try? open(root: root, relative: relative) else { return false }
+        close(fd)
+        return true
+    }
+
+    private static func read(root: URL, relative: String, kind: InputKind, missingIsError: Bool) throws -> Outcome {
+        let fd: Int32
+        do {
+            guard let opened = try open(root: root, relative: relative) else { return .missing }
+            fd = opened
+        }
+        defer { close(fd) }
+        return .bytes(try InputFile.read(descriptor: fd, path: relative, kind: kind))
+    }
+
+    /// Opens `relative` for reading; nil when a component does not exist.
+    static func open(root: URL, relative: String) throws -> Int32? {
+        let components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard !components.isEmpty, !components.contains(".."), !components.contains("."), !relative.hasPrefix("/")
+        else { throw notRegular(relative, "it is not a path inside the store") }
+        var folder = Glibc.open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            if errno == ENOENT { return nil }
+            throw CredentialError(
+                .storeError,
+                path: root.path,
+                "The store folder cannot be opened (\(String(cString: strerror(errno)))).",
+                hint: "Check the folder's owner and permissions."
+            )
+        }
+        for (position, name) in components.enumerated() {
+            let last = position == components.count - 1
+            let flags =
+                last
+                ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+                : O_RDONLY | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC
+            let next = openat(folder, name, flags)
+            let code = errno
+            close(folder)
+            guard next >= 0 else {
+                switch code {
+                case ENOENT: return nil
+                case ELOOP, ENOTDIR:
+                    throw notRegular(relative, last ? "it is a link" : "\(name) on its way is a link or not a folder")
+                default:
+                    throw InputFile.openFailure(path: relative, kind: .storeRecord, errno: code)
+                }
+            }
+            folder = next
+        }
+        var status = stat()
+        guard fstat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            let what = status.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : "it is a special file"
+            close(folder)
+            throw notRegular(relative, what)
+        }
+        // Opened without blocking (a FIFO would have waited for a writer); reads block again.
+        let flags = fcntl(folder, F_GETFL)
+        _ = fcntl(folder, F_SETFL, flags & ~O_NONBLOCK)
+        return folder
+    }
+
+    static func notRegular(_ relative: String, _ why: String) -> CredentialError {
+        CredentialError(
+            .tampered,
+            path: relative,
+            "This file of the store is not a regular file apnsctl wrote (\(why)); it is refused as tampered with, and nothing was read from it.",
+            hint:
+                "Look at who changed it in the repository's history (git log --stat -- \(ShellWords.quote(relative))), then restore it (git checkout -- \(ShellWords.quote(relative))) or remove it."
+        )
+    }
+}
+
+/// Shell quoting for the commands messages print, so that they work when pasted.
+public enum ShellWords {
+    public static func quote(_ word: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%")
+        if !word.isEmpty, word.allSatisfy({ safe.contains($0) }) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    public static func join(_ words: [String]) -> String { words.map(quote).joined(separator: " ") }
+}
