@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The exporter's --web.config.file, in exporter-toolkit's YAML.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +34,12 @@ let package = Package(
         .target(
             name: "COpenSSLShim",
             dependencies: ["COpenSSL"]
+        ),
+        // crypt_r from libxcrypt: verifies the bcrypt hashes of the exporter's basic_auth_users.
+        .systemLibrary(
+            name: "CLibCrypt",
+            pkgConfig: "libcrypt",
+            providers: [.apt(["libcrypt-dev"])]
         ),
         .systemLibrary(
             name: "CLibSecret",
@@ -113,10 +121,13 @@ let package = Package(
                 "PushCore",
                 "PushCredentials",
                 "PushGateway",
+                "CLibCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(

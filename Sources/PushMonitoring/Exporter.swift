@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import PushCredentials
 
 /// A long-running HTTP/1.1 endpoint for Prometheus: `/metrics` (the check series, recomputed at
@@ -16,48 +17,99 @@ public final class MetricsExporter: Sendable {
         /// The least time between two checks of the store.
         public var checkInterval: Double
         public var probe: ProbeSettings
+        public var limits: ExporterLimits
+        /// TLS and basic authentication, in exporter-toolkit's format; nil serves plain HTTP
+        /// to anyone who can connect.
+        public var webConfig: WebConfig?
 
         public init(
             host: String = "127.0.0.1",
             port: Int,
             check: StoreCheck,
             checkInterval: Double = 300,
-            probe: ProbeSettings
+            probe: ProbeSettings,
+            limits: ExporterLimits = ExporterLimits(),
+            webConfig: WebConfig? = nil
         ) {
             self.host = host
             self.port = port
             self.check = check
             self.checkInterval = checkInterval
             self.probe = probe
+            self.limits = limits
+            self.webConfig = webConfig
+        }
+
+        /// Whether `host` is reachable from this machine only.
+        public var listensOnLoopback: Bool {
+            ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.")
+        }
+
+        /// What anyone who can reach the address gets, when it is not loopback and no web
+        /// configuration guards it; nil otherwise.
+        public var exposureWarning: String? {
+            guard !listensOnLoopback, webConfig?.requiresAuthentication != true else { return nil }
+            let what =
+                "the store's aliases, topics and certificate expiry (/metrics) and probes of its credentials against APNs (/probe)"
+            if webConfig?.tls != nil {
+                return
+                    "listening on \(host) with TLS but no basic_auth_users nor required client certificate: anyone who can connect gets \(what)."
+            }
+            return "listening on \(host) over plain HTTP with no authentication: anyone who can connect gets \(what)."
         }
     }
 
     public let configuration: Configuration
     let router: ExporterRouter
+    let registry: ConnectionRegistry
     private let group: MultiThreadedEventLoopGroup
+    /// Store checks, credential loads and bcrypts: blocking work, kept off the event loop and
+    /// the actors.
+    private let threadPool: NIOThreadPool
     private let serverChannel = NIOLockedValueBox<(any Channel)?>(nil)
 
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.configuration = configuration
+        threadPool = NIOThreadPool(numberOfThreads: 2)
+        threadPool.start()
         router = ExporterRouter(
-            checks: CheckCache(check: configuration.check, interval: configuration.checkInterval),
-            probes: ProbeService(store: configuration.check.store, settings: configuration.probe, log: log)
+            checks: CheckCache(
+                check: configuration.check,
+                interval: configuration.checkInterval,
+                threadPool: threadPool
+            ),
+            probes: ProbeService(
+                store: configuration.check.store,
+                settings: configuration.probe,
+                threadPool: threadPool,
+                log: log
+            ),
+            basicAuth: configuration.webConfig?.basicAuth,
+            threadPool: threadPool
         )
+        registry = ConnectionRegistry(capacity: configuration.limits.maxConnections)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
     /// Listens, calls `onStart` with the bound port, and serves until ``stop()``.
     public func run(onStart: @Sendable (Int) -> Void = { _ in }) async throws {
-        let server = try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: configuration.host, port: configuration.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel
-                    )
+        let registry = self.registry
+        let limits = configuration.limits
+        let tls = configuration.webConfig?.serverContext
+        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+        do {
+            server = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .serverChannelOption(.backlog, value: 256)
+                .bind(host: configuration.host, port: configuration.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.configure(channel, registry: registry, limits: limits, tls: tls)
+                    }
                 }
-            }
+        } catch {
+            await shutdown()
+            throw error
+        }
         serverChannel.withLockedValue { $0 = server.channel }
         onStart(server.channel.localAddress?.port ?? configuration.port)
         let router = self.router
@@ -70,13 +122,39 @@ public final class MetricsExporter: Sendable {
             // Prometheus keeps its connections open: a stop closes them.
             connections.cancelAll()
         }
+        await shutdown()
+    }
+
+    private func shutdown() async {
         try? await group.shutdownGracefully()
+        try? await threadPool.shutdownGracefully()
     }
 
     /// Stops listening; ``run(onStart:)`` then returns.
     public func stop() {
         let channel = serverChannel.withLockedValue { $0 }
         channel?.close(promise: nil)
+    }
+
+    /// A new connection's pipeline: the cap, the timeouts, TLS when configured, HTTP/1.1.
+    static func configure(
+        _ channel: any Channel,
+        registry: ConnectionRegistry,
+        limits: ExporterLimits,
+        tls: NIOSSLContext?
+    ) throws -> NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart> {
+        guard registry.admit(channel) else {
+            channel.close(promise: nil)
+            throw ChannelError.ioOnClosedChannel
+        }
+        channel.closeFuture.whenComplete { _ in registry.remove(channel) }
+        let clock = ConnectionClock(limits: limits, registry: registry)
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(RequestStartHandler(clock: clock))
+        if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
+        try pipeline.configureHTTPServerPipeline()
+        try pipeline.addHandler(RequestPhaseHandler(clock: clock))
+        return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
     }
 
     static func serve(
@@ -91,10 +169,15 @@ public final class MetricsExporter: Sendable {
                 case .body: continue
                 case .end:
                     guard let request = head else { continue }
-                    let response = await router.respond(method: request.method, uri: request.uri)
+                    let response = await router.respond(
+                        method: request.method,
+                        uri: request.uri,
+                        authorization: request.headers.first(name: "Authorization")
+                    )
                     var headers = HTTPHeaders()
                     headers.add(name: "Content-Type", value: response.contentType)
                     headers.add(name: "Content-Length", value: String(response.body.utf8.count))
+                    for (name, value) in response.headers { headers.add(name: name, value: value) }
                     if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
                     let responseHead = HTTPResponseHead(
                         version: request.version,
@@ -110,83 +193,6 @@ public final class MetricsExporter: Sendable {
                     head = nil
                 }
             }
-        }
-    }
-}
-
-/// The check, run again only when the last one is older than the interval.
-actor CheckCache {
-    let check: StoreCheck
-    let interval: Double
-    private var last: CheckRun?
-
-    init(check: StoreCheck, interval: Double) {
-        self.check = check
-        self.interval = interval
-    }
-
-    func current(now: Date = Date()) -> CheckRun {
-        if let last, now.timeIntervalSince(last.date) < interval { return last }
-        let run = check.run(at: now)
-        last = run
-        return run
-    }
-}
-
-struct ExporterResponse: Sendable {
-    var status: HTTPResponseStatus
-    var contentType: String
-    var body: String
-
-    static let metricsType = "text/plain; version=0.0.4; charset=utf-8"
-
-    static func text(_ status: HTTPResponseStatus, _ message: String) -> ExporterResponse {
-        ExporterResponse(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
-    }
-}
-
-/// Which answer a request gets.
-struct ExporterRouter: Sendable {
-    let checks: CheckCache
-    let probes: ProbeService
-
-    func respond(method: HTTPMethod, uri: String) async -> ExporterResponse {
-        guard method == .GET || method == .HEAD else {
-            return .text(.methodNotAllowed, "Only GET is served.")
-        }
-        guard let components = URLComponents(string: uri) else {
-            return .text(.badRequest, "The request's URL cannot be read.")
-        }
-        switch components.path {
-        case "/metrics":
-            let run = await checks.current()
-            return ExporterResponse(
-                status: .ok,
-                contentType: ExporterResponse.metricsType,
-                body: CheckMetrics.render(run)
-            )
-        case "/probe":
-            let query = (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
-            do {
-                let target = try probes.target(from: query)
-                let (result, cached) = await probes.probe(target)
-                return ExporterResponse(
-                    status: .ok,
-                    contentType: ExporterResponse.metricsType,
-                    body: ProbeMetrics.render(result, cached: cached)
-                )
-            } catch let error as ProbeRequestError {
-                return .text(.badRequest, error.message)
-            } catch {
-                return .text(.badRequest, "\(error)")
-            }
-        case "/", "":
-            return .text(
-                .ok,
-                "apnsctl exporter: /metrics for the store's check, /probe?credential=ALIAS&environment=sandbox|production[&topic=BUNDLE] for a probe."
-            )
-        default:
-            return .text(.notFound, "Not found: the exporter serves /metrics and /probe.")
         }
     }
 }

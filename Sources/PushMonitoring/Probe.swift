@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import PushCredentials
 import PushGateway
 
@@ -27,7 +28,8 @@ public struct ProbeRequestError: ReportableError {
 }
 
 extension ErrorCode {
-    /// A `/probe` request with an unknown parameter, a missing or unknown credential or environment.
+    /// A `/probe` request with an unknown parameter, a missing or unknown credential or
+    /// environment, or a topic that is not the credential's.
     public static let invalidProbeRequest = ErrorCode("invalid_probe_request")
 }
 
@@ -49,92 +51,133 @@ public struct ProbeResult: Sendable {
 /// Connection settings shared by every probe: as `handshake` takes them.
 public struct ProbeSettings: Sendable {
     public var connection: ConnectionSettings
-    /// The least time between two connections for one target; a scrape in between gets the
-    /// result of the last one, because APNs treats rapid reconnects as abuse.
+    /// The least time between two connections for one credential and environment, whatever
+    /// the topic; a scrape in between gets the result of the last one, because APNs treats
+    /// rapid reconnects as abuse.
     public var minimumInterval: Double
+    /// The most results remembered (one per credential and environment); the oldest is
+    /// forgotten first, and so is every credential no longer in the store.
+    public var cacheCapacity: Int
 
-    public init(connection: ConnectionSettings = ConnectionSettings(), minimumInterval: Double = 60) {
+    public init(
+        connection: ConnectionSettings = ConnectionSettings(),
+        minimumInterval: Double = 60,
+        cacheCapacity: Int = 1024
+    ) {
         self.connection = connection
         self.minimumInterval = minimumInterval
+        self.cacheCapacity = max(1, cacheCapacity)
     }
 }
 
-/// Probes a store's credentials against their gateways, at most once per interval per target.
-/// Concurrent scrapes of one target share one connection.
+/// Probes a store's credentials against their gateways, at most once per interval per
+/// credential and environment. Concurrent scrapes of one credential and environment share one
+/// connection. Reading the store and loading secrets (files, the Secret Service) run on
+/// `threadPool`, never on the actor.
 public actor ProbeService {
-    public let store: CredentialStore
-    public let settings: ProbeSettings
-    private let log: @Sendable (String) -> Void
-    private var cache: [ProbeTarget: ProbeResult] = [:]
-    private var running: [ProbeTarget: Task<ProbeResult, Never>] = [:]
-
-    public init(store: CredentialStore, settings: ProbeSettings, log: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.store = store
-        self.settings = settings
-        self.log = log
+    struct Key: Hashable {
+        var credential: String
+        var environment: PushEnvironment
     }
 
-    /// Reads `credential`, `environment` and `topic` from a query. Only stored aliases are
-    /// taken: a file path would let anyone who can scrape read files as the exporter's user.
-    public nonisolated func target(from query: [(String, String)]) throws -> ProbeTarget {
-        let known = ["credential", "environment", "topic"]
-        if let unknown = query.first(where: { !known.contains($0.0) }) {
-            throw ProbeRequestError(
-                "Unknown parameter \"\(unknown.0)\": /probe takes credential=ALIAS, environment=sandbox|production and optionally topic=BUNDLE."
-            )
-        }
-        let value = { (name: String) in query.last(where: { $0.0 == name })?.1 }
-        guard let alias = value("credential"), !alias.isEmpty else {
-            throw ProbeRequestError(
-                "Missing credential=ALIAS: name a credential of the store (apnsctl list shows them)."
-            )
-        }
-        guard let environmentText = value("environment") else {
-            throw ProbeRequestError("Missing environment=sandbox|production: say which gateway to probe.")
-        }
-        guard let environment = PushEnvironment(rawValue: environmentText) else {
-            throw ProbeRequestError(
-                "environment=\(Untrusted.display(environmentText)) is not an environment: use sandbox or production."
-            )
-        }
-        let stored: StoredCredential?
+    struct Entry {
+        var result: ProbeResult
+        /// What the log last said of this key, so that it says it again only when it changes.
+        var logged: String
+    }
+
+    public let store: CredentialStore
+    public let settings: ProbeSettings
+    private let threadPool: NIOThreadPool
+    private let log: @Sendable (String) -> Void
+    private var cache: BoundedCache<Key, Entry>
+    private var running: [Key: Task<ProbeResult, Never>] = [:]
+
+    public init(
+        store: CredentialStore,
+        settings: ProbeSettings,
+        threadPool: NIOThreadPool,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.settings = settings
+        self.threadPool = threadPool
+        self.log = log
+        cache = BoundedCache(capacity: settings.cacheCapacity)
+    }
+
+    /// How many results are remembered.
+    var cachedResults: Int { cache.count }
+
+    /// Reads a `/probe` query, checks it against the store, and answers it: the last result
+    /// when the credential and environment were connected within the interval, else a new
+    /// probe. `cached` says which.
+    public nonisolated func answer(_ query: [(String, String)]) async throws -> (result: ProbeResult, cached: Bool) {
+        let request = try Self.parse(query)
+        let store = self.store
+        let stored: [StoredCredential]
         do {
-            stored = try store.credential(named: alias)
+            stored = try await threadPool.runIfActive { try store.list() }
         } catch let error as CredentialError {
             throw ProbeRequestError("The store cannot be read: \(error.message)")
         } catch {
-            throw ProbeRequestError("The store cannot be read: \(error)")
+            throw ProbeRequestError("The store cannot be read: \(UserFacing.describe(error))")
         }
-        guard stored != nil else {
-            throw ProbeRequestError(
-                "No credential \"\(Untrusted.display(alias))\" in the store at \(store.path): name one that apnsctl list shows."
-            )
-        }
-        let topic = value("topic").flatMap { $0.isEmpty ? nil : $0 }
-        return ProbeTarget(credential: alias, environment: environment, topic: topic)
+        let target = try Self.target(request, stored: stored, storePath: store.path)
+        return await probe(target, stored: Set(stored.map(\.alias)))
     }
 
-    /// The last result when it is recent enough, else a new probe. `cached` says which.
-    public func probe(_ target: ProbeTarget, now: Date = Date()) async -> (result: ProbeResult, cached: Bool) {
-        if let last = cache[target], now.timeIntervalSince(last.date) < settings.minimumInterval {
+    /// Every topic a probe of `credential` may name: its own topics, the bundle IDs they belong
+    /// to, and those with each push type's suffix (`.voip`, `.complication`...), as a push of
+    /// that type would name them. A finite list, so that a scraper cannot make a connection
+    /// (and a cache entry) of every string it makes up.
+    public static func allowedTopics(of credential: StoredCredential) -> [String] {
+        var seen = Set<String>()
+        var topics: [String] = []
+        func add(_ topic: String) { if seen.insert(topic).inserted { topics.append(topic) } }
+        credential.topics.forEach(add)
+        for app in credential.topics.map(TopicScope.app(of:)) {
+            add(app)
+            for pushType in PushType.known { add(pushType.topic(for: app)) }
+        }
+        return topics
+    }
+
+    func probe(
+        _ target: ProbeTarget,
+        stored aliases: Set<String>,
+        now: Date = Date()
+    ) async -> (result: ProbeResult, cached: Bool) {
+        cache.retain { aliases.contains($0.credential) }
+        let key = Key(credential: target.credential, environment: target.environment)
+        if let last = cache[key]?.result, now.timeIntervalSince(last.date) < settings.minimumInterval {
             return (last, true)
         }
-        if let task = running[target] { return (await task.value, true) }
-        let task = Task { [store, settings] in await Self.run(target, store: store, settings: settings) }
-        running[target] = task
+        if let task = running[key] { return (await task.value, true) }
+        let task = Task { [store, settings, threadPool] in
+            await Self.run(target, store: store, settings: settings, threadPool: threadPool)
+        }
+        running[key] = task
         let result = await task.value
-        running[target] = nil
-        cache[target] = result
-        log(Self.describe(result))
+        running[key] = nil
+        let line = Self.describe(result)
+        if cache[key]?.logged != line { log(line) }
+        cache[key] = Entry(result: result, logged: line)
         return (result, false)
     }
 
-    static func run(_ target: ProbeTarget, store: CredentialStore, settings: ProbeSettings) async -> ProbeResult {
+    static func run(
+        _ target: ProbeTarget,
+        store: CredentialStore,
+        settings: ProbeSettings,
+        threadPool: NIOThreadPool
+    ) async -> ProbeResult {
         let started = Date()
         let clock = ContinuousClock.now
         var result = ProbeResult(date: started, target: target, check: nil, setupError: nil, duration: 0)
         do {
-            let loaded = try CredentialLoader(store: store).load(target.credential)
+            // Reads files, asks the Secret Service, may run a decryption tool: not on the actor.
+            let loaded = try await threadPool.runIfActive { try CredentialLoader(store: store).load(target.credential) }
             var connection = settings.connection
             connection.environment = target.environment
             let plan = try GatewayPlan(loaded, settings: connection, topic: target.topic)
@@ -149,7 +192,8 @@ public actor ProbeService {
         return result
     }
 
-    /// One log line: the target and the verdict, never a secret.
+    /// One log line: the target and the verdict, never a secret (nor the time it took, so
+    /// that an unchanged verdict reads the same and is not logged again).
     static func describe(_ result: ProbeResult) -> String {
         let target = "probe \(Untrusted.display(result.target.credential)) \(result.target.environment)"
         if let setup = result.setupError { return "\(target): not connected (\(setup.code)): \(setup.message)" }

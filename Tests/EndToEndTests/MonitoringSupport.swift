@@ -109,24 +109,40 @@ final class ExporterProcess: @unchecked Sendable {
     let port: Int
     let errors: String
 
+    /// `descriptorLimit` starts it under that soft limit of open files (`ulimit -n`, through
+    /// sh, which then execs it: the process is the exporter's). With `waitUntilServing` false
+    /// the caller waits for it (an HTTPS exporter does not answer plain HTTP).
     init(
         _ folder: TemporaryFolder,
         store: String,
         arguments: [String],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        descriptorLimit: Int? = nil,
+        waitUntilServing: Bool = true
     ) throws {
         port = try ProxyCommandTests.closedPort()
         errors = folder.path("exporter-\(port).err")
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["exporter", "--store", store, "--listen", "127.0.0.1:\(port)"] + arguments
+        let command = ["exporter", "--store", store, "--listen", "127.0.0.1:\(port)"] + arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", CLI.binary] + command
+        } else {
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = command
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         try process.run()
-        try Monitoring.waitUntilServing(url("/"), process: process)
+        if waitUntilServing { try Monitoring.waitUntilServing(url("/"), process: process) }
+    }
+
+    /// The exporter's open file descriptors, from /proc.
+    var openDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }

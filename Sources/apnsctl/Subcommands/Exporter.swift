@@ -15,14 +15,29 @@ struct Exporter: AsyncParsableCommand {
             (x509_cert_not_after..., apnsctl_credential_problem, apnsctl_app_ready...), computed \
             again at most once per --check-interval.
 
-            /probe?credential=ALIAS&environment=sandbox|production (optionally &topic=BUNDLE): a \
+            /probe?credential=ALIAS&environment=sandbox|production (optionally &topic=TOPIC, one \
+            of the credential's topics or its bundle ID with a push type's suffix such as .voip): a \
             handshake and an auth check against that environment's gateway (or --gateway), \
             answered in blackbox_exporter's names (probe_success, probe_duration_seconds, \
             probe_http_duration_seconds{phase}, probe_ssl_earliest_cert_expiry, \
             probe_tls_version_info) plus apnsctl_probe_auth_status with APNs' reason. One \
-            credential, environment and topic is connected at most once per --min-probe-interval, \
-            because APNs treats rapid reconnects as abuse; a scrape in between gets the last \
-            result (apnsctl_probe_cached 1). An unknown credential or parameter gets a 400.
+            credential and environment is connected at most once per --min-probe-interval, \
+            whatever the topic, because APNs treats rapid reconnects as abuse; a scrape in \
+            between gets the last result (apnsctl_probe_cached 1). An unknown credential, \
+            parameter or topic gets a 400. At most 1024 results are kept, none for a credential \
+            no longer in the store. A probe is logged when its verdict changes.
+
+            Bounds: a request must arrive whole within --request-timeout (10 s); a connection \
+            with no request under way is closed after --idle-timeout (60 s); at most \
+            --max-connections (256) are held, a new one closing the oldest not being answered. \
+            The Host header is not read.
+
+            --web.config.file takes exporter-toolkit's YAML, as node_exporter and \
+            blackbox_exporter do: tls_server_config (cert_file, key_file, client_ca_file, \
+            client_auth_type NoClientCert, VerifyClientCertIfGiven or \
+            RequireAndVerifyClientCert, min_version, max_version) and basic_auth_users (user: \
+            bcrypt hash, as htpasswd -nB USER makes it). A listen address other than loopback \
+            without it gets a warning.
 
             It stops on SIGTERM or Ctrl-C; a failed probe never stops it. Secrets come from the \
             Secret Service and appear in no URL, label or log line.
@@ -56,6 +71,42 @@ struct Exporter: AsyncParsableCommand {
     var minProbeInterval: Double = 60
 
     @Option(
+        name: .customLong("request-timeout"),
+        help: ArgumentHelp(
+            "Seconds a request (with its TLS handshake) may take to arrive whole before the connection is closed.",
+            valueName: "SECONDS"
+        )
+    )
+    var requestTimeout: Double = ExporterLimits.defaultRequestTimeout
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Seconds a connection may stay open with no request under way.",
+            valueName: "SECONDS"
+        )
+    )
+    var idleTimeout: Double = ExporterLimits.defaultIdleTimeout
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Connections held at once; a new one at the cap closes the oldest one not being answered.",
+            valueName: "N"
+        )
+    )
+    var maxConnections = ExporterLimits.defaultMaxConnections
+
+    @Option(
+        name: .customLong("web.config.file"),
+        help: ArgumentHelp(
+            "TLS and basic authentication, in exporter-toolkit's YAML (tls_server_config, basic_auth_users).",
+            valueName: "FILE"
+        )
+    )
+    var webConfigFile: String?
+
+    @Option(
         name: .customLong("warn-days"),
         help: ArgumentHelp("Count a certificate expiring within this many days as a warning.", valueName: "N")
     )
@@ -80,6 +131,13 @@ struct Exporter: AsyncParsableCommand {
         if !minProbeInterval.isFinite || minProbeInterval < 0 {
             throw ValidationError("--min-probe-interval must be 0 or more seconds.")
         }
+        for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout)]
+        where !value.isFinite || value <= 0 || value > 86400 {
+            throw ValidationError("\(name) must be more than 0 and at most 86400 seconds.")
+        }
+        if maxConnections < 1 || maxConnections > 100_000 {
+            throw ValidationError("--max-connections must be from 1 to 100000.")
+        }
         if warnDays < 0 { throw ValidationError("--warn-days must be 0 or more.") }
         if connection.port != nil {
             throw ValidationError("--port does not apply to the exporter: give --gateway HOST:PORT.")
@@ -98,25 +156,47 @@ struct Exporter: AsyncParsableCommand {
 
     func run() async throws {
         let (host, port) = Self.listenAddress(listen)!
-        let exporter = MetricsExporter(
-            configuration: .init(
-                host: host,
-                port: port,
-                check: StoreCheck(store: store.credentialStore, warnDays: warnDays, skipSecrets: skipSecrets),
-                checkInterval: checkInterval,
-                probe: ProbeSettings(
-                    connection: connection.settings(environment: nil),
-                    minimumInterval: minProbeInterval
-                )
+        var webConfig: WebConfig?
+        if let webConfigFile {
+            do {
+                webConfig = try WebConfig(contentsOf: webConfigFile)
+            } catch {
+                reportError(error)
+                throw ExitStatus.couldNotCheck
+            }
+        }
+        let configuration = MetricsExporter.Configuration(
+            host: host,
+            port: port,
+            check: StoreCheck(store: store.credentialStore, warnDays: warnDays, skipSecrets: skipSecrets),
+            checkInterval: checkInterval,
+            probe: ProbeSettings(
+                connection: connection.settings(environment: nil),
+                minimumInterval: minProbeInterval
             ),
+            limits: ExporterLimits(
+                requestTimeout: requestTimeout,
+                idleTimeout: idleTimeout,
+                maxConnections: maxConnections
+            ),
+            webConfig: webConfig
+        )
+        if let warning = configuration.exposureWarning {
+            printError(
+                "apnsctl exporter: warning: \(warning) Give --web.config.file with tls_server_config and basic_auth_users, or listen on 127.0.0.1."
+            )
+        }
+        let exporter = MetricsExporter(
+            configuration: configuration,
             log: { line in printError("apnsctl exporter: " + line) }
         )
+        let scheme = webConfig?.tls == nil ? "http" : "https"
         let terminated = Gateway.Serve.watchTermination()
         terminated.whenComplete { _ in exporter.stop() }
         do {
             try await exporter.run { bound in
                 printError(
-                    "apnsctl exporter: serving \(store.credentialStore.path) on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics and /probe. Ctrl-C stops it."
+                    "apnsctl exporter: serving \(store.credentialStore.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics and /probe. Ctrl-C stops it."
                 )
             }
         } catch {

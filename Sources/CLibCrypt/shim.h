@@ -1,0 +1,4 @@
+#ifndef APNSCTL_CLIBCRYPT_SHIM_H
+#define APNSCTL_CLIBCRYPT_SHIM_H
+#include <crypt.h>
+#endif
