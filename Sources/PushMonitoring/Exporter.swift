@@ -127,13 +127,18 @@ public final class MetricsExporter: Sendable {
 
     private func shutdown() async {
         try? await group.shutdownGracefully()
+        // A decryption's age (or a git) that does not end would hold a pool thread, and the
+        // pool's shutdown with it: the children are ended, their runs fail and are reaped.
+        ChildPrograms.stopAll()
         try? await threadPool.shutdownGracefully()
     }
 
-    /// Stops listening; ``run(onStart:)`` then returns.
+    /// Stops listening, and ends the programs (age, git) the exporter's checks still wait for;
+    /// ``run(onStart:)`` then returns.
     public func stop() {
         let channel = serverChannel.withLockedValue { $0 }
         channel?.close(promise: nil)
+        ChildPrograms.stopAll()
     }
 
     /// A new connection's pipeline: the cap, the timeouts, TLS when configured, HTTP/1.1.

@@ -23,7 +23,8 @@ struct TeamStoreParityTests {
         let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
         #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
         let imported = try alice.run([
-            "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic", "com.example.parity",
+            "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+            "com.example.parity",
             "--environment", "both",
         ])
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -85,7 +86,8 @@ struct TeamStoreParityTests {
         let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
         #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
         #expect(
-            try alice.git(["remote", "set-url", "origin", "ssh://git@gitlocal.invalid/push-credentials.git"]).status == 0
+            try alice.git(["remote", "set-url", "origin", "ssh://git@gitlocal.invalid/push-credentials.git"]).status
+                == 0
         )
         let synced = try alice.run(["team", "sync"])
         #expect(synced.status == 2, "\(synced.stdout)\(synced.stderr)")
@@ -116,7 +118,10 @@ struct TeamStoreParityTests {
         // A clone with nothing checked out gets the command that checks the branch out.
         let empty = work.path("empty.git")
         #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", "--initial-branch=trunk", empty]).status == 0)
-        #expect(try CLI.runProgram("git", ["-C", alice.store, "push", "--quiet", empty, "HEAD:refs/heads/master"]).status == 0)
+        #expect(
+            try CLI.runProgram("git", ["-C", alice.store, "push", "--quiet", empty, "HEAD:refs/heads/master"]).status
+                == 0
+        )
         let headless = work.path("headless")
         _ = try CLI.runProgram("git", ["clone", "--quiet", empty, headless])
         let refused = try CLI.run(["list", "--store", headless])

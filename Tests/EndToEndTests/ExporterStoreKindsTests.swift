@@ -1,0 +1,77 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The exporter under many probes at once on every kind of store: a member's team store (while
+/// that member syncs), a CI clone with an identity in its environment, and a keyring store. Every
+/// request is answered, the metrics after, and SIGTERM ends it at once with no child left: a
+/// decryption's `age` children never hold one another's pipes.
+@Suite(
+    .serialized,
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct ExporterStoreKindsTests {
+    @Test(arguments: ["team", "clone", "keyring"])
+    func fiftyProbesAtOnceAreAnsweredAndSIGTERMEndsIt(_ kind: String) throws {
+        let team = try TeamHygieneTests.Team()
+        var store = team.alice.store
+        var environment: [String: String] = [:]
+        switch kind {
+        case "clone":
+            store = team.ci.store
+            environment = team.ci.environment
+        case "keyring":
+            let keyring = try StoreCommandTests.Store()
+            let bundle = try TestPKI.mint(in: team.work, name: "ring", bundle: "com.example.links", days: 300)
+            #expect(try keyring.run(["import", bundle, "--alias", TeamHygieneTests.Team.certificate]).status == 0)
+            let imported = try keyring.run([
+                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+                "com.example.links", "--environment", "both",
+            ])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            store = keyring.path
+        default:
+            break
+        }
+        let exporter = try ExporterProcess(
+            team.work,
+            store: store,
+            arguments: team.gateway.connection,
+            environment: environment
+        )
+        var urls: [String] = []
+        for index in 0..<50 {
+            let alias = index % 2 == 0 ? TeamHygieneTests.Team.certificate : TeamHygieneTests.Team.key
+            let environment = index % 4 < 2 ? "sandbox" : "production"
+            urls.append(exporter.url("/probe?credential=\(alias)&environment=\(environment)"))
+        }
+        urls.append(exporter.url("/metrics"))
+        let script = urls.map { "curl -s -m 30 -o /dev/null -w '%{http_code}\\n' '\($0)' &" }.joined(separator: "\n")
+        // The member syncs while the probes run (a team store only).
+        let sync = kind == "team" ? CLI.runTogether([["team", "sync", "--store", store]]) : []
+        let answered = try CLI.runProgram("sh", ["-c", script + "\nwait"], timeout: 90)
+        let codes = answered.stdout.split(separator: "\n")
+        #expect(codes.count == 51, "\(answered.stdout)")
+        #expect(codes.allSatisfy { $0 == "200" }, "\(answered.stdout)\n\(exporter.log.suffix(2000))")
+        if kind == "team" { #expect(sync.first??.status == 0, "\(sync.first??.stderr ?? "")") }
+        let metrics = try exporter.get("/metrics")
+        #expect(metrics.status == 200 && metrics.body.contains("apnsctl_certificate_not_after"), "\(metrics.body)")
+        let probe = try exporter.get("/probe?credential=\(TeamHygieneTests.Team.certificate)&environment=sandbox")
+        #expect(probe.body.contains("probe_success 1"), "\(probe.body)\n\(exporter.log.suffix(2000))")
+
+        let pid = exporter.process.processIdentifier
+        let started = Date()
+        let status = exporter.stop()
+        #expect(status != -1, "SIGTERM did not end the exporter within 30 s")
+        #expect(Date().timeIntervalSince(started) < 5, "SIGTERM took \(Date().timeIntervalSince(started)) s")
+        let children = try CLI.runProgram("pgrep", ["-P", String(pid)])
+        #expect(children.stdout.isEmpty, "children left: \(children.stdout)")
+    }
+}
