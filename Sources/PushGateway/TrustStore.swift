@@ -73,8 +73,11 @@ public struct TrustStore: Sendable {
 
     /// SHA-256 of a certificate's SubjectPublicKeyInfo, lower-case hex.
     public static func spkiSHA256(_ certificate: Certificate) -> String {
-        SHA256.hash(data: Array(certificate.publicKey.subjectPublicKeyInfoBytes))
-            .map { String(format: "%02x", $0) }.joined()
+        // `subjectPublicKeyInfoBytes` is the key's bit string alone; the pin is over the whole
+        // SubjectPublicKeyInfo (algorithm and key), as `openssl pkey -pubin -outform DER` writes it.
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(certificate.publicKey)) != nil else { return "" }
+        return SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Whether `root` (by subject and key) is among `certificates`.
