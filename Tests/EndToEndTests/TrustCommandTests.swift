@@ -76,7 +76,7 @@ struct TrustCommandTests {
         let result = try CLI.run(["trust", "--ca-bundle", bundle, "--environment", "production", "--at", "2025-02-01"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("AAA Certificate Services  present"))
-        #expect(result.stdout.contains("then \(Self.usertrust) from 24 February 2025  missing"))
+        #expect(result.stdout.contains("then \(Self.usertrust) from 2025-02-24  missing"))
     }
 
     @Test func metricSaysWhetherTheSystemStoreHoldsEachRoot() throws {

@@ -14,7 +14,9 @@ struct TrustRenderer {
         lines.append("")
         lines.append("APNs roots (since 2021)")
         for root in check.roots {
-            let mark = root.present ? style.paint("✓", .green) : style.paint("-", .dim)
+            let mark =
+                root.present
+                ? style.paint("✓", .green) : root.role == .previous ? style.paint("-", .dim) : style.paint("✗", .red)
             let role: String
             switch root.role {
             case .current: role = "current"
