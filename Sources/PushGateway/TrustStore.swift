@@ -19,13 +19,14 @@ public struct TrustStore: Sendable {
     public var base: Base
     /// The file the base roots were read from; nil when no system bundle was found.
     public var basePath: String?
-    public var baseRoots: [Certificate]
-    /// The CA files trusted on top, and their certificates.
+    /// The CA files trusted on top.
     public var caFiles: [String]
-    public var customRoots: [Certificate]
-
-    /// Every root trusted.
-    public var roots: [Certificate] { baseRoots + customRoots }
+    /// Certificates in the store, the CA files' included.
+    public var count: Int
+    /// The certificates that may be one of APNs' roots (``APNsTrustRoots/table``): those whose
+    /// encoding holds a root's name. Only these are parsed: parsing every certificate of a
+    /// system's bundle (some 140) costs far more than the check itself, at every metrics scrape.
+    public var candidates: [Certificate]
 
     /// Where swift-certificates looks for the system's roots (`TrustRootLoading.swift`), in its
     /// order: the first file that can be read is the whole store.
@@ -39,22 +40,52 @@ public struct TrustStore: Sendable {
     /// (``basePath`` nil), which the check reports.
     public static func load(caBundle: String? = nil, caFiles: [String] = []) throws -> TrustStore {
         let custom = try ServerTrustEvaluator.loadCertificates(paths: caFiles)
+        var store = TrustStore(base: .system, basePath: nil, caFiles: caFiles, count: custom.count, candidates: custom)
+        let blocks: [[UInt8]]
         if let caBundle {
-            return TrustStore(
-                base: .bundle,
-                basePath: caBundle,
-                baseRoots: try loadBundle(caBundle),
-                caFiles: caFiles,
-                customRoots: custom
-            )
-        }
-        for path in systemSearchPaths where FileManager.default.isReadableFile(atPath: path) {
+            store.base = .bundle
+            store.basePath = caBundle
+            blocks = try bundleBlocks(caBundle)
+        } else if let path = systemSearchPaths.first(where: { FileManager.default.isReadableFile(atPath: $0) }) {
+            store.basePath = path
             // A system bundle with a block that does not parse fails swift-certificates' load as
             // a whole; the same holds here.
-            let roots = (try? loadBundle(path)) ?? []
-            return TrustStore(base: .system, basePath: path, baseRoots: roots, caFiles: caFiles, customRoots: custom)
+            blocks = (try? bundleBlocks(path)) ?? []
+        } else {
+            blocks = []
         }
-        return TrustStore(base: .system, basePath: nil, baseRoots: [], caFiles: caFiles, customRoots: custom)
+        store.count += blocks.count
+        let names = APNsTrustRoots.table.map { Array($0.name.utf8) }
+        for der in blocks where names.contains(where: { der.contains($0) }) {
+            if let certificate = try? Certificate(derEncoded: der) { store.candidates.append(certificate) }
+        }
+        return store
+    }
+
+    /// The DER blocks of a PEM bundle, not parsed as certificates.
+    static func bundleBlocks(_ path: String) throws -> [[UInt8]] {
+        let data: [UInt8]
+        do {
+            data = try InputFile.read(path: path, kind: .caBundle)
+        } catch let error as CredentialError where error.code == .tooLarge {
+            throw GatewayError(.fileTooLarge, "\(path): \(error.message)", hint: error.hint)
+        } catch {
+            throw GatewayError(
+                .caFileUnreadable,
+                "\(path): the CA bundle cannot be read.",
+                hint: "Check the CA bundle's path and permissions."
+            )
+        }
+        let documents = try? PEMDocument.parseMultiple(pemString: String(decoding: data, as: UTF8.self))
+            .filter { $0.discriminator == "CERTIFICATE" }
+        guard let documents, !documents.isEmpty else {
+            throw GatewayError(
+                .caFileInvalid,
+                "\(path): the CA bundle holds no readable certificate.",
+                hint: "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt."
+            )
+        }
+        return documents.map(\.derBytes)
     }
 
     /// The certificates of a CA bundle given in place of the system's.

@@ -78,7 +78,7 @@ public struct TrustStoreCheck: Codable, Sendable {
 
     /// The verdict on a loaded store.
     public static func judge(_ store: TrustStore, environments: [PushEnvironment], at date: Date) -> TrustStoreCheck {
-        let roots = store.roots
+        let roots = store.candidates
         let table = APNsTrustRoots.table.map { root -> Root in
             let isCurrent = PushEnvironment.allCases.contains { APNsTrustRoots.current($0, at: date) == root }
             let isUpcoming = PushEnvironment.allCases.contains { APNsTrustRoots.upcoming($0, at: date) == root }
@@ -113,7 +113,7 @@ public struct TrustStoreCheck: Codable, Sendable {
                 base: store.base,
                 path: store.basePath,
                 caFiles: store.caFiles,
-                certificates: roots.count
+                certificates: store.count
             ),
             roots: table,
             environments: verdicts,

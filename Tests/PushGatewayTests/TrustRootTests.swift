@@ -56,7 +56,7 @@ import X509
         let store = try TrustStore.load()
         #expect(store.base == .system)
         let root = try Self.root("USERTrust RSA Certification Authority")
-        let found = try #require(store.baseRoots.first { TrustStore.spkiSHA256($0) == root.spkiSHA256 })
+        let found = try #require(store.candidates.first { TrustStore.spkiSHA256($0) == root.spkiSHA256 })
         var verifier = Verifier(rootCertificates: CertificateStore.systemTrustRoots) { RFC5280Policy() }
         let result = await verifier.validate(leaf: found, intermediates: CertificateStore())
         guard case .validCertificate = result else {
