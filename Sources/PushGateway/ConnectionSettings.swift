@@ -12,6 +12,12 @@ public struct ConnectionSettings: Sendable {
     public var gateway: String?
     /// Extra trust roots (PEM or DER files).
     public var caFiles: [String]
+    /// A CA bundle trusted in place of the system's roots (``caFiles`` add to it).
+    public var caBundle: String?
+    /// Connect over this family only; nil races both (Happy Eyeballs).
+    public var addressFamily: AddressFamily?
+    /// Addresses to use for a host and port instead of asking DNS.
+    public var fixedAddresses: [FixedAddress]
     /// An explicit proxy URL; nil falls back to `HTTPS_PROXY` (see ``ProxySettings/resolve(explicit:for:environment:)``).
     public var proxy: String?
     /// Seconds allowed for each phase (DNS, TCP, TLS, HTTP/2) and for each request.
@@ -24,6 +30,9 @@ public struct ConnectionSettings: Sendable {
         port: Int? = nil,
         gateway: String? = nil,
         caFiles: [String] = [],
+        caBundle: String? = nil,
+        addressFamily: AddressFamily? = nil,
+        fixedAddresses: [FixedAddress] = [],
         proxy: String? = nil,
         timeout: Double = 10,
         processEnvironment: [String: String] = ProcessInfo.processInfo.environment
@@ -32,6 +41,9 @@ public struct ConnectionSettings: Sendable {
         self.port = port
         self.gateway = gateway
         self.caFiles = caFiles
+        self.caBundle = caBundle
+        self.addressFamily = addressFamily
+        self.fixedAddresses = fixedAddresses
         self.proxy = proxy
         self.timeout = timeout
         self.processEnvironment = processEnvironment
@@ -103,6 +115,9 @@ public struct ConnectionSettings: Sendable {
         let resolution = try Endpoint.resolve(environment: environment, port: port, gateway: gateway)
         var configuration = GatewayConfiguration(endpoint: resolution.endpoint, credential: client)
         configuration.caFiles = caFiles
+        configuration.caBundle = caBundle
+        configuration.addressFamily = addressFamily
+        configuration.fixedAddresses = fixedAddresses
         let proxy = try ProxySettings.resolve(
             explicit: self.proxy,
             for: resolution.endpoint.host,

@@ -60,18 +60,40 @@ public struct GatewayConfiguration: Sendable {
         var useNIODefaultWindows = false
     }
 
+    /// HTTP/2 PING on a quiet connection (see ``KeepAliveHandler``).
+    public struct KeepAlive: Sendable {
+        /// Seconds without a byte from the server before a PING is sent.
+        public var interval: Double = 60
+        /// Seconds the PING's ACK may take before the connection is closed as dead.
+        public var timeout: Double = 20
+        public init(interval: Double = 60, timeout: Double = 20) {
+            self.interval = interval
+            self.timeout = timeout
+        }
+    }
+
     public var endpoint: Endpoint
     public var credential: ClientCredential
     /// Extra trust roots (PEM or DER files), for a local gateway or a corporate proxy's CA.
     public var caFiles: [String] = []
     /// Whether the operating system's roots are trusted too (true unless told otherwise).
     public var trustSystemRoots = true
+    /// A CA bundle (PEM) trusted in place of the operating system's roots; ``caFiles`` still
+    /// add to it.
+    public var caBundle: String?
+    /// Connect over this address family only; nil: every address the name has, raced as
+    /// Happy Eyeballs (RFC 8305) races them.
+    public var addressFamily: AddressFamily?
+    /// Addresses to use for a host and port instead of asking DNS (as curl's `--resolve`).
+    public var fixedAddresses: [FixedAddress] = []
     /// An HTTP CONNECT proxy (`http://[user:password@]host:port`), as HTTPS_PROXY gives it.
     public var proxy: URL?
     /// Where ``proxy`` came from, in words an error can name (`HTTPS_PROXY`, `--proxy`).
     public var proxyOrigin: String?
     public var timeouts = Timeouts()
     public var http2Limits = HTTP2Limits()
+    /// PINGs on a quiet connection; nil sends none.
+    public var keepAlive: KeepAlive? = KeepAlive()
     /// Dates provider tokens; tests inject their own.
     public var clock: GatewayClock = .system
     /// Provider tokens are renewed at this age (APNs wants 20 to 60 minutes).

@@ -26,53 +26,60 @@ extension GatewayConnection {
         return (host, proxy.port ?? (proxy.scheme == "https" ? 443 : 80))
     }
 
-    func connectTCP(_ addresses: [SocketAddress]) async throws -> (any Channel, SocketAddress) {
+    /// Connects to one of `addresses` (all of `host`'s, or of the one family asked for) the
+    /// Happy Eyeballs way (RFC 8305), as NIO's `ClientBootstrap` does for a host name: IPv6 and
+    /// IPv4 interleaved, the next attempt started 250 ms after the last or as soon as it fails,
+    /// the first to connect kept. A family that refuses or drops its packets then costs a
+    /// quarter of a second, not the whole timeout, which bounds the phase as a whole.
+    func connectTCP(
+        _ addresses: [SocketAddress],
+        host: String,
+        port: Int
+    ) async throws -> (any Channel, SocketAddress) {
         let timeout = configuration.timeouts.connect
-        var lastError: GatewayError?
-        // Addresses in the resolver's order; the first that answers wins.
-        for address in addresses {
-            let bootstrap = ClientBootstrap(group: group)
-                .connectTimeout(Self.amount(timeout))
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            do {
-                let channel = try await bootstrap.connect(to: address).get()
-                return (channel, address)
-            } catch let error as ChannelError where error == .connectTimeout(Self.amount(timeout)) {
-                lastError = .connectTimeout(address.displayString, seconds: timeout)
-            } catch let error as IOError where error.errnoCode == ECONNREFUSED {
-                lastError = lastError ?? .connectionRefused(address.displayString)
-            } catch let error as NIOConnectionError {
-                lastError = Self.classify(error, address: address, timeout: timeout)
-            } catch {
-                if case ChannelError.connectTimeout = error {
-                    lastError = .connectTimeout(address.displayString, seconds: timeout)
-                } else if let io = error as? IOError, io.errnoCode == ECONNREFUSED {
-                    lastError = .connectionRefused(address.displayString)
-                } else {
-                    lastError = GatewayError(
-                        .connectFailed,
-                        "Connecting to \(address.displayString) failed: \(UserFacing.describe(error)).",
-                        hint: "Check the network route to the gateway.",
-                        isRetryable: true
-                    )
-                }
-            }
+        let loop = group.next()
+        let bootstrap = ClientBootstrap(group: loop)
+            .connectTimeout(Self.amount(timeout))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .resolver(ResolvedAddresses(loop: loop, addresses: addresses))
+        let shown = addresses.count == 1 ? addresses[0].displayString : Endpoint(host: host, port: port).description
+        do {
+            let channel = try await bootstrap.connect(host: host, port: port).get()
+            return (channel, channel.remoteAddress ?? addresses[0])
+        } catch let error as NIOConnectionError {
+            throw Self.classify(error, shown: shown, timeout: timeout)
+        } catch {
+            if case ChannelError.connectTimeout = error { throw GatewayError.connectTimeout(shown, seconds: timeout) }
+            if let io = error as? IOError, io.errnoCode == ECONNREFUSED { throw GatewayError.connectionRefused(shown) }
+            throw GatewayError(
+                .connectFailed,
+                "Connecting to \(shown) failed: \(UserFacing.describe(error)).",
+                hint: "Check the network route to the gateway.",
+                isRetryable: true
+            )
         }
-        throw lastError ?? GatewayError(.connectFailed, "No address to connect to.")
     }
 
-    static func classify(_ error: NIOConnectionError, address: SocketAddress, timeout: Double) -> GatewayError {
-        for failure in error.connectionErrors.map(\.error) {
-            if let io = failure as? IOError, io.errnoCode == ECONNREFUSED {
-                return .connectionRefused(address.displayString)
-            }
-            if case ChannelError.connectTimeout = failure {
-                return .connectTimeout(address.displayString, seconds: timeout)
-            }
+    /// Every address failed: refused when each one refused, else the first other failure, with
+    /// each address's failure named when there were several.
+    static func classify(_ error: NIOConnectionError, shown: String, timeout: Double) -> GatewayError {
+        let failures = error.connectionErrors
+        func refused(_ failure: SingleConnectionFailure) -> Bool {
+            (failure.error as? IOError)?.errnoCode == ECONNREFUSED
+        }
+        if !failures.isEmpty, failures.allSatisfy(refused) {
+            return .connectionRefused(failures.map(\.target.displayString).joined(separator: " and "))
+        }
+        if failures.contains(where: { if case ChannelError.connectTimeout = $0.error { true } else { false } }) {
+            return .connectTimeout(shown, seconds: timeout)
+        }
+        let each = failures.map { failure in
+            "\(failure.target.displayString) \(refused(failure) ? "refused" : UserFacing.describe(failure.error))"
         }
         return GatewayError(
             .connectFailed,
-            "Connecting to \(address.displayString) failed: \(UserFacing.describe(error)).",
+            "Connecting to \(shown) failed: \(each.isEmpty ? UserFacing.describe(error) : each.joined(separator: "; ")).",
+            hint: "Check the network route to the gateway.",
             isRetryable: true
         )
     }

@@ -49,6 +49,12 @@ extension GatewayConnection {
                     try context.pipeline.syncOperations.addHandler(batching)
                     connection.update { $0.batching = batching }
                 }
+                if let keepAlive = connection.configuration.keepAlive {
+                    // Under HTTP/2, where every byte read counts as the server being there.
+                    try context.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: Self.amount(keepAlive.interval))
+                    )
+                }
                 var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
                 if let frameStreams = connection.frameStreams {
                     var bulk = Self.connectionConfiguration(limits)
@@ -72,6 +78,11 @@ extension GatewayConnection {
                         streamConfiguration: Self.streamConfiguration(limits),
                         inboundStreamInitializer: { stream in stream.close() }
                     )  // APNs never pushes
+                }
+                if let keepAlive = connection.configuration.keepAlive {
+                    try context.pipeline.syncOperations.addHandler(
+                        KeepAliveHandler(connection: connection, timeout: Self.amount(keepAlive.timeout))
+                    )
                 }
                 try context.pipeline.syncOperations.addHandler(
                     ConnectionObserver(connection: connection, settings: settingsResult)
@@ -99,6 +110,7 @@ extension GatewayConnection {
                 $0.report.serverCertificates = outcome.presented
                 $0.report.trust = outcome.verdict
                 $0.report.trustDetail = outcome.detail
+                $0.report.anchor = outcome.anchor
             }
             throw tlsError(error, outcome: outcome, address: addressText)
         }
@@ -114,6 +126,7 @@ extension GatewayConnection {
             $0.report.serverCertificates = outcome.presented
             $0.report.trust = outcome.verdict
             $0.report.trustDetail = outcome.detail
+            $0.report.anchor = outcome.anchor
         }
         onTLSDone()
 
@@ -247,9 +260,12 @@ extension GatewayConnection {
             }
         }
         let custom = try ServerTrustEvaluator.loadCertificates(paths: configuration.caFiles)
+        let bundle = try configuration.caBundle.map(TrustStore.loadBundle)
         let source: HandshakeReport.TrustSource =
-            configuration.trustSystemRoots ? (custom.isEmpty ? .system : .systemAndCustom) : .custom
-        if configuration.trustSystemRoots && custom.isEmpty {
+            bundle != nil
+            ? (custom.isEmpty ? .bundle : .bundleAndCustom)
+            : configuration.trustSystemRoots ? (custom.isEmpty ? .system : .systemAndCustom) : .custom
+        if bundle == nil && configuration.trustSystemRoots && custom.isEmpty {
             // Only the system's roots can judge this server: swift-certificates starts reading
             // them in the background when first named, so name them now, while DNS, TCP and TLS
             // take their time.
@@ -271,6 +287,7 @@ extension GatewayConnection {
                 host: configuration.endpoint.host,
                 customRoots: custom,
                 trustSystemRoots: configuration.trustSystemRoots,
+                bundleRoots: bundle,
                 clock: configuration.clock
             ),
             source

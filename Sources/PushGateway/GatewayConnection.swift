@@ -41,6 +41,8 @@ public final class GatewayConnection: Sendable {
         var maxOpenStreams = 0
         var streamsOpened = 0
         var batching: BatchingHandler?
+        var pingsSent = 0
+        var pingsAnswered = 0
     }
 
     let state: NIOLockedValueBox<State>
@@ -119,6 +121,12 @@ public final class GatewayConnection: Sendable {
     /// The most streams this side had open at once (requests written and not yet answered).
     public var maxObservedConcurrentStreams: Int { state.withLockedValue { $0.maxOpenStreams } }
 
+    /// PINGs sent on this quiet connection, and those the server answered.
+    public var pings: (sent: Int, answered: Int) { state.withLockedValue { ($0.pingsSent, $0.pingsAnswered) } }
+
+    /// Why the connection ended, in words, once it has.
+    public var closedBecause: String? { state.withLockedValue { $0.isClosed ? $0.closeDetail : nil } }
+
     /// The GOAWAY the server sent, if it sent one.
     public var goAway: GatewayError.GoAwayInfo? { state.withLockedValue { $0.goAway } }
 
@@ -156,7 +164,9 @@ public final class GatewayConnection: Sendable {
             let addresses = try await Resolver.resolve(
                 host: target.host,
                 port: target.port,
-                timeout: Self.amount(configuration.timeouts.dns)
+                timeout: Self.amount(configuration.timeouts.dns),
+                family: configuration.addressFamily,
+                fixed: configuration.fixedAddresses
             )
             let dnsDuration = Self.seconds(since: mark)
             update {
@@ -166,12 +176,13 @@ public final class GatewayConnection: Sendable {
 
             phase = "tcp"
             mark = DispatchTime.now()
-            let (channel, address) = try await connectTCP(addresses)
+            let (channel, address) = try await connectTCP(addresses, host: target.host, port: target.port)
             let tcpDuration = Self.seconds(since: mark)
             update {
                 $0.channel = channel
                 $0.report.tcpConnectDuration = tcpDuration
                 $0.report.resolvedAddress = address.displayString
+                $0.report.addressFamily = AddressFamily(of: address)?.rawValue
             }
 
             if let proxy = configuration.proxy {

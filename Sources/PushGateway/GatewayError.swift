@@ -216,6 +216,8 @@ extension ErrorCode {
     public static let dnsFailed = ErrorCode("dns_failed")
     /// Name resolution took longer than its timeout.
     public static let dnsTimeout = ErrorCode("dns_timeout")
+    /// The host has no address of the one family asked for.
+    public static let noAddressForFamily = ErrorCode("no_address_for_family")
     /// Nothing listens on the port (TCP RST).
     public static let connectionRefused = ErrorCode("connection_refused")
     /// The TCP connection failed in another way (unreachable network, reset).

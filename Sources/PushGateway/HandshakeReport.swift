@@ -34,6 +34,31 @@ public struct HandshakeReport: Codable, Sendable {
         case systemAndCustom = "system_and_custom"
         /// Only the CA file(s) given.
         case custom
+        /// A CA bundle given in place of the system's store (``GatewayConfiguration/caBundle``).
+        case bundle
+        /// That bundle plus the CA file(s) given.
+        case bundleAndCustom = "bundle_and_custom"
+    }
+
+    /// The root the server's chain was verified up to: the trust anchor.
+    public struct Anchor: Codable, Sendable, Equatable {
+        /// Which of the trusted roots it is.
+        public enum Origin: String, Codable, Sendable {
+            /// The system's trust store.
+            case system
+            /// The CA bundle given in place of the system's.
+            case bundle
+            /// A CA file given on top (a local gateway's CA, a proxy's).
+            case caFile = "ca_file"
+        }
+        public var subject: String
+        /// SHA-256 of its SubjectPublicKeyInfo, lower-case hex (as ``APNsTrustRoot/spkiSHA256``).
+        public var spkiSHA256: String
+        /// SHA-256 of its certificate's DER, as ``CertificateInfo/sha256``.
+        public var sha256: String
+        public var origin: Origin
+        /// The name of the APNs root it is (``APNsTrustRoots/table``); nil for any other root.
+        public var apnsRoot: String?
     }
 
     public var endpoint: Endpoint
@@ -41,8 +66,10 @@ public struct HandshakeReport: Codable, Sendable {
     public var proxy: String?
     /// The address connected to (the proxy's when there is one).
     public var resolvedAddress: String?
-    /// Every address the name resolved to.
+    /// Every address the name resolved to (of the family asked for, when one was).
     public var resolvedAddresses: [String] = []
+    /// `ipv4` or `ipv6`: the family of ``resolvedAddress``.
+    public var addressFamily: String?
 
     public var dnsDuration: Double?
     public var tcpConnectDuration: Double?
@@ -64,6 +91,8 @@ public struct HandshakeReport: Codable, Sendable {
     public var trustSource: TrustSource = .system
     /// Why the chain was not trusted, as the verifier said it.
     public var trustDetail: String?
+    /// The root the chain was verified up to, when it was.
+    public var anchor: Anchor?
 
     /// The server's SETTINGS, by name (`SETTINGS_MAX_CONCURRENT_STREAMS`...).
     public var serverSettings: [String: UInt32] = [:]

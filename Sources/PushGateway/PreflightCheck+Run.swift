@@ -16,10 +16,14 @@ public struct PreflightRun: Sendable {
     public var reports: [PreflightReport]
     /// One per app; nil when credentials were named.
     public var apps: [AppVerdict]?
+    /// Whether the trust store holds the root APNs chains to (nil for a gateway not Apple's).
+    public var trustStore: TrustStoreCheck?
 
     /// 0 every app or credential is ready; 1 one is not; 2 one could not be checked (and none
     /// was found unfit).
     public var exitStatus: Int32 {
+        // A trust store without APNs' root makes every connection to APNs fail: not ready.
+        if trustStore?.ready == false { return 1 }
         if let apps { return AppVerdict.exitStatus(apps) }
         let fitness = reports.map(\.fitness)
         return fitness.contains(.unfit) ? 1 : fitness.contains(.couldNotCheck) ? 2 : 0
@@ -31,6 +35,8 @@ extension PreflightCheck {
     public enum Progress: Sendable {
         case app(AppPreflight)
         case credential(PreflightReport)
+        /// The trust store checked, before any credential (only for Apple's gateways).
+        case trustStore(TrustStoreCheck)
     }
 
     /// Preflights `target`: the named credentials one after the other, or each app of `store`
@@ -41,6 +47,19 @@ extension PreflightCheck {
         store: CredentialStore,
         loader: CredentialLoader,
         each: (Progress) -> Void = { _ in }
+    ) async throws -> PreflightRun {
+        let trust = try trustStoreCheck()
+        if let trust { each(.trustStore(trust)) }
+        var run = try await credentialsRun(target, store: store, loader: loader, each: each)
+        run.trustStore = trust
+        return run
+    }
+
+    private func credentialsRun(
+        _ target: PreflightTarget,
+        store: CredentialStore,
+        loader: CredentialLoader,
+        each: (Progress) -> Void
     ) async throws -> PreflightRun {
         switch target {
         case .credentials(let names):

@@ -79,7 +79,8 @@ public struct PreflightCheck: Sendable {
             report.error = Self.reported(error)
             return report
         }
-        let outcome = await HandshakeCheck.run(configuration: plan.configuration, topic: topic, authCheck: true)
+        let (outcome, fallback) = await probe(credential, configuration: plan.configuration, topic: topic)
+        report.portFallback = fallback
         report.handshake = outcome.handshake
         report.authCheck = outcome.authCheck
         if let error = outcome.error {
@@ -106,6 +107,8 @@ public struct PreflightReport: Encodable, Sendable {
     public var connectionError: GatewayError?
     /// True when the credential came from the store (``credential`` is then its alias).
     public var isStored = false
+    /// Port 443 could not be reached and 2197 was tried.
+    public var portFallback: PortFallback?
 
     public init(credential: String, ready: Bool = false, topic: String? = nil, findings: [Finding] = []) {
         self.credential = credential
@@ -118,6 +121,6 @@ public struct PreflightReport: Encodable, Sendable {
     public var blockingFinding: Finding? { findings.first(where: PreflightCheck.isBlocking) }
 
     enum CodingKeys: String, CodingKey {
-        case credential, ready, topic, findings, handshake, authCheck, error
+        case credential, ready, topic, findings, handshake, authCheck, error, portFallback
     }
 }

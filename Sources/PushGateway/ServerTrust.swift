@@ -21,26 +21,41 @@ final class ServerTrustEvaluator: Sendable {
         var presented: [HandshakeReport.CertificateInfo] = []
         var verdict: HandshakeReport.TrustVerdict = .notChecked
         var detail: String?
+        /// The root the chain was verified up to.
+        var anchor: HandshakeReport.Anchor?
     }
 
     let host: String
     /// The roots given (`--ca`), tried on their own first when the system's are trusted too.
     let customRoots: [Certificate]
     let trustSystemRoots: Bool
+    /// A bundle's roots, trusted in place of the system's (nil: the system's, when trusted).
+    let bundleRoots: [Certificate]?
     let clock: GatewayClock
     private let outcomeBox = NIOLockedValueBox(Outcome())
 
-    init(host: String, customRoots: [Certificate], trustSystemRoots: Bool, clock: GatewayClock) {
+    init(
+        host: String,
+        customRoots: [Certificate],
+        trustSystemRoots: Bool,
+        bundleRoots: [Certificate]? = nil,
+        clock: GatewayClock
+    ) {
         self.host = host
         self.customRoots = customRoots
         self.trustSystemRoots = trustSystemRoots
+        self.bundleRoots = bundleRoots
         self.clock = clock
     }
+
+    /// The roots trusted besides those given as CA files: a bundle's, the system's, or none.
+    var usesBaseRoots: Bool { trustSystemRoots || bundleRoots != nil }
 
     /// Every root trusted. Reading the system's store parses every certificate of the
     /// machine's bundle, a large share of a cold `send` (docs/performance.md): it is only read
     /// when needed.
     var allRoots: CertificateStore {
+        if let bundleRoots { return CertificateStore(bundleRoots + customRoots) }
         guard trustSystemRoots else { return CertificateStore(customRoots) }
         return customRoots.isEmpty
             ? CertificateStore.systemTrustRoots : CertificateStore.systemTrustRoots.appending(contentsOf: customRoots)
@@ -72,28 +87,27 @@ final class ServerTrustEvaluator: Sendable {
         let host = self.host
         let now = clock.now()
         let isIP = Self.isIPAddress(host)
-        let customFirst = trustSystemRoots && !customRoots.isEmpty ? CertificateStore(customRoots) : nil
+        let customFirst = usesBaseRoots && !customRoots.isEmpty ? CertificateStore(customRoots) : nil
         Task {
-            func validForThisServer(_ roots: CertificateStore) async -> Bool {
+            func validForThisServer(_ roots: CertificateStore) async -> [Certificate]? {
                 var verifier = Verifier(rootCertificates: roots) {
                     RFC5280Policy()
                     ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
                 }
-                if case .validCertificate = await verifier.validate(leaf: leaf, intermediates: intermediates) {
-                    return true
+                if case .validCertificate(let chain) = await verifier.validate(leaf: leaf, intermediates: intermediates)
+                {
+                    return Array(chain)
                 }
-                return false
+                return nil
             }
             // A chain to a root given with --ca is trusted whatever the system's store holds,
             // so that store is only read when the chain does not end at one of those.
-            let trusted: Bool
-            if let customFirst, await validForThisServer(customFirst) {
-                trusted = true
-            } else {
-                trusted = await validForThisServer(self.allRoots)
-            }
-            if trusted {
+            var chain: [Certificate]?
+            if let customFirst { chain = await validForThisServer(customFirst) }
+            if chain == nil { chain = await validForThisServer(self.allRoots) }
+            if let chain, let root = chain.last {
                 self.record(verdict: .trusted, detail: nil, presented: infos)
+                self.recordAnchor(root)
                 promise.succeed(.certificateVerified)
                 return
             }
@@ -145,6 +159,22 @@ final class ServerTrustEvaluator: Sendable {
             outcome.detail = detail
             if !presented.isEmpty { outcome.presented = presented }
         }
+    }
+
+    /// The root a verified chain ends at, where it came from, and which APNs root it is.
+    private func recordAnchor(_ root: Certificate) {
+        let spki = TrustStore.spkiSHA256(root)
+        let origin: HandshakeReport.Anchor.Origin =
+            customRoots.contains(root) ? .caFile : bundleRoots != nil ? .bundle : .system
+        let anchor = HandshakeReport.Anchor(
+            subject: root.subject.description,
+            spkiSHA256: spki,
+            sha256: Self.info(root).sha256,
+            origin: origin,
+            apnsRoot: APNsTrustRoots.table.first { $0.spkiSHA256 == spki && $0.subject == root.subject.description }?
+                .name
+        )
+        outcomeBox.withLockedValue { $0.anchor = anchor }
     }
 
     static func info(_ certificate: Certificate) -> HandshakeReport.CertificateInfo {

@@ -1,5 +1,6 @@
 import Foundation
 import PushCredentials
+import PushGateway
 
 /// The series of a check: x509-certificate-exporter's family for every certificate judged, so
 /// that its rules and dashboards see push certificates, and apnsctl's own series for what only
@@ -12,7 +13,24 @@ public enum CheckMetrics {
         renderCredentials(run, into: &out)
         renderTokenKeys(run, into: &out)
         renderApps(run, into: &out)
+        renderTrustRoots(TrustStoreCheck.systemCached(at: run.date), into: &out)
         return out.text
+    }
+
+    /// Whether the system's trust store holds each root of APNs' table (docs/connectivity.md).
+    static func renderTrustRoots(_ check: TrustStoreCheck?, into out: inout MetricsText) {
+        guard let check else { return }
+        out.family(
+            "apnsctl_trust_root_present",
+            "1 when the system's trust store holds the APNs root (status: current, upcoming or previous), else 0."
+        )
+        for root in check.roots {
+            out.sample(
+                "apnsctl_trust_root_present",
+                [("root", root.name), ("status", root.role.rawValue)],
+                root.present ? 1 : 0
+            )
+        }
     }
 
     static func renderStatus(_ run: CheckRun, into out: inout MetricsText) {

@@ -19,7 +19,7 @@ struct APNSCtl: AsyncParsableCommand {
         version: APNSCtlVersion.text,
         subcommands: [
             Inspect.self, Request.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self,
-            Handshake.self, Send.self, Channels.self,
+            Handshake.self, Send.self, Channels.self, Trust.self,
             Preflight.self, Gateway.self, Exporter.self, Team.self,
         ]
     )

@@ -36,7 +36,8 @@ struct HelpExamplesTests {
     static let order: [[String]] = [
         ["gateway"], ["gateway", "mint-identity"], ["gateway", "serve"], ["request"], ["inspect"], ["import"],
         ["list"], ["update"], ["check"], ["handshake"], ["send"], ["channels"], ["channels", "create"],
-        ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["exporter"], ["export"],
+        ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["trust"], ["exporter"],
+        ["export"],
         ["remove"],
         ["team"], ["team", "init"], ["team", "join"], ["team", "add"], ["team", "remove"], ["team", "sync"],
         ["team", "status"],

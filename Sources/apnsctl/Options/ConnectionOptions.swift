@@ -32,6 +32,30 @@ struct ConnectionOptions: ParsableArguments {
     )
     var ca: [String] = []
 
+    @Option(
+        name: .customLong("ca-bundle"),
+        help: ArgumentHelp(
+            "Trust the roots in this PEM bundle instead of the system's trust store (--ca still adds to it).",
+            valueName: "FILE"
+        ),
+        completion: .pemFile
+    )
+    var caBundle: String?
+
+    @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Connect over IPv4 only.")
+    var ipv4 = false
+
+    @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Connect over IPv6 only.")
+    var ipv6 = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Use these addresses for HOST:PORT instead of DNS, as curl's --resolve (IPv6 in brackets). Repeatable.",
+            valueName: "HOST:PORT:ADDR[,ADDR]"
+        )
+    )
+    var resolve: [String] = []
+
     @Option(help: ArgumentHelp("HTTP CONNECT proxy (default: $HTTPS_PROXY).", valueName: "URL"))
     var proxy: String?
 
@@ -44,6 +68,14 @@ struct ConnectionOptions: ParsableArguments {
     var timeout: Double = 10
 
     func validate() throws {
+        if ipv4 && ipv6 {
+            throw ValidationError("Give -4 or -6, not both: without either, both families are tried (Happy Eyeballs).")
+        }
+        for entry in resolve {
+            do { _ = try FixedAddress.parse(entry) } catch let error as GatewayError {
+                throw ValidationError("--resolve: \(error.message) \(error.hint ?? "")")
+            }
+        }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535.") }
         if !timeout.isFinite || timeout <= 0 || timeout > 3600 {
             throw ValidationError("--timeout must be more than 0 and at most 3600 seconds.")
@@ -65,6 +97,9 @@ struct ConnectionOptions: ParsableArguments {
             port: port,
             gateway: gateway,
             caFiles: ca,
+            caBundle: caBundle,
+            addressFamily: ipv4 ? .ipv4 : ipv6 ? .ipv6 : nil,
+            fixedAddresses: resolve.compactMap { try? FixedAddress.parse($0) },
             proxy: proxy,
             timeout: timeout
         )

@@ -95,13 +95,19 @@ enum ErrorHints {
             return
                 "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (--proxy URL or HTTPS_PROXY)."
         case .caFileUnreadable:
-            return "Check the path given with --ca."
+            return error.message.contains("CA bundle")
+                ? "Check the path given with --ca-bundle." : "Check the path given with --ca."
+        case .caFileInvalid where error.message.contains("CA bundle"):
+            return "Give --ca-bundle a PEM bundle of root certificates, such as /etc/ssl/certs/ca-certificates.crt."
+        case .noAddressForFamily:
+            let other = error.hint?.contains("IPv4") == true ? "-4" : "-6"
+            return "Give \(other) instead, or neither -4 nor -6 to try both families (Happy Eyeballs)."
         case .caFileInvalid:
             return
                 "Give --ca a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the one `apnsctl gateway serve` writes with --ca-out."
         case .tlsUntrusted:
             return
-                "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or give the root with --ca. For a local gateway, give its CA with --ca."
+                "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or give the root with --ca (`apnsctl trust` checks the store before connecting). For a local gateway, give its CA with --ca."
         case .cannotListen where error is LocalGatewayError:
             return "Pick another --port, or --port 0 for any free port (with --port-file FILE to learn which)."
         case .invalidCA:

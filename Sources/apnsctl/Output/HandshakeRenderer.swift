@@ -38,7 +38,16 @@ struct HandshakeRenderer {
         }
         lines.append("")
         var rows: [(String, String)] = []
-        if let address = report.resolvedAddress { rows.append(("Address", address)) }
+        if let address = report.resolvedAddress {
+            let family = report.addressFamily.flatMap(AddressFamily.init(rawValue:)).map { " (\($0.name))" } ?? ""
+            let others = report.resolvedAddresses.filter { $0 != address }
+            rows.append(
+                (
+                    "Address",
+                    address + family + (others.isEmpty ? "" : ", of \(report.resolvedAddresses.count) resolved")
+                )
+            )
+        }
         if let proxy = report.proxy { rows.append(("Proxy", proxy)) }
         var tls = report.tlsVersion ?? "—"
         if let cipher = report.cipherSuite { tls += ", \(cipher)" }
@@ -56,6 +65,7 @@ struct HandshakeRenderer {
             )
         }
         rows.append(("Trust", trust(report)))
+        if let anchor = report.anchor { rows.append(("Anchor", self.anchor(anchor, endpoint: report.endpoint))) }
         if let streams = report.maxConcurrentStreams { rows.append(("HTTP/2", "MAX_CONCURRENT_STREAMS \(streams)")) }
         let width = rows.map(\.0.count).max() ?? 0
         for (label, value) in rows {
@@ -75,6 +85,8 @@ struct HandshakeRenderer {
         case .system: source = "system trust store"
         case .systemAndCustom: source = "system trust store + --ca"
         case .custom: source = "--ca only"
+        case .bundle: source = "--ca-bundle"
+        case .bundleAndCustom: source = "--ca-bundle + --ca"
         }
         let detail = report.trustDetail.map { " — \($0)" } ?? ""
         switch report.trust {
@@ -85,6 +97,25 @@ struct HandshakeRenderer {
         case .expired: return style.paint("✗ expired or not yet valid", .red, .bold) + detail
         case .notChecked: return style.paint("not checked (the handshake stopped before)", .dim)
         }
+    }
+
+    /// The root the chain ends at, where it came from, and whether it is APNs' root.
+    private func anchor(_ anchor: HandshakeReport.Anchor, endpoint: Endpoint) -> String {
+        let origin: String
+        switch anchor.origin {
+        case .system: origin = "system trust store"
+        case .bundle: origin = "--ca-bundle"
+        case .caFile: origin = "--ca"
+        }
+        var text = "\(Untrusted.display(anchor.subject)) (\(origin))"
+        if let root = anchor.apnsRoot {
+            text += "\n" + style.paint("APNs' root \"\(root)\"", .dim)
+        } else if endpoint.isApple {
+            text +=
+                "\n" + style.paint("not an APNs root: something between here and APNs signs this connection", .yellow)
+        }
+        text += "\n" + style.paint("SPKI SHA-256 \(anchor.spkiSHA256)", .dim)
+        return text
     }
 
     static func milliseconds(_ seconds: Double) -> String {

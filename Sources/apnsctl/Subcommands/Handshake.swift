@@ -13,6 +13,12 @@ struct Handshake: AsyncParsableCommand {
             and the server's MAX_CONCURRENT_STREAMS. Before connecting it warns when the credential does \
             not cover the environment or topic, or has expired.
 
+            The report names the address connected to and the anchor: the root the server's chain was \
+            verified up to, where it came from (system trust store, --ca-bundle, --ca) and whether it is \
+            one of APNs' roots. Without -4 or -6 every address of the name is tried the Happy Eyeballs \
+            way (RFC 8305: IPv6 and IPv4 interleaved, a new attempt every 250 ms); --resolve gives a \
+            name its addresses without DNS.
+
             --auth-check also sends one notification to a made-up device token: APNs answers 400 \
             BadDeviceToken only after it has accepted the credential and topic, and 403 when it has not, \
             so no device is notified either way.

@@ -20,9 +20,17 @@ struct Preflight: AsyncParsableCommand {
             development app found in the store (not named) is reported as sandbox only in a \
             production preflight, not as a failure.
 
-            Exit status: 0 every app (or named credential) ready; 1 an app has no fit credential \
-            (or a named credential would not work); 2 nothing could be judged for an app (network, \
-            DNS, TLS or proxy failure, Secret Service out of reach), no credential, store unreadable.
+            Against Apple's gateways it first checks, without connecting, that the trust store \
+            (the system's, or --ca-bundle, plus every --ca) holds the root APNs' servers chain to \
+            ("USERTrust RSA Certification Authority" since 2025); a store without it is not ready. \
+            Against another gateway (--gateway HOST, a local gateway) each handshake reports the \
+            root its chain ended at instead. When no port is given and port 443 cannot be reached \
+            over TCP, port 2197 is tried, and the line says which worked.
+
+            Exit status: 0 every app (or named credential) ready; 1 the trust store lacks APNs' \
+            root, or an app has no fit credential (or a named credential would not work); 2 nothing \
+            could be judged for an app (network, DNS, TLS or proxy failure, Secret Service out of \
+            reach), no credential, store unreadable.
 
             Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
             without --gateway and --ca they go to APNs itself. The .p12 password is in the \
@@ -91,6 +99,8 @@ struct Preflight: AsyncParsableCommand {
                     print(renderApp(app.verdict, reports: app.reports.map(forCommandLine), style: style))
                 case .credential(let report):
                     print(render(forCommandLine(report), style: style))
+                case .trustStore(let trust):
+                    print(TrustRenderer(style: style).verdictLines(trust).joined(separator: "\n") + "\n")
                 }
             }
         }
@@ -105,11 +115,15 @@ struct Preflight: AsyncParsableCommand {
                     topics: topic,
                     ready: status == 0,
                     credentials: entries,
-                    apps: run.apps
+                    apps: run.apps,
+                    trustStore: run.trustStore
                 )
             )
         } else {
-            print("\n" + summary(entries: entries, verdicts: run.apps, status: status, style: style))
+            print(
+                "\n"
+                    + summary(entries: entries, verdicts: run.apps, trust: run.trustStore, status: status, style: style)
+            )
         }
         if status != 0 { throw ExitCode(status) }
     }
@@ -117,6 +131,7 @@ struct Preflight: AsyncParsableCommand {
     private func summary(
         entries: [PreflightReport],
         verdicts: [AppVerdict]?,
+        trust: TrustStoreCheck?,
         status: Int32,
         style: TerminalStyle
     )
@@ -133,6 +148,13 @@ struct Preflight: AsyncParsableCommand {
             let ready = entries.filter(\.ready).count
             text =
                 "\(ready) of \(entries.count) credential\(entries.count == 1 ? "" : "s") ready for \(environment)"
+        }
+        if let trust, !trust.ready {
+            return style.paint(
+                "✗ not ready: the trust store lacks the root APNs chains to (see above); " + text,
+                .red,
+                .bold
+            )
         }
         switch status {
         case 0: return style.paint("✓ " + text, .green, .bold)
@@ -221,6 +243,7 @@ struct Preflight: AsyncParsableCommand {
         }
         var lines = ["\(mark) \(style.paint(Untrusted.display(entry.credential), .bold))  \(verdict)"]
         if let hint { lines.append("    \(style.paint("→ " + hint, .dim))") }
+        if let fallback = entry.portFallback { lines.append("    \(style.paint("! ", .yellow))\(fallback.summary)") }
         for finding in entry.findings where !(PreflightCheck.isBlocking(finding) && lines[0].contains(finding.message))
         {
             lines.append(
@@ -241,6 +264,8 @@ struct PreflightOutput: Encodable {
     var credentials: [PreflightReport]
     /// With no credential named: one verdict per app.
     var apps: [AppVerdict]?
+    /// Whether the trust store holds APNs' root (Apple's gateways only).
+    var trustStore: TrustStoreCheck?
 }
 
 extension AppVerdict {
