@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP2
 import NIOSSL
+import PushTransport
 
 extension LocalGateway {
     /// A connection just accepted: admitted within the cap (taking the place of the connection

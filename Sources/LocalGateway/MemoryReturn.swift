@@ -42,7 +42,7 @@ final class MemoryReturn: Sendable {
     }
 
     /// glibc's `malloc_trim`, which the Glibc module does not import; nil elsewhere.
-    nonisolated(unsafe) private static let trim: (@convention(c) (Int) -> Int32)? = {
+    private static let trim: (@convention(c) (Int) -> Int32)? = {
         #if canImport(Glibc)
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
