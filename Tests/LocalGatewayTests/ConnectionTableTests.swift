@@ -36,11 +36,11 @@ import Testing
 
     @Test func atTheCapTheConnectionIdleTheLongestMakesRoom() {
         var (table, channels) = Self.filled(cap: 3, count: 3)
-        #expect(Self.shed(&table, 4, channels) == 1, "the oldest of three idle connections")
-        #expect(table.count == 3)
-        // Connection 2 answered something since: it is now the most recently idle.
+        // Connection 2 has answered something since it was accepted: the most recently idle.
         table.becameBusy(2)
         table.becameIdle(2)
+        #expect(Self.shed(&table, 4, channels) == 1, "the oldest of three idle connections")
+        #expect(table.count == 3)
         #expect(Self.shed(&table, 5, channels) == 3)
         #expect(Self.shed(&table, 6, channels) == 2)
     }
