@@ -43,13 +43,12 @@ struct GatewayConnectionBoundsTests {
         let folder = try TemporaryFolder()
         let stats = folder.path("stats.json")
         // The default cap (1,000 connections) with token keys: no certificate is needed to connect.
-        var gateway: GatewayProcess? = try GatewayProcess(
+        let running = try GatewayProcess(
             folder,
             name: "crowded",
             arguments: Self.keyArguments + ["--stats", stats],
             binary: CLI.throughputBinary
         )
-        let running = try #require(gateway)
         let pid = running.process.processIdentifier
         let clients = try IdleClients(folder, port: running.port, caFile: running.caFile)
         let opened = try clients.command("open 6000 100")
@@ -63,7 +62,7 @@ struct GatewayConnectionBoundsTests {
         let status = try clients.command("status")
         #expect((status["open"] as? Int ?? .max) <= 1_000, "\(status)")
 
-        gateway = nil  // stopped: it writes its statistics
+        running.stop()  // it writes its statistics as it stops
         let counted = try Self.statistics(stats)
         #expect(counted["connections_shed"] as? Int ?? 0 >= 5_000, "shedding is counted: \(counted)")
         #expect(counted["max_open_connections"] as? Int ?? .max <= 1_001, "\(counted)")
@@ -109,12 +108,11 @@ struct GatewayConnectionBoundsTests {
     @Test func atTheCapTheConnectionIdleTheLongestMakesRoom() throws {
         let folder = try TemporaryFolder()
         let stats = folder.path("stats.json")
-        var gateway: GatewayProcess? = try GatewayProcess(
+        let running = try GatewayProcess(
             folder,
             name: "capped",
             arguments: Self.keyArguments + ["--max-connections", "3", "--stats", stats]
         )
-        let running = try #require(gateway)
         let clients = try IdleClients(folder, port: running.port, caFile: running.caFile)
         let opened = try clients.command("open 3 1")  // numbers 0, 1, 2, in that order
         #expect(opened["opened"] as? Int == 3, "\(opened)")
@@ -129,7 +127,7 @@ struct GatewayConnectionBoundsTests {
         #expect(status["closed"] as? [Int] == [0, 1], "\(status)")
         #expect(status["open"] as? Int == 3, "\(status)")
 
-        gateway = nil
+        running.stop()
         let counted = try Self.statistics(stats)
         #expect(counted["connections_shed"] as? Int == 2, "\(counted)")
         #expect(counted["max_open_connections"] as? Int == 3, "\(counted)")
@@ -138,8 +136,8 @@ struct GatewayConnectionBoundsTests {
 
     @Test func maxConnectionsIsValidated() throws {
         let refused = try CLI.run(["gateway", "serve", "--max-connections", "0"], timeout: 20)
-        #expect(refused.status == 2)
-        #expect(refused.stderr.contains("--max-connections"), "\(refused.stderr)")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--max-connections is 1 or more"), "\(refused.stderr)")
         let help = try CLI.run(["gateway", "serve", "--help"], timeout: 20)
         for option in ["--max-connections", "--first-request-timeout", "--handshake-timeout", "--idle-timeout"] {
             #expect(help.stdout.contains(option), "\(option) in --help")

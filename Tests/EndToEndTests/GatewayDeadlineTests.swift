@@ -73,18 +73,17 @@ struct GatewayDeadlineTests {
         let script = folder.path("deadline.py")
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
         let stats = folder.path("stats.json")
-        var gateway: GatewayProcess? = try GatewayProcess(
+        let running = try GatewayProcess(
             folder,
             name: mode,
             arguments: GatewayUnderAttackTests.keyArguments + arguments + ["--stats", stats]
         )
-        let running = try #require(gateway)
         let result = try CLI.runProgram("python3", [script, String(running.port), running.caFile, mode], timeout: 60)
         let client = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
             "\(result.stdout) \(result.stderr)"
         )
-        gateway = nil  // stopped: it writes its statistics
+        running.stop()  // it writes its statistics as it stops
         return (client, try GatewayConnectionBoundsTests.statistics(stats))
     }
 
