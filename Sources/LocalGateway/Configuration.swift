@@ -119,9 +119,21 @@ extension LocalGateway {
         public var faults = Faults()
         /// A connection that has not finished its TLS handshake after this many seconds is closed.
         public var handshakeTimeout: Double = 30
+        /// A connection that has sent no request this many seconds after its TLS handshake
+        /// (PINGs and SETTINGS do not count) gets GOAWAY `{"reason":"IdleTimeout"}` and is
+        /// closed; nil waits for ever.
+        public var firstRequestTimeout: Double? = 60
         /// A connection that sends nothing for this many seconds gets GOAWAY with APNs' reason
         /// `{"reason":"IdleTimeout"}` and is closed; nil keeps idle connections open.
         public var idleTimeout: Double? = 300
+        /// The most connections held at once. A connection arriving at the cap takes the place
+        /// of the one idle the longest (no answer awaited; idle since it was accepted or since its
+        /// last answer), which gets GOAWAY `IdleTimeout` and is closed; when every connection
+        /// awaits an answer, the new one is closed at once.
+        /// Lowered at start when the process may not open that many descriptors (the soft limit
+        /// is raised first, up to the hard one): ``LocalGateway/connectionCap``.
+        public var maxConnections = Configuration.defaultMaxConnections
+        public static let defaultMaxConnections = 1_000
         /// The clock used to judge provider tokens' age.
         public var clock: GatewayClock = .system
 

@@ -40,6 +40,10 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
             streams.shutdown()
             return
         }
+        if event is GatewayShedEvent {
+            streams.shed()
+            return
+        }
         guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
             context.fireUserInboundEventTriggered(event)
             return

@@ -110,10 +110,12 @@ struct GatewayConnectionState {
     /// The gateway stops: GOAWAY `Shutdown`.
     mutating func shutdown() -> OnGoAway { goAway(reason: "Shutdown", deferred: false) }
 
-    /// Nothing read for the idle timeout: GOAWAY `IdleTimeout`, unless streams are open or
-    /// answers awaited (a connection waiting for answers is not idle: the client has nothing to say).
+    /// Nothing read for the idle timeout: GOAWAY `IdleTimeout`, unless answers are awaited (a
+    /// connection waiting for answers is not idle: the client has nothing to say). A request
+    /// whose rest has not come for that long does not keep the connection: it is refused,
+    /// unprocessed, with the GOAWAY.
     mutating func idleTimedOut() -> OnGoAway {
-        guard openStreams == 0, awaitingAnswer == 0 else { return .none }
+        guard awaitingAnswer == 0 else { return .none }
         return goAway(reason: "IdleTimeout", deferred: false)
     }
 

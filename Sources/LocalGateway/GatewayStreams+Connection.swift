@@ -93,6 +93,41 @@ extension GatewayStreams {
         if decided != .none { gateway.updateStatistics { $0.idleConnectionsClosed += 1 } }
         perform(decided)
     }
+
+    /// A new connection takes this one's place at the cap: GOAWAY `IdleTimeout` (APNs' reason for
+    /// a connection closed for doing nothing), then closed at once when nothing is in flight. A
+    /// request that arrived meanwhile is still answered, and the close follows its answer.
+    func shed() {
+        perform(state.goAway(reason: "IdleTimeout", deferred: false))
+        if streams.isEmpty, state.awaitingAnswer == 0 { context?.close(promise: nil) }
+    }
+
+    /// Starts the deadline for the connection's first request, from the end of its handshake.
+    func startFirstRequestDeadline(_ context: ChannelHandlerContext) {
+        guard let seconds = gateway.configuration.firstRequestTimeout, seconds > 0 else { return }
+        firstRequestDeadline = context.eventLoop.assumeIsolated().scheduleTask(
+            in: .nanoseconds(Int64(seconds * 1e9))
+        ) { [weak self] in
+            self?.firstRequestOverdue()
+        }
+    }
+
+    /// No request within the deadline (the client may have sent PINGs or SETTINGS, which keep the
+    /// idle timeout away): GOAWAY `IdleTimeout`, then closed.
+    private func firstRequestOverdue() {
+        firstRequestDeadline = nil
+        guard state.streamsSeen == 0, !isClosed else { return }
+        let decided = state.goAway(reason: "IdleTimeout", deferred: false)
+        guard decided != .none else { return }
+        gateway.updateStatistics { $0.firstRequestTimeouts += 1 }
+        perform(decided)
+        // Also when the GOAWAY cannot be written (a client that never sent its preface).
+        if let channel = context?.channel {
+            channel.eventLoop.assumeIsolated().scheduleTask(in: ConnectionBounds.goAwayFlushDeadline) {
+                channel.close(promise: nil)
+            }
+        }
+    }
 }
 
 extension LocalGateway {

@@ -7,6 +7,8 @@ extension GatewayStreams {
     /// advertised limit say. False when nothing more of it is to be read.
     func opened(_ streamID: HTTP2StreamID) -> Bool {
         streams[streamID] = Stream()
+        firstRequestDeadline?.cancel()
+        firstRequestDeadline = nil
         let next = state.streamOpened(streamID, batchLimit: batchLimit)
         let open = state.openStreams
         let inForce = state.limits.acknowledged

@@ -84,6 +84,13 @@ final class GatewayStreams: ChannelInboundHandler {
     /// Headers and bodies of the requests still being collected, bounded by
     /// ``ConnectionBounds/maxBufferedRequestBytes``.
     private var bufferedBytes = 0
+    /// Closes the connection if no request arrives within ``LocalGateway/Configuration/firstRequestTimeout``.
+    var firstRequestDeadline: Scheduled<Void>?
+    /// The connection is marked busy in the gateway's table (an answer is awaited): it is not
+    /// shed at the cap. When it last told the table it was idle: at most once a second, so that
+    /// its place among the idle connections follows its last answer without a lock per answer.
+    private var markedBusy = false
+    private var markedIdleAt = NIODeadline.uptimeNanoseconds(0)
 
     init(gateway: LocalGateway, number: Int, state: GatewayConnectionState) {
         self.gateway = gateway
@@ -91,9 +98,16 @@ final class GatewayStreams: ChannelInboundHandler {
         self.state = state
     }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        startFirstRequestDeadline(context)
+    }
 
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        firstRequestDeadline?.cancel()
+        firstRequestDeadline = nil
+        self.context = nil
+    }
 
     // MARK: Inbound
 
@@ -203,6 +217,8 @@ final class GatewayStreams: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosed = true
+        firstRequestDeadline?.cancel()
+        firstRequestDeadline = nil
         state.closed(openStreams: streams.count + closedInBatch)
         closedInBatch = 0
         streams.removeAll()
@@ -232,6 +248,15 @@ final class GatewayStreams: ChannelInboundHandler {
             promise: nil
         )
         flush(context: context)
+    }
+
+    /// Nothing awaits an answer: the connection may be shed at the cap, after those idle longer.
+    private func noteIdle(_ context: ChannelHandlerContext) {
+        let now = context.eventLoop.now
+        guard markedBusy || now - markedIdleAt > .seconds(1) else { return }
+        markedBusy = false
+        markedIdleAt = now
+        gateway.connectionBecameIdle(number)
     }
 
     /// Flushes now, or at the end of the batch of reads in progress, so that the answers to a
@@ -267,6 +292,11 @@ final class GatewayStreams: ChannelInboundHandler {
         let decision = gateway.evaluate(request, certificate: state.identity.certificate)
         let latency = gateway.configuration.faults.latency
         if latency > 0 {
+            // Its answer is awaited: the connection is not shed meanwhile.
+            if !markedBusy {
+                markedBusy = true
+                gateway.connectionBecameBusy(number)
+            }
             context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(latency * 1e9))) { [self] in
                 write(decision, streamID: streamID, early: !bodyRead)
             }
@@ -320,6 +350,7 @@ final class GatewayStreams: ChannelInboundHandler {
             inReadBatch: inReadBatch
         )
         if let limit = next.settings { advertise(limit) }
+        if state.awaitingAnswer == 0 { noteIdle(context) }
 
         let (responseHeaders, bodyBytes) = AnswerEncoding.encode(decision, gateway: gateway)
         context.write(

@@ -6,6 +6,10 @@ import PushCredentials
 /// Sent through a connection's pipeline when the gateway stops: GOAWAY `Shutdown`.
 struct GatewayShutdownEvent {}
 
+/// Sent through a connection's pipeline when a new connection takes its place at the cap:
+/// GOAWAY `IdleTimeout` and closed at once (it has nothing in flight).
+struct GatewayShedEvent {}
+
 /// Holds HTTP/2 back until the TLS handshake is done, so that the first SETTINGS can depend on
 /// how the client authenticated (APNs starts a connection without a client certificate at one
 /// stream). Then sets HTTP/2 up behind itself and leaves.
@@ -29,7 +33,7 @@ final class HTTP2Starter: ChannelInboundHandler, RemovableChannelHandler {
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         }
-        if event is GatewayShutdownEvent {
+        if event is GatewayShutdownEvent || event is GatewayShedEvent {
             // Not speaking HTTP/2 yet: nothing to say goodbye with.
             context.close(promise: nil)
             return

@@ -19,57 +19,14 @@ import X509
 /// try await gateway.stop()
 /// ```
 public final class LocalGateway: Sendable {
-    /// What the gateway has seen since it started.
-    public struct Statistics: Codable, Sendable, Equatable {
-        /// TCP connections accepted.
-        public var connections = 0
-        /// Streams opened by clients.
-        public var streams = 0
-        public var accepted = 0
-        /// Rejections by reason (`BadDeviceToken`: 3).
-        public var rejected: [String: Int] = [:]
-        /// Streams refused with RST_STREAM REFUSED_STREAM because they exceeded the advertised
-        /// SETTINGS_MAX_CONCURRENT_STREAMS.
-        public var refusedStreams = 0
-        /// Connections closed after the idle timeout (GOAWAY `IdleTimeout`).
-        public var idleConnectionsClosed = 0
-        /// Connections closed because their TLS handshake did not finish in time.
-        public var handshakeTimeouts = 0
-        /// Connections that broke the limit after acknowledging it (swift-nio-http2 closes those
-        /// with a PROTOCOL_ERROR GOAWAY; RFC 9113 section 5.1.2 allows either answer).
-        public var streamLimitViolations = 0
-        /// The most streams open at once on one connection.
-        public var maxConcurrentStreamsObserved = 0
-        /// The most streams open at once while each SETTINGS_MAX_CONCURRENT_STREAMS value was in
-        /// force (acknowledged by the client), keyed by that value: `{"1": 1, "1000": 37}`.
-        /// Streams that arrive above a lowered limit the client has not yet acknowledged count
-        /// under the limit still in force (and are refused, see ``refusedStreams``).
-        public var maxConcurrentStreamsByLimit: [String: Int] = [:]
-        public var goAwaysSent = 0
-        /// Connections closed by ``Configuration/Faults/closeAfterStreams``.
-        public var connectionsClosedByFault = 0
-        /// SETTINGS frames sent after the first, changing MAX_CONCURRENT_STREAMS.
-        public var settingsChanges = 0
-        /// Streams that arrived above the last-stream-id of a GOAWAY already sent: refused
-        /// unprocessed.
-        public var refusedAfterGoAway = 0
-        /// apns-ids of notifications recorded as accepted whose answer was never sent, because
-        /// ``Configuration/Faults/dropAfterAccepted`` cut the connection first.
-        public var answersDropped: [String] = []
-        /// Connections closed because the gateway gave up on them: after a GOAWAY for a
-        /// connection error or a flood, or because their answers stopped draining.
-        public var connectionsDropped = 0
-
-        public var rejectedTotal: Int { rejected.values.reduce(0, +) }
-    }
-
     struct State {
         var channel: (any Channel)?
         var statistics = Statistics()
         var log: FileHandle?
         var dropTaken = false
-        /// Open connections, for the GOAWAY a stop sends.
-        var connections: [Int: any Channel] = [:]
+        /// Open connections, bounded, for the GOAWAY a stop sends and for the connection a new
+        /// one takes the place of at the cap. Its cap is set at start (``connectionCap``).
+        var connections = ConnectionTable(cap: Configuration.defaultMaxConnections)
         /// Set by ``stop()``: a connection accepted from now on is closed at once.
         var stopping = false
     }
@@ -81,6 +38,8 @@ public final class LocalGateway: Sendable {
     let sslContext: NIOSSLContext
     let group: any EventLoopGroup
     let state = NIOLockedValueBox(State())
+    /// Gives closed connections' memory back to the system.
+    let memory = MemoryReturn()
     /// The CA that signed a generated server certificate.
     public let serverCertificateAuthorityPEM: String?
     /// The server certificate, PEM.
@@ -188,6 +147,8 @@ public final class LocalGateway: Sendable {
             }
             state.withLockedValue { $0.log = handle }
         }
+        let cap = DescriptorBudget.connectionCap(for: configuration.maxConnections)
+        state.withLockedValue { $0.connections = ConnectionTable(cap: cap) }
         let gateway = self
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -224,7 +185,7 @@ public final class LocalGateway: Sendable {
         }
         try? await channel?.close()
         // Taken once nothing more is accepted: every connection that can still answer is here.
-        let connections = state.withLockedValue { Array($0.connections.values) }
+        let connections = state.withLockedValue { $0.connections.all }
         let grace = Int64((2 + configuration.faults.latency) * 1e9)
         for connection in connections {
             connection.pipeline.fireUserInboundEventTriggered(GatewayShutdownEvent())
@@ -236,7 +197,7 @@ public final class LocalGateway: Sendable {
         let log = state.withLockedValue { state in
             defer {
                 state.log = nil
-                state.connections = [:]
+                state.connections.removeAll()
             }
             return state.log
         }
@@ -265,71 +226,9 @@ public final class LocalGateway: Sendable {
     /// Connections open now (accepted and not yet closed).
     public var openConnections: Int { state.withLockedValue { $0.connections.count } }
 
-    // MARK: Connections
-
-    private func configureConnection(_ channel: any Channel) throws {
-        let number = updateStatistics { statistics -> Int in
-            statistics.connections += 1
-            return statistics.connections
-        }
-        if let idle = configuration.idleTimeout, idle > 0 {
-            // Counts bytes read, so that any traffic (requests, PINGs, SETTINGS acks) keeps it alive.
-            try channel.pipeline.syncOperations.addHandler(
-                IdleStateHandler(readTimeout: .nanoseconds(Int64(idle * 1e9)))
-            )
-        }
-        let ssl = NIOSSLServerHandler(context: sslContext)
-        try channel.pipeline.syncOperations.addHandler(ssl)
-        try channel.pipeline.syncOperations.addHandler(
-            HandshakeDeadline(seconds: configuration.handshakeTimeout) { [weak self] in
-                self?.updateStatistics { $0.handshakeTimeouts += 1 }
-            }
-        )
-        // Answers written during one batch of reads leave as one TLS record, not one each.
-        try channel.pipeline.syncOperations.addHandler(BatchingHandler())
-        let stopping = state.withLockedValue { state in
-            if !state.stopping { state.connections[number] = channel }
-            return state.stopping
-        }
-        if stopping {
-            channel.close(promise: nil)
-            return
-        }
-        channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLockedValue { _ = $0.connections.removeValue(forKey: number) }
-        }
-        let gateway = self
-        try channel.pipeline.syncOperations.addHandler(
-            HTTP2Starter { channel in try gateway.startHTTP2(channel, number: number) }
-        )
-    }
-
-    /// HTTP/2 on a connection whose TLS handshake is done: the first SETTINGS advertise one
-    /// stream when the client brought no certificate and must show a provider token first.
-    func startHTTP2(_ channel: any Channel, number: Int) throws {
-        let identity = ClientIdentity(
-            certificate: HTTP2Starter.peerCertificate(of: channel),
-            demandsToken: configuration.dynamics.singleStreamUntilToken && !configuration.tokenKeys.isEmpty
-        )
-        let connection = GatewayConnectionState(identity: identity, rules: .init(configuration))
-        var settings = NIOHTTP2Handler.ConnectionConfiguration()
-        settings.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: connection.initialLimit)]
-        var streamSettings = NIOHTTP2Handler.StreamConfiguration()
-        ConnectionBounds.apply(&settings, &streamSettings)
-        let guardian = ConnectionGuard { [weak self] in self?.updateStatistics { $0.connectionsDropped += 1 } }
-        // Streams are served at the frame level (GatewayStreams), not by a child channel each.
-        let http2 = NIOHTTP2Handler(
-            mode: .server,
-            frameDelegate: guardian,
-            connectionConfiguration: settings,
-            streamConfiguration: streamSettings
-        )
-        try channel.pipeline.syncOperations.addHandler(guardian)
-        try channel.pipeline.syncOperations.addHandler(http2)
-        let streams = GatewayStreams(gateway: self, number: number, state: connection)
-        try channel.pipeline.syncOperations.addHandler(streams)
-        try channel.pipeline.syncOperations.addHandler(GatewayConnectionObserver(gateway: self, streams: streams))
-    }
+    /// The most connections held at once: ``Configuration/maxConnections``, or fewer when the
+    /// process may not open that many descriptors (known once started).
+    public var connectionCap: Int { state.withLockedValue { $0.connections.cap } }
 
     /// The answer to a notification whose log line could not be written: 503 Shutdown while
     /// the gateway stops, 500 InternalServerError otherwise (a full disk); both may be retried.

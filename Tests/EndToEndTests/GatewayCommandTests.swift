@@ -51,7 +51,11 @@ final class GatewayProcess: @unchecked Sendable {
         }
     }
 
-    deinit {
+    deinit { stop() }
+
+    /// Stops the gateway with SIGTERM and waits for it (it writes its statistics as it stops).
+    func stop() {
+        guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
         // A gateway that does not stop on SIGTERM is a failure to report, not a suite that hangs.
         let deadline = Date().addingTimeInterval(30)

@@ -175,6 +175,13 @@ import Testing
         #expect(state.idleTimedOut() == .none)
     }
 
+    @Test func aRequestLeftHalfSentDoesNotHoldOffTheIdleTimeout() {
+        var state = machine()
+        #expect(state.streamOpened(1, batchLimit: .max) == .read)  // its body never comes
+        let goAway = State.GoAway(lastStreamID: .rootStream, reason: "IdleTimeout", refused: [1], thenClose: true)
+        #expect(state.idleTimedOut() == .send(goAway), "refused unprocessed, and the connection closed")
+    }
+
     @Test func aControlFrameFloodCalmsOnceAndStopsEverything() {
         var state = machine()
         process([1, 3], on: &state)

@@ -21,6 +21,13 @@ extension Gateway {
                 Without --cert/--key it makes a fresh server CA at start; write it with --ca-out and give \
                 that file to clients (`apnsctl send --ca FILE`, `curl --cacert FILE`).
 
+                Bounds, so that no client can take the gateway's memory or descriptors: at most \
+                --max-connections connections (default 1000; at the cap the connection idle the longest \
+                makes room for the new one), --handshake-timeout (10 s), --first-request-timeout (60 s) \
+                and --idle-timeout (300 s); per connection, 8 KiB of request headers, 1 MiB of unfinished \
+                requests, 1000 PING/SETTINGS frames and 1000 early stream resets per 10 s, and 30 s for \
+                answers that do not drain. On exit it says how many connections it shed or refused.
+
                 Examples. The first makes a client CA in gw and an identity from it; the second serves until Ctrl-C. \
                 The .p12 password is in the environment variable P12_PASSWORD.
                   apnsctl gateway mint-identity --topic com.example.app --environment both \\
@@ -218,6 +225,24 @@ extension Gateway {
         var handshakeTimeout: Double = 10
 
         @Option(
+            name: .customLong("first-request-timeout"),
+            help: ArgumentHelp(
+                "Close a connection that has sent no request this long after its TLS handshake (PINGs do not count), with GOAWAY {\"reason\":\"IdleTimeout\"} (0: never).",
+                valueName: "SECONDS"
+            )
+        )
+        var firstRequestTimeout: Double = 60
+
+        @Option(
+            name: .customLong("max-connections"),
+            help: ArgumentHelp(
+                "Hold at most this many connections. A connection arriving at the cap takes the place of the one idle the longest (GOAWAY IdleTimeout); when none is idle, it is closed. Lowered to what the descriptor limit allows.",
+                valueName: "N"
+            )
+        )
+        var maxConnections = LocalGateway.Configuration.defaultMaxConnections
+
+        @Option(
             name: .customLong("drop-after"),
             help: ArgumentHelp(
                 "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight).",
@@ -255,6 +280,10 @@ extension Gateway {
             if !handshakeTimeout.isFinite || handshakeTimeout <= 0 {
                 throw ValidationError("--handshake-timeout is more than 0 seconds.")
             }
+            if !firstRequestTimeout.isFinite || firstRequestTimeout < 0 {
+                throw ValidationError("--first-request-timeout is 0 (never) or more seconds.")
+            }
+            if maxConnections < 1 { throw ValidationError("--max-connections is 1 or more.") }
             if !tokenKeys.isEmpty, teamID == nil { throw ValidationError("--token-key needs --team-id.") }
             for rate in [rate429, rate500, rate503] where !(0...1).contains(rate) {
                 throw ValidationError("Fault rates are fractions between 0 and 1.")
@@ -303,7 +332,8 @@ extension Gateway {
                     }
                 )
                 printError(
-                    "apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections."
+                    "apnsctl gateway: stopped after \(statistics.streams) requests (\(statistics.accepted) accepted, \(statistics.rejectedTotal) rejected) on \(statistics.connections) connections"
+                        + Self.boundsSummary(statistics) + "."
                 )
             }
         }

@@ -75,6 +75,8 @@ extension Gateway.Serve {
         configuration.faults.answerEarlyAndReset = earlyAnswer
         configuration.idleTimeout = idleTimeout > 0 ? idleTimeout : nil
         configuration.handshakeTimeout = handshakeTimeout
+        configuration.firstRequestTimeout = firstRequestTimeout > 0 ? firstRequestTimeout : nil
+        configuration.maxConnections = maxConnections
         return configuration
     }
 
@@ -104,6 +106,19 @@ extension Gateway.Serve {
         let parts = text.split(separator: ":").compactMap { Int($0) }
         guard parts.count == 2, parts[0] >= 0, (1...Int(Int32.max)).contains(parts[1]) else { return nil }
         return (parts[0], parts[1])
+    }
+
+    /// The connections the bounds closed, for the line printed on exit ("" when none).
+    static func boundsSummary(_ statistics: LocalGateway.Statistics) -> String {
+        let parts = [
+            (statistics.connectionsShed, "shed at the connection cap"),
+            (statistics.connectionsRefused, "refused at the cap (none idle)"),
+            (statistics.handshakeTimeouts, "closed by the handshake timeout"),
+            (statistics.firstRequestTimeouts, "closed by the first-request timeout"),
+            (statistics.idleConnectionsClosed, "closed by the idle timeout"),
+            (statistics.connectionsDropped, "dropped for misbehaving"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "" : "; of those, " + parts.joined(separator: ", ")
     }
 
     /// Starts watching for SIGINT and SIGTERM; the result completes when one arrives.

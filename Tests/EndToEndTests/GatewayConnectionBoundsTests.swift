@@ -1,0 +1,162 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The gateway bounds the connections it holds: a cap at which the connection idle the longest
+/// makes room for a new one, and memory given back once connections close. A gateway that takes
+/// token keys needs no client certificate, so anyone on the host can open connections to it.
+@Suite(.serialized)
+struct GatewayConnectionBoundsTests {
+    static let keyArguments = GatewayUnderAttackTests.keyArguments
+
+    /// VmRSS of a process, in bytes.
+    static func residentBytes(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        return kilobytes * 1024
+    }
+
+    /// File descriptors a process holds.
+    static func descriptors(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+
+    /// What a stopped gateway wrote with --stats.
+    static func statistics(_ path: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// A notification sent with the token key, as a user would, and how long it took.
+    static func timedSend(_ gateway: GatewayProcess) throws -> (CLI.Result, TimeInterval) {
+        let started = Date()
+        let result = try GatewayUnderAttackTests.wellBehavedSend(gateway)
+        return (result, Date().timeIntervalSince(started))
+    }
+
+    @Test func aRealSendIsAnsweredWithinFiveSecondsWhileSixThousandIdleConnectionsKnock() throws {
+        let folder = try TemporaryFolder()
+        let stats = folder.path("stats.json")
+        // The default cap (1,000 connections) with token keys: no certificate is needed to connect.
+        let running = try GatewayProcess(
+            folder,
+            name: "crowded",
+            arguments: Self.keyArguments + ["--stats", stats],
+            binary: CLI.throughputBinary
+        )
+        let pid = running.process.processIdentifier
+        let clients = try IdleClients(folder, port: running.port, caFile: running.caFile)
+        let opened = try clients.command("open 6000 100")
+        #expect(opened["failed"] as? Int == 0, "every idle connection got as far as HTTP/2: \(opened)")
+        let held = Self.descriptors(pid)
+        #expect(held < 1_000 + 100, "the gateway holds its cap of connections, not 6,000: \(held) descriptors")
+
+        let (sent, seconds) = try Self.timedSend(running)
+        #expect(sent.status == 0, "a well-behaved client among idle ones: \(sent.stdout) \(sent.stderr)")
+        #expect(seconds < 5, "answered in \(seconds) s")
+        let status = try clients.command("status")
+        #expect((status["open"] as? Int ?? .max) <= 1_000, "\(status)")
+
+        running.stop()  // it writes its statistics as it stops
+        let counted = try Self.statistics(stats)
+        #expect(counted["connections_shed"] as? Int ?? 0 >= 5_000, "shedding is counted: \(counted)")
+        #expect(counted["max_open_connections"] as? Int ?? .max <= 1_001, "\(counted)")
+        #expect(counted["accepted"] as? Int == 1)
+    }
+
+    @Test func fourRoundsOfFiveThousandConnectionsGiveTheirMemoryBack() async throws {
+        let folder = try TemporaryFolder()
+        // Room for all of them, and no deadline closes any while a slow machine opens the rest.
+        let gateway = try GatewayProcess(
+            folder,
+            name: "rounds",
+            arguments: Self.keyArguments + [
+                "--max-connections", "6000", "--first-request-timeout", "0", "--idle-timeout", "0",
+            ],
+            binary: CLI.throughputBinary
+        )
+        let pid = gateway.process.processIdentifier
+        let clients = try IdleClients(folder, port: gateway.port, caFile: gateway.caFile)
+        let baseline = Self.descriptors(pid)
+        var afterRounds: [Int] = []
+        for round in 1...4 {
+            let before = try Self.residentBytes(pid)
+            let opened = try clients.command("open 5000 100")
+            #expect(opened["opened"] as? Int == 5_000, "round \(round): \(opened)")
+            #expect(Self.descriptors(pid) >= baseline + 4_900, "round \(round): the gateway holds them all")
+            let open = try Self.residentBytes(pid)
+            _ = try clients.command("close")
+            let closed = try await eventually(timeout: 120) { Self.descriptors(pid) <= baseline + 5 }
+            #expect(closed, "round \(round): the gateway closed its side (\(Self.descriptors(pid)) descriptors)")
+            // At least half of what the round took comes back (without the trim, a seventh did).
+            let given = try await eventually(timeout: 30) {
+                (try? Self.residentBytes(pid)).map { $0 - before < (open - before) / 2 } ?? false
+            }
+            let after = try await Self.settledResidentBytes(pid)
+            #expect(given, "round \(round): \(before / 1_048_576) → \(open / 1_048_576) → \(after / 1_048_576) MB")
+            afterRounds.append(after)
+        }
+        let megabytes = afterRounds.map { $0 / 1_048_576 }
+        #expect(afterRounds[3] - afterRounds[0] < 50 * 1_048_576, "RSS after each round: \(megabytes) MB")
+    }
+
+    /// VmRSS once it has stopped falling (the trims after a burst of closes come a second
+    /// apart): the lowest seen until it has not fallen for two seconds, at most 30 s.
+    static func settledResidentBytes(_ pid: Int32) async throws -> Int {
+        var lowest = try residentBytes(pid)
+        var lowestAt = Date()
+        _ = try await eventually(timeout: 30) {
+            if let now = try? residentBytes(pid), now < lowest {
+                lowest = now
+                lowestAt = Date()
+            }
+            return Date().timeIntervalSince(lowestAt) > 2
+        }
+        return lowest
+    }
+
+    @Test func atTheCapTheConnectionIdleTheLongestMakesRoom() throws {
+        let folder = try TemporaryFolder()
+        let stats = folder.path("stats.json")
+        let running = try GatewayProcess(
+            folder,
+            name: "capped",
+            arguments: Self.keyArguments + ["--max-connections", "3", "--stats", stats]
+        )
+        let clients = try IdleClients(folder, port: running.port, caFile: running.caFile)
+        let opened = try clients.command("open 3 1")  // numbers 0, 1, 2, in that order
+        #expect(opened["opened"] as? Int == 3, "\(opened)")
+        #expect(try clients.command("status")["closed"] as? [Int] == [], "under the cap nothing is shed")
+
+        let sent = try GatewayUnderAttackTests.wellBehavedSend(running)
+        #expect(sent.status == 0, "connection 4 of 3 is served: \(sent.stdout) \(sent.stderr)")
+        #expect(try clients.command("status")["closed"] as? [Int] == [0], "the oldest idle one made room")
+        // The send has gone: one place is free, and the next newcomer takes the oldest's.
+        _ = try clients.command("open 2 1")
+        let status = try clients.command("status")
+        #expect(status["closed"] as? [Int] == [0, 1], "\(status)")
+        #expect(status["open"] as? Int == 3, "\(status)")
+
+        running.stop()
+        let counted = try Self.statistics(stats)
+        #expect(counted["connections_shed"] as? Int == 2, "\(counted)")
+        #expect(counted["max_open_connections"] as? Int == 3, "\(counted)")
+        #expect(counted["accepted"] as? Int == 1, "\(counted)")
+    }
+
+    @Test func maxConnectionsIsValidated() throws {
+        let refused = try CLI.run(["gateway", "serve", "--max-connections", "0"], timeout: 20)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--max-connections is 1 or more"), "\(refused.stderr)")
+        let help = try CLI.run(["gateway", "serve", "--help"], timeout: 20)
+        for option in ["--max-connections", "--first-request-timeout", "--handshake-timeout", "--idle-timeout"] {
+            #expect(help.stdout.contains(option), "\(option) in --help")
+        }
+        #expect(help.stdout.contains("default: 1000"), "the cap's default in --help")
+    }
+}
