@@ -129,6 +129,9 @@ extension ErrorCode {
     public static let noSigningKey = ErrorCode("no_signing_key")
     /// A file of the store is a link or a special file, not a regular file inside the store.
     public static let notARegularFile = ErrorCode("not_a_regular_file")
+    /// The store folder is a git clone with nothing checked out (a team store cloned from a
+    /// remote whose HEAD names a branch it does not have).
+    public static let notCheckedOut = ErrorCode("not_checked_out")
     /// The store's folder is owned by someone else, or others may write to it.
     public static let unsafeStoreFolder = ErrorCode("unsafe_store_folder")
 }

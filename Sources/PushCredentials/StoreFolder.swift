@@ -166,7 +166,7 @@ extension CredentialStore {
         case .cloneWithoutCheckout(let branches):
             let branch = branches.first { $0 == "main" } ?? branches.first { $0 == "master" } ?? branches.first
             throw CredentialError(
-                .notAStore,
+                .notCheckedOut,
                 path: root.path,
                 "This folder is a git clone with nothing checked out: its remote's HEAD names a branch the remote does not have"
                     + (branches.isEmpty ? "." : " (its branches: \(branches.joined(separator: ", "))).")

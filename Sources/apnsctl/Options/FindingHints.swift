@@ -47,8 +47,12 @@ enum FindingHints {
             var arguments = ["check", subject.name, "--skip-secrets"]
             if let environment = subject.environment { arguments += ["--environment", environment.rawValue] }
             if let topic = subject.topic { arguments += ["--topic", topic] }
-            return
-                "Run where the Secret Service is unlocked to verify the key, or check what the stored files say without it: `\(ErrorHints.command(arguments))`."
+            // A team store's secret is not in the Secret Service: its remedy is an identity.
+            let remedy =
+                finding.message.contains("Secret Service") || finding.hint == nil
+                ? "Run where the Secret Service is unlocked to verify the key"
+                : (finding.hint ?? "").trimmingCharacters(in: CharacterSet(charactersIn: ". "))
+            return "\(remedy); or check what the stored files say without it: `\(ErrorHints.command(arguments))`."
         case .expiring where subject.stored:
             return
                 "Create a new certificate in the Apple Developer portal now and import it with --replace \(ErrorHints.shellQuoted(subject.name))."

@@ -28,7 +28,9 @@ struct StoreOptions: ParsableArguments {
         // A folder that is not a store is refused before anything runs, whatever the command.
         do {
             try credentialStore.checkFolder()
-        } catch let error as CredentialError where error.code == .notAStore {
+        } catch let error as CredentialError
+            where [.notAStore, .notCheckedOut, .unsafeStoreFolder].contains(error.code)
+        {
             reportError(error)
             throw ExitStatus.couldNotCheck
         } catch {
