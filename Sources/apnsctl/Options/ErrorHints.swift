@@ -146,17 +146,14 @@ enum ErrorHints {
 
     /// A word as a POSIX shell reads it back: bare when it is safe, else in single quotes.
     static func shellQuoted(_ word: String) -> String {
-        let safe = CharacterSet(
-            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-"
-        )
-        if !word.isEmpty, word.unicodeScalars.allSatisfy(safe.contains) { return word }
         // A placeholder reads as one ("<BUNDLE-ID>"), and is refused if pasted unchanged.
         if TopicPlaceholder.isPlaceholder(word), word.hasPrefix("<"), word.hasSuffix(">"),
             !word.contains(where: { "\"$`\\!".contains($0) })
         {
             return "\"" + word + "\""
         }
-        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        // The libraries' quoting, so that their printed commands and these read back alike.
+        return ShellWords.quote(word)
     }
 }
 
