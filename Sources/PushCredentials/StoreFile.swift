@@ -14,26 +14,19 @@ import Darwin
 /// opened must be a regular file (checked on the descriptor, not the name): a link, a FIFO or a
 /// device is refused before a byte is read, and the message names the path inside the store only.
 public enum StoreFile {
-    public enum Outcome {
-        case bytes([UInt8])
-        /// No such file in the store.
-        case missing
-    }
-
     /// Reads `relative` (a path inside `root`, with no `..`), or nil when it is not there.
     public static func readIfPresent(root: URL, relative: String, kind: InputKind) throws -> [UInt8]? {
-        switch try read(root: root, relative: relative, kind: kind, missingIsError: false) {
-        case .bytes(let bytes): return bytes
-        case .missing: return nil
-        }
+        guard let fd = try open(root: root, relative: relative) else { return nil }
+        defer { close(fd) }
+        return try InputFile.read(descriptor: fd, path: relative, kind: kind)
     }
 
     /// Reads `relative` (a path inside `root`, with no `..`); a missing file is an error.
     public static func read(root: URL, relative: String, kind: InputKind) throws -> [UInt8] {
-        switch try read(root: root, relative: relative, kind: kind, missingIsError: true) {
-        case .bytes(let bytes): return bytes
-        case .missing: throw InputFile.openFailure(path: relative, kind: kind, errno: ENOENT)
+        guard let bytes = try readIfPresent(root: root, relative: relative, kind: kind) else {
+            throw InputFile.openFailure(path: relative, kind: kind, errno: ENOENT)
         }
+        return bytes
     }
 
     /// Whether `relative` is a regular file of the store (not a link, not a folder).
@@ -41,16 +34,6 @@ public enum StoreFile {
         guard let fd = try? open(root: root, relative: relative) else { return false }
         close(fd)
         return true
-    }
-
-    private static func read(root: URL, relative: String, kind: InputKind, missingIsError: Bool) throws -> Outcome {
-        let fd: Int32
-        do {
-            guard let opened = try open(root: root, relative: relative) else { return .missing }
-            fd = opened
-        }
-        defer { close(fd) }
-        return .bytes(try InputFile.read(descriptor: fd, path: relative, kind: kind))
     }
 
     /// Opens `relative` for reading; nil when a component does not exist.

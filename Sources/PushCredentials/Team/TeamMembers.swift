@@ -102,10 +102,6 @@ public struct TeamFile: Codable, Sendable, Equatable {
     /// The bytes written for this list: what a signature covers.
     func encoded() throws -> [UInt8] { [UInt8](try ReportSchema.encoder().encode(self)) }
 
-    func write(root: URL) throws {
-        try PrivateFile.write(try encoded(), to: root.appendingPathComponent(Self.fileName).path, overwrite: true)
-    }
-
     static func validateName(_ name: String) throws {
         guard !name.isEmpty, name.count <= 64,
             name.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) })
