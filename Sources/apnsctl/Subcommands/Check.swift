@@ -157,7 +157,7 @@ struct Check: AsyncParsableCommand {
         } catch let error as CredentialError {
             try? publishMetricsAnyway(.failed(at: request.date, error.message))
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         checked.results = checked.results.map { hinted($0, stored: checked.stored) }
 
@@ -174,7 +174,8 @@ struct Check: AsyncParsableCommand {
                     warnDays: report.warnDays,
                     credentials: checked.results,
                     verdicts: checked.verdicts,
-                    storeVerdicts: checked.storeVerdicts
+                    storeVerdicts: checked.storeVerdicts,
+                    storeSkipped: checked.skipped
                 )
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
@@ -189,7 +190,7 @@ struct Check: AsyncParsableCommand {
                         printer.printVerdict(verdict, results: checked.results)
                     }
                 } else {
-                    printer.printResults(checked.results)
+                    printer.printResults(checked.results, skipped: checked.skipped)
                     if let storeVerdicts = checked.storeVerdicts { printer.printAppSummary(storeVerdicts) }
                 }
             }
@@ -257,6 +258,8 @@ struct CheckOutput: Encodable {
     var verdicts: [AppVerdict]?
     /// The whole store checked: one verdict per app found in it.
     var storeVerdicts: [AppVerdict]?
+    /// The whole store checked for an environment: what another credential of the app serves.
+    var storeSkipped: [AppSelection.Skipped] = []
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, evaluatedAt, environment, topic, warnDays, credentials, fit, skipped, apps
@@ -271,6 +274,10 @@ struct CheckOutput: Encodable {
         try container.encode(warnDays, forKey: .warnDays)
         try container.encode(credentials, forKey: .credentials)
         guard let verdicts else {
+            if !storeSkipped.isEmpty {
+                let skipped = storeSkipped.map { SkippedEntry(name: $0.credential, judged: true, reason: $0.message) }
+                try container.encode(skipped, forKey: .skipped)
+            }
             try container.encodeIfPresent(storeVerdicts, forKey: .apps)
             return
         }

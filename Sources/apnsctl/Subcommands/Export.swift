@@ -75,7 +75,7 @@ struct Export: AsyncParsableCommand {
             }
         } catch let error as CredentialError {
             reportError(Self.worded(error))
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
     }
 

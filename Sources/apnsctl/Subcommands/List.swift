@@ -33,7 +33,7 @@ struct List: AsyncParsableCommand {
             listing = try store.listing()
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         let now = Date()
         let rows = listing.entries.map {

@@ -100,7 +100,7 @@ struct Remove: AsyncParsableCommand {
             )
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
     }
 

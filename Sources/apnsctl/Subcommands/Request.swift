@@ -71,7 +71,7 @@ struct Request: AsyncParsableCommand {
             )
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         let pending = result.pending
         let importCommand = ErrorHints.command("import", "aps.cer")

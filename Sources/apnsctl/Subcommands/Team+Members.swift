@@ -109,9 +109,14 @@ struct TeamRemove: AsyncParsableCommand {
                             + "`apnsctl import NEW.p12 --password-stdin --replace \(credential.alias)\(store.storeSuffix)`"
                     )
                 case .tokenKey:
+                    // The import keeps these by itself; they are spelled out so that the command
+                    // says what the new key will serve.
+                    let serves =
+                        credential.topics.map { " --topic \(ErrorHints.shellQuoted($0))" }.joined()
+                        + (EnvironmentScope(credential.environments).map { " --environment \($0.rawValue)" } ?? "")
                     print(
                         "  \(credential.alias): revoke key \(credential.keyID ?? "") in the Apple Developer portal, make a new one, then "
-                            + "`apnsctl import AuthKey_NEWKEYID.p8 --team-id \(credential.teamID ?? "TEAMID") --replace \(credential.alias)\(store.storeSuffix)`"
+                            + "`apnsctl import AuthKey_NEWKEYID.p8 --team-id \(credential.teamID ?? "TEAMID")\(serves) --replace \(ErrorHints.shellQuoted(credential.alias))\(store.storeSuffix)`"
                     )
                 }
             }

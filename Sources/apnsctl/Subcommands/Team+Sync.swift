@@ -65,14 +65,10 @@ struct TeamSync: AsyncParsableCommand {
             result = try team.sync(
                 TeamStore.SyncOptions(keep: keep, acceptRewrite: acceptRewrite, restoreMembers: restoreMembers)
             )
-        } catch let error as CredentialError
-            where [.teamConflict, .historyRewritten, .untrustedMembers].contains(error.code)
-        {
-            reportError(error)
-            throw ExitStatus.problem
         } catch let error as CredentialError {
+            // A conflict, a rewritten history or an untrusted member list is a refusal: exit 1.
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         if result.committedPending { print("Committed changes of the store that no commit held.") }
         if result.pulled > 0 {

@@ -89,7 +89,7 @@ struct Update: AsyncParsableCommand {
             line("team", before.teamID ?? "none", after.teamID ?? "none")
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
     }
 
