@@ -131,7 +131,10 @@ struct TeamStatus: AsyncParsableCommand {
                 "access:     "
                     + (status.isMember
                         ? "a member: the secrets are encrypted to you"
-                        : "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
+                        : status.removedIn.map {
+                            "removed from the team (\(Untrusted.display($0))): metadata only; the secrets are no longer encrypted to you"
+                        }
+                        ?? "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
             )
             print(
                 "signing:    "
