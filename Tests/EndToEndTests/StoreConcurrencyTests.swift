@@ -155,7 +155,7 @@ struct StoreConcurrencyTests {
 
         // A same-app import without --replace is refused, under any alias, and changes nothing.
         let refused = try store.run(["import", new, "--alias", "delta-push-2028"])
-        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("--replace delta-push"), "\(refused.stderr)")
         #expect(try store.listJSON().count == 5)
 
