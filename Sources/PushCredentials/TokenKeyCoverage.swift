@@ -40,7 +40,8 @@ struct TokenKeyCoverage {
             .narrowerCoverage,
             path: path,
             "This token key would replace \(old.alias), but \(lost.joined(separator: "; and ")); nothing changed.",
-            hint: "Give the replaced credential's topics and environments, or leave them out to keep them; to replace it all the same, say so explicitly.",
+            hint:
+                "Give the replaced credential's topics and environments, or leave them out to keep them; to replace it all the same, say so explicitly.",
             alias: old.alias
         )
     }

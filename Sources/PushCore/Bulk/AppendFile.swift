@@ -159,9 +159,11 @@ public final class AppendFile: @unchecked Sendable {
         case .noSpace?:
             return "Free some disk space, then continue the run."
         case .fileTooLarge?:
-            return "Raise this process's file-size limit, or keep results on a file system that takes larger files, then continue the run."
+            return
+                "Raise this process's file-size limit, or keep results on a file system that takes larger files, then continue the run."
         case .permissionDenied?, .notPermitted?, .readOnlyFileSystem?:
-            return "Make the file writable again (it was made read-only or immutable, or its file system was mounted read-only), then continue the run."
+            return
+                "Make the file writable again (it was made read-only or immutable, or its file system was mounted read-only), then continue the run."
         case .ioError?:
             return "The device reported an input/output error: check the disk, then continue the run."
         default:

@@ -133,7 +133,12 @@ public final class BulkSender: @unchecked Sendable {
                 output.flushJournal()  // the journal reaches the kernel before any of these streams exist
                 let failure = output.journalFailure
                 perform(
-                    engine.journalWritten(ok: failure == nil, now: now(), failure: failure, remedy: output.failureRemedy)
+                    engine.journalWritten(
+                        ok: failure == nil,
+                        now: now(),
+                        failure: failure,
+                        remedy: output.failureRemedy
+                    )
                 )
             case .open(let send):
                 open(send)

@@ -249,7 +249,9 @@ final class BulkDisplay: BulkSendObserver, @unchecked Sendable {
                 // the run has not begun soon, it stops here, before anything was sent.
                 DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
                     guard stopping.ask() == nil else { return }
-                    if !quiet { printError(style.paint("stopped", .yellow, .bold) + " during start-up; nothing was sent.") }
+                    if !quiet {
+                        printError(style.paint("stopped", .yellow, .bold) + " during start-up; nothing was sent.")
+                    }
                     _exit(130)
                 }
                 return

@@ -190,8 +190,11 @@ struct Import: AsyncParsableCommand {
                     )
                 }
                 if entry.kind == .tokenKey, let replaced = result.replaced, topic.isEmpty || environment == nil {
-                    let kept = [topic.isEmpty ? "topics" : nil, environment == nil ? "environments" : nil, teamID == nil ? "team" : nil]
-                        .compactMap { $0 }
+                    let kept = [
+                        topic.isEmpty ? "topics" : nil, environment == nil ? "environments" : nil,
+                        teamID == nil ? "team" : nil,
+                    ]
+                    .compactMap { $0 }
                     let words =
                         kept.count > 1 ? kept.dropLast().joined(separator: ", ") + " and " + kept.last! : kept[0]
                     print("  kept \(replaced.alias)'s \(words)")

@@ -134,7 +134,7 @@ struct TeamStatus: AsyncParsableCommand {
                         : status.removedIn.map {
                             "removed from the team (\(Untrusted.display($0))): metadata only; the secrets are no longer encrypted to you"
                         }
-                        ?? "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
+                            ?? "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
             )
             print(
                 "signing:    "
