@@ -12,8 +12,8 @@ struct List: AsyncParsableCommand {
 
             Exit status: 0 listed (an empty store too); 1 the store needs attention, as the lines \
             under the table (or "unaccounted_files" and each credential's "damaged" in --json) say: \
-            an entry that names a file outside the store, or a credential file in the store that no \
-            entry names; 2 the store could not be read; 64 usage error.
+            an entry that names a file outside the store, or a credential file the store wrote \
+            that no entry names; 2 the store could not be read; 64 usage error.
 
             Examples:
               apnsctl list
