@@ -23,12 +23,13 @@ struct Check: AsyncParsableCommand {
 
             Exit status: 0 all well (with --topic alone: at least one fit credential for the app, \
             even if it has warnings); 1 a finding, warnings included (with --topic alone: no fit \
-            credential for the app); 2 something could not be checked, including a key the Secret \
-            Service could not be asked for (use --skip-secrets to check only what the stored files \
-            say), or the output could not be written. With --format prometheus the findings are in \
-            the metrics, so it exits 0 whenever it could check; --fail-on sets when a finding also \
-            makes it exit 1 (warning: any finding, the default for text and JSON; problem: \
-            problems only; never).
+            credential for the app); 2 something could not be checked (which, except with --topic \
+            alone, wins over 1), including a key the Secret Service could not be asked for (use \
+            --skip-secrets to check only what the stored files say), a name that is neither a file \
+            nor a stored alias, an empty store, or the output could not be written; 64 usage \
+            error. With --format prometheus the findings are in the metrics, so it exits 0 \
+            whenever it could check; --fail-on sets when a finding also makes it exit 1 (warning: \
+            any finding, the default for text and JSON; problem: problems only; never).
 
             --format prometheus writes node_exporter textfile-collector metrics. With --output FILE \
             the file is replaced atomically (a temporary file in the same folder, synced, renamed, \

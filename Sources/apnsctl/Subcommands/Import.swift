@@ -36,9 +36,11 @@ struct Import: AsyncParsableCommand {
             key's ID (token-OLDKEYID) is kept too, so that scripts keep working; the import says that \
             it now holds another key.
 
-            Exit status: 0 imported; 1 refused, nothing changed (already stored, alias taken, a \
-            rotation that would go backwards or serve less, not a push certificate); 2 could not be \
-            imported (unreadable file, wrong password, Secret Service unavailable); 64 usage error.
+            Exit status: 0 imported; 1 refused, nothing changed (already stored, alias taken, the \
+            app's credential already stored and no --replace, a rotation that would expire sooner \
+            or serve less, expired or not yet valid, not a push certificate); 2 could not be \
+            imported (unreadable file, wrong password, a token key without --team-id, no key for a \
+            certificate alone, Secret Service unavailable); 64 usage error.
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl import app.p12 --password-env P12_PASSWORD

@@ -7,7 +7,13 @@ struct List: AsyncParsableCommand {
         commandName: "list",
         abstract: "Show the credentials in the store.",
         discussion: """
-            Reads only the store's index and public certificates; the Secret Service is not touched.
+            Reads only the store's index and public certificates; the Secret Service is not touched. \
+            Expired and expiring credentials are shown, not judged: `apnsctl check` judges them.
+
+            Exit status: 0 listed (an empty store too); 1 the store needs attention, as the lines \
+            under the table (or "unaccounted_files" and each credential's "damaged" in --json) say: \
+            an entry that names a file outside the store, or a credential file the store wrote \
+            that no entry names; 2 the store could not be read; 64 usage error.
 
             Examples:
               apnsctl list

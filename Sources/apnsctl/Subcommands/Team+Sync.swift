@@ -19,8 +19,9 @@ struct TeamSync: AsyncParsableCommand {
             the commit this clone last synced) stops the sync before anything is merged.
 
             Exit status: 0 in step with the remote; 1 a conflict, an untrusted member list or a \
-            rewritten history (nothing was encrypted to an untrusted list); 2 the remote could \
-            not be reached, or the request was refused (no signing key for --restore-members).
+            rewritten history (nothing was encrypted to an untrusted list); 2 not a team store, \
+            the remote could not be reached (commits wait here), or the request was refused (no \
+            signing key for --restore-members); 64 usage error.
 
             Examples:
               apnsctl team sync
@@ -107,6 +108,11 @@ struct TeamStatus: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the team store's remote, members, ahead/behind and your recipient.",
         discussion: """
+            Shown whether or not the remote can be reached, and with an untrusted member list \
+            named, not failed on: `apnsctl team sync` settles those.
+
+            Exit status: 0 shown; 2 not a team store, or it could not be read; 64 usage error.
+
             Examples:
               apnsctl team status
             """

@@ -18,6 +18,10 @@ struct Update: AsyncParsableCommand {
             their own topics, environments and team and cannot be edited: import a new certificate \
             with --replace instead.
 
+            Exit status: 0 updated; 2 nothing changed: no such alias, a certificate rather than a \
+            token key, a --team-id or --topic that is not one, or the store could not be read or \
+            written; 64 usage error (nothing to change, a placeholder such as "<BUNDLE-ID>").
+
             Examples:
               apnsctl update token-ABC123DEFG --topic com.example.app \\
                 --topic com.example.other --environment production
