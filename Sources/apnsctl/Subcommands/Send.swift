@@ -46,10 +46,10 @@ struct Send: AsyncParsableCommand {
 
             Exit status: 0 accepted (bulk: every line accepted); 1 APNs rejected the notification or \
             broadcast, or the server refused the client certificate (bulk: a line rejected, failed \
-            or malformed); 2 could not send: a credential unreadable or not there, a device token or \
+            or malformed, or a results file that exists, refused with nothing sent); 2 could not send: a credential unreadable or not there, a device token or \
             payload APNs would refuse, a DNS, TLS or proxy failure (bulk: the run could not start or \
-            stopped early, a credential APNs refuses or the gateway unreachable included, or a \
-            results file that exists or cannot be written); 64 usage error, also a time already \
+            stopped early, a credential APNs refuses or the gateway unreachable included, or \
+            results that cannot be written); 64 usage error, also a time already \
             past, a Live Activity payload or channel ID that cannot be sent, or a resume of another \
             run's results; 130 a bulk run interrupted (Ctrl-C or SIGTERM) with every result written.
 
