@@ -450,7 +450,7 @@ struct BulkSendTests {
         #expect(first.status == 0, "\(first.stderr)")
         // Writing over an existing results file is refused.
         let again = try pki.run(base + ["--tokens", tokenFile, "--results", resultsFile])
-        #expect(again.status == 2)
+        #expect(again.status == 1)
         #expect(again.stderr.contains("already exists") && again.stderr.contains("--resume"), "\(again.stderr)")
 
         let other = TemporaryFolderFile(folder: folder, name: "other.txt")
@@ -466,6 +466,9 @@ struct BulkSendTests {
         let other50 = try pki.run(base + ["--tokens", other.path, "--resume", resultsFile])
         #expect(other50.status == 0, "\(other50.stderr)")
         #expect(other50.stderr.contains("skipped (already done) 50"), "\(other50.stderr)")
+        // It is told that the file is not the one the run began with, and how to send the rest.
+        #expect(other50.stderr.contains("not the token file the run began with"), "\(other50.stderr)")
+        #expect(other50.stderr.contains("--tokens \(tokenFile)"), "\(other50.stderr)")
         var delivered: [String: Int] = [:]
         for record in try gateway.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
         #expect(delivered.count == 100 && delivered.values.allSatisfy { $0 == 1 }, "each token once")

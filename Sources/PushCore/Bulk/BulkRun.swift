@@ -26,6 +26,15 @@ public final class BulkRun: @unchecked Sendable {
     public let credentialChanged: Bool
     /// What the run records in its results file: the parameters a resume must repeat.
     public let header: BulkRunHeader
+    /// A resume that reads another token file than the run began with (their fingerprints
+    /// differ): the first file as the run recorded it, so that the person is told that its
+    /// tokens that are not in the new file will not be sent.
+    public var tokenFileChanged: String? {
+        guard let recorded = state?.header, let then = recorded.tokensFingerprint,
+            let now = header.tokensFingerprint, then != now
+        else { return nil }
+        return recorded.command?.tokens ?? "the token file the run began with"
+    }
     private var locks: [FileLock]
     private let createdNew: Bool
     /// Header lines this run wrote: not results.

@@ -24,9 +24,10 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// it: the same run may be continued with its files moved or its options spelled otherwise.
     public var command: BulkRunCommand?
     /// The token file the run reads, when it is a regular file: its size and the SHA-256 of its
-    /// first and last 64 KiB (``fingerprint(ofTokenFile:)``). A resume given another file is
-    /// refused: the first file's tokens it has not sent would never be sent, and nothing would
-    /// say so. Nil for standard input and in older headers.
+    /// first and last 64 KiB (``fingerprint(ofTokenFile:)``). A resume may read another file
+    /// (results are matched by token, so a file with lines moved or tokens added works), but it
+    /// is told so: the first file's tokens that are not in the new one would never be sent
+    /// (``BulkRun/tokenFileChanged``). Nil for standard input and in older headers.
     public var tokensFingerprint: String?
 
     public init(credential: String, template: NotificationTemplate, gateway: String, command: BulkRunCommand? = nil) {
@@ -122,10 +123,6 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
             differences.append("the collapse ID (\(said(collapseID)) then, \(said(other.collapseID)) now)")
         }
         if gateway != other.gateway { differences.append("the gateway (\(gateway) then, \(other.gateway) now)") }
-        if let then = tokensFingerprint, let now = other.tokensFingerprint, then != now {
-            let file = command.map { "\($0.tokens) then; " } ?? ""
-            differences.append("the token file (\(file)its tokens not sent yet would never be sent)")
-        }
         return differences
     }
 }

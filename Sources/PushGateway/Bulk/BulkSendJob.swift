@@ -61,7 +61,8 @@ public enum BulkSendJob {
         public let run: BulkRun
         /// Where the tokens come from, as a resume must give them again.
         public let source: TokenSource
-        let tokens: String
+        /// The token input as given (a path, or - for standard input).
+        public let tokens: String
 
         /// Lines left to do, counted first for a regular file (nil for standard input): what a
         /// progress display shows as its total.

@@ -275,6 +275,12 @@ final class BulkDisplay: BulkSendObserver, @unchecked Sendable {
                     + "continuing with another credential: the run stopped because APNs refused the one it used (\(run.state?.lastStop?.reason ?? "credential")); topic, push type, payload and gateway are the same."
             )
         }
+        if let first = run.tokenFileChanged, !quiet {
+            printError(
+                style.paint("note: ", .bold)
+                    + "this resume reads \(Untrusted.display(started.tokens)), not the token file the run began with (\(Untrusted.display(first))): each of its tokens that has no result yet is sent, and the tokens of \(Untrusted.display(first)) that are not in it are not sent. Resume with --tokens \(ErrorHints.shellQuoted(first)) to send those."
+            )
+        }
         if run.resultsPath == nil {
             // The result lines are the JSON answer: no error object may follow them.
             JSONFailure.printed = true
