@@ -33,6 +33,18 @@ public struct CredentialError: ReportableError, CustomStringConvertible {
         self.alias = alias
     }
 
+    /// A refusal of a request that is valid but would lose or weaken something (a rotation that
+    /// serves less, a certificate that is already stored, a taken alias, a file that exists, a
+    /// member list that is not trusted) is a problem found: the request was checked and nothing
+    /// changed. Everything else is a check that could not be made.
+    public var failure: FailureKind { Self.refusals.contains(code) ? .problem : .couldNotCheck }
+
+    /// The codes of refusals; see ``failure``.
+    public static let refusals: Set<Code> = [
+        .alreadyImported, .aliasTaken, .sameAppStored, .expiresSooner, .narrowerCoverage, .outsideValidity,
+        .notAPushCertificate, .fileExists, .teamConflict, .historyRewritten, .untrustedMembers,
+    ]
+
     /// The file when there is one, else the stored credential.
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? alias.map(ErrorSubject.credential) }
 

@@ -69,6 +69,10 @@ public struct CheckReport: Sendable {
     /// The whole store checked: one verdict per app found in it (reported; the exit status still
     /// follows every credential's findings).
     public var storeVerdicts: [AppVerdict]?
+    /// The whole store checked for an environment: the credentials that do not serve it but
+    /// whose app another stored credential serves there. Listed, never failures: the per-app
+    /// rule (``AppSelection``) decides, as `preflight` does.
+    public var skipped: [AppSelection.Skipped] = []
     /// The stored credentials the check looked at: the store's list, or the aliases named.
     public var stored: [StoredCredential]
     /// The store holds nothing at all to check.
@@ -79,9 +83,11 @@ public struct CheckReport: Sendable {
     public func exitStatus(failingOn threshold: Finding.Severity?) -> Int32 {
         if let verdicts { return AppVerdict.exitStatus(verdicts) }
         if nothingToCheck { return 2 }
+        let skippedNames = Set(skipped.map(\.credential))
+        let judged = results.filter { !skippedNames.contains($0.name) || $0.origin != "store" }
         let unverified = { (result: CheckResult) in result.findings.contains { $0.code == .secretUnverified } }
-        if results.contains(where: { unverified($0) || $0.error != nil }) { return 2 }
-        let failing = results.flatMap(\.findings).contains { finding in
+        if judged.contains(where: { unverified($0) || $0.error != nil }) { return 2 }
+        let failing = judged.flatMap(\.findings).contains { finding in
             switch threshold {
             case .warning: return true
             case .problem: return finding.severity == .problem
@@ -149,11 +155,35 @@ extension CredentialCheck {
             report.verdicts = verdicts
         } else {
             report.results = stored.compactMap { stillStored(judge.check(.stored($0))) }
-            report.storeVerdicts = AppSelection.select(topics: [], environment: request.environment, stored: stored)
-                .map { AppVerdict($0, results: report.results) }
+            let selections = AppSelection.select(topics: [], environment: request.environment, stored: stored)
+            report.storeVerdicts = selections.map { AppVerdict($0, results: report.results) }
+            if request.environment != nil { report.skipped = servedElsewhere(selections, stored: stored) }
         }
         report.results += housekeeping
         return report
+    }
+
+    /// The credentials every app of which is served in the environment asked about by another
+    /// credential, while they themselves do not serve it (a sandbox certificate beside the same
+    /// app's production one), in store order.
+    static func servedElsewhere(_ selections: [AppSelection], stored: [StoredCredential]) -> [AppSelection.Skipped] {
+        stored.compactMap { credential in
+            let apps = selections.filter { selection in
+                selection.skipped.contains { $0.credential == credential.alias && $0.reason == .otherEnvironment }
+            }
+            guard let first = apps.first, apps.allSatisfy({ !$0.candidates.isEmpty }),
+                let environment = first.environment,
+                let own = first.skipped.first(where: { $0.credential == credential.alias })
+            else { return nil }
+            let servedBy = apps.map {
+                "\($0.app) is served in \(environment) by \($0.candidates.map(\.alias).joined(separator: ", "))"
+            }
+            return AppSelection.Skipped(
+                credential: credential.alias,
+                reason: .otherEnvironment,
+                message: "\(own.message); \(servedBy.joined(separator: ", and "))"
+            )
+        }
     }
 
     /// Nil when another command removed the credential since the store was listed: it is no

@@ -22,6 +22,8 @@ extension CredentialStore {
 
     /// Stores a token key file (`AuthKey_KEYID.p8`) with what it is for: the file records only
     /// the key, so the team is required and the topics and environments are the person's word.
+    /// A rotation (`replacing`) takes the team, topics and environments of the credential it
+    /// replaces for whichever of them is not given.
     public func importTokenKey(
         path: String,
         teamID: String?,
@@ -29,9 +31,20 @@ extension CredentialStore {
         topics: [String] = [],
         environments: [PushEnvironment] = [],
         alias: String? = nil,
-        replacing: String? = nil
+        replacing: String? = nil,
+        force: Bool = false
     ) throws -> ImportResult {
-        guard let teamID else {
+        // The replaced credential's team is read here only to read the key; the import checks
+        // the replacement again under the store's lock.
+        var replacedTeam: String?
+        if let replacing, teamID == nil {
+            let index = try readIndex()
+            guard let replaced = index.credentials.first(where: { $0.alias == replacing }) else {
+                throw notFound(replacing, in: index)
+            }
+            replacedTeam = replaced.teamID
+        }
+        guard let teamID = teamID ?? replacedTeam else {
             throw CredentialError(.teamIDRequired, path: path, "A token key needs the team ID it belongs to.")
         }
         return try importTokenKey(
@@ -40,7 +53,8 @@ extension CredentialStore {
             environments: environments,
             alias: alias,
             source: path,
-            replacing: replacing
+            replacing: replacing,
+            force: force
         )
     }
 }

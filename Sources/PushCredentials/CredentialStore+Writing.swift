@@ -165,7 +165,8 @@ extension CredentialStore {
         environments: [PushEnvironment],
         alias requested: String?,
         source: String?,
-        replacing: String? = nil
+        replacing: String? = nil,
+        force: Bool = false
     ) throws -> ImportResult {
         try withLock { index in
             // Importing a key again as its own replacement is how its metadata is redone.
@@ -181,6 +182,13 @@ extension CredentialStore {
                 )
             }
             let replaced = try self.replacement(named: replacing, in: index)
+            // A rotation keeps serving what the replaced credential served unless told otherwise.
+            let serves = TokenKeyCoverage(
+                topics: topics.isEmpty ? (replaced.map(TokenKeyCoverage.apps(of:)) ?? []) : topics,
+                environments: environments.isEmpty ? (replaced?.environments ?? []) : environments,
+                teamID: key.teamID
+            )
+            if !force, let replaced { try serves.refuseNarrower(replacing: replaced, path: source) }
             let alias = try self.chooseAlias(
                 requested,
                 otherwise: "token-\(key.keyID)",
@@ -190,8 +198,8 @@ extension CredentialStore {
             let credential = StoredCredential(
                 alias: alias,
                 kind: .tokenKey,
-                topics: topics,
-                environments: environments,
+                topics: serves.topics,
+                environments: serves.environments,
                 importedAt: Date(),
                 source: source.map(StoredCredential.sourceName),
                 secret: .tokenKey,

@@ -100,8 +100,36 @@ public enum ShellWords {
     public static func quote(_ word: String) -> String {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%")
         if !word.isEmpty, word.allSatisfy({ safe.contains($0) }) { return word }
+        // A control character or a bidirectional mark would be shown as `<U+202E>` (or move the
+        // text about) on a terminal, and a command copied from the screen would then name
+        // another file: such a word is written in ANSI-C quoting (`$'…\u202e…'`), which bash,
+        // zsh and ksh read back as the same bytes and a terminal shows as plain text.
+        if word.unicodeScalars.contains(where: Untrusted.isUnsafe) { return ansiC(word) }
         return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
+    static func ansiC(_ word: String) -> String {
+        var text = "$'"
+        for scalar in word.unicodeScalars {
+            switch scalar {
+            case "\\": text += "\\\\"
+            case "'": text += "\\'"
+            case _ where scalar.value < 0x80 && Untrusted.isUnsafe(scalar):
+                text += "\\x" + String(scalar.value, radix: 16).leftPad(2)
+            case _ where Untrusted.isUnsafe(scalar):
+                text += "\\u" + String(scalar.value, radix: 16).leftPad(4)
+            default:
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "'"
+    }
+
     public static func join(_ words: [String]) -> String { words.map(quote).joined(separator: " ") }
+}
+
+extension String {
+    fileprivate func leftPad(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

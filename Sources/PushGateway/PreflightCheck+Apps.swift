@@ -10,10 +10,12 @@ extension PreflightReport {
         if ready { return .fit }
         if blockingFinding != nil { return .unfit }
         if connectionError != nil || authCheck?.verdict == .inconclusive { return .couldNotCheck }
-        if let code = error?.code,
-            code == CredentialError.Code.secretStoreUnavailable.name
-                || code == CredentialError.Code.secretStoreLocked.name
-        {
+        // A credential that is not there (a mistyped alias or path) or a Secret Service that
+        // cannot answer was not checked: exit 2, as every other command says of it.
+        let notChecked: [CredentialError.Code] = [
+            .secretStoreUnavailable, .secretStoreLocked, .aliasNotFound, .fileNotFound,
+        ]
+        if let code = error?.code, notChecked.contains(where: { $0.name == code }) {
             return .couldNotCheck
         }
         return .unfit

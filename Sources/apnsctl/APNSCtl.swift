@@ -8,10 +8,14 @@ struct APNSCtl: AsyncParsableCommand {
         commandName: "apnsctl",
         abstract: "Inspect, store, check and test Apple push notification (APNs) credentials.",
         discussion: """
-            Exit codes: 0 all good; 1 checked and found a problem (expired, expiring within the \
+            Exit status: 0 all good; 1 checked and found a problem (expired, expiring within the \
             warning window, key mismatch, environment or topic mismatch, APNs rejected the \
-            notification); 2 could not check (unreadable input, wrong password, network or TLS \
-            failure, secret store unavailable); 64 usage error.
+            notification), or a valid request refused because it would lose or weaken something, \
+            with nothing changed (already stored, alias taken, a rotation that would expire sooner \
+            or serve less, an output file that exists, an untrusted team member list); 2 could not \
+            check (unreadable input, wrong password, network, TLS or proxy failure, Secret Service \
+            unavailable, a credential or file that is not there); 64 usage error; 130 a bulk send \
+            interrupted. Each command's --help says which of these it returns, and when.
 
             Human output is the default; --json gives a versioned machine-readable report. Colour \
             is used only on a terminal and never when NO_COLOR is set.

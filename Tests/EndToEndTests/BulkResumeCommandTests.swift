@@ -51,7 +51,7 @@ struct BulkResumeCommandTests {
         let header =
             try String(contentsOfFile: folder.path(resultsFile), encoding: .utf8)
             .split(separator: "\n").first.map(String.init) ?? ""
-        #expect(header.contains(#""version":2"#) && header.contains(#""password_env":"MINT""#), "\(header)")
+        #expect(header.contains(#""version":3"#) && header.contains(#""password_env":"MINT""#), "\(header)")
         #expect(!header.contains(GatewayCommandTests.password), "no secret in the header")
         kill(production.process.processIdentifier, SIGTERM)
         production.process.waitUntilExit()

@@ -352,6 +352,48 @@ struct BulkSendTests {
         #expect(counts.count == tokens.count && counts.values.allSatisfy { $0 == 1 })
     }
 
+    @Test func tokensFromADeviceWithNoLineEndStopRatherThanReadForEver() throws {
+        let (pki, gateway, _) = try gateway([])
+        let folder = try TemporaryFolder()
+        let run = try Self.send(
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", "/dev/zero",
+                "--results", folder.path("results.jsonl"),
+            ] + gateway.connection,
+            timeout: 60
+        )
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("no end within its first MiB"), "\(run.stderr)")
+        #expect(try gateway.deliveries().isEmpty)
+    }
+
+    @Test func sigtermDuringStartUpIsAStopWithStatus130() throws {
+        let (pki, gateway, _) = try gateway([])
+        let folder = try TemporaryFolder()
+        // Tokens from a FIFO nobody writes to: the run waits in its start-up, opening them.
+        let fifo = folder.path("tokens.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let resultsFile = folder.path("results.jsonl")
+        let errors = Pipe()
+        let process = try Self.startSend(
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", fifo,
+                "--password-env", "MINT", "--results", resultsFile,
+            ] + gateway.connection,
+            stderr: errors
+        )
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: resultsFile) { usleep(20_000) }
+        usleep(200_000)
+        kill(process.processIdentifier, SIGTERM)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // The documented status of an interrupted run, not the signal's default death (143).
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(process.terminationReason == .exit)
+        #expect(stderr.contains("nothing was sent"), "\(stderr)")
+        #expect(try gateway.deliveries().isEmpty)
+    }
+
     @Test func malformedLinesAreReportedWithTheirNumbersAndTheRunGoesOn() throws {
         let (pki, gateway, _) = try gateway([])
         let folder = try TemporaryFolder()

@@ -41,7 +41,7 @@ struct ErrorReportTests {
             ],
             environment: ["P": "apnsctl-test"]
         )
-        try JSONContractTests.expectFailure(result, status: 2, code: "results_exist")
+        try JSONContractTests.expectFailure(result, status: 1, code: "results_exist")
         let error = try Self.onlyError(result)
         #expect(error["message"] as? String == "\(results): The results file already exists.")
         // The library says what to do in words; the command line names its option.

@@ -195,7 +195,7 @@ struct OnboardingTests {
         // --out never overwrites, and a refused request leaves nothing behind.
         let csrBefore = try Data(contentsOf: URL(fileURLWithPath: csr))
         let again = try store.run(["request", "--out", csr])
-        #expect(again.status == 2)
+        #expect(again.status == 1)
         #expect(again.stderr.contains(csr) && again.stderr.contains("exists"), "\(again.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: csr)) == csrBefore)
         #expect((try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [Any])?.count == 1)
@@ -225,7 +225,7 @@ struct OnboardingTests {
         #expect(leftover.stdout.isEmpty)
         // A second import of the same aps.cer says where it already is, and changes nothing.
         let twice = try store.run(["import", certificate])
-        #expect(twice.status == 2)
+        #expect(twice.status == 1)
         #expect(twice.stderr.contains("already in the store as \(newAlias)"), "\(twice.stderr)")
         // The CSR now points at the stored credential.
         #expect(try store.run(["inspect", csr]).stdout.contains("stored as \(newAlias)"))

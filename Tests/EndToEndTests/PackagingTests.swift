@@ -70,6 +70,12 @@ struct PackagingTests {
             let text = rendered.stdout
             #expect(text.contains("SYNOPSIS"), "\(page)")
             #expect(text.contains(path.joined(separator: " ")), "\(page) does not name \(path.joined(separator: " "))")
+            // The EXIT STATUS section lists the command's own statuses from its help, not the
+            // generator's "0 on success, >0 if an error occurs".
+            let exitStatus = text.components(separatedBy: "EXIT STATUS").dropFirst().first ?? ""
+            #expect(!exitStatus.isEmpty, "\(page) has no EXIT STATUS section")
+            #expect(!exitStatus.contains("if an error occurs"), "\(page): \(exitStatus)")
+            #expect(exitStatus.contains("64") && exitStatus.contains("usage error"), "\(page): \(exitStatus)")
             if path.count > 1 {
                 // The examples of --help reach the man page too.
                 #expect(text.contains("Examples"), "\(page) has no examples")

@@ -155,7 +155,7 @@ struct StoreConcurrencyTests {
 
         // A same-app import without --replace is refused, under any alias, and changes nothing.
         let refused = try store.run(["import", new, "--alias", "delta-push-2028"])
-        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("--replace delta-push"), "\(refused.stderr)")
         #expect(try store.listJSON().count == 5)
 
@@ -183,7 +183,7 @@ struct StoreConcurrencyTests {
         try Self.severalApps(store, pki: pki)
         let other = try TestPKI.mint(in: pki, name: "epsilon", bundle: "com.example.epsilon", days: 200)
         let taken = try store.run(["import", other, "--alias", "com.example.beta-sandbox"])
-        #expect(taken.status == 2, "\(taken.stderr)")
+        #expect(taken.status == 1, "\(taken.stderr)")
         #expect(taken.stderr.contains("already has something named com.example.beta-sandbox"), "\(taken.stderr)")
         #expect(try store.listJSON().count == 4)
         let tokenTaken = try store.run([
@@ -191,7 +191,7 @@ struct StoreConcurrencyTests {
             "--replace", "token-ABC123DEFG",
         ])
         #expect(tokenTaken.status == 0, "\(tokenTaken.stderr)")
-        #expect(try store.run(["import", other, "--alias", "gamma"]).status == 2)
+        #expect(try store.run(["import", other, "--alias", "gamma"]).status == 1)
 
         // A TLS server certificate with its key: refused, saying what it is, unless forced.
         let server = CLI.cert("gateway/server.pem")
@@ -225,7 +225,7 @@ struct StoreConcurrencyTests {
         #expect(try store.run(["import", first]).status == 0)
         let second = try StoreInterruptionTests.issue(csr, bundle: "com.example.zeta", in: pki)
         let refused = try store.run(["import", second])
-        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("--replace com.example.zeta-universal"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("--key"), "\(refused.stderr)")
         let replaced = try store.run(["import", second, "--replace", "com.example.zeta-universal"])

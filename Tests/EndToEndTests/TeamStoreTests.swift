@@ -234,11 +234,23 @@ struct TeamStoreTests {
         #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
         #expect(removed.stdout.contains("--replace com.example.team-universal"), "\(removed.stdout)")
         #expect(removed.stdout.contains("revoke key ABC123DEFG"))
+        // The token key's rotation command says what the new key will serve.
+        #expect(
+            removed.stdout.contains(
+                "--team-id ABCDE12345 --topic com.example.team --environment both --replace token-ABC123DEFG"
+            ),
+            "\(removed.stdout)"
+        )
         #expect(try bob.run(["team", "sync"]).status == 0)
         let teamFile = try String(contentsOfFile: bob.store + "/team.json", encoding: .utf8)
         #expect(!teamFile.contains("\"bob\""))
         let refused = try bob.run(["check", "com.example.team-universal"])
         #expect(refused.status == 2)
+        // B is told he was removed, by whom, not that he is "not a member yet".
+        let status = try bob.run(["team", "status"])
+        #expect(status.stdout.contains("removed from the team ("), "\(status.stdout)")
+        #expect(status.stdout.contains("Remove bob") || status.stdout.contains("bob"), "\(status.stdout)")
+        #expect(!status.stdout.contains("not a member yet"), "\(status.stdout)")
         let teamID = try #require(
             (try JSONSerialization.jsonObject(with: Data(teamFile.utf8)) as? [String: Any])?["team_id"] as? String
         )

@@ -37,7 +37,7 @@ struct BulkRunCommandTests {
 
     @Test func theArgumentsRepeatTheRecordedRunWithTheResultsGivenToResume() throws {
         let header = Self.header(Self.command())
-        #expect(header.version == 2)
+        #expect(header.version == 3)
         let arguments = try #require(header.resumeArguments(resultsPath: "sent.jsonl"))
         #expect(
             arguments == [

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import Testing
 
 @testable import PushCore
@@ -19,12 +20,32 @@ struct BulkRunLifecycleTests {
         output.record(Fixture.result(line: 1, token: Fixture.token(1)))
         output.flushResults()
         #expect(output.resultsFailure == "no space left on the device")
+        #expect(output.failureRemedy.contains("Free some disk space"))
         #expect(output.journalFailure == nil, "the journal on a disk with space is unaffected")
         #expect(full.linesWritten == 0)
         // Nothing is written after the first failure, and the failure stays the first one.
         output.record(Fixture.result(line: 2, token: Fixture.token(2)))
         output.flushResults()
         #expect(full.linesWritten == 0 && output.failure == "no space left on the device")
+        output.close()
+    }
+
+    @Test func aFileThatRefusesWritesForAnotherReasonIsNotCalledAFullDisk() throws {
+        // A descriptor the system will not write through (opened for reading): the remedy names
+        // what stopped the writes, not disk space; and each cause the system names has its own.
+        let folder = Fixture.Folder()
+        let path = folder.file("r.jsonl")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let readOnly = try FileDescriptor.open(path, .readOnly)
+        let results = AppendFile(descriptor: readOnly, path: path, ownsDescriptor: true)
+        let output = BulkOutput(results: results, journal: nil)
+        output.record(Fixture.result(line: 1, token: Fixture.token(1)))
+        output.flushResults()
+        #expect(output.resultsFailure != nil)
+        #expect(!output.failureRemedy.contains("disk space"), "\(output.failureRemedy)")
+        #expect(AppendFile.remedy(for: .notPermitted).contains("writable"))
+        #expect(AppendFile.remedy(for: .readOnlyFileSystem).contains("read-only"))
+        #expect(AppendFile.remedy(for: .noSpace).contains("disk space"))
         output.close()
     }
 
@@ -102,7 +123,12 @@ struct BulkRunLifecycleTests {
         changes.append(
             ("the gateway (127.0.0.1:2197 then, api.push.apple.com:443 now)", { $0.gateway = "api.push.apple.com:443" })
         )
-        changes.append(("the priority, expiration or collapse ID", { $0.collapseID = "news" }))
+        changes.append(("the collapse ID (none then, news now)", { $0.collapseID = "news" }))
+        changes.append(("the priority (", { $0.priority = 5 }))
+        // The expiration both ways: the number the header carries, and the time people read.
+        changes.append(
+            ("the expiration (none then, 1893456000 (2030-01-01T00:00:00Z) now", { $0.expiration = 1_893_456_000 })
+        )
         for (words, change) in changes {
             var header = Fixture.header()
             change(&header)
@@ -115,6 +141,38 @@ struct BulkRunLifecycleTests {
                 #expect(error.path == results)
             }
         }
+    }
+
+    @Test func aResumeWithAnotherTokenFileIsRefused() throws {
+        let folder = Fixture.Folder()
+        let first = folder.file("tokens-1.txt")
+        let second = folder.file("tokens-2.txt")
+        try (Fixture.token(1) + "\n" + Fixture.token(2) + "\n").write(toFile: first, atomically: true, encoding: .utf8)
+        try (Fixture.token(1) + "\n").write(toFile: second, atomically: true, encoding: .utf8)
+        let fingerprint = try #require(BulkRunHeader.fingerprint(ofTokenFile: first))
+        #expect(fingerprint.hasPrefix("130:"))
+        #expect(BulkRunHeader.fingerprint(ofTokenFile: "-") == nil)
+        #expect(BulkRunHeader.fingerprint(ofTokenFile: "/dev/zero") == nil)
+        let results = folder.file("r.jsonl")
+        var header = Fixture.header()
+        header.tokensFingerprint = fingerprint
+        _ = try BulkRun.open(header: header, results: results, resume: nil).conclude(BulkSummary(), tokensRead: 0)
+
+        var other = header
+        other.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: second)
+        do {
+            _ = try BulkRun.open(header: other, results: nil, resume: results)
+            Issue.record("a run resumed with another token file")
+        } catch let error as BulkRunError {
+            #expect(error.code == .runMismatch)
+            #expect(error.message.contains("the token file ("), "\(error.message)")
+        }
+        // The same file, moved, is the same run.
+        let moved = folder.file("moved.txt")
+        try FileManager.default.copyItem(atPath: first, toPath: moved)
+        var same = header
+        same.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: moved)
+        _ = try BulkRun.open(header: same, results: nil, resume: results).conclude(BulkSummary(), tokensRead: 0)
     }
 
     @Test func aFileWithoutARunHeaderIsNotResumed() throws {

@@ -16,6 +16,8 @@ public final class AppendFile: @unchecked Sendable {
     private var buffer: [UInt8] = []
     /// The first write error; nothing more is written after it.
     public private(set) var failure: String?
+    /// What the system said when a write failed, for the remedy (``remedy(for:)``).
+    public private(set) var failureCause: Errno?
     /// Complete lines that reached the kernel: what a stop may honestly call written.
     public private(set) var linesWritten = 0
     /// Called before each write (tests make a write fail here).
@@ -111,6 +113,7 @@ public final class AppendFile: @unchecked Sendable {
             }
         } catch {
             failure = Self.describe(error)
+            failureCause = error as? Errno
         }
         linesWritten += buffer[..<written].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         guard path != nil else { return }
@@ -126,7 +129,9 @@ public final class AppendFile: @unchecked Sendable {
     public func sync() {
         flush()
         if failure == nil, path != nil, fsync(descriptor.rawValue) != 0 {
-            failure = Self.describe(Errno(rawValue: errno))
+            let cause = Errno(rawValue: errno)
+            failure = Self.describe(cause)
+            failureCause = cause
         }
     }
 
@@ -147,12 +152,33 @@ public final class AppendFile: @unchecked Sendable {
     }
 
     /// "No space left on device", without the type's own decoration.
+    /// What to do when a run's file could not be written, by what the system said: a full disk
+    /// is not a file that may not be written.
+    public static func remedy(for cause: Errno?) -> String {
+        switch cause {
+        case .noSpace?:
+            return "Free some disk space, then continue the run."
+        case .fileTooLarge?:
+            return
+                "Raise this process's file-size limit, or keep results on a file system that takes larger files, then continue the run."
+        case .permissionDenied?, .notPermitted?, .readOnlyFileSystem?:
+            return
+                "Make the file writable again (it was made read-only or immutable, or its file system was mounted read-only), then continue the run."
+        case .ioError?:
+            return "The device reported an input/output error: check the disk, then continue the run."
+        default:
+            return "Fix what stopped the writes, then continue the run."
+        }
+    }
+
     public static func describe(_ error: any Error) -> String {
         if let errno = error as? Errno {
             switch errno {
             case .noSpace: return "no space left on the device"
             case .fileTooLarge: return "the file is larger than this process may write"
             case .permissionDenied: return "permission denied"
+            case .notPermitted: return "operation not permitted (an immutable or append-only file?)"
+            case .readOnlyFileSystem: return "the file system is read-only"
             case .noSuchFileOrDirectory: return "no such file or folder"
             default: return String(describing: errno)
             }

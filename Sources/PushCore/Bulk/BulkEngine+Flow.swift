@@ -42,7 +42,12 @@ extension BulkEngine {
 
     /// The journal of the last batch reached the kernel (`ok`), or could not be written: then
     /// nothing of the batch is sent and the run stops.
-    public mutating func journalWritten(ok: Bool, now: Double, failure: String? = nil) -> [Action] {
+    public mutating func journalWritten(
+        ok: Bool,
+        now: Double,
+        failure: String? = nil,
+        remedy: String = AppendFile.remedy(for: nil)
+    ) -> [Action] {
         let batch = pendingBatch
         pendingBatch = []
         var actions: [Action] = []
@@ -64,7 +69,7 @@ extension BulkEngine {
         stop(
             .outputFailed,
             message: "The journal cannot be written\(failure.map { " (\($0))" } ?? ""); nothing more is sent.",
-            hint: "Free some disk space, then continue the run.",
+            hint: remedy,
             now: now,
             into: &actions
         )
@@ -73,13 +78,17 @@ extension BulkEngine {
     }
 
     /// Results could not be written: nothing more is sent; what is in flight is in the journal.
-    public mutating func outputFailed(_ message: String, now: Double) -> [Action] {
+    public mutating func outputFailed(
+        _ message: String,
+        remedy: String = AppendFile.remedy(for: nil),
+        now: Double
+    ) -> [Action] {
         var actions: [Action] = []
         stop(
             .outputFailed,
             message:
                 "The results cannot be written (\(message)); nothing more is sent.",
-            hint: "Free some disk space, then continue the run.",
+            hint: remedy,
             now: now,
             into: &actions
         )

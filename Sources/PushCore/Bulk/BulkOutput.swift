@@ -58,6 +58,10 @@ public final class BulkOutput: @unchecked Sendable {
     public var resultsFailure: String? { results.failure }
     public var journalFailure: String? { journal?.failure }
     public var failure: String? { results.failure ?? journal?.failure }
+    /// What to do about ``failure``.
+    public var failureRemedy: String {
+        AppendFile.remedy(for: results.failure != nil ? results.failureCause : journal?.failureCause)
+    }
 
     /// Flushes and closes both. Deleting the journal is the run's decision (``BulkRun``).
     public func close() {

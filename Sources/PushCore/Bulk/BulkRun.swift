@@ -183,7 +183,7 @@ public final class BulkRun: @unchecked Sendable {
         } else if let failure = output.failure, summary.stoppedBy == nil || summary.stoppedBy == .interrupted {
             summary.stoppedBy = .outputFailed
             summary.stopMessage = "The results cannot be written (\(failure)); nothing more is sent."
-            summary.stopHint = "Free some disk space, then continue the run."
+            summary.stopHint = output.failureRemedy
         }
         if summary.stoppedBy == nil, let state, state.isUnfinished, tokensRead == 0 {
             summary.stoppedBy = .noTokens

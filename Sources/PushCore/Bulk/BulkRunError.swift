@@ -26,7 +26,12 @@ public struct BulkRunError: ReportableError, CustomStringConvertible {
     /// Usage errors (exit 64): the user asked for something that is not this run.
     public var isUsageError: Bool { [.runMismatch, .notAResultsFile, .terminalInput].contains(code) }
 
-    public var failure: FailureKind { isUsageError ? .invalidRequest : .couldNotCheck }
+    /// A results file that exists is a refusal (exit 1, nothing changed), as every output file
+    /// that exists is; the others are usage errors or could not be done.
+    public var failure: FailureKind {
+        if code == .resultsExist { return .problem }
+        return isUsageError ? .invalidRequest : .couldNotCheck
+    }
 }
 
 extension ErrorCode {

@@ -5,9 +5,9 @@ import Foundation
 /// compares it with the run it is asked to continue, so that one announcement never goes out
 /// with two texts, two credentials or to two gateways.
 public struct BulkRunHeader: Codable, Equatable, Sendable {
-    /// The version of this header's layout: 2 adds ``command``; a version-1 header (without
-    /// it) is read as before and a resume still accepts it.
-    public var version = 2
+    /// The version of this header's layout: 2 adds ``command``, 3 ``tokensFingerprint``; an
+    /// older header (without them) is read as before and a resume still accepts it.
+    public var version = 3
     /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key.
     public var credential: String
     public var topic: String?
@@ -23,6 +23,11 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// version-1 header and for a run a program started without one. A resume does not compare
     /// it: the same run may be continued with its files moved or its options spelled otherwise.
     public var command: BulkRunCommand?
+    /// The token file the run reads, when it is a regular file: its size and the SHA-256 of its
+    /// first and last 64 KiB (``fingerprint(ofTokenFile:)``). A resume given another file is
+    /// refused: the first file's tokens it has not sent would never be sent, and nothing would
+    /// say so. Nil for standard input and in older headers.
+    public var tokensFingerprint: String?
 
     public init(credential: String, template: NotificationTemplate, gateway: String, command: BulkRunCommand? = nil) {
         self.credential = credential
@@ -38,6 +43,7 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case version, credential, topic, priority, expiration, gateway, command
+        case tokensFingerprint = "tokens_fingerprint"
         case pushType = "push_type"
         case collapseID = "collapse_id"
         case payloadSHA256 = "payload_sha256"
@@ -60,6 +66,37 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         return try? JSONDecoder().decode(Line.self, from: Data(line)).run
     }
 
+    /// A token file's fingerprint: `BYTES:` and the hex SHA-256 of its first and last 64 KiB
+    /// (the whole file when smaller), read in constant time whatever its size. Nil for what is
+    /// not a regular file (standard input, a pipe, a device) or cannot be read.
+    public static func fingerprint(ofTokenFile path: String) -> String? {
+        guard path != "-",
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let size = (attributes[.size] as? NSNumber)?.uint64Value,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return nil }
+        defer { try? handle.close() }
+        let piece: UInt64 = 64 * 1024
+        var hash = SHA256()
+        guard let head = try? handle.read(upToCount: Int(piece)) else { return nil }
+        hash.update(data: head)
+        if size > piece {
+            guard (try? handle.seek(toOffset: max(piece, size - piece))) != nil,
+                let tail = try? handle.read(upToCount: Int(piece))
+            else { return nil }
+            hash.update(data: tail)
+        }
+        return "\(size):" + hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A UNIX time as RFC 3339 in UTC, for people.
+    static func utc(_ seconds: Int) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
     /// What differs between the run recorded here and `other`, in words ("the payload",
     /// "the credential"...), empty when they are the same run.
     public func differences(from other: BulkRunHeader) -> [String] {
@@ -70,10 +107,25 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         }
         if pushType != other.pushType { differences.append("the push type (\(pushType) then, \(other.pushType) now)") }
         if payloadSHA256 != other.payloadSHA256 { differences.append("the payload") }
-        if priority != other.priority || expiration != other.expiration || collapseID != other.collapseID {
-            differences.append("the priority, expiration or collapse ID")
+        func said<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "none" }
+        if priority != other.priority {
+            differences.append("the priority (\(said(priority)) then, \(said(other.priority)) now)")
+        }
+        if expiration != other.expiration {
+            // UNIX seconds, as the apns-expiration header carries them; a relative expiration
+            // (`--expiration 1h`) is a new time at every start, so the first run's is given back.
+            let then = expiration.map { "\($0) (\(Self.utc($0)))" } ?? "none"
+            let now = other.expiration.map { "\($0) (\(Self.utc($0)))" } ?? "none"
+            differences.append("the expiration (\(then) then, \(now) now; give the first run's time as it was)")
+        }
+        if collapseID != other.collapseID {
+            differences.append("the collapse ID (\(said(collapseID)) then, \(said(other.collapseID)) now)")
         }
         if gateway != other.gateway { differences.append("the gateway (\(gateway) then, \(other.gateway) now)") }
+        if let then = tokensFingerprint, let now = other.tokensFingerprint, then != now {
+            let file = command.map { "\($0.tokens) then; " } ?? ""
+            differences.append("the token file (\(file)its tokens not sent yet would never be sent)")
+        }
         return differences
     }
 }

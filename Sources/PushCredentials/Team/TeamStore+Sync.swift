@@ -327,6 +327,9 @@ extension TeamStore {
         public var untrustedMembers: UntrustedMembership?
         /// This member's signing key, when this clone has one.
         public var signingKey: String?
+        /// When this clone's recipient is not a member but was one: the commit that removed it
+        /// (abbreviated hash, author and subject).
+        public var removedIn: String?
     }
 
     /// Where the clone stands: fetches first when the remote can be reached.
@@ -353,7 +356,19 @@ extension TeamStore {
             uncommitted: (try? git.hasChanges()) ?? false,
             trustedMembers: trusted,
             untrustedMembers: here?.pending ?? remote?.pending,
-            signingKey: git.config("apnsctl.signing-key")
+            signingKey: git.config("apnsctl.signing-key"),
+            removedIn: removal(of: recipient, member: trusted ?? team.members)
         )
+    }
+
+    /// The last commit that changed team.json's mention of `recipient`, when it is no longer a
+    /// member: a removed member is told so, not that it was never added.
+    private func removal(of recipient: String?, member members: [TeamFile.Member]) -> String? {
+        guard let recipient, !members.contains(where: { $0.recipient == recipient }),
+            let log = try? git.run(["log", "-1", "--format=%h by %an: %s", "-S" + recipient, "--", TeamFile.fileName]),
+            log.succeeded
+        else { return nil }
+        let line = String(decoding: log.stdout, as: UTF8.self).trimmed
+        return line.isEmpty ? nil : line
     }
 }

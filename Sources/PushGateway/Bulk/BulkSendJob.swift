@@ -100,7 +100,7 @@ public enum BulkSendJob {
         _ request: Request,
         observer: some BulkSendObserver
     ) async throws -> Outcome {
-        let header = BulkRunHeader(
+        var header = BulkRunHeader(
             credential: request.configuration.credential.fingerprint,
             template: request.template,
             gateway: request.configuration.endpoint.description,
@@ -111,6 +111,7 @@ public enum BulkSendJob {
                 return command
             }
         )
+        header.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: request.tokens)
         let source: TokenSource = request.tokens == "-" ? .standardInput() : .file(request.tokens)
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
             _ = try TokenFeed.open(path: "-")  // refused, with its message

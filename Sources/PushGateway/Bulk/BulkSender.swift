@@ -132,7 +132,14 @@ public final class BulkSender: @unchecked Sendable {
                 }
                 output.flushJournal()  // the journal reaches the kernel before any of these streams exist
                 let failure = output.journalFailure
-                perform(engine.journalWritten(ok: failure == nil, now: now(), failure: failure))
+                perform(
+                    engine.journalWritten(
+                        ok: failure == nil,
+                        now: now(),
+                        failure: failure,
+                        remedy: output.failureRemedy
+                    )
+                )
             case .open(let send):
                 open(send)
             case .record(let result):
@@ -320,7 +327,7 @@ public final class BulkSender: @unchecked Sendable {
         perform(engine.fill(now: now()))
         output.flushResults()
         if let failure = output.resultsFailure, !finished {
-            perform(engine.outputFailed(failure, now: now()))
+            perform(engine.outputFailed(failure, remedy: output.failureRemedy, now: now()))
         }
     }
 

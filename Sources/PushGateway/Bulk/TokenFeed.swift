@@ -14,6 +14,8 @@ import SystemPackage
 public final class TokenFeed: @unchecked Sendable {
     /// Longest line read as a token; longer ones are reported malformed without being kept.
     public static let maximumLineLength = 1_024
+    /// The length at which a line with no end stops the read: far beyond any token file's line.
+    static let endlessLine = 1 << 20
 
     private struct Shared {
         var ready: [TokenEntry] = []
@@ -115,7 +117,12 @@ public final class TokenFeed: @unchecked Sendable {
     /// Counts the lines that hold something other than a comment (the total a progress bar
     /// shows), for a regular file; nil for a pipe. Reads the file once, in constant memory.
     public static func countEntries(path: String) -> Int? {
-        guard path != "-", let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        // Only a regular file has an end to count to: a pipe, a FIFO or a device such as
+        // /dev/zero would be read for ever.
+        guard path != "-",
+            (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return nil }
         defer { try? handle.close() }
         var count = 0
         var lineHasContent = false
@@ -195,6 +202,9 @@ public final class TokenFeed: @unchecked Sendable {
         line.reserveCapacity(Self.maximumLineLength)
         var lineNumber = 0
         var overlong = false
+        // Bytes of the current line, kept or dropped: a line that never ends (binary data,
+        // /dev/zero) stops the read rather than spinning through it for ever.
+        var lineBytes = 0
         var batch: [TokenEntry] = []
         batch.reserveCapacity(256)
         var failure: String?
@@ -204,6 +214,7 @@ public final class TokenFeed: @unchecked Sendable {
             if let entry = entry(line: line, number: lineNumber, overlong: overlong) { batch.append(entry) }
             line.removeAll(keepingCapacity: true)
             overlong = false
+            lineBytes = 0
         }
 
         reading: while !isStopped {
@@ -230,6 +241,12 @@ public final class TokenFeed: @unchecked Sendable {
                     line.append(byte)
                 } else {
                     overlong = true
+                    lineBytes += 1
+                    if lineBytes > Self.endlessLine {
+                        failure =
+                            "line \(lineNumber + 1) has no end within its first MiB, so this is not a file of device tokens, one per line (binary data, or a device such as /dev/zero)"
+                        break reading
+                    }
                 }
             }
             // A slow pipe: pass on what came rather than wait for a full batch.

@@ -55,6 +55,9 @@ enum ErrorHints {
             let inspect = error.path.map { " (`apnsctl inspect \(shellQuoted($0))` shows its dates)" } ?? ""
             return
                 "Check that this is the newer certificate\(inspect); to replace it all the same, run the same import with --force."
+        case .narrowerCoverage where error.path.map(TokenKeyFile.isTokenKeyPath) ?? false:
+            return
+                "Leave out --topic, --environment and --team-id to keep \(error.alias.map(shellQuoted) ?? "the replaced credential")'s, or give all that it serves; to replace it all the same, run the same import with --force."
         case .narrowerCoverage:
             let inspect = error.path.map { " (`apnsctl inspect \(shellQuoted($0))` shows what it covers)" } ?? ""
             return

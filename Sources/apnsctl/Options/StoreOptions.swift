@@ -64,4 +64,14 @@ enum EnvironmentScope: String, ExpressibleByArgument, CaseIterable {
         case .both: return [.sandbox, .production]
         }
     }
+
+    /// The scope that names exactly these environments; nil for none.
+    init?(_ environments: [PushEnvironment]) {
+        switch (environments.contains(.sandbox), environments.contains(.production)) {
+        case (true, true): self = .both
+        case (true, false): self = .sandbox
+        case (false, true): self = .production
+        case (false, false): return nil
+        }
+    }
 }

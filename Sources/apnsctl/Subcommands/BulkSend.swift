@@ -232,10 +232,40 @@ final class BulkDisplay: BulkSendObserver, @unchecked Sendable {
     let style: TerminalStyle
     private var progress: ProgressBar?
     private var signals: SignalWatch?
+    /// The run's sender once it exists, and whether a stop was asked before (during start-up:
+    /// loading the credential, opening the files). Touched from the signal queue too.
+    private let stopping = StopRequest()
 
     init(quiet: Bool, style: TerminalStyle) {
         self.quiet = quiet
         self.style = style
+        // Watched from the start, so that SIGTERM or Ctrl-C during start-up is a stop like any
+        // other (exit 130 with nothing sent), not the default death (143).
+        let (quiet, stopping) = (quiet, stopping)
+        signals = SignalWatch(signals: [SIGINT, SIGTERM]) { count in
+            let sender = stopping.ask()
+            if count >= 3 || (count >= 2 && sender == nil) { _exit(130) }
+            guard let sender else {
+                // Start-up may wait on something that never comes (a FIFO with no writer): if
+                // the run has not begun soon, it stops here, before anything was sent.
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
+                    guard stopping.ask() == nil else { return }
+                    if !quiet {
+                        printError(style.paint("stopped", .yellow, .bold) + " during start-up; nothing was sent.")
+                    }
+                    _exit(130)
+                }
+                return
+            }
+            if count == 1, !quiet {
+                // Clearing the progress bar's line means something only on a terminal.
+                printError(
+                    (style.isTerminal ? "\r\u{1B}[2K" : "") + style.paint("stopping:", .yellow, .bold)
+                        + " no new tokens; waiting for the notifications in flight (Ctrl-C again to stop waiting)"
+                )
+            }
+            sender.stop()
+        }
     }
 
     func willSend(_ started: BulkSendJob.Started) {
@@ -257,23 +287,8 @@ final class BulkDisplay: BulkSendObserver, @unchecked Sendable {
             }
         }
         let sender = started.sender
-        let (quiet, style) = (self.quiet, self.style)
-        signals = SignalWatch(signals: [SIGINT, SIGTERM]) { count in
-            if count == 1 {
-                if !quiet {
-                    // Clearing the progress bar's line means something only on a terminal.
-                    printError(
-                        (style.isTerminal ? "\r\u{1B}[2K" : "") + style.paint("stopping:", .yellow, .bold)
-                            + " no new tokens; waiting for the notifications in flight (Ctrl-C again to stop waiting)"
-                    )
-                }
-                sender.stop()
-            } else if count == 2 {
-                sender.stop()
-            } else {
-                _exit(130)
-            }
-        }
+        // A stop asked during start-up: the run stops before its first notification.
+        if stopping.started(sender) { sender.stop() }
         if !quiet && style.isTerminal {
             progress = ProgressBar(sender: sender, total: started.remainingLines(), style: style)
             progress?.start()
@@ -283,6 +298,29 @@ final class BulkDisplay: BulkSendObserver, @unchecked Sendable {
     func didEnd() {
         progress?.finish()
         signals?.cancel()
+    }
+}
+
+/// A stop asked by a signal, before or after the run's sender exists.
+final class StopRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sender: BulkSender?
+    private var asked = false
+
+    /// A signal asks to stop: the sender to stop, when there is one yet.
+    func ask() -> BulkSender? {
+        lock.withLock {
+            asked = true
+            return sender
+        }
+    }
+
+    /// The sender exists: whether a stop was asked before it did.
+    func started(_ sender: BulkSender) -> Bool {
+        lock.withLock {
+            self.sender = sender
+            return asked
+        }
     }
 }
 

@@ -26,7 +26,10 @@ struct Channels: AsyncParsableCommand {
             An app may have 10,000 channels per environment. The bundle ID defaults to the \
             credential's own.
 
-            Exit status: 0 done; 1 APNs refused the request; 2 could not ask.
+            Exit status, of every subcommand: 0 done; 1 APNs refused the request (its reason is \
+            printed), or the server refused the client certificate; 2 could not ask (a credential \
+            unreadable or not there, DNS, TLS or proxy failure); 64 usage error, also a bundle ID \
+            or channel ID that is not one, or a credential that names no app and no BUNDLE-ID.
 
             Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
             --gateway and --ca they go to Apple.
@@ -68,6 +71,12 @@ struct Channels: AsyncParsableCommand {
                 0 as --message-storage-policy keeps no message for devices that are offline; 1 keeps \
                 the most recent one.
 
+                Exit status: 0 created, its ID printed; 1 APNs refused the request (its reason is \
+                printed), or the server refused the client certificate; 2 could not ask (a \
+                credential unreadable or not there, DNS, TLS or proxy failure); 64 usage error, \
+                also a bundle ID or channel ID that is not one, or a credential that names no app \
+                and no BUNDLE-ID.
+
                 Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
                 --gateway and --ca they go to Apple.
                   apnsctl channels create com.example.app-universal \\
@@ -98,6 +107,12 @@ struct Channels: AsyncParsableCommand {
             discussion: """
                 The bundle ID defaults to the credential's own.
 
+                Exit status: 0 listed (an app with no channel too); 1 APNs refused the request (its \
+                reason is printed), or the server refused the client certificate; 2 could not ask \
+                (a credential unreadable or not there, DNS, TLS or proxy failure); 64 usage error, \
+                also a bundle ID or channel ID that is not one, or a credential that names no app \
+                and no BUNDLE-ID.
+
                 Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
                 --gateway and --ca they go to Apple.
                   apnsctl channels list com.example.app-universal \\
@@ -119,6 +134,11 @@ struct Channels: AsyncParsableCommand {
             abstract: "Show a channel's configuration.",
             discussion: """
                 Its message-storage policy and push type.
+
+                Exit status: 0 shown; 1 APNs refused the request (its reason is printed), or the \
+                server refused the client certificate; 2 could not ask (a credential unreadable or \
+                not there, DNS, TLS or proxy failure); 64 usage error, also a bundle ID or channel \
+                ID that is not one, or a credential that names no app and no BUNDLE-ID.
 
                 Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
                 --gateway and --ca they go to Apple. <CHANNEL-ID> is the ID `apnsctl channels create` printed.
@@ -145,6 +165,11 @@ struct Channels: AsyncParsableCommand {
             abstract: "Delete a channel.",
             discussion: """
                 Devices subscribed to it get no more broadcasts through it.
+
+                Exit status: 0 deleted; 1 APNs refused the request (its reason is printed), or the \
+                server refused the client certificate; 2 could not ask (a credential unreadable or \
+                not there, DNS, TLS or proxy failure); 64 usage error, also a bundle ID or channel \
+                ID that is not one, or a credential that names no app and no BUNDLE-ID.
 
                 Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
                 --gateway and --ca they go to Apple. <CHANNEL-ID> is the ID `apnsctl channels create` printed.

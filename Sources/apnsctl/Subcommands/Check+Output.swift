@@ -6,12 +6,25 @@ import PushCredentials
 struct CheckTextOutput {
     let style: TerminalStyle
 
-    func printResults(_ results: [CheckResult]) {
-        for result in results { printResult(result) }
-        let problems = results.filter { !$0.fit }.count
-        let warned = results.filter { $0.fit && !$0.findings.isEmpty }.count
+    /// Every result in full, but those `skipped` (another credential serves their app in the
+    /// environment asked about), which are listed with why.
+    func printResults(_ results: [CheckResult], skipped: [AppSelection.Skipped] = []) {
+        let skippedNames = Set(skipped.map(\.credential))
+        let judged = results.filter { !($0.origin == "store" && skippedNames.contains($0.name)) }
+        for result in judged { printResult(result) }
+        if !skipped.isEmpty {
+            print(style.paint("skipped:", .bold))
+            for entry in skipped {
+                print(
+                    "  - \(style.paint(Untrusted.display(entry.credential), .bold)) [\(style.paint("other environment", .dim))] \(Untrusted.display(entry.message))"
+                )
+            }
+        }
+        let problems = judged.filter { !$0.fit }.count
+        let warned = judged.filter { $0.fit && !$0.findings.isEmpty }.count
+        let skippedText = skipped.isEmpty ? "" : "; \(skipped.count) skipped"
         print(
-            "\n\(results.count) checked: \(results.count - problems - warned) fine, \(warned) with warnings, \(problems) with problems or errors"
+            "\n\(judged.count) checked: \(judged.count - problems - warned) fine, \(warned) with warnings, \(problems) with problems or errors\(skippedText)"
         )
     }
 

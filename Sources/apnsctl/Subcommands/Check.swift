@@ -24,12 +24,13 @@ struct Check: AsyncParsableCommand {
 
             Exit status: 0 all well (with --topic alone: at least one fit credential for the app, \
             even if it has warnings); 1 a finding, warnings included (with --topic alone: no fit \
-            credential for the app); 2 something could not be checked, including a key the Secret \
-            Service could not be asked for (use --skip-secrets to check only what the stored files \
-            say), or the output could not be written. With --format prometheus the findings are in \
-            the metrics, so it exits 0 whenever it could check; --fail-on sets when a finding also \
-            makes it exit 1 (warning: any finding, the default for text and JSON; problem: \
-            problems only; never).
+            credential for the app); 2 something could not be checked (which, except with --topic \
+            alone, wins over 1), including a key the Secret Service could not be asked for (use \
+            --skip-secrets to check only what the stored files say), a name that is neither a file \
+            nor a stored alias, an empty store, or the output could not be written; 64 usage \
+            error. With --format prometheus the findings are in the metrics, so it exits 0 \
+            whenever it could check; --fail-on sets when a finding also makes it exit 1 (warning: \
+            any finding, the default for text and JSON; problem: problems only; never).
 
             --format prometheus writes node_exporter textfile-collector metrics. With --output FILE \
             the file is replaced atomically (a temporary file in the same folder, synced, renamed, \
@@ -158,7 +159,7 @@ struct Check: AsyncParsableCommand {
         } catch let error as CredentialError {
             try? publishMetricsAnyway(.failed(at: request.date, error.message))
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         checked.results = checked.results.map { hinted($0, stored: checked.stored) }
 
@@ -175,7 +176,8 @@ struct Check: AsyncParsableCommand {
                     warnDays: report.warnDays,
                     credentials: checked.results,
                     verdicts: checked.verdicts,
-                    storeVerdicts: checked.storeVerdicts
+                    storeVerdicts: checked.storeVerdicts,
+                    storeSkipped: checked.skipped
                 )
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
@@ -190,7 +192,7 @@ struct Check: AsyncParsableCommand {
                         printer.printVerdict(verdict, results: checked.results)
                     }
                 } else {
-                    printer.printResults(checked.results)
+                    printer.printResults(checked.results, skipped: checked.skipped)
                     if let storeVerdicts = checked.storeVerdicts { printer.printAppSummary(storeVerdicts) }
                 }
             }
@@ -258,6 +260,8 @@ struct CheckOutput: Encodable {
     var verdicts: [AppVerdict]?
     /// The whole store checked: one verdict per app found in it.
     var storeVerdicts: [AppVerdict]?
+    /// The whole store checked for an environment: what another credential of the app serves.
+    var storeSkipped: [AppSelection.Skipped] = []
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, evaluatedAt, environment, topic, warnDays, credentials, fit, skipped, apps
@@ -272,6 +276,10 @@ struct CheckOutput: Encodable {
         try container.encode(warnDays, forKey: .warnDays)
         try container.encode(credentials, forKey: .credentials)
         guard let verdicts else {
+            if !storeSkipped.isEmpty {
+                let skipped = storeSkipped.map { SkippedEntry(name: $0.credential, judged: true, reason: $0.message) }
+                try container.encode(skipped, forKey: .skipped)
+            }
             try container.encodeIfPresent(storeVerdicts, forKey: .apps)
             return
         }

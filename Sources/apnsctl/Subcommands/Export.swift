@@ -20,6 +20,11 @@ struct Export: AsyncParsableCommand {
 
             Files are written with mode 0600. A private key is never written to a terminal: give --out.
 
+            Exit status: 0 written; 1 refused, nothing written: the --out file exists (--force \
+            replaces it); 2 nothing written: no such alias, standard output is a terminal, no new \
+            password (or two that differ), a credential that cannot be exported in that format, the \
+            Secret Service unavailable, the file could not be written; 64 usage error.
+
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl export com.example.app-universal --format pem --out app.pem
               apnsctl export com.example.app-universal --format p12 --legacy \\
@@ -76,7 +81,7 @@ struct Export: AsyncParsableCommand {
             }
         } catch let error as CredentialError {
             reportError(Self.worded(error))
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
     }
 

@@ -45,6 +45,10 @@ struct Exporter: AsyncParsableCommand {
             Then, for instance, curl http://127.0.0.1:9797/metrics, or curl \
             '127.0.0.1:9797/probe?credential=ALIAS&environment=sandbox'.
 
+            Exit status: 0 stopped by SIGTERM or Ctrl-C (what the store holds and what probes find \
+            is in the metrics, never in the status); 2 could not start: --web.config.file \
+            unreadable or not valid, or the --listen address cannot be listened on; 64 usage error.
+
             Examples, with a local gateway on port 2197 (apnsctl gateway serve):
               apnsctl exporter --listen 127.0.0.1:9797 --skip-secrets
               apnsctl exporter --listen 127.0.0.1:9797 \\

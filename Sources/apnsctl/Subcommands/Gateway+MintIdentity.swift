@@ -18,6 +18,10 @@ extension Gateway {
                 apnsctl command treats it like a real push certificate; only the local gateway (started \
                 with --client-ca DIR/client-ca.pem) trusts it. The CA is created in --ca-dir on first use.
 
+                Exit status: 0 minted and written (over an existing --out); 2 nothing written: no \
+                password given, the CA in --ca-dir unreadable or not writable, --out not writable; 64 \
+                usage error.
+
                 Examples. The .p12 password is in the environment variable P12_PASSWORD.
                   apnsctl gateway mint-identity --topic com.example.app --environment both \\
                     --ca-dir gw --out app.p12 --password-env P12_PASSWORD

@@ -28,6 +28,10 @@ extension Gateway {
                 requests, 1000 PING/SETTINGS frames and 1000 early stream resets per 10 s, and 30 s for \
                 answers that do not drain. On exit it says how many connections it shed or refused.
 
+                Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 refused, nothing served: the --ca-out \
+                file exists (--force replaces it); 2 could not start (the address or port taken, a \
+                file given that cannot be read or written); 64 usage error.
+
                 Examples. The first makes a client CA in gw and an identity from it; the second serves until Ctrl-C. \
                 The .p12 password is in the environment variable P12_PASSWORD.
                   apnsctl gateway mint-identity --topic com.example.app --environment both \\

@@ -24,8 +24,11 @@ struct Handshake: AsyncParsableCommand {
             BadDeviceToken only after it has accepted the credential and topic, and 403 when it has not, \
             so no device is notified either way.
 
-            Exit status: 0 connected (and, with --auth-check, accepted); 1 APNs rejected the credential \
-            or topic; 2 could not connect.
+            Exit status: 0 connected (and, with --auth-check, accepted); 1 the server refused the \
+            client certificate, or APNs rejected the credential or topic; 2 could not connect \
+            (credential unreadable or not there, DNS, TCP, TLS or proxy failure), or the auth check \
+            got no verdict (APNs busy or failing); 64 usage error, a proxy that is not http:// \
+            included.
 
             Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
             without --gateway and --ca they go to APNs itself.

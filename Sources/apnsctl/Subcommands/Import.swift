@@ -30,6 +30,19 @@ struct Import: AsyncParsableCommand {
             expires sooner than the one it would replace, one that is expired or not yet valid, and \
             one that is not an Apple push certificate are refused (exit 1) unless you add --force.
 
+            A token key replaces a credential the same way: `apnsctl import AuthKey_NEWKEYID.p8 \
+            --replace OLD` keeps OLD's alias, team, topics and environments unless --team-id, --topic \
+            or --environment say otherwise, and refuses (exit 1) a replacement that would serve fewer \
+            apps or environments, or another team, unless you add --force. An alias made from the old \
+            key's ID (token-OLDKEYID) is kept too, so that scripts keep working; the import says that \
+            it now holds another key.
+
+            Exit status: 0 imported; 1 refused, nothing changed (already stored, alias taken, the \
+            app's credential already stored and no --replace, a rotation that would expire sooner \
+            or serve less, expired or not yet valid, not a push certificate); 2 could not be \
+            imported (unreadable file, wrong password, a token key without --team-id, no key for a \
+            certificate alone, Secret Service unavailable); 64 usage error.
+
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl import app.p12 --password-env P12_PASSWORD
               apnsctl import AuthKey_ABC123DEFG.p8 --team-id ABCDE12345 \\
@@ -84,7 +97,7 @@ struct Import: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Import a certificate that is expired, not yet valid, not a push certificate, expires sooner than the one it replaces, or serves the same app and environments as a stored one (keeping both)."
+            "Import a certificate that is expired, not yet valid, not a push certificate, expires sooner than the one it replaces, or serves the same app and environments as a stored one (keeping both); a replacement that serves less than the credential it replaces."
     )
     var force = false
 
@@ -129,7 +142,8 @@ struct Import: AsyncParsableCommand {
                     topics: topic,
                     environments: environment?.environments ?? [],
                     alias: alias,
-                    replacing: replace
+                    replacing: replace,
+                    force: force
                 )
                 : try store.importCertificate(
                     path: file,
@@ -171,6 +185,23 @@ struct Import: AsyncParsableCommand {
                             )
                     )
                 }
+                if let replaced = result.replaced, replaced.alias == entry.alias, let oldKey = replaced.keyID,
+                    let newKey = entry.keyID, oldKey != newKey, entry.alias.contains(oldKey)
+                {
+                    print(
+                        "  the alias \(entry.alias) names key \(oldKey) but now holds key \(newKey): it is kept so that scripts that use it keep working"
+                    )
+                }
+                if entry.kind == .tokenKey, let replaced = result.replaced, topic.isEmpty || environment == nil {
+                    let kept = [
+                        topic.isEmpty ? "topics" : nil, environment == nil ? "environments" : nil,
+                        teamID == nil ? "team" : nil,
+                    ]
+                    .compactMap { $0 }
+                    let words =
+                        kept.count > 1 ? kept.dropLast().joined(separator: ", ") + " and " + kept.last! : kept[0]
+                    print("  kept \(replaced.alias)'s \(words)")
+                }
                 if entry.kind == .tokenKey, entry.topics.isEmpty || entry.environments.isEmpty {
                     print(
                         style.paint(
@@ -181,12 +212,9 @@ struct Import: AsyncParsableCommand {
                 }
             }
         } catch let error as CredentialError {
+            // A refusal (nothing changed) is exit 1, as everywhere; see CredentialError.failure.
             reportError(error)
-            // Checked, and refused for what the certificate says: a problem, not a failure to check.
-            if [.expiresSooner, .narrowerCoverage, .outsideValidity, .notAPushCertificate].contains(error.code) {
-                throw ExitStatus.problem
-            }
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
     }
 

@@ -22,8 +22,11 @@ struct Inspect: AsyncParsableCommand {
             A bundle that needs a password is opened with --password-stdin, --password-env or \
             --password-file, or by asking on the terminal. Bundles with an empty password open without one.
 
-            Exit status: 0 when every certificate is fine; 1 when any is expired, expiring within \
-            --warn-days, not yet valid, or has a key that does not match; 2 when a file cannot be read.
+            Exit status: 0 every file read and fine; 1 a certificate or token key with a finding \
+            (expired, expiring within --warn-days, not yet valid, a key that does not match), or a \
+            CSR Apple's portal would refuse (not RSA 2048, a signature that does not verify); 2 a \
+            file could not be read (missing, unreadable, wrong password, not a credential), which \
+            wins over 1; 64 usage error.
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl inspect app.p12 --password-env P12_PASSWORD

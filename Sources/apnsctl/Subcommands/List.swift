@@ -8,7 +8,13 @@ struct List: AsyncParsableCommand {
         commandName: "list",
         abstract: "Show the credentials in the store.",
         discussion: """
-            Reads only the store's index and public certificates; the Secret Service is not touched.
+            Reads only the store's index and public certificates; the Secret Service is not touched. \
+            Expired and expiring credentials are shown, not judged: `apnsctl check` judges them.
+
+            Exit status: 0 listed (an empty store too); 1 the store needs attention, as the lines \
+            under the table (or "unaccounted_files" and each credential's "damaged" in --json) say: \
+            an entry that names a file outside the store, or a credential file the store wrote \
+            that no entry names; 2 the store could not be read; 64 usage error.
 
             Examples:
               apnsctl list
@@ -34,7 +40,7 @@ struct List: AsyncParsableCommand {
             listing = try store.listing()
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         let now = Date()
         let rows = listing.entries.map {

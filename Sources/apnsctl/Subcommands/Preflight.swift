@@ -29,9 +29,10 @@ struct Preflight: AsyncParsableCommand {
             over TCP, port 2197 is tried, and the line says which worked.
 
             Exit status: 0 every app (or named credential) ready; 1 the trust store lacks APNs' \
-            root, or an app has no fit credential (or a named credential would not work); 2 nothing \
-            could be judged for an app (network, DNS, TLS or proxy failure, Secret Service out of \
-            reach), no credential, store unreadable.
+            current root, or an app has no fit credential (or a named credential would not work), \
+            which wins over 2; 2 nothing could be judged for an app or a named credential \
+            (network, DNS, TLS or proxy failure, Secret Service out of reach, a mistyped alias), \
+            an empty store with nothing named, the store unreadable; 64 usage error.
 
             Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
             without --gateway and --ca they go to APNs itself. The .p12 password is in the \

@@ -20,6 +20,11 @@ struct Remove: AsyncParsableCommand {
 
             Files an index entry names outside the store's credentials folder are never deleted.
 
+            Exit status: 0 removed (or, with --orphans, nothing to remove); 2 no such alias, the \
+            store could not be read or written, or the entry and files are gone but the secret \
+            could not be removed from the Secret Service (the next command on the store removes \
+            it); 64 usage error (neither or both of an alias and --orphans).
+
             Examples:
               apnsctl remove token-ABC123DEFG
               apnsctl remove --orphans
@@ -101,7 +106,7 @@ struct Remove: AsyncParsableCommand {
             )
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
     }
 

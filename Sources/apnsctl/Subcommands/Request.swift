@@ -15,6 +15,11 @@ struct Request: AsyncParsableCommand {
             key and stores the complete identity. `apnsctl list` shows pending requests; `apnsctl \
             remove ALIAS` discards one and its key. docs/onboarding.md walks through Apple's portal.
 
+            Exit status: 0 the key, the CSR and the pending request were made; 1 refused, nothing \
+            made: the --out file exists, or the --alias is taken; 2 nothing made (the Secret \
+            Service or the store could not be written); 64 usage error (an alias or subject field \
+            that cannot be used).
+
             Examples. The first makes the key and the CSR to upload; the second stores the \
             certificate Apple returns for it.
               apnsctl request --out push.csr --email dev@example.com --country US
@@ -72,7 +77,7 @@ struct Request: AsyncParsableCommand {
             )
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         let pending = result.pending
         let importCommand = ErrorHints.command("import", "aps.cer")

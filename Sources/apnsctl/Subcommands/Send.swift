@@ -34,8 +34,6 @@ struct Send: AsyncParsableCommand {
             A rejection is printed with its likely fix; the classic one, 400 BadDeviceToken, usually means \
             a token from a development build sent to production or the reverse.
 
-            Exit status: 0 accepted; 1 rejected; 2 could not send.
-
             Bulk sending (--tokens): one HTTP/2 connection (--connections N for more), as many \
             notifications in flight as the server's SETTINGS_MAX_CONCURRENT_STREAMS allows, following \
             changes to it. Every line gets exactly one result, as a JSON line in --results FILE (or on \
@@ -47,9 +45,14 @@ struct Send: AsyncParsableCommand {
             continues with --resume FILE without sending anything twice. Ctrl-C stops taking tokens, \
             waits for those in flight and writes their results; a second Ctrl-C stops waiting.
 
-            Bulk exit status: 0 every line accepted; 1 some rejected, failed or malformed; 2 the run \
-            could not start or stopped early (a credential APNs refuses, the gateway unreachable); \
-            130 interrupted.
+            Exit status: 0 accepted (bulk: every line accepted); 1 APNs rejected the notification or \
+            broadcast, or the server refused the client certificate (bulk: a line rejected, failed \
+            or malformed, or a results file that exists, refused with nothing sent); 2 could not send: a credential unreadable or not there, a device token or \
+            payload APNs would refuse, a DNS, TLS or proxy failure (bulk: the run could not start or \
+            stopped early, a credential APNs refuses or the gateway unreachable included, or \
+            results that cannot be written); 64 usage error, also a time already \
+            past, a Live Activity payload or channel ID that cannot be sent, or a resume of another \
+            run's results; 130 a bulk run interrupted (Ctrl-C or SIGTERM) with every result written.
 
             Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
             without --gateway and --ca they go to APNs itself. The .p12 password is in the \

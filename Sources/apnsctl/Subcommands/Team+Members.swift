@@ -18,8 +18,11 @@ struct TeamAdd: AsyncParsableCommand {
             --signing-key for a member who will sign changes of their own; a member added \
             without one (CI, a server) reads the secrets and changes no member.
 
-            Exit status: 0 added; 1 the member list is not usable; 2 refused (no signing key \
-            here, a name or recipient already taken) or the store could not be read.
+            Exit status: 0 added; 1 refused, nothing changed: no member list of this clone can be \
+            trusted, or the sync made first stopped (a conflict, a rewritten history: see `apnsctl \
+            team sync`); 2 not added: not a team store, no signing key here, a name, recipient or \
+            signing key already a member's, a recipient or --signing-key that is not one, the \
+            store could not be read or written; 64 usage error.
 
             Examples:
               apnsctl team add ci-deploy \\
@@ -77,8 +80,10 @@ struct TeamRemove: AsyncParsableCommand {
             credential listed. The new member list is signed with your signing key, so a \
             removed member can never sign their way back in.
 
-            Exit status: 0 removed; 2 refused (no signing key here, no such member, the last \
-            member, yourself) or the store could not be read.
+            Exit status: 0 removed; 1 refused, nothing changed: no member list of this clone can be \
+            trusted, or the sync made first stopped (a conflict, a rewritten history: see `apnsctl \
+            team sync`); 2 not removed: not a team store, no signing key here, no such member, the \
+            last member, yourself, the store could not be read or written; 64 usage error.
 
             Examples:
               apnsctl team remove ci-deploy
@@ -110,9 +115,14 @@ struct TeamRemove: AsyncParsableCommand {
                             + "`apnsctl import NEW.p12 --password-stdin --replace \(credential.alias)\(store.storeSuffix)`"
                     )
                 case .tokenKey:
+                    // The import keeps these by itself; they are spelled out so that the command
+                    // says what the new key will serve.
+                    let serves =
+                        credential.topics.map { " --topic \(ErrorHints.shellQuoted($0))" }.joined()
+                        + (EnvironmentScope(credential.environments).map { " --environment \($0.rawValue)" } ?? "")
                     print(
                         "  \(credential.alias): revoke key \(credential.keyID ?? "") in the Apple Developer portal, make a new one, then "
-                            + "`apnsctl import AuthKey_NEWKEYID.p8 --team-id \(credential.teamID ?? "TEAMID") --replace \(credential.alias)\(store.storeSuffix)`"
+                            + "`apnsctl import AuthKey_NEWKEYID.p8 --team-id \(credential.teamID ?? "TEAMID")\(serves) --replace \(ErrorHints.shellQuoted(credential.alias))\(store.storeSuffix)`"
                     )
                 }
             }

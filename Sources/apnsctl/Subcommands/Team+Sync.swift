@@ -20,8 +20,9 @@ struct TeamSync: AsyncParsableCommand {
             the commit this clone last synced) stops the sync before anything is merged.
 
             Exit status: 0 in step with the remote; 1 a conflict, an untrusted member list or a \
-            rewritten history (nothing was encrypted to an untrusted list); 2 the remote could \
-            not be reached, or the request was refused (no signing key for --restore-members).
+            rewritten history (nothing was encrypted to an untrusted list); 2 not a team store, \
+            the remote could not be reached (commits wait here), or the request was refused (no \
+            signing key for --restore-members); 64 usage error.
 
             Examples:
               apnsctl team sync
@@ -66,14 +67,10 @@ struct TeamSync: AsyncParsableCommand {
             result = try team.sync(
                 TeamStore.SyncOptions(keep: keep, acceptRewrite: acceptRewrite, restoreMembers: restoreMembers)
             )
-        } catch let error as CredentialError
-            where [.teamConflict, .historyRewritten, .untrustedMembers].contains(error.code)
-        {
-            reportError(error)
-            throw ExitStatus.problem
         } catch let error as CredentialError {
+            // A conflict, a rewritten history or an untrusted member list is a refusal: exit 1.
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
         if result.committedPending { print("Committed changes of the store that no commit held.") }
         if result.pulled > 0 {
@@ -112,6 +109,11 @@ struct TeamStatus: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the team store's remote, members, ahead/behind and your recipient.",
         discussion: """
+            Shown whether or not the remote can be reached, and with an untrusted member list \
+            named, not failed on: `apnsctl team sync` settles those.
+
+            Exit status: 0 shown; 2 not a team store, or it could not be read; 64 usage error.
+
             Examples:
               apnsctl team status
             """
@@ -136,7 +138,10 @@ struct TeamStatus: AsyncParsableCommand {
                 "access:     "
                     + (status.isMember
                         ? "a member: the secrets are encrypted to you"
-                        : "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
+                        : status.removedIn.map {
+                            "removed from the team (\(Untrusted.display($0))): metadata only; the secrets are no longer encrypted to you"
+                        }
+                            ?? "not a member yet: metadata only (a member runs `apnsctl team add NAME RECIPIENT`)")
             )
             print(
                 "signing:    "

@@ -21,6 +21,9 @@ struct Team: AsyncParsableCommand {
             https://…, a path); the examples use a bare repository made by `git init --bare \
             push-credentials.git`.
 
+            Exit status: that of the subcommand run (see each one's --help); 0 with none, which \
+            prints this help; 64 usage error.
+
             Examples:
               apnsctl team init push-credentials.git --name alice
               apnsctl team status
@@ -70,6 +73,10 @@ struct TeamInit: AsyncParsableCommand {
 
             Any git URL works, such as git@git.example.com:mobile/push-credentials.git.
 
+            Exit status: 0 the store is a team store; 2 it is not: a team store already, a remote \
+            that holds commits, a name that cannot be used, the Secret Service, age or git not \
+            available; 64 usage error.
+
             Examples:
               apnsctl team init push-credentials.git --name alice
             """
@@ -118,7 +125,10 @@ struct TeamJoin: AsyncParsableCommand {
             Until a member has added you (and you have run `apnsctl team sync`), the store \
             shows its metadata (`apnsctl list`, `apnsctl check --skip-secrets`) and no secret.
 
-            Exit status: 0 joined; 2 not joined (nothing is left behind).
+            Exit status: 0 joined; 1 not joined: no member list of the repository can be trusted \
+            from its first one; 2 not joined: the store folder not empty, the remote not reached \
+            or not a team store, the name taken, the Secret Service unavailable; 64 usage error. \
+            Nothing is left behind when it is not joined.
 
             Examples (into the store folder bob-store):
               apnsctl team join push-credentials.git --name bob --store bob-store

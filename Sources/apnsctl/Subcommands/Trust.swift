@@ -17,8 +17,9 @@ struct Trust: AsyncParsableCommand {
             later date is looked for too: --at a later date shows what will be needed then.
 
             Exit status: 0 the store holds the current root of every environment checked (and any \
-            announced one); 1 a root is missing, with the package or file to fix it; 2 a file given \
-            cannot be read.
+            announced one); 1 a root is missing, current or announced, with the package or file to \
+            fix it (a system with no trust store lacks them all); 2 a --ca-bundle or --ca file \
+            cannot be read; 64 usage error.
 
             Examples:
               apnsctl trust

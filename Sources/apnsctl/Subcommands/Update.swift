@@ -19,6 +19,10 @@ struct Update: AsyncParsableCommand {
             their own topics, environments and team and cannot be edited: import a new certificate \
             with --replace instead.
 
+            Exit status: 0 updated; 2 nothing changed: no such alias, a certificate rather than a \
+            token key, a --team-id or --topic that is not one, or the store could not be read or \
+            written; 64 usage error (nothing to change, a placeholder such as "<BUNDLE-ID>").
+
             Examples:
               apnsctl update token-ABC123DEFG --topic com.example.app \\
                 --topic com.example.other --environment production
@@ -90,7 +94,7 @@ struct Update: AsyncParsableCommand {
             line("team", before.teamID ?? "none", after.teamID ?? "none")
         } catch let error as CredentialError {
             reportError(error)
-            throw ExitStatus.couldNotCheck
+            throw exitStatus(for: error)
         }
     }
 
