@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "apnsctl", targets: ["apnsctl"]),
         .library(name: "PushCore", targets: ["PushCore"]),
+        .library(name: "CredentialFormats", targets: ["CredentialFormats"]),
         .library(name: "PushCredentials", targets: ["PushCredentials"]),
         .library(name: "PushGateway", targets: ["PushGateway"]),
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
@@ -55,11 +56,30 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // What reads and writes credential formats: PKCS#12 (read in every encryption, and
+        // written), PEM, DER, .p8 provider keys, push certificates (Apple's OIDs, topics,
+        // environments, validity, fingerprints), OpenSSL through its shims, and the one
+        // credential error. Never libsecret: the local gateway links this, not the store.
+        .target(
+            name: "CredentialFormats",
+            dependencies: [
+                "PushCore",
+                "COpenSSL",
+                "COpenSSLShim",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The store (index, files, the Secret Service, the team store), loading, checks and
+        // reports, on top of the formats.
         .target(
             name: "PushCredentials",
             dependencies: [
                 "PushCore",
-                "COpenSSL",
+                "CredentialFormats",
+                // ProcessProtection's C (prctl, the core size limit) is in the shim.
                 "COpenSSLShim",
                 "CLibSecret",
                 .product(name: "X509", package: "swift-certificates"),
@@ -81,6 +101,7 @@ let package = Package(
             name: "PushGateway",
             dependencies: [
                 "PushCore",
+                "CredentialFormats",
                 "PushCredentials",
                 "PushTransport",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -100,7 +121,7 @@ let package = Package(
             name: "LocalGateway",
             dependencies: [
                 "PushCore",
-                "PushCredentials",
+                "CredentialFormats",
                 "PushTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -119,6 +140,7 @@ let package = Package(
             name: "PushMonitoring",
             dependencies: [
                 "PushCore",
+                "CredentialFormats",
                 "PushCredentials",
                 "PushGateway",
                 "CLibCrypt",
@@ -133,6 +155,7 @@ let package = Package(
         .executableTarget(
             name: "apnsctl",
             dependencies: [
+                "CredentialFormats",
                 "PushCredentials",
                 "PushGateway",
                 "PushMonitoring",
@@ -148,6 +171,7 @@ let package = Package(
             dependencies: [
                 "LocalGateway",
                 "PushGateway",
+                "CredentialFormats",
                 "PushCredentials",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -163,6 +187,7 @@ let package = Package(
         .testTarget(
             name: "PushCredentialsTests",
             dependencies: [
+                "CredentialFormats",
                 "PushCredentials",
                 "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -178,6 +203,7 @@ let package = Package(
                 "PushMonitoring",
                 "TestSupport",
                 "LocalGateway",
+                "CredentialFormats",
                 "PushCredentials",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -196,6 +222,7 @@ let package = Package(
                 "LocalGateway",
                 "TestSupport",
                 "PushGateway",
+                "CredentialFormats",
                 "PushCredentials",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -208,7 +235,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PushCredentials", "PushGateway", "LocalGateway", "TestSupport"]
+            dependencies: ["CredentialFormats", "PushCredentials", "PushGateway", "LocalGateway", "TestSupport"]
         ),
     ]
 )

@@ -1,6 +1,6 @@
+import CredentialFormats
 import Foundation
 import NIOConcurrencyHelpers
-import PushCredentials
 
 /// Broadcast channels and broadcasts, served on the gateway's one listener beside device
 /// notifications (Apple serves channel management on a host and port of its own; a local

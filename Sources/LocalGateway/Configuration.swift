@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 extension LocalGateway {
     /// Everything the gateway does, fixed at start.

@@ -1,4 +1,4 @@
-import PushCredentials
+import CredentialFormats
 
 /// How the client authenticated, as far as the connection's limit cares.
 enum ClientIdentity {

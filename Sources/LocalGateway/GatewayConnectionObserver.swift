@@ -1,10 +1,10 @@
+import CredentialFormats
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import PushCredentials
 import X509
 
 /// Notes connection-level errors: a client that broke the stream limit after acknowledging it.

@@ -1,6 +1,6 @@
+import CredentialFormats
 import NIOCore
 import NIOHTTP2
-import PushCredentials
 
 /// A connection's lifecycle and bookkeeping, as a value in the manner of swift-nio-http2's state
 /// machines: each event changes it and returns what the handler must do (the frames to write,

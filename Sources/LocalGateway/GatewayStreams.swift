@@ -1,8 +1,8 @@
+import CredentialFormats
 import Foundation
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
-import PushCredentials
 
 /// Serves a connection's streams at the HTTP/2 frame level: counts each against the
 /// connection's limit, collects its request, answers as APNs would, and applies the

@@ -1,7 +1,7 @@
+import CredentialFormats
 import NIOCore
 import NIOSSL
 import NIOTLS
-import PushCredentials
 
 /// Sent through a connection's pipeline when the gateway stops: GOAWAY `Shutdown`.
 struct GatewayShutdownEvent {}

@@ -1,7 +1,7 @@
+import CredentialFormats
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
-import PushCredentials
 
 /// One request as it came off a stream.
 struct IncomingRequest {

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 extension LocalGateway {
     /// A provider-token key the gateway accepts, named by the file of its public half.

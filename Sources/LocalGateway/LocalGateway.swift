@@ -1,10 +1,10 @@
+import CredentialFormats
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import PushCredentials
 import PushTransport
 import X509
 

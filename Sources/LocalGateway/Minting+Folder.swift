@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 extension TestCertificateAuthority {
     /// The CA certificate's file in a CA folder: what the gateway's client CAs are given.

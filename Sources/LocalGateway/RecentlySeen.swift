@@ -1,7 +1,7 @@
+import CredentialFormats
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
-import PushCredentials
 
 /// Answers kept by their key, with the last one used checked first: clients send the same
 /// token (and often the same payload) on request after request, and comparing with the last

@@ -1,6 +1,6 @@
+import CredentialFormats
 import Crypto
 import Foundation
-import PushCredentials
 
 /// Provider tokens: form, signature, team, age, and the scope of Apple's restricted keys.
 extension RequestValidator {

@@ -1,8 +1,8 @@
+import CredentialFormats
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import PushCore
-import PushCredentials
 
 /// The gateway's answer to one request.
 struct Decision {

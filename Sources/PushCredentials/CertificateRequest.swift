@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 import SwiftASN1
 import X509
@@ -141,12 +142,6 @@ public struct CertificateRequest: Sendable {
         let der = try OpenSSL.makeCertificateRequest(subject: subject.fields, privateKey: privateKey)
         return try CertificateRequest(der: der, path: "")
     }
-}
-
-extension PushCertificate {
-    /// SHA-256 of the certificate's SubjectPublicKeyInfo, upper-case hex with colons: the same
-    /// value the certificate signing request it was issued for shows.
-    public var publicKeyFingerprint: String { OpenSSL.publicKeyFingerprint(certificateDER: der) ?? "unknown" }
 }
 
 /// A request made by `apnsctl request` whose certificate has not been imported yet: its private

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// Judges one credential: a stored alias (with its key from the Secret Service unless told not

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// What a check is asked: which credentials, against what.

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// What the user is about to do, against which credentials are checked.

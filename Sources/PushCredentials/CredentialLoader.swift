@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// Loads the credential a person names: a stored alias, a certificate file read with a

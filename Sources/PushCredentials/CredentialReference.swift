@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// A credential named by a person: a stored alias, or a file to read with a password (so CI

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// How ``CredentialStore/export(named:as:)`` writes a stored credential for other tools.

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// Certificate signing requests whose private key waits in the Secret Service until Apple's

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// What a file named for inspection turned out to be, told from its name (a token key's

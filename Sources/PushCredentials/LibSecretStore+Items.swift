@@ -1,4 +1,5 @@
 internal import CLibSecret
+import CredentialFormats
 import Foundation
 
 extension LibSecretStore {

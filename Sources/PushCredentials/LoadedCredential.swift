@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// A credential ready to connect with: what it authenticates as, and what it was issued or

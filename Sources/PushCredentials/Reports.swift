@@ -1,31 +1,5 @@
+import CredentialFormats
 import Foundation
-
-/// The JSON shape of everything the tool reports, versioned by ``schemaVersion``.
-///
-/// Keys are snake_case; dates are RFC 3339 in UTC, always next to a computed `days_left` so
-/// no consumer has to parse dates to make a decision.
-///
-/// A property spelled with an upper-case acronym (`teamID`) names its key `teamId` in its
-/// `CodingKeys`: `.convertFromSnakeCase` reads `team_id` as `teamId`, never `teamID`, so that is
-/// the only spelling that decodes what was written, and it encodes to the same `team_id`.
-public enum ReportSchema {
-    public static let schemaVersion = 1
-
-    public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-
-    public static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
-}
 
 /// Something worth telling about a credential. Problems make a command exit 1; warnings do not.
 public struct Finding: Codable, Sendable, Equatable {

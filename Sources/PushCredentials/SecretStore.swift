@@ -1,4 +1,5 @@
 internal import CLibSecret
+import CredentialFormats
 import Foundation
 
 /// Where a credential's secret (a PKCS#12 password or a private key) lives.

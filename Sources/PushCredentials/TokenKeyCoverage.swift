@@ -1,3 +1,4 @@
+import CredentialFormats
 import PushCore
 
 /// What a token key is recorded to serve: the apps (bundle IDs) it pushes to, the environments,

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// A token key file (`AuthKey_<KEYID>.p8`) as `inspect` reports it. The file holds only the key;

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 import SwiftASN1
 import X509

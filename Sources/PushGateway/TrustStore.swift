@@ -1,3 +1,4 @@
+import CredentialFormats
 import Crypto
 import Foundation
 import PushCredentials

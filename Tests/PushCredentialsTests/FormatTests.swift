@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import X509
 
+@testable import CredentialFormats
 @testable import PushCredentials
 
 struct FormatTests {

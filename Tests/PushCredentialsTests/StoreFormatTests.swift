@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import CredentialFormats
 @testable import PushCredentials
 
 /// The store's files as they are on disk. Stores written by earlier versions must keep reading,

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// The `age` and `age-keygen` tools (age-encryption.org/v1), run as subprocesses: every member

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// The `git` command line, run in the store's folder: users' ssh configuration, credential

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// Checks a decrypted secret against what the (public, plain) index says it is for.

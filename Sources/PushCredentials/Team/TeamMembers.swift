@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// `team.json` at the top of a team store: who the secrets are encrypted to. Public: names and

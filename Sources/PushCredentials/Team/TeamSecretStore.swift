@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// A team store's secrets: one age file per secret in `secrets/`, encrypted to every member in

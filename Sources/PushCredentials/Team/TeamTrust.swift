@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// What this clone trusts of the team's membership, kept in the clone's own `.git` (never pushed):

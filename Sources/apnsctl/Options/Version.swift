@@ -1,3 +1,4 @@
+import CredentialFormats
 import PushCredentials
 
 /// What `apnsctl --version` prints: the release, the commit it was built from and the OpenSSL

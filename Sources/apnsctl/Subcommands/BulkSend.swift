@@ -1,4 +1,5 @@
 import ArgumentParser
+import CredentialFormats
 import Dispatch
 import Foundation
 import PushCredentials

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CredentialFormats
 import Foundation
 import PushCredentials
 

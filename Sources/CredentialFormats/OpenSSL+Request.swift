@@ -6,7 +6,7 @@ extension OpenSSL {
     // MARK: Keys made here
 
     /// A new RSA private key, as PKCS#8 DER, made in memory and never written anywhere.
-    static func generateRSAKey(bits: Int32) throws -> SecretBytes {
+    package static func generateRSAKey(bits: Int32) throws -> SecretBytes {
         ERR_clear_error()
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
             throw generationFailed("no RSA key generator")
@@ -53,7 +53,7 @@ extension OpenSSL {
         } ?? nil
     }
 
-    static func publicKeyFingerprint(privateKey pkcs8: SecretBytes) -> String? {
+    package static func publicKeyFingerprint(privateKey pkcs8: SecretBytes) -> String? {
         withPrivateKey(pkcs8) { key in
             subjectPublicKeyInfo(of: key).map { PublicKeyFingerprint.of(subjectPublicKeyInfo: $0) }
         }
@@ -64,7 +64,10 @@ extension OpenSSL {
 
     /// A PKCS#10 request for `subject` (short names such as CN, in order), signed with SHA-256
     /// by `pkcs8`. Returns its DER.
-    static func makeCertificateRequest(subject: [(String, String)], privateKey pkcs8: SecretBytes) throws -> [UInt8] {
+    package static func makeCertificateRequest(
+        subject: [(String, String)],
+        privateKey pkcs8: SecretBytes
+    ) throws -> [UInt8] {
         ERR_clear_error()
         let der: [UInt8]? =
             withPrivateKey(pkcs8) { key -> [UInt8]? in
@@ -111,15 +114,15 @@ extension OpenSSL {
         return der
     }
 
-    struct RequestFacts {
-        var keyType: String
-        var keyBits: Int
-        var subjectPublicKeyInfo: [UInt8]
-        var signatureValid: Bool
+    package struct RequestFacts {
+        package var keyType: String
+        package var keyBits: Int
+        package var subjectPublicKeyInfo: [UInt8]
+        package var signatureValid: Bool
     }
 
     /// The public key of a PKCS#10 request and whether the request's signature verifies with it.
-    static func requestFacts(der: [UInt8]) -> RequestFacts? {
+    package static func requestFacts(der: [UInt8]) -> RequestFacts? {
         var handle: OpaquePointer?
         der.withUnsafeBufferPointer { buffer in
             var pointer: UnsafePointer<UInt8>? = buffer.baseAddress

@@ -186,7 +186,7 @@ public struct PushCertificate: Sendable {
 
     // MARK: Helpers
 
-    static func first(_ oid: ASN1ObjectIdentifier, in name: DistinguishedName) -> String? {
+    package static func first(_ oid: ASN1ObjectIdentifier, in name: DistinguishedName) -> String? {
         for rdn in name {
             for attribute in rdn where attribute.type == oid {
                 return String(attribute.value) ?? String(describing: attribute.value)
@@ -207,7 +207,7 @@ public struct PushCertificate: Sendable {
     ]
 
     /// RFC 4514 order (most specific first), as `openssl -nameopt RFC2253` prints it.
-    static func format(_ name: DistinguishedName) -> String {
+    package static func format(_ name: DistinguishedName) -> String {
         name.reversed().map { rdn in
             rdn.map { attribute in
                 let key = shortNames[attribute.type] ?? attribute.type.description

@@ -204,7 +204,7 @@ public enum InputFile {
         )
     }
 
-    static func openFailure(path: String, kind: InputKind, errno code: Int32) -> CredentialError {
+    package static func openFailure(path: String, kind: InputKind, errno code: Int32) -> CredentialError {
         if code == ENOENT || code == ENOTDIR {
             return CredentialError(
                 .fileNotFound,

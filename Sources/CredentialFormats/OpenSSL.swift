@@ -6,7 +6,7 @@ import Foundation
 /// private keys in every PEM/DER shape, and key/certificate matching.
 ///
 /// All C stays in this file. Wrappers free what they allocate with `defer`.
-enum OpenSSL {
+package enum OpenSSL {
     /// Whether OpenSSL's "legacy" provider (RC2, RC4, DES...) could be loaded.
     ///
     /// Loading any provider explicitly disables the implicit "default" one, so both are loaded.

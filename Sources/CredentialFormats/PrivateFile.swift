@@ -67,7 +67,7 @@ public enum PrivateFile {
 
 extension CredentialFile {
     /// The same certificate with a private key taken from elsewhere (the Secret Service).
-    func replacingKey(_ key: SecretBytes) -> CredentialFile {
+    package func replacingKey(_ key: SecretBytes) -> CredentialFile {
         CredentialFile(
             path: path,
             format: format,

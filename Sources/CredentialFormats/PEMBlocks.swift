@@ -1,15 +1,15 @@
 import Foundation
 
 /// One `-----BEGIN X-----` ... `-----END X-----` block of a PEM file.
-struct PEMBlock {
+package struct PEMBlock {
     /// The label: `CERTIFICATE`, `PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, `RSA PRIVATE KEY`...
-    var label: String
+    package var label: String
     /// The block as it stood, header lines included (what OpenSSL's PEM reader wants).
-    var text: String
+    package var text: String
     /// Header lines inside the block such as `Proc-Type: 4,ENCRYPTED`.
-    var headers: [String: String]
+    package var headers: [String: String]
     /// The decoded body; nil when the base64 is damaged.
-    var der: [UInt8]?
+    package var der: [UInt8]?
 
     var isPrivateKey: Bool { label.hasSuffix("PRIVATE KEY") }
     var isEncrypted: Bool {
@@ -18,7 +18,7 @@ struct PEMBlock {
 
     /// Splits a PEM text into blocks, skipping anything outside them: OpenSSL's "Bag Attributes"
     /// lines, `subject=`/`issuer=` comments, blank lines.
-    static func blocks(in text: String) -> [PEMBlock] {
+    package static func blocks(in text: String) -> [PEMBlock] {
         var blocks: [PEMBlock] = []
         var current: (label: String, lines: [String])?
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
@@ -58,7 +58,7 @@ struct PEMBlock {
         )
     }
 
-    static func encode(label: String, der: [UInt8]) -> String {
+    package static func encode(label: String, der: [UInt8]) -> String {
         let base64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
         return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
     }
