@@ -14,7 +14,7 @@ import Darwin
 /// removes).
 public struct CredentialStore: Sendable {
     public let root: URL
-    public let secrets: any SecretStore
+    public internal(set) var secrets: any SecretStore
     /// The path as given, when a link made it differ from `root`: earlier versions recorded
     /// secrets under it, and they are still found there.
     let givenPath: String?

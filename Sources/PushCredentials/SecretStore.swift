@@ -46,6 +46,10 @@ public struct SecretItem: Sendable, Hashable, Codable {
 public protocol SecretStore: Sendable {
     func store(_ secret: SecretBytes, for item: SecretItem) throws
     func lookup(_ item: SecretItem) throws -> SecretBytes?
+    /// The secrets of many items at once, for a command that reads a whole store. An item left
+    /// out of the answer was not read (missing, locked, or its read failed): ask for it alone,
+    /// which answers or says why.
+    func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes]
     /// Returns whether an item was removed.
     @discardableResult func remove(_ item: SecretItem) throws -> Bool
     /// Throws, saying why, when the store cannot be used now.
@@ -57,6 +61,16 @@ public protocol SecretStore: Sendable {
 }
 
 extension SecretStore {
+    /// Item by item, for a store that has no cheaper way; what fails is left out for the caller
+    /// to ask again alone.
+    public func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
+        var found: [SecretItem: SecretBytes] = [:]
+        for item in Set(items) {
+            if let secret = try? lookup(item) { found[item] = secret }
+        }
+        return found
+    }
+
     public func placeOf(_ item: SecretItem) -> String { "in the Secret Service (label \"\(item.label)\")" }
 }
 
@@ -373,7 +387,7 @@ public struct LibSecretStore: SecretStore {
         }
     }
 
-    private func decode(_ text: [UInt8], kind: SecretItem.Kind) throws -> SecretBytes {
+    func decode(_ text: [UInt8], kind: SecretItem.Kind) throws -> SecretBytes {
         switch kind {
         case .pkcs12Password, .teamIdentity, .signingKey:
             return SecretBytes(text)
