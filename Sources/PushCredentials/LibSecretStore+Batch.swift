@@ -35,7 +35,7 @@ extension LibSecretStore {
     private func onlyUnlockedPath(of item: SecretItem, service: OpaquePointer) -> String? {
         var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
         var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        let searched = try? call(what: "find the secret") { cancellable, error in
+        let searched: Void? = try? call(what: "find the secret") { cancellable, error in
             withAttributes(item.attributes) { attributes in
                 secret_service_search_for_dbus_paths_sync(
                     UnsafeMutablePointer(service),
@@ -70,7 +70,7 @@ extension LibSecretStore {
         defer { for string in strings { free(string) } }
         strings.append(nil)
         var table: OpaquePointer?
-        let read = strings.withUnsafeMutableBufferPointer { buffer in
+        let read: Void? = strings.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) { list in
                 try? call(what: "read the store's secrets") { cancellable, error in
                     table = secret_service_get_secrets_for_dbus_paths_sync(
