@@ -83,8 +83,9 @@ public struct CredentialStore: Sendable {
         if try folderState() != .store { return StoreIndex() }
         do {
             // Not through a link: an index that is a link may lead out of the store.
-            let data = Data(try StoreFile.read(root: root, relative: "index.json", kind: .storeRecord))
-            return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
+            return try StoreIndexCache.read(root: root, relative: "index.json") { bytes in
+                try ReportSchema.decoder().decode(StoreIndex.self, from: Data(bytes))
+            }
         } catch {
             let files = credentialFilesPresent()
             throw CredentialError(
