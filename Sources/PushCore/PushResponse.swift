@@ -78,21 +78,8 @@ public struct PushResponse: Sendable, Codable, Equatable {
 
     /// Builds a response from the status, the headers and the body as they came off the wire.
     /// Never fails: whatever cannot be decoded is kept raw.
-    /// Whether header name `given` is `lowercaseName` in any ASCII case.
-    static func sameName(_ given: String, _ lowercaseName: String) -> Bool {
-        var expected = lowercaseName.utf8.makeIterator()
-        for byte in given.utf8 {
-            guard let wanted = expected.next() else { return false }
-            let folded = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
-            if folded != wanted { return false }
-        }
-        return expected.next() == nil
-    }
-
     public init(status: Int, headers: [(String, String)], body: [UInt8], latency: Double) {
-        // Names compared without making a lowercased copy of each: this runs for every answer of
-        // a bulk run, and the copies showed in its profile (docs/performance.md).
-        func header(_ name: String) -> String? { headers.first { Self.sameName($0.0, name) }?.1 }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
         self.init(status: status, latency: latency)
         apnsID = header(APNsHeader.id).flatMap(UUID.init(uuidString:))
         apnsUniqueID = header(APNsHeader.uniqueID)
