@@ -305,7 +305,8 @@ def cmd_time_alternating(args):
                 sys.stderr.write(proc.stderr[-2000:])
     with open(args.out, "a") as out:
         for label, runs, failed in zip(args.label, durations, failures):
-            out.write(json.dumps({"label": label, "durations": runs, "failures": failed}) + "\n")
+            out.write(json.dumps({"label": label, "durations": runs, "failures": failed,
+                                  "group": args.group}) + "\n")
             print("  %s: median %.1f ms over %d runs%s" % (label, statistics.median(runs) * 1000, len(runs),
                   ", %d failed" % failed if failed else ""), file=sys.stderr)
 
@@ -373,7 +374,8 @@ def fmt_rate(value):
 def cmd_report(args):
     rows = [json.loads(line) for line in open(args.results) if line.strip()]
     throughput = [r for r in rows if "rates" in r]
-    cold = [r for r in rows if "durations" in r]
+    cold = [r for r in rows if "durations" in r and r.get("group", "cold") == "cold"]
+    checks = [r for r in rows if "durations" in r and r.get("group") == "check"]
 
     def median(row):
         return statistics.median(row["rates"]) if row["rates"] else None
@@ -389,7 +391,7 @@ def cmd_report(args):
         return "%.1f" % statistics.median(values) if values else ""
 
     if not throughput:
-        print("(no throughput runs: --cold-only)")
+        print("(no throughput runs: --cold-only or --check-only)")
     else:
         print("| tool | server | connections | streams | notifications | median notifications/s | min – max | vs h2load, same server"
               " | client CPU µs / notification | server CPU µs / notification |")
@@ -423,6 +425,20 @@ def cmd_report(args):
             if not d:
                 continue
             ratio = "%.2f×" % (statistics.median(d) / curl_ms) if curl_ms else ""
+            print("| %s | %d | %.1f | %.1f – %.1f | %s |%s" % (r["label"], len(d), statistics.median(d), min(d), max(d),
+                                                            ratio, " (%d failed)" % r["failures"] if r["failures"] else ""))
+
+    if checks:
+        print("\nCheck over one store, process start to exit, the two commands in turn:\n")
+        print("| command | runs | median ms | min – max ms | vs --skip-secrets |")
+        print("| --- | ---: | ---: | --- | ---: |")
+        skip = [r for r in checks if "--skip-secrets" in r["label"] and r["durations"]]
+        skip_ms = statistics.median(skip[-1]["durations"]) * 1000 if skip else None
+        for r in checks:
+            d = [x * 1000 for x in r["durations"]]
+            if not d:
+                continue
+            ratio = "%.2f×" % (statistics.median(d) / skip_ms) if skip_ms else ""
             print("| %s | %d | %.1f | %.1f – %.1f | %s |%s" % (r["label"], len(d), statistics.median(d), min(d), max(d),
                                                             ratio, " (%d failed)" % r["failures"] if r["failures"] else ""))
 
@@ -462,6 +478,15 @@ def cmd_report(args):
             verdict(p_ms <= 1.5 * c_ms), p_ms, c_ms, p_ms / c_ms))
     else:
         print("- probe ≤ 1.5× one curl --http2 request: not measured")
+    with_secrets = next((r for r in checks if "--skip-secrets" not in r["label"] and r["durations"]), None)
+    without = next((r for r in checks if "--skip-secrets" in r["label"] and r["durations"]), None)
+    if with_secrets and without:
+        w_ms = statistics.median(with_secrets["durations"]) * 1000
+        s_ms = statistics.median(without["durations"]) * 1000
+        print("- check with secrets ≤ 3× check --skip-secrets, same store: %s — %.0f vs %.0f ms (%.2f×)" % (
+            verdict(w_ms <= 3 * s_ms), w_ms, s_ms, w_ms / s_ms))
+    else:
+        print("- check with secrets ≤ 3× check --skip-secrets: not measured")
     if rss_row and rss_row["rss_kib"]:
         peak = max(rss_row["rss_kib"]) / 1024
         partial = "" if rss_row["count"] >= 1000000 else " (a shorter run; the target is for 1,000,000)"
@@ -520,6 +545,7 @@ def main():
     p = sub.add_parser("time-alternating")
     p.add_argument("--out", required=True); p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--label", action="append", required=True)
+    p.add_argument("--group", default="cold", help="cold (the probe's start-up) or check (a store's check)")
     p.add_argument("command", nargs=argparse.REMAINDER); p.set_defaults(func=cmd_time_alternating)
     p = sub.add_parser("time-runs")
     p.add_argument("--out", required=True); p.add_argument("--label", required=True); p.add_argument("--repeats", type=int, default=10)

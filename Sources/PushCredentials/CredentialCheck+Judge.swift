@@ -166,6 +166,12 @@ public final class CheckJudge {
         return result
     }
 
+    /// Told that the Secret Service could not be asked (by a batch read before the first
+    /// credential): it is not asked again, as after a credential's own lookup found that.
+    func knowUnreachable(_ error: CredentialError) {
+        if secretServiceDown == nil { secretServiceDown = error }
+    }
+
     /// The same judge for other expectations (another app's topic), sharing what it learnt of the Secret Service.
     public func with(expectations: CheckExpectations) -> CheckJudge {
         let judge = CheckJudge(

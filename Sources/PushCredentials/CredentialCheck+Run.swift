@@ -113,14 +113,21 @@ extension CredentialCheck {
         let housekeeping =
             request.isWholeStore
             ? orphanResults(store, skipSecrets: request.skipSecrets) + unaccountedResults(store) : []
+        let stored = request.credentials.isEmpty ? try store.list() : []
+        // Every key the check will read, read together: one Secret Service round trip, not one
+        // per credential. What the batch leaves out is read alone, as before.
+        let reading = request.skipSecrets ? (store: store, unavailable: nil) : store.preloadingSecrets(for: stored)
         let judge = CheckJudge(
-            store: store,
+            store: reading.store,
             expectations: request.expectations,
             password: request.password,
             skipSecrets: request.skipSecrets,
             teamID: request.teamID,
             keyID: request.keyID
         )
+        if let unavailable = reading.unavailable, CheckJudge.isUnreachable(unavailable) {
+            judge.knowUnreachable(unavailable)
+        }
         guard request.credentials.isEmpty else {
             for argument in request.credentials {
                 let reference = try CredentialReference.resolve(argument, store: store)
@@ -129,7 +136,6 @@ extension CredentialCheck {
             }
             return report
         }
-        let stored = try store.list()
         report.stored = stored
         if stored.isEmpty, housekeeping.isEmpty {
             report.nothingToCheck = true

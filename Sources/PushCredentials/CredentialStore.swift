@@ -15,7 +15,7 @@ import Darwin
 /// removes).
 public struct CredentialStore: Sendable {
     public let root: URL
-    public let secrets: any SecretStore
+    public internal(set) var secrets: any SecretStore
     /// The path as given, when a link made it differ from `root`: earlier versions recorded
     /// secrets under it, and they are still found there.
     let givenPath: String?
@@ -84,8 +84,9 @@ public struct CredentialStore: Sendable {
         if try folderState() != .store { return StoreIndex() }
         do {
             // Not through a link: an index that is a link may lead out of the store.
-            let data = Data(try StoreFile.read(root: root, relative: "index.json", kind: .storeRecord))
-            return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
+            return try StoreIndexCache.read(root: root, relative: "index.json") { bytes in
+                try ReportSchema.decoder().decode(StoreIndex.self, from: Data(bytes))
+            }
         } catch {
             let files = credentialFilesPresent()
             throw CredentialError(

@@ -47,6 +47,10 @@ public struct SecretItem: Sendable, Hashable, Codable {
 public protocol SecretStore: Sendable {
     func store(_ secret: SecretBytes, for item: SecretItem) throws
     func lookup(_ item: SecretItem) throws -> SecretBytes?
+    /// The secrets of many items at once, for a command that reads a whole store. An item left
+    /// out of the answer was not read (missing, locked, or its read failed): ask for it alone,
+    /// which answers or says why.
+    func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes]
     /// Returns whether an item was removed.
     @discardableResult func remove(_ item: SecretItem) throws -> Bool
     /// Throws, saying why, when the store cannot be used now.
@@ -58,6 +62,16 @@ public protocol SecretStore: Sendable {
 }
 
 extension SecretStore {
+    /// Item by item, for a store that has no cheaper way; what fails is left out for the caller
+    /// to ask again alone.
+    public func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
+        var found: [SecretItem: SecretBytes] = [:]
+        for item in Set(items) {
+            if let secret = try? lookup(item) { found[item] = secret }
+        }
+        return found
+    }
+
     public func placeOf(_ item: SecretItem) -> String { "in the Secret Service (label \"\(item.label)\")" }
 }
 
@@ -135,27 +149,39 @@ public struct LibSecretStore: SecretStore {
                     + "`echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`."
             )
         }
-        try probeBus()
-        var service: OpaquePointer?
-        try call(what: "connect to the Secret Service") { cancellable, error in
-            service = OpaquePointer(secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error))
-            return service == nil ? 0 : 1
-        }
-        defer { if let service { g_object_unref(UnsafeMutableRawPointer(service)) } }
-        var collection: OpaquePointer?
+        let connection = try probeBus()
+        // The default collection and its lock state asked with plain D-Bus calls on the kept
+        // connection: libsecret's service and collection objects would each cost a proxy (a
+        // property fetch, match rules, an activation check), and the lookup that follows makes
+        // its own service object anyway (docs/performance.md, "The cold probe").
+        var aliased: OpaquePointer?
+        let replyType = g_variant_type_new("(o)")
+        defer { g_variant_type_free(replyType) }
         try call(what: "open the default collection") { cancellable, error in
-            collection = OpaquePointer(
-                secret_collection_for_alias_sync(
-                    UnsafeMutablePointer(service),
-                    "default",
-                    SECRET_COLLECTION_NONE,
-                    cancellable,
-                    &error
-                )
+            var children: [OpaquePointer?] = [g_variant_new_string("default")]
+            aliased = g_dbus_connection_call_sync(
+                connection,
+                "org.freedesktop.secrets",
+                "/org/freedesktop/secrets",
+                "org.freedesktop.Secret.Service",
+                "ReadAlias",
+                g_variant_new_tuple(&children, 1),
+                replyType,
+                G_DBUS_CALL_FLAGS_NONE,
+                -1,
+                cancellable,
+                &error
             )
-            return error == nil ? 1 : 0
+            return aliased == nil ? 0 : 1
         }
-        guard let collection else {
+        var path = "/"
+        if let aliased {
+            defer { g_variant_unref(aliased) }
+            let child = g_variant_get_child_value(aliased, 0)
+            defer { g_variant_unref(child) }
+            path = String(cString: g_variant_get_string(child, nil))
+        }
+        guard path != "/" else {
             throw CredentialError(
                 .secretStoreUnavailable,
                 path: nil,
@@ -164,8 +190,38 @@ public struct LibSecretStore: SecretStore {
                     "Create one: in GNOME, open Passwords and Keys (seahorse) and add a keyring, or start gnome-keyring-daemon with --unlock to create the login keyring."
             )
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-        if secret_collection_get_locked(UnsafeMutablePointer(collection)) != 0 {
+        var lockedReply: OpaquePointer?
+        let variantType = g_variant_type_new("(v)")
+        defer { g_variant_type_free(variantType) }
+        try call(what: "open the default collection") { cancellable, error in
+            var children: [OpaquePointer?] = [
+                g_variant_new_string("org.freedesktop.Secret.Collection"), g_variant_new_string("Locked"),
+            ]
+            lockedReply = g_dbus_connection_call_sync(
+                connection,
+                "org.freedesktop.secrets",
+                path,
+                "org.freedesktop.DBus.Properties",
+                "Get",
+                g_variant_new_tuple(&children, 2),
+                variantType,
+                G_DBUS_CALL_FLAGS_NONE,
+                -1,
+                cancellable,
+                &error
+            )
+            return lockedReply == nil ? 0 : 1
+        }
+        var locked = true
+        if let lockedReply {
+            defer { g_variant_unref(lockedReply) }
+            let boxed = g_variant_get_child_value(lockedReply, 0)
+            defer { g_variant_unref(boxed) }
+            let value = g_variant_get_variant(boxed)
+            defer { g_variant_unref(value) }
+            locked = g_variant_classify(value) != G_VARIANT_CLASS_BOOLEAN || g_variant_get_boolean(value) != 0
+        }
+        if locked {
             throw CredentialError(
                 .secretStoreLocked,
                 path: nil,
@@ -178,7 +234,7 @@ public struct LibSecretStore: SecretStore {
 
     /// Asks the bus itself, with a short timeout, whether anything owns or can start
     /// org.freedesktop.secrets: libsecret would otherwise wait out D-Bus's 25-second default.
-    private func probeBus() throws {
+    private func probeBus() throws -> OpaquePointer {
         var error: UnsafeMutablePointer<GError>?
         // Connecting includes D-Bus authentication, which a broken bus may never answer.
         let cancellable = g_cancellable_new()
@@ -231,7 +287,7 @@ public struct LibSecretStore: SecretStore {
         defer { g_variant_unref(owned) }
         let ownedValue = g_variant_get_child_value(owned, 0)
         defer { g_variant_unref(ownedValue) }
-        if g_variant_get_boolean(ownedValue) != 0 { return }
+        if g_variant_get_boolean(ownedValue) != 0 { return connection }
         // Not running: fine if the bus can start it on demand (a desktop's gnome-keyring).
         var activatable = false
         if let names = ask("ListActivatableNames", withName: false) {
@@ -251,6 +307,7 @@ public struct LibSecretStore: SecretStore {
                     "Start gnome-keyring (`gnome-keyring-daemon --start --components=secrets`) or enable KeePassXC's Secret Service integration."
             )
         }
+        return connection
     }
 
     private static let heldConnectionLock = NSLock()
@@ -374,7 +431,7 @@ public struct LibSecretStore: SecretStore {
         }
     }
 
-    private func decode(_ text: [UInt8], kind: SecretItem.Kind) throws -> SecretBytes {
+    func decode(_ text: [UInt8], kind: SecretItem.Kind) throws -> SecretBytes {
         switch kind {
         case .pkcs12Password, .teamIdentity, .signingKey:
             return SecretBytes(text)

@@ -1,0 +1,76 @@
+import Foundation
+
+/// A secret store that answers from secrets read together beforehand and asks its base for
+/// anything else: a check over a whole store reads every key in one Secret Service round trip
+/// instead of one per credential. A secret stored or removed through it is forgotten first, so
+/// it never answers with a value it has seen replaced.
+final class PreloadedSecretStore: SecretStore, @unchecked Sendable {
+    let base: any SecretStore
+    private let lock = NSLock()
+    private var preloaded: [SecretItem: SecretBytes]
+
+    init(base: any SecretStore, preloaded: [SecretItem: SecretBytes]) {
+        self.base = base
+        self.preloaded = preloaded
+    }
+
+    func lookup(_ item: SecretItem) throws -> SecretBytes? {
+        if let secret = lock.withLock({ preloaded[item] }) { return secret }
+        return try base.lookup(item)
+    }
+
+    func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
+        let known = lock.withLock { preloaded }
+        let rest = items.filter { known[$0] == nil }
+        var found = rest.isEmpty ? [:] : try base.lookup(rest)
+        for item in items { if let secret = known[item] { found[item] = secret } }
+        return found
+    }
+
+    func store(_ secret: SecretBytes, for item: SecretItem) throws {
+        forget(item)
+        try base.store(secret, for: item)
+    }
+
+    @discardableResult func remove(_ item: SecretItem) throws -> Bool {
+        forget(item)
+        return try base.remove(item)
+    }
+
+    func checkAvailable() throws { try base.checkAvailable() }
+    func items(store: String) throws -> [SecretItem] { try base.items(store: store) }
+    func placeOf(_ item: SecretItem) -> String { base.placeOf(item) }
+
+    private func forget(_ item: SecretItem) {
+        _ = lock.withLock { preloaded.removeValue(forKey: item) }
+    }
+}
+
+extension CredentialStore {
+    /// This store with the secrets of `credentials` read together up front (the batch
+    /// ``SecretStore`` lookup), for a command about to read them all, and the error that says the
+    /// secret store cannot be used now when the batch found that (the first lookup would say the
+    /// same). Anything the batch did not answer is read credential by credential as before, so
+    /// every message and finding stays the same.
+    public func preloadingSecrets(
+        for credentials: [StoredCredential]
+    ) -> (
+        store: CredentialStore, unavailable: CredentialError?
+    ) {
+        guard credentials.count > 1 else { return (self, nil) }
+        var items = credentials.map { $0.secretItem(store: path) }
+        if let givenPath { items += credentials.map { $0.secretItem(store: givenPath) } }
+        let found: [SecretItem: SecretBytes]
+        do {
+            found = try secrets.lookup(items)
+        } catch let error as CredentialError {
+            return (self, error)
+        } catch {
+            return (self, nil)
+        }
+        guard !found.isEmpty else { return (self, nil) }
+        var copy = self
+        copy.secrets = PreloadedSecretStore(base: secrets, preloaded: found)
+        return (copy, nil)
+    }
+}
