@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 
 /// A secret store that answers from secrets read together beforehand and asks its base for

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 import PushCredentials
 import TestSupport
