@@ -77,25 +77,6 @@ extension BulkEngine {
         return actions
     }
 
-    /// Results could not be written: nothing more is sent; what is in flight is in the journal.
-    public mutating func outputFailed(
-        _ message: String,
-        remedy: String = AppendFile.remedy(for: nil),
-        now: Double
-    ) -> [Action] {
-        var actions: [Action] = []
-        stop(
-            .outputFailed,
-            message:
-                "The results cannot be written (\(message)); nothing more is sent.",
-            hint: remedy,
-            now: now,
-            into: &actions
-        )
-        checkFinished(now: now, into: &actions)
-        return actions
-    }
-
     /// Once a second or so: retries that are due, requests past their timeout, connections past
     /// their drain deadline.
     public mutating func tick(now: Double) -> [Action] {
