@@ -73,6 +73,11 @@ public struct CheckReport: Sendable {
     /// whose app another stored credential serves there. Listed, never failures: the per-app
     /// rule (``AppSelection``) decides, as `preflight` does.
     public var skipped: [AppSelection.Skipped] = []
+    /// The results that count: every one but the stored credentials in ``skipped``.
+    public var judged: [CheckResult] {
+        let skippedNames = Set(skipped.map(\.credential))
+        return results.filter { !($0.origin == "store" && skippedNames.contains($0.name)) }
+    }
     /// The stored credentials the check looked at: the store's list, or the aliases named.
     public var stored: [StoredCredential]
     /// The store holds nothing at all to check.
@@ -83,8 +88,6 @@ public struct CheckReport: Sendable {
     public func exitStatus(failingOn threshold: Finding.Severity?) -> Int32 {
         if let verdicts { return AppVerdict.exitStatus(verdicts) }
         if nothingToCheck { return 2 }
-        let skippedNames = Set(skipped.map(\.credential))
-        let judged = results.filter { !skippedNames.contains($0.name) || $0.origin != "store" }
         let unverified = { (result: CheckResult) in result.findings.contains { $0.code == .secretUnverified } }
         if judged.contains(where: { unverified($0) || $0.error != nil }) { return 2 }
         let failing = judged.flatMap(\.findings).contains { finding in

@@ -357,13 +357,13 @@ extension TeamStore {
             trustedMembers: trusted,
             untrustedMembers: here?.pending ?? remote?.pending,
             signingKey: git.config("apnsctl.signing-key"),
-            removedIn: removal(of: recipient, member: trusted ?? team.members)
+            removedIn: removal(of: recipient, among: trusted ?? team.members)
         )
     }
 
     /// The last commit that changed team.json's mention of `recipient`, when it is no longer a
     /// member: a removed member is told so, not that it was never added.
-    private func removal(of recipient: String?, member members: [TeamFile.Member]) -> String? {
+    private func removal(of recipient: String?, among members: [TeamFile.Member]) -> String? {
         guard let recipient, !members.contains(where: { $0.recipient == recipient }),
             let log = try? git.run(["log", "-1", "--format=%h by %an: %s", "-S" + recipient, "--", TeamFile.fileName]),
             log.succeeded

@@ -6,11 +6,9 @@ import PushCredentials
 struct CheckTextOutput {
     let style: TerminalStyle
 
-    /// Every result in full, but those `skipped` (another credential serves their app in the
-    /// environment asked about), which are listed with why.
-    func printResults(_ results: [CheckResult], skipped: [AppSelection.Skipped] = []) {
-        let skippedNames = Set(skipped.map(\.credential))
-        let judged = results.filter { !($0.origin == "store" && skippedNames.contains($0.name)) }
+    /// The results that count in full (``CheckReport/judged``), then those `skipped` (another
+    /// credential serves their app in the environment asked about) with why.
+    func printResults(_ judged: [CheckResult], skipped: [AppSelection.Skipped] = []) {
         for result in judged { printResult(result) }
         if !skipped.isEmpty {
             print(style.paint("skipped:", .bold))

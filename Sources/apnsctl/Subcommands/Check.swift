@@ -192,7 +192,7 @@ struct Check: AsyncParsableCommand {
                         printer.printVerdict(verdict, results: checked.results)
                     }
                 } else {
-                    printer.printResults(checked.results, skipped: checked.skipped)
+                    printer.printResults(checked.judged, skipped: checked.skipped)
                     if let storeVerdicts = checked.storeVerdicts { printer.printAppSummary(storeVerdicts) }
                 }
             }
