@@ -126,17 +126,12 @@ public enum LiveActivity {
         if let state = aps["content-state"], !(state is [String: Any]) {
             throw failure("aps.content-state is not a JSON object.", hint: "Give it as {\"key\": value, ...}.")
         }
-        if event != .end, aps["content-state"] == nil {
-            throw failure(
-                "A Live Activity \(event.rawValue) needs aps.content-state.",
-                hint: "Give the activity's content state as a JSON object matching its ContentState type."
-            )
-        }
-        let startOnly = ["attributes-type", "attributes", "input-push-token", "input-push-channel"]
+        let present = Set(LiveActivity.Key.allCases.filter { aps[$0.rawValue] != nil })
+        if let rule = presenceRules(event: event, present: present).first { throw failure(rule) }
         if event == .start {
             guard let type = aps["attributes-type"] as? String, !type.isEmpty else {
                 throw failure(
-                    "A Live Activity start (push-to-start) needs aps.attributes-type.",
+                    "A Live Activity start (push-to-start) needs aps.attributes-type as a type name.",
                     hint: "Give the Swift type name of the activity's attributes, such as DeliveryAttributes."
                 )
             }
@@ -146,23 +141,6 @@ public enum LiveActivity {
                     hint: "Give the values of \(type)'s stored properties as a JSON object."
                 )
             }
-            guard aps["alert"] != nil else {
-                throw failure(
-                    "A Live Activity start (push-to-start) needs aps.alert: the system shows it as the activity appears.",
-                    hint: "Give an alert text (and a title if wanted)."
-                )
-            }
-        } else if let key = startOnly.first(where: { aps[$0] != nil }) {
-            throw failure(
-                "aps.\(key) belongs to a start (push-to-start), not to an \(event.rawValue).",
-                hint: "Leave it out of updates and ends."
-            )
-        }
-        if event != .end, aps["dismissal-date"] != nil {
-            throw failure(
-                "aps.dismissal-date belongs to an end event, not to a \(event.rawValue).",
-                hint: "Send the dismissal date with the end event."
-            )
         }
     }
 

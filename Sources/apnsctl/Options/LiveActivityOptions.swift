@@ -91,28 +91,8 @@ struct LiveActivityOptions: ParsableArguments {
             if let first = given.first { throw ValidationError("\(first) goes with --event start|update|end.") }
             return
         }
-        if event != .start {
-            for (value, name) in [
-                (attributesType, "--attributes-type"), (attributes, "--attributes"),
-                (inputPushChannel, "--input-push-channel"),
-            ] where value != nil {
-                throw ValidationError("\(name) is for --event start (push-to-start), not \(event.rawValue).")
-            }
-            if inputPushToken {
-                throw ValidationError("--input-push-token is for --event start, not \(event.rawValue).")
-            }
-        }
-        if event != .end, dismissalDate != nil {
-            throw ValidationError("--dismissal-date goes with --event end.")
-        }
-        if event == .start, attributesType == nil || attributes == nil || contentState == nil {
-            throw ValidationError(
-                "--event start (push-to-start) needs --attributes-type NAME, --attributes FILE|JSON and --content-state FILE|JSON, and an --alert TEXT."
-            )
-        }
-        if event == .update, contentState == nil {
-            throw ValidationError("--event update needs --content-state FILE|JSON: the activity's new content.")
-        }
+        // Which event takes which option is ActivityKit's rule, checked by the library through
+        // Send's request shape (NotificationRequest.rules), worded there with these options' names.
         if let relevanceScore, !relevanceScore.isFinite {
             throw ValidationError("--relevance-score takes a number such as 50.")
         }
@@ -126,8 +106,8 @@ struct LiveActivityOptions: ParsableArguments {
         }
     }
 
-    /// The payload, with `alert` (title and body) and `sound` from the alert options.
-    func payload(alert: String?, title: String?, sound: String?, now: Date = Date()) throws -> [UInt8]? {
+    /// The Live Activity's parts, with `alert` (title and body) and `sound` from the alert options.
+    func content(alert: String?, title: String?, sound: String?, now: Date = Date()) throws -> LiveActivity.Content? {
         guard let event else { return nil }
         var content = LiveActivity.Content(event: event, timestamp: now)
         content.contentState = try contentState.map { try InlineOrFile.read($0, option: "--content-state") }
@@ -143,7 +123,25 @@ struct LiveActivityOptions: ParsableArguments {
         content.sound = sound
         content.inputPushToken = inputPushToken
         content.inputPushChannel = inputPushChannel
-        return try LiveActivity.payload(content)
+        return content
+    }
+
+    /// The keys the payload will carry, from which options are given (nothing is read).
+    func presentKeys(alert: String?, title: String?) -> Set<LiveActivity.Key> {
+        var keys: Set<LiveActivity.Key> = []
+        if contentState != nil { keys.insert(.contentState) }
+        if attributesType != nil { keys.insert(.attributesType) }
+        if attributes != nil { keys.insert(.attributes) }
+        if alert != nil || title != nil { keys.insert(.alert) }
+        if dismissalDate != nil { keys.insert(.dismissalDate) }
+        if inputPushToken { keys.insert(.inputPushToken) }
+        if inputPushChannel != nil { keys.insert(.inputPushChannel) }
+        return keys
+    }
+
+    /// The option that gives a key of the payload.
+    static func option(for key: LiveActivity.Key) -> String {
+        key == .alert ? "--alert" : "--\(key.rawValue)"
     }
 }
 

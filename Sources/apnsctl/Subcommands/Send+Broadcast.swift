@@ -7,13 +7,6 @@ import PushGateway
 extension LiveActivity.Event: ExpressibleByArgument {}
 
 extension Send {
-    /// The push type: --push-type, else what the payload options imply.
-    var chosenPushType: PushType {
-        if let pushType { return PushType(pushType) }
-        if liveActivity.event != nil || channel != nil { return .liveactivity }
-        return background ? .background : .alert
-    }
-
     /// Exactly one payload: --alert, --background, --payload or --event (whose alert --alert and
     /// --title give).
     func validatePayloadSources() throws {
@@ -30,43 +23,15 @@ extension Send {
         if alert == nil, title != nil || (sound != nil && event == nil) || badge != nil {
             throw ValidationError("--title, --sound and --badge go with --alert.")
         }
-        if background, let priority, priority != 5 {
-            throw ValidationError("A background push must use priority 5 (APNs answers BadPriority otherwise).")
-        }
     }
 
     func validateLiveActivityAndChannel() throws {
-        if liveActivity.event != nil, let pushType, PushType(pushType) != .liveactivity {
-            throw ValidationError(
-                "--event builds a Live Activity payload: the push type is liveactivity, not \(pushType)."
-            )
-        }
-        if liveActivity.event == .start, alert == nil {
-            throw ValidationError(
-                "--event start (push-to-start) needs --alert TEXT: the system shows it as the activity appears."
-            )
-        }
         let stdinReaders =
             liveActivity.standardInputReaders + (payload == "-" ? 1 : 0) + (tokens == "-" ? 1 : 0)
             + (credentials.password.passwordStdin ? 1 : 0)
         if stdinReaders > 1 { throw ValidationError("Only one option can read standard input (-).") }
-        guard let channel else { return }
-        _ = try usage { try ChannelID(channel) }
-        if let pushType, PushType(pushType) != .liveactivity {
-            throw ValidationError("A broadcast carries a Live Activity: --push-type is liveactivity, not \(pushType).")
-        }
-        if alert != nil, liveActivity.event == nil {
-            throw ValidationError(
-                "A broadcast carries a Live Activity payload: give --event update|end or --payload FILE."
-            )
-        }
-        if background { throw ValidationError("A broadcast carries a Live Activity payload, not --background.") }
-        if collapseID != nil {
-            throw ValidationError("--collapse-id is for device notifications; a broadcast has none.")
-        }
-        if apnsID != nil {
-            throw ValidationError("--apns-id is for device notifications; a broadcast gets an apns-request-id.")
-        }
+        if let channel { _ = try usage { try ChannelID(channel) } }
+        try validateRequestRules()
     }
 
     /// `send --channel ID`: one broadcast, over one connection to the gateway.
@@ -74,18 +39,10 @@ extension Send {
         let style = TerminalStyle.stdout
         let result: BroadcastOutput = try await withUserErrors {
             let channel = try ChannelID(text)
-            let body = try makePayload()
+            let request = try makeRequest()
             let (plan, notes) = try connection.plan(for: try credentials.load(credential), requested: environment)
             let bundleID = try plan.channelBundleID(given: topic.map(TopicScope.app(of:)))
-            let broadcast = BroadcastNotification(
-                bundleID: bundleID,
-                channelID: channel,
-                priority: priority.map(PushPriority.init),
-                expiration: try expiration.map { try PushTime.expiration($0, now: Date()) },
-                requestID: UUID(),
-                payload: body
-            )
-            try broadcast.validate()
+            let broadcast = try request.broadcast(bundleID: bundleID, channel: channel)
             if !json { for line in notes { printError(TerminalStyle.stderr.paint("note: ", .bold) + line) } }
             let response = try await plan.broadcast(broadcast)
             return BroadcastOutput(
@@ -96,7 +53,7 @@ extension Send {
                 bundleId: bundleID,
                 channelId: channel.rawValue,
                 pushType: PushType.liveactivity.rawValue,
-                payloadBytes: body.count,
+                payloadBytes: broadcast.payload.count,
                 accepted: response.isSuccess,
                 status: response.status,
                 requestId: response.requestID,

@@ -256,30 +256,17 @@ struct Send: AsyncParsableCommand {
     }
 
     func prepare(token deviceToken: DeviceToken, quietNotes: Bool) throws -> Prepared {
-        let type = chosenPushType
-        let body = try makePayload()
-        try Payload.validate(body, pushType: type)
+        let request = try makeRequest()
+        let type = request.resolvedPushType
+        // The payload's own checks come before the credential is read, as a usage mistake should.
+        _ = try request.payload()
         let (plan, notes) = try connection.plan(
             for: try credentials.load(credential),
             requested: environment,
             topic: topic,
             pushType: type
         )
-        let notification = PushNotification(
-            deviceToken: deviceToken,
-            topic: plan.topic,
-            pushType: type,
-            // APNs refuses a background push sent at priority 10: say 5 unless told otherwise.
-            priority: priority.map(PushPriority.init) ?? (type == .background ? .powerConsiderate : nil),
-            expiration: try expiration.map { try PushTime.expiration($0, now: Date()) },
-            collapseID: collapseID,
-            apnsID: apnsID.flatMap(UUID.init(uuidString:)),
-            payload: body
-        )
-        try notification.validate()
-        if type == .liveactivity {
-            try LiveActivity.check(payload: body, pushType: type, topic: plan.topic, priority: notification.priority)
-        }
+        let notification = try request.notification(to: deviceToken, topic: plan.topic)
         if !quietNotes {
             let style = TerminalStyle.stderr
             for line in notes { printError(style.paint("note: ", .bold) + line) }
