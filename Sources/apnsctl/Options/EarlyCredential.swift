@@ -12,8 +12,6 @@ import PushCredentials
 /// failure) is loaded again by the command as usual, so messages and exit codes are the
 /// command's own.
 enum EarlyCredential {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var pending: PendingCredential?
 
     static let commands: Set<String> = ["send", "handshake"]
 
@@ -31,7 +29,7 @@ enum EarlyCredential {
         // A team store's secrets are age files, not the Secret Service: nothing to overlap.
         guard !TeamStore.isTeamStore(root) else { return }
         let started = CredentialLoader(store: CredentialStore(root: root)).begin(credential)
-        lock.withLock { pending = started }
+        RunContext.current[\.earlyCredential] = started
     }
 
     /// The early load's credential when it is the one the command asks for, else nil. A Secret
@@ -39,9 +37,9 @@ enum EarlyCredential {
     /// credential asks it): asking it again would double a wait that may be a timeout.
     static func take(_ argument: String, storePath: String) throws -> LoadedCredential? {
         guard
-            let started = lock.withLock({ () -> PendingCredential? in
-                defer { pending = nil }
-                return pending
+            let started = RunContext.current.with({ state -> PendingCredential? in
+                defer { state.earlyCredential = nil }
+                return state.earlyCredential
             }), started.argument == argument, started.storePath == storePath
         else { return nil }
         do {

@@ -163,12 +163,9 @@ enum ErrorHints {
 
 /// What the hints need to know about this run: the `--store` given, if any.
 enum HintContext {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var storeValue: String?
-
     static var store: String? {
-        get { lock.withLock { storeValue } }
-        set { lock.withLock { storeValue = newValue } }
+        get { RunContext.current[\.storeArgument] }
+        set { RunContext.current[\.storeArgument] = newValue }
     }
 }
 

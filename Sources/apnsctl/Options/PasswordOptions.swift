@@ -53,6 +53,8 @@ struct PasswordOptions: ParsableArguments {
 
 /// Reads a line from the terminal with echo off, restoring the terminal even on Ctrl-C.
 enum TerminalPrompt {
+    // Plain memory a SIGINT handler may read (no lock is async-signal-safe): the one run state
+    // kept outside RunContext.
     nonisolated(unsafe) private static var saved = termios()
     nonisolated(unsafe) private static var savedFD: Int32 = -1
 

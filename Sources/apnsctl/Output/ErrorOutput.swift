@@ -111,13 +111,22 @@ func reportLibraryError(_ error: any Error) -> ExitCode? {
     return exitStatus(for: error)
 }
 
-/// Runs a command body, turning the libraries' errors into the project's messages and exit codes.
-func withUserErrors<R>(_ body: () async throws -> R) async throws -> R {
+/// Runs a command body, turning the libraries' errors into the project's messages and exit codes:
+/// the one way every command handles them. `wording` lets a command word a store refusal its own
+/// way (a hint naming its options) before it is reported.
+func withUserErrors<R>(
+    wording: (CredentialError) -> CredentialError = { $0 },
+    _ body: () async throws -> R
+) async throws -> R {
     do {
         return try await body()
     } catch let exit as ExitCode {
         throw exit
     } catch {
+        if let error = error as? CredentialError {
+            reportError(wording(error))
+            throw exitStatus(for: error)
+        }
         if let status = reportLibraryError(error) { throw status }
         reportError(CommandLineError(.failed, error.localizedDescription))
         throw ExitStatus.couldNotCheck

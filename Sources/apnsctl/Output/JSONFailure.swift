@@ -7,9 +7,15 @@ import PushCredentials
 /// `{"schema_version": 1, "error": {"code", "message", "hint"}}`, with the error that was
 /// printed on standard error.
 enum JSONFailure {
-    nonisolated(unsafe) static var requested = false
-    nonisolated(unsafe) static var printed = false
-    nonisolated(unsafe) private(set) static var error: ReportedError?
+    static var requested: Bool {
+        get { RunContext.current[\.jsonRequested] }
+        set { RunContext.current[\.jsonRequested] = newValue }
+    }
+    static var printed: Bool {
+        get { RunContext.current[\.reportPrinted] }
+        set { RunContext.current[\.reportPrinted] = newValue }
+    }
+    static var error: ReportedError? { RunContext.current[\.firstError] }
 
     /// Whether the command line asks for JSON (`--json`, `--format json`), up to a `--`.
     static func asksForJSON(_ arguments: [String]) -> Bool {
@@ -26,8 +32,8 @@ enum JSONFailure {
 
     /// Keeps the first error a command reports: the one that stopped it.
     static func note(_ reported: any ReportableError) {
-        guard error == nil else { return }
-        error = ErrorOutput.json(reported)
+        let json = ErrorOutput.json(reported)
+        RunContext.current.with { if $0.firstError == nil { $0.firstError = json } }
     }
 
     /// Prints the error object when JSON was asked and no report was printed.

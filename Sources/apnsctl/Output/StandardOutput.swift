@@ -11,32 +11,27 @@ import Darwin
 /// `apnsctl check > /dev/full` would say nothing and exit 0. A failed write is remembered, and
 /// the command then ends with exit 2 and a message (see ``APNSCtl/main()``).
 enum StandardOutput {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var firstFailure: String?
-
     /// Why standard output could not be written, if it could not.
-    static var failure: String? { lock.withLock { firstFailure } }
-
-    nonisolated(unsafe) private static var captured: String?
+    static var failure: String? { RunContext.current[\.outputFailure] }
 
     /// What `body` prints, returned instead of written (for a report that goes to a file).
     static func capture(_ body: () -> Void) -> String {
-        lock.withLock { captured = "" }
+        RunContext.current[\.captured] = ""
         body()
-        return lock.withLock {
-            defer { captured = nil }
-            return captured ?? ""
+        return RunContext.current.with { state in
+            defer { state.captured = nil }
+            return state.captured ?? ""
         }
     }
 
     static func write(_ text: String) {
-        lock.withLock {
-            if captured != nil {
-                captured! += text
+        RunContext.current.with { state in
+            if state.captured != nil {
+                state.captured! += text
                 return
             }
-            guard firstFailure == nil else { return }
-            if !writeAll(STDOUT_FILENO, Array(text.utf8)) { firstFailure = String(cString: strerror(errno)) }
+            guard state.outputFailure == nil else { return }
+            if !writeAll(STDOUT_FILENO, Array(text.utf8)) { state.outputFailure = String(cString: strerror(errno)) }
         }
     }
 }

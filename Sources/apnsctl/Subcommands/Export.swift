@@ -60,7 +60,7 @@ struct Export: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
+        try await withUserErrors(wording: Self.worded) {
             if out == nil, isatty(STDOUT_FILENO) == 1 {
                 throw CredentialError(
                     .invalidArgument,
@@ -79,9 +79,6 @@ struct Export: AsyncParsableCommand {
             if let out {
                 printError("Wrote \(exported.alias) as \(exported.formatName) to \(out) (mode 0600).")
             }
-        } catch let error as CredentialError {
-            reportError(Self.worded(error))
-            throw exitStatus(for: error)
         }
     }
 

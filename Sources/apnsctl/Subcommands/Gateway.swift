@@ -31,11 +31,7 @@ struct Gateway: AsyncParsableCommand {
 
 /// Keeps signal sources alive for the life of the process.
 enum SignalSources {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    private static let lock = NSLock()
     static func keep(_ source: any DispatchSourceSignal) {
-        lock.lock()
-        sources.append(source)
-        lock.unlock()
+        RunContext.current.with { $0.signalSources.append(source) }
     }
 }

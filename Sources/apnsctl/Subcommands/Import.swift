@@ -132,7 +132,7 @@ struct Import: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        do {
+        try await withUserErrors {
             let result =
                 isTokenKey
                 ? try store.importTokenKey(
@@ -211,10 +211,6 @@ struct Import: AsyncParsableCommand {
                     )
                 }
             }
-        } catch let error as CredentialError {
-            // A refusal (nothing changed) is exit 1, as everywhere; see CredentialError.failure.
-            reportError(error)
-            throw exitStatus(for: error)
         }
     }
 

@@ -35,13 +35,7 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        let listing: StoreListing
-        do {
-            listing = try store.listing()
-        } catch let error as CredentialError {
-            reportError(error)
-            throw exitStatus(for: error)
-        }
+        let listing = try await withUserErrors { try store.listing() }
         let now = Date()
         let rows = listing.entries.map {
             CredentialSummary($0.credential, at: now, warnDays: warnDays, damage: $0.damage)

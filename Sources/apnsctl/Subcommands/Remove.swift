@@ -49,7 +49,7 @@ struct Remove: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        do {
+        try await withUserErrors {
             if orphans {
                 let removed = try store.removeOrphanedSecrets()
                 if removed.isEmpty {
@@ -104,9 +104,6 @@ struct Remove: AsyncParsableCommand {
                     ? "  secret \"apnsctl: \(alias)\" from the Secret Service"
                     : "  no secret was found in the Secret Service (already gone)"
             )
-        } catch let error as CredentialError {
-            reportError(error)
-            throw exitStatus(for: error)
         }
     }
 

@@ -68,16 +68,12 @@ struct Request: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        let result: CredentialStore.RequestResult
-        do {
-            result = try store.createRequest(
+        let result = try await withUserErrors {
+            try store.createRequest(
                 subject: RequestSubject(commonName: commonName, email: email, country: country),
                 alias: alias,
                 path: out
             )
-        } catch let error as CredentialError {
-            reportError(error)
-            throw exitStatus(for: error)
         }
         let pending = result.pending
         let importCommand = ErrorHints.command("import", "aps.cer")

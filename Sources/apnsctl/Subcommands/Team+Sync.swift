@@ -62,15 +62,11 @@ struct TeamSync: AsyncParsableCommand {
         var keep: [String: TeamStore.Side] = [:]
         for alias in keepMine { keep[alias] = .mine }
         for alias in keepTheirs { keep[alias] = .theirs }
-        let result: TeamStore.SyncResult
-        do {
-            result = try team.sync(
+        // A conflict, a rewritten history or an untrusted member list is a refusal: exit 1.
+        let result = try await withUserErrors {
+            try team.sync(
                 TeamStore.SyncOptions(keep: keep, acceptRewrite: acceptRewrite, restoreMembers: restoreMembers)
             )
-        } catch let error as CredentialError {
-            // A conflict, a rewritten history or an untrusted member list is a refusal: exit 1.
-            reportError(error)
-            throw exitStatus(for: error)
         }
         if result.committedPending { print("Committed changes of the store that no commit held.") }
         if result.pulled > 0 {

@@ -61,7 +61,7 @@ struct Update: AsyncParsableCommand {
 
     func run() async throws {
         let store = self.store.credentialStore
-        do {
+        try await withUserErrors {
             let (before, after) = try store.updateTokenKey(
                 alias: alias,
                 .init(
@@ -92,9 +92,6 @@ struct Update: AsyncParsableCommand {
                 Self.describe(environments: after.environments)
             )
             line("team", before.teamID ?? "none", after.teamID ?? "none")
-        } catch let error as CredentialError {
-            reportError(error)
-            throw exitStatus(for: error)
         }
     }
 
