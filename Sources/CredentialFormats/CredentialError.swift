@@ -24,13 +24,23 @@ public struct CredentialError: ReportableError, CustomStringConvertible {
     /// The stored credential the error is about, when there is one (so that a front end can
     /// name it in its own advice).
     public let alias: String?
+    /// What to do about it, as a value a front end renders (see ``Remedy``).
+    public let remedy: Remedy?
 
-    public init(_ code: Code, path: String?, _ message: String, hint: String? = nil, alias: String? = nil) {
+    public init(
+        _ code: Code,
+        path: String?,
+        _ message: String,
+        hint: String? = nil,
+        alias: String? = nil,
+        remedy: Remedy? = nil
+    ) {
         self.code = code
         self.path = path
         self.message = message
         self.hint = hint
         self.alias = alias
+        self.remedy = remedy
     }
 
     /// A refusal of a request that is valid but would lose or weaken something (a rotation that
@@ -50,7 +60,7 @@ public struct CredentialError: ReportableError, CustomStringConvertible {
 
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> CredentialError {
-        CredentialError(code, path: path, message, hint: hint, alias: alias)
+        CredentialError(code, path: path, message, hint: hint, alias: alias, remedy: remedy)
     }
 
     public var description: String {

@@ -216,7 +216,7 @@ public struct CredentialFile: Sendable {
                     ? "This is a certificate signing request: upload it at Apple's developer portal, then import the certificate Apple issues for it (aps.cer)."
                     : keyBlocks.isEmpty
                         ? "Give the file that holds the -----BEGIN CERTIFICATE----- block."
-                        : "This file has only a private key: give the certificate too, e.g. `cat cert.pem key.pem > bundle.pem`, or a token key (.p8) to `apnsctl import`."
+                        : "This file has only a private key: give the certificate too, e.g. `cat cert.pem key.pem > bundle.pem`, or import a token key (.p8) instead."
             )
         }
         let certificates = try certificateBlocks.map { try parseCertificate($0.der!, path: path) }

@@ -59,11 +59,14 @@ public protocol ReportableError: Error, Equatable, Sendable {
     var subject: ErrorSubject? { get }
     /// What the failure says about the check: a problem, could not check, or an invalid request.
     var failure: FailureKind { get }
+    /// What to do about it as a value, for a front end to render as its own command.
+    var remedy: Remedy? { get }
 }
 
 extension ReportableError {
     public var subject: ErrorSubject? { nil }
     public var failure: FailureKind { .couldNotCheck }
+    public var remedy: Remedy? { nil }
 
     /// The message as a person reads it: after the file's path when it is about a file.
     public var statement: String {

@@ -230,12 +230,12 @@ public struct AppVerdict: Encodable, Sendable {
         try container.encode(skipped, forKey: .skipped)
     }
 
-    /// The exit status for a set of verdicts: 1 when any app is not ready (a problem was found),
-    /// else 2 when any could not be judged, else 0. Sandbox-only apps do not fail.
-    public static func exitStatus(_ verdicts: [AppVerdict]) -> Int32 {
-        if verdicts.contains(where: { $0.state == .notReady }) { return 1 }
-        if verdicts.contains(where: { $0.state == .couldNotCheck }) { return 2 }
-        return 0
+    /// The outcome of a set of verdicts: a problem when any app is not ready, else could not
+    /// check when any could not be judged, else all well. Sandbox-only apps do not fail.
+    public static func outcome(_ verdicts: [AppVerdict]) -> CheckOutcome {
+        if verdicts.contains(where: { $0.state == .notReady }) { return .problemFound }
+        if verdicts.contains(where: { $0.state == .couldNotCheck }) { return .couldNotCheck }
+        return .allWell
     }
 }
 

@@ -83,13 +83,13 @@ public struct CheckReport: Sendable {
     /// The store holds nothing at all to check.
     public var nothingToCheck: Bool
 
-    /// 0 all well; 1 a finding at or above `threshold` (nil: findings never fail), or, per app,
-    /// an app without a fit credential; 2 something could not be checked.
-    public func exitStatus(failingOn threshold: Finding.Severity?) -> Int32 {
-        if let verdicts { return AppVerdict.exitStatus(verdicts) }
-        if nothingToCheck { return 2 }
+    /// A problem: a finding at or above `threshold` (nil: findings never fail), or, per app, an
+    /// app without a fit credential; could not check: something could not be judged.
+    public func outcome(failingOn threshold: Finding.Severity?) -> CheckOutcome {
+        if let verdicts { return AppVerdict.outcome(verdicts) }
+        if nothingToCheck { return .couldNotCheck }
         let unverified = { (result: CheckResult) in result.findings.contains { $0.code == .secretUnverified } }
-        if judged.contains(where: { unverified($0) || $0.error != nil }) { return 2 }
+        if judged.contains(where: { unverified($0) || $0.error != nil }) { return .couldNotCheck }
         let failing = judged.flatMap(\.findings).contains { finding in
             switch threshold {
             case .warning: return true
@@ -97,7 +97,7 @@ public struct CheckReport: Sendable {
             case nil: return false
             }
         }
-        return failing ? 1 : 0
+        return failing ? .problemFound : .allWell
     }
 }
 

@@ -255,7 +255,8 @@ extension GatewayConnection {
                 throw GatewayError(
                     .invalidCredential,
                     "The client certificate or its private key cannot be loaded for TLS.",
-                    hint: "Check the file with `apnsctl inspect`; the key must belong to the certificate."
+                    hint: "Check the credential file: the key must belong to the certificate.",
+                    remedy: .inspect(file: nil)
                 )
             }
         }
@@ -278,7 +279,8 @@ extension GatewayConnection {
             throw GatewayError(
                 .invalidCredential,
                 "The TLS settings cannot be used: the private key may not match the certificate.",
-                hint: "Check the file with `apnsctl inspect`."
+                hint: "Check the credential file: its key must belong to its certificate.",
+                remedy: .inspect(file: nil)
             )
         }
         return (

@@ -24,19 +24,23 @@ public struct GatewayError: ReportableError, CustomStringConvertible {
     /// did not process it (GOAWAY above its last stream, REFUSED_STREAM, connection failures
     /// before sending).
     public let isRetryable: Bool
+    /// What to do about it, as a value a front end renders (see ``Remedy``).
+    public let remedy: Remedy?
 
     public init(
         _ code: Code,
         _ message: String,
         hint: String? = nil,
         goAway: GoAwayInfo? = nil,
-        isRetryable: Bool = false
+        isRetryable: Bool = false,
+        remedy: Remedy? = nil
     ) {
         self.code = code
         self.message = message
         self.hint = hint
         self.goAway = goAway
         self.isRetryable = isRetryable
+        self.remedy = remedy
     }
 
     /// A server that refused the client certificate is a finding about the credential; a proxy
@@ -51,7 +55,7 @@ public struct GatewayError: ReportableError, CustomStringConvertible {
 
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> GatewayError {
-        GatewayError(code, message, hint: hint, goAway: goAway, isRetryable: isRetryable)
+        GatewayError(code, message, hint: hint, goAway: goAway, isRetryable: isRetryable, remedy: remedy)
     }
 
     public var description: String {

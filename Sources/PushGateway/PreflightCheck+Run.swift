@@ -20,14 +20,14 @@ public struct PreflightRun: Sendable {
     /// Whether the trust store holds the root APNs chains to (nil for a gateway not Apple's).
     public var trustStore: TrustStoreCheck?
 
-    /// 0 every app or credential is ready; 1 one is not; 2 one could not be checked (and none
-    /// was found unfit).
-    public var exitStatus: Int32 {
+    /// All well when every app or credential is ready; a problem when one is not; could not
+    /// check when one could not be checked (and none was found unfit).
+    public var outcome: CheckOutcome {
         // A trust store without APNs' root makes every connection to APNs fail: not ready.
-        if trustStore?.ready == false { return 1 }
-        if let apps { return AppVerdict.exitStatus(apps) }
+        if trustStore?.ready == false { return .problemFound }
+        if let apps { return AppVerdict.outcome(apps) }
         let fitness = reports.map(\.fitness)
-        return fitness.contains(.unfit) ? 1 : fitness.contains(.couldNotCheck) ? 2 : 0
+        return fitness.contains(.unfit) ? .problemFound : fitness.contains(.couldNotCheck) ? .couldNotCheck : .allWell
     }
 }
 
@@ -78,7 +78,8 @@ extension PreflightCheck {
                     .aliasNotFound,
                     path: nil,
                     "There is no credential to check: the store is empty and none was named.",
-                    hint: "Import one (`apnsctl import FILE`) or name files."
+                    hint: "Import a credential, or name credential files.",
+                    remedy: .importCredential(file: nil)
                 )
             }
             var run = PreflightRun(reports: [], apps: [])

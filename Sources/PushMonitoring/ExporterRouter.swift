@@ -99,7 +99,7 @@ struct ExporterRouter: Sendable {
         case "/", "":
             return .text(
                 .ok,
-                "apnsctl exporter: /metrics for the store's check, /probe?credential=ALIAS&environment=sandbox|production[&topic=BUNDLE] for a probe."
+                "The exporter of apnsctl serves /metrics for the store's check, /probe?credential=ALIAS&environment=sandbox|production[&topic=BUNDLE] for a probe."
             )
         default:
             return .text(.notFound, "Not found: the exporter serves /metrics and /probe.")

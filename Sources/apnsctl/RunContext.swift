@@ -26,6 +26,8 @@ final class RunContext: @unchecked Sendable {
         var firstError: ReportedError?
         /// `--store` as given, for hints that print commands.
         var storeArgument: String?
+        /// The credential (alias or file) the command loads, for hints about it.
+        var credentialArgument: String?
         /// Why standard output could not be written, once it could not.
         var outputFailure: String?
         /// What is printed while a report is captured for a file.

@@ -132,8 +132,8 @@ struct CheckJudgingTests {
         let untagged = report.results.first { $0.name == "untagged-key" }
         #expect(untagged?.findings.map(\.code.rawValue) == ["token_metadata_incomplete"])
 
-        #expect(report.exitStatus(failingOn: .warning) == 1)
-        #expect(report.exitStatus(failingOn: nil) == 1, "per app, findings do not decide: the apps do")
+        #expect(report.outcome(failingOn: .warning) == .problemFound)
+        #expect(report.outcome(failingOn: nil) == .problemFound, "per app, findings do not decide: the apps do")
     }
 
     @Test func sandboxAndOneAppReady() throws {
@@ -146,7 +146,7 @@ struct CheckJudgingTests {
         #expect(Self.skipped(shop)["shop-sandbox"] == .superseded)
         #expect(Self.skipped(shop)["shop-production"] == .otherEnvironment)
         #expect(Self.verdict(report, Self.dev)?.fit == ["dev-sandbox"])
-        #expect(report.exitStatus(failingOn: .warning) == 0)
+        #expect(report.outcome(failingOn: .warning) == .allWell)
     }
 
     @Test func wholeStoreJudgesEveryCredentialStrictly() throws {
@@ -170,9 +170,9 @@ struct CheckJudgingTests {
         #expect(Self.verdict(report, Self.dev)?.state == .sandboxOnly)
         #expect(Self.verdict(report, Self.old)?.state == .notReady)
         #expect(Self.verdict(report, Self.watch)?.state == .ready)
-        #expect(report.exitStatus(failingOn: .warning) == 1)
-        #expect(report.exitStatus(failingOn: .problem) == 1)
-        #expect(report.exitStatus(failingOn: nil) == 0)
+        #expect(report.outcome(failingOn: .warning) == .problemFound)
+        #expect(report.outcome(failingOn: .problem) == .problemFound)
+        #expect(report.outcome(failingOn: nil) == .allWell)
         #expect(report.stored.count == 8)
     }
 
@@ -208,8 +208,8 @@ struct CheckJudgingTests {
         #expect(report.results.map(\.name) == ["shop-2026"])
         #expect(report.results.first?.expectedTopic == Self.shop)
         #expect(report.stored.map(\.alias) == ["shop-2026"])
-        #expect(report.exitStatus(failingOn: .warning) == 1)
-        #expect(report.exitStatus(failingOn: .problem) == 0)
+        #expect(report.outcome(failingOn: .warning) == .problemFound)
+        #expect(report.outcome(failingOn: .problem) == .allWell)
 
         let wrongApp = try fixture.check(CheckRequest(credentials: ["dev-sandbox"], topics: [Self.shop]))
         #expect(wrongApp.results.first?.findings.map(\.code.rawValue) == ["topic_not_covered"])
@@ -264,6 +264,6 @@ struct CheckJudgingTests {
         let store = CredentialStore(root: URL(fileURLWithPath: folder.path("store")))
         let report = try CredentialCheck.run(CheckRequest(), in: store)
         #expect(report.nothingToCheck)
-        #expect(report.exitStatus(failingOn: .warning) == 2)
+        #expect(report.outcome(failingOn: .warning) == .couldNotCheck)
     }
 }

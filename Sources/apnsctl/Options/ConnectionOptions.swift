@@ -152,6 +152,7 @@ struct CredentialOptions: ParsableArguments {
     }
 
     func load(_ argument: String) throws -> LoadedCredential {
+        RunContext.current[\.credentialArgument] = argument
         let store = store.credentialStore
         if let early = try EarlyCredential.take(argument, storePath: store.path) { return early }
         return try loader.load(argument)

@@ -83,13 +83,14 @@ enum ErrorHints {
                 "In CI, name the bundle file and give its password with --password-env NAME or --password-file PATH instead of using the store."
             return error.hint.map { $0 + " " + alternative } ?? alternative
         default:
-            return error.hint
+            return error.remedy.map { RemedyText.text($0, words: error.hint) } ?? error.hint
         }
     }
 
     /// The hint to print for any error: the credential's own advice for a credential error, else
     /// the command line's wording for the codes whose remedy is one of its options.
     static func hint(for error: any ReportableError) -> String? {
+        if let remedy = error.remedy { return RemedyText.text(remedy, words: error.hint) }
         if let error = error as? CredentialError { return hint(for: error) }
         switch error.code {
         case .invalidTeamID, .invalidKeyID:
@@ -141,6 +142,11 @@ enum ErrorHints {
 
     /// `apnsctl ARGUMENTS…`, with the `--store` this run was given, each argument quoted for a shell.
     static func command(_ arguments: String...) -> String { command(arguments) }
+
+    /// `apnsctl ARGUMENTS…` without this run's `--store` (a command meant for another folder).
+    static func plainCommand(_ arguments: String...) -> String {
+        (["apnsctl"] + arguments).map(shellQuoted).joined(separator: " ")
+    }
 
     static func command(_ arguments: [String]) -> String {
         var words = ["apnsctl"] + arguments

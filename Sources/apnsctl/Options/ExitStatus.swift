@@ -13,6 +13,20 @@ enum ExitStatus {
     static let ok = ExitCode(0)
     static let problem = ExitCode(1)
     static let couldNotCheck = ExitCode(2)
+
+    /// The exit status of a check's outcome: the one place a verdict becomes a status.
+    static func of(_ outcome: CheckOutcome) -> ExitCode {
+        switch outcome {
+        case .allWell: return ok
+        case .problemFound: return problem
+        case .couldNotCheck: return couldNotCheck
+        }
+    }
+
+    /// Ends a command whose check did not come out all well with the outcome's status.
+    static func end(with outcome: CheckOutcome) throws {
+        if outcome != .allWell { throw of(outcome) }
+    }
 }
 
 /// Writes a line to standard error: notes, warnings and progress, and the errors that

@@ -207,8 +207,7 @@ struct Check: AsyncParsableCommand {
             )
         }
         let policy = failOn ?? (outputFormat == .prometheus ? .never : .warning)
-        let status = checked.exitStatus(failingOn: policy.severity)
-        if status != 0 { throw ExitCode(status) }
+        try ExitStatus.end(with: checked.outcome(failingOn: policy.severity))
     }
 
     /// One result with the command line's hints: the findings and errors whose remedy is a

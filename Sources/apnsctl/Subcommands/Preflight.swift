@@ -107,7 +107,7 @@ struct Preflight: AsyncParsableCommand {
             }
         }
         let entries = run.reports.map(forCommandLine)
-        let status = run.exitStatus
+        let outcome = run.outcome
         if json {
             try printJSON(
                 PreflightOutput(
@@ -115,7 +115,7 @@ struct Preflight: AsyncParsableCommand {
                     environment: environment,
                     topic: topic.count == 1 ? topic[0] : nil,
                     topics: topic,
-                    ready: status == 0,
+                    ready: outcome == .allWell,
                     credentials: entries,
                     apps: run.apps,
                     trustStore: run.trustStore
@@ -124,17 +124,23 @@ struct Preflight: AsyncParsableCommand {
         } else {
             print(
                 "\n"
-                    + summary(entries: entries, verdicts: run.apps, trust: run.trustStore, status: status, style: style)
+                    + summary(
+                        entries: entries,
+                        verdicts: run.apps,
+                        trust: run.trustStore,
+                        outcome: outcome,
+                        style: style
+                    )
             )
         }
-        if status != 0 { throw ExitCode(status) }
+        try ExitStatus.end(with: outcome)
     }
 
     private func summary(
         entries: [PreflightReport],
         verdicts: [AppVerdict]?,
         trust: TrustStoreCheck?,
-        status: Int32,
+        outcome: CheckOutcome,
         style: TerminalStyle
     )
         -> String
@@ -158,10 +164,10 @@ struct Preflight: AsyncParsableCommand {
                 .bold
             )
         }
-        switch status {
-        case 0: return style.paint("✓ " + text, .green, .bold)
-        case 2: return style.paint("? " + text + "; the rest could not be checked", .red, .bold)
-        default: return style.paint("✗ " + text, .red, .bold)
+        switch outcome {
+        case .allWell: return style.paint("✓ " + text, .green, .bold)
+        case .couldNotCheck: return style.paint("? " + text + "; the rest could not be checked", .red, .bold)
+        case .problemFound: return style.paint("✗ " + text, .red, .bold)
         }
     }
 

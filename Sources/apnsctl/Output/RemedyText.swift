@@ -1,0 +1,37 @@
+import PushCore
+import PushCredentials
+
+/// The command line's rendering of the libraries' remedies: each as a command that works when
+/// pasted (quoted, with this run's `--store`), after the library's own words where they add
+/// something.
+enum RemedyText {
+    static func text(_ remedy: Remedy, words: String?) -> String {
+        let lead = words.map { $0 + " " } ?? ""
+        switch remedy {
+        case .inspect(let file?):
+            return lead + "`\(ErrorHints.command("inspect", file))` shows what the file holds."
+        case .inspect(nil):
+            guard let argument = RunContext.current[\.credentialArgument] else { return words ?? "" }
+            if CredentialReference.looksLikePath(argument) {
+                return lead + "`\(ErrorHints.command("inspect", argument))` shows what the file holds."
+            }
+            return lead + "`\(ErrorHints.command("check", argument))` checks the stored credential and its key."
+        case .importCredential(let file):
+            return "Import one (`\(ErrorHints.command("import", file ?? "FILE"))`) or name credential files."
+        case .teamStatus:
+            return "See it with `\(ErrorHints.command("team", "status"))`."
+        case .teamInit:
+            return "Check the URL; a member makes the team store with `\(ErrorHints.command("team", "init"))`."
+        case .teamJoin(let remote, let name):
+            return
+                "To use that team's store, join it: `\(ErrorHints.plainCommand("team", "join", remote, "--name", name))` into an empty store folder."
+        case .askToBeAdded:
+            return "Ask a member to add you with the command `apnsctl team join` printed, then sync."
+        case .teamSync:
+            return lead + "`\(ErrorHints.command("team", "sync"))` merges and pushes."
+        case .chooseSide(let alias):
+            return
+                "Choose the version to keep: `\(ErrorHints.command("team", "sync", "--keep-theirs", alias))` takes the remote's, `\(ErrorHints.command("team", "sync", "--keep-mine", alias))` keeps yours; the other stays in the history."
+        }
+    }
+}
