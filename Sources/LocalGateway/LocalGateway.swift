@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import PushCore
 import PushTransport
 import X509
 
@@ -133,6 +134,7 @@ public final class LocalGateway: Sendable {
     /// Binds and starts accepting; returns the port (the one chosen when the configuration said 0).
     @discardableResult
     public func start() async throws -> Int {
+        BlockingWork.installEventLoopDetector { MultiThreadedEventLoopGroup.currentEventLoop != nil }
         if let path = configuration.logFile {
             // What was delivered to whom: for the user's eyes only.
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),

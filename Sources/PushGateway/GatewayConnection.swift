@@ -75,6 +75,7 @@ public final class GatewayConnection: Sendable {
         events: (@Sendable (ConnectionEvent) -> Void)? = nil,
         frameStreams: FrameStreams? = nil
     ) {
+        _ = BlockingWork.nioDetectorInstalled
         self.readComplete = readComplete
         self.frameStreams = frameStreams
         self.events = events

@@ -4,7 +4,9 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import PushCore
 import PushCredentials
+import PushGateway
 
 /// A long-running HTTP/1.1 endpoint for Prometheus: `/metrics` (the check series, recomputed at
 /// most once per interval) and `/probe` (a handshake and auth check, in blackbox_exporter's names).
@@ -69,6 +71,7 @@ public final class MetricsExporter: Sendable {
     private let serverChannel = NIOLockedValueBox<(any Channel)?>(nil)
 
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        _ = BlockingWork.nioDetectorInstalled
         self.configuration = configuration
         threadPool = NIOThreadPool(numberOfThreads: 2)
         threadPool.start()
