@@ -4,8 +4,9 @@
 //
 //   BulkSend ALIAS TOKENS_FILE RESULTS [HOST:PORT CA_FILE]
 import Foundation
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 3 || arguments.count == 5 else {

@@ -5,8 +5,9 @@
 // The store is APNSCTL_STORE's, else apnsctl's default; its passwords and keys come from the
 // Secret Service. Without HOST:PORT it sends to Apple's gateway for the credential's environment.
 import Foundation
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2 || arguments.count == 4 else {

@@ -1,6 +1,6 @@
 import CredentialFormats
 import PushCore
-import PushCredentials
+import PushStore
 
 extension Send {
     /// The notification's body, from whichever of the payload options was given.
