@@ -237,24 +237,6 @@ public struct AppVerdict: Encodable, Sendable {
     }
 }
 
-extension PrometheusExport {
-    /// `apnsctl_app_ready{app,environment}`: 1 when the app has a fit credential there, else 0.
-    /// `environment` is `any` when none was asked about.
-    public static func renderAppReady(_ verdicts: [AppVerdict]) -> String {
-        var lines = [
-            "# HELP apnsctl_app_ready 1 when at least one stored credential for the app is fit for the environment, else 0.",
-            "# TYPE apnsctl_app_ready gauge",
-        ]
-        for verdict in verdicts {
-            let environment = verdict.environment?.rawValue ?? "any"
-            lines.append(
-                "apnsctl_app_ready{app=\"\(escape(verdict.topic))\",environment=\"\(environment)\"} \(verdict.ready ? 1 : 0)"
-            )
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-}
-
 extension CheckResult {
     /// How `check` counts this result in an app's verdict: a key the Secret Service could not be
     /// asked for, or a credential that could not be read, is not known to be fit.
