@@ -8,7 +8,9 @@ let package = Package(
         .executable(name: "apnsctl", targets: ["apnsctl"]),
         .library(name: "PushCore", targets: ["PushCore"]),
         .library(name: "CredentialFormats", targets: ["CredentialFormats"]),
-        .library(name: "PushCredentials", targets: ["PushCredentials"]),
+        .library(name: "PushStore", targets: ["PushStore"]),
+        .library(name: "PushTeam", targets: ["PushTeam"]),
+        .library(name: "PushChecks", targets: ["PushChecks"]),
         .library(name: "PushGateway", targets: ["PushGateway"]),
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
         .library(name: "PushMonitoring", targets: ["PushMonitoring"]),
@@ -72,10 +74,11 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // The store (index, files, the Secret Service, the team store), loading, checks and
-        // reports, on top of the formats.
+        // The store (index, files, journal, lock), the Secret Service and loading, on top of the
+        // formats. No networking, no git: the team store builds on its seams (SecretStore, the
+        // change observer).
         .target(
-            name: "PushCredentials",
+            name: "PushStore",
             dependencies: [
                 "PushCore",
                 "CredentialFormats",
@@ -84,9 +87,31 @@ let package = Package(
                 "CLibSecret",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // The team store: a store shared through git, its secrets in age files, the signed member
+        // list; git, age and ssh-keygen run as child programs. StoreOpener opens a folder as
+        // whichever store it is.
+        .target(
+            name: "PushTeam",
+            dependencies: [
+                "PushCore",
+                "CredentialFormats",
+                "PushStore",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Judging: checks of credentials, apps and stores as verdicts and reports, and the
+        // preflight (a check followed by a connection).
+        .target(
+            name: "PushChecks",
+            dependencies: [
+                "PushCore",
+                "CredentialFormats",
+                "PushStore",
+                "PushGateway",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // The NIO channel handlers the client and the local gateway share; package access only.
@@ -102,7 +127,6 @@ let package = Package(
             dependencies: [
                 "PushCore",
                 "CredentialFormats",
-                "PushCredentials",
                 "PushTransport",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -141,7 +165,10 @@ let package = Package(
             dependencies: [
                 "PushCore",
                 "CredentialFormats",
-                "PushCredentials",
+                "PushStore",
+                // Its shutdown stops the team store's child programs (git, age).
+                "PushTeam",
+                "PushChecks",
                 "PushGateway",
                 "CLibCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -156,7 +183,9 @@ let package = Package(
             name: "apnsctl",
             dependencies: [
                 "CredentialFormats",
-                "PushCredentials",
+                "PushStore",
+                "PushTeam",
+                "PushChecks",
                 "PushGateway",
                 "PushMonitoring",
                 "LocalGateway",
@@ -172,7 +201,7 @@ let package = Package(
                 "LocalGateway",
                 "PushGateway",
                 "CredentialFormats",
-                "PushCredentials",
+                "PushStore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -185,10 +214,32 @@ let package = Package(
             dependencies: ["PushCore"]
         ),
         .testTarget(
-            name: "PushCredentialsTests",
+            name: "PushStoreTests",
             dependencies: [
                 "CredentialFormats",
-                "PushCredentials",
+                "PushStore",
+                "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "PushTeamTests",
+            dependencies: [
+                "CredentialFormats",
+                "PushStore",
+                "PushTeam",
+                "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The formats' fixtures are judged here too: their manifest says what each must report.
+        .testTarget(
+            name: "PushChecksTests",
+            dependencies: [
+                "CredentialFormats",
+                "PushStore",
+                "PushTeam",
+                "PushChecks",
                 "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -204,7 +255,8 @@ let package = Package(
                 "TestSupport",
                 "LocalGateway",
                 "CredentialFormats",
-                "PushCredentials",
+                "PushStore",
+                "PushChecks",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -223,7 +275,7 @@ let package = Package(
                 "TestSupport",
                 "PushGateway",
                 "CredentialFormats",
-                "PushCredentials",
+                "PushStore",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -235,7 +287,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["CredentialFormats", "PushCredentials", "PushGateway", "LocalGateway", "TestSupport"]
+            dependencies: [
+                "CredentialFormats", "PushStore", "PushTeam", "PushChecks", "PushGateway", "LocalGateway",
+                "TestSupport",
+            ]
         ),
     ]
 )

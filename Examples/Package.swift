@@ -14,14 +14,18 @@ let package = Package(
         .executableTarget(
             name: "SendOne",
             dependencies: [
-                .product(name: "PushCredentials", package: "apnsctl"),
+                .product(name: "PushStore", package: "apnsctl"),
+                .product(name: "PushTeam", package: "apnsctl"),
+                .product(name: "PushChecks", package: "apnsctl"),
                 .product(name: "PushGateway", package: "apnsctl"),
             ]
         ),
         .executableTarget(
             name: "BulkSend",
             dependencies: [
-                .product(name: "PushCredentials", package: "apnsctl"),
+                .product(name: "PushStore", package: "apnsctl"),
+                .product(name: "PushTeam", package: "apnsctl"),
+                .product(name: "PushChecks", package: "apnsctl"),
                 .product(name: "PushGateway", package: "apnsctl"),
             ]
         ),

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 /// A root certificate authority APNs' server certificates chain to, with the dates Apple gave.
 public struct APNsTrustRoot: Sendable, Codable, Equatable {

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 /// One notification to a made-up device token, read as a verdict on the credential and topic.
 ///

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 /// How to reach a gateway, as plain values: which environment, port, gateway address, extra
 /// trust roots, proxy and timeout. Turns a credential into a ``GatewayConfiguration``.

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 /// Where a gateway listens: a host and a port.
 ///

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 /// How to reach a gateway and who to be there.
 public struct GatewayConfiguration: Sendable {

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 
 extension Endpoint {
     /// Apple's channel-management service for broadcasts, production: a separate host and port

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Dispatch
 import Foundation
 import NIOCore
@@ -6,7 +7,6 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
-import PushCredentials
 import PushTransport
 import X509
 

@@ -1,3 +1,4 @@
+import CredentialFormats
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
@@ -7,7 +8,6 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
-import PushCredentials
 import PushTransport
 import X509
 

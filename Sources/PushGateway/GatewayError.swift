@@ -10,7 +10,7 @@ import PushCore
 /// is a ``PushResponse`` with a non-200 status.
 public struct GatewayError: ReportableError, CustomStringConvertible {
     /// The codes are ``ErrorCode``'s static members; those of connections are declared here
-    /// (``ErrorCode/fileTooLarge`` in PushCredentials, ``ErrorCode/invalidNotification`` in PushCore).
+    /// (``ErrorCode/fileTooLarge`` in CredentialFormats, ``ErrorCode/invalidNotification`` in PushCore).
     public typealias Code = ErrorCode
 
     public let code: Code

@@ -4,7 +4,6 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import PushCredentials
 import SwiftASN1
 import X509
 

@@ -1,7 +1,6 @@
 import CredentialFormats
 import Crypto
 import Foundation
-import PushCredentials
 import SwiftASN1
 import X509
 

@@ -1,6 +1,6 @@
+import CredentialFormats
 import Foundation
 import NIOConcurrencyHelpers
-import PushCredentials
 
 /// Whether a trust store holds the roots APNs chains to, per environment, before anything
 /// connects: the current root (without it every handshake with APNs fails) and one Apple has

@@ -1,6 +1,6 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
 import PushGateway
 
 /// The series of a check: x509-certificate-exporter's family for every certificate judged, so

@@ -1,5 +1,6 @@
 import Foundation
-import PushCredentials
+import PushChecks
+import PushStore
 
 /// One check of a store (or of files), as the metrics publish it: what was judged, and whether
 /// the check could be made at all.

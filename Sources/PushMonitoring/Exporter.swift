@@ -5,8 +5,8 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import PushCore
-import PushCredentials
 import PushGateway
+import PushTeam
 
 /// A long-running HTTP/1.1 endpoint for Prometheus: `/metrics` (the check series, recomputed at
 /// most once per interval) and `/probe` (a handshake and auth check, in blackbox_exporter's names).

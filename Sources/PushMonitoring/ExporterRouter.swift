@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
 import NIOPosix
-import PushCredentials
+import PushStore
 
 /// The check, run again only when the last one is older than the interval. The check reads the
 /// store and may ask the Secret Service: it runs on the thread pool, and concurrent scrapes

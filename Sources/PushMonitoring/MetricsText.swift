@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushChecks
 
 /// Prometheus text exposition (format 0.0.4): every family with `# HELP` and `# TYPE`, samples
 /// without timestamps (node_exporter's textfile collector refuses them), label values escaped.

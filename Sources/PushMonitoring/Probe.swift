@@ -1,8 +1,9 @@
 import CredentialFormats
 import Foundation
 import NIOPosix
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
 
 /// What a `/probe` request asks for: a stored credential, the environment whose gateway to
 /// probe, and the topic for the auth check (default: the credential's own).

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushStore
 
 extension ProbeService {
     /// A `/probe` query's parameters, read but not yet checked against the store.

@@ -1,6 +1,7 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
+import PushStore
 
 /// Judges every credential of a store, as `check` does without arguments (the same library
 /// call), for a long-running exporter. It never writes to the store and never throws: a store

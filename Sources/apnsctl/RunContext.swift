@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushStore
 
 /// The state one run of the program shares between its parts, in one place: what the command
 /// line asked before parsing (JSON, the store), the first error a command reported, whether its

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushStore
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushStore
 import TestSupport
 import Testing
 

@@ -7,8 +7,8 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
-import PushCredentials
 import PushGateway
+import PushStore
 import TestSupport
 import Testing
 import X509

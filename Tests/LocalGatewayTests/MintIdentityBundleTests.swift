@@ -1,7 +1,7 @@
 import CredentialFormats
 import Foundation
 import LocalGateway
-import PushCredentials
+import PushStore
 import TestSupport
 import Testing
 

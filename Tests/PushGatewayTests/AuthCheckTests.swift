@@ -1,7 +1,9 @@
+import CredentialFormats
 import Foundation
 import LocalGateway
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
 import TestSupport
 import Testing
 

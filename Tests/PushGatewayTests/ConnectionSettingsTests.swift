@@ -1,6 +1,7 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 import TestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import LocalGateway
 import NIOCore
 import NIOPosix
-import PushCredentials
+import PushStore
 import TestSupport
 import Testing
 

@@ -2,9 +2,9 @@ import CredentialFormats
 import Foundation
 import LocalGateway
 import PushCore
-import PushCredentials
 import PushGateway
 import PushMonitoring
+import PushStore
 import TestSupport
 import Testing
 

@@ -2,8 +2,8 @@ import Foundation
 import NIOPosix
 import Testing
 
-@testable import PushCredentials
 @testable import PushMonitoring
+@testable import PushStore
 
 /// The exporter's bounds that need no server: the probe cache's size, the topics a probe may
 /// name, bcrypt verification through the C library, and the warning for an exposed address.

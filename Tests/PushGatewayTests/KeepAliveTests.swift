@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import PushCredentials
+import PushStore
 import TestSupport
 import Testing
 

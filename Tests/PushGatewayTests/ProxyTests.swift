@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import PushCredentials
+import PushStore
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import LocalGateway
-import PushCredentials
+import PushStore
 import TestSupport
 import Testing
 

@@ -140,7 +140,7 @@ public enum CLI {
             /[A-Za-z0-9_+]+\.swift:\d+/,
             // Library and standard types and their cases.
             /\b(?:DecodingError|EncodingError|NIOSSLError|NIOHTTP2Errors|ChannelError|IOError|ASN1Error|CertificateError|BoringSSLError|NIOConnectionError|CodingKeys|keyNotFound|typeMismatch|valueNotFound|dataCorrupted)\b/,
-            /\b(?:Swift|Foundation|NIOCore|NIOPosix|NIOSSL|NIOHTTP2|SwiftASN1|X509|PushCore|PushCredentials|PushGateway|LocalGateway)\.[A-Z][A-Za-z]+/,
+            /\b(?:Swift|Foundation|NIOCore|NIOPosix|NIOSSL|NIOHTTP2|SwiftASN1|X509|PushCore|CredentialFormats|PushStore|PushTeam|PushChecks|PushGateway|LocalGateway)\.[A-Z][A-Za-z]+/,
             /Optional\(/,
             /\berror \d+\b/,
             // A byte dump: a long list of small numbers, or a long run of hex.

@@ -2,8 +2,8 @@ import CredentialFormats
 import Foundation
 import LocalGateway
 import NIOConcurrencyHelpers
-import PushCredentials
 import PushGateway
+import PushStore
 import Testing
 
 /// The fixtures the library tests share: identities, keys and tokens of the test PKI.

@@ -4,8 +4,10 @@
 //
 //   BulkSend ALIAS TOKENS_FILE RESULTS [HOST:PORT CA_FILE]
 import Foundation
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
+import PushTeam
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 3 || arguments.count == 5 else {
@@ -31,7 +33,9 @@ final class StopOnSignal: BulkSendObserver, @unchecked Sendable {
 }
 
 do {
-    let credential = try CredentialLoader.load(arguments[0])
+    // The store apnsctl uses, opened as a team store when it is one.
+    let store = StoreOpener.open(root: CredentialStore.defaultRoot())
+    let credential = try CredentialLoader.load(arguments[0], store: store)
     let settings = ConnectionSettings(gateway: arguments.dropFirst(3).first, caFiles: Array(arguments.dropFirst(4)))
     let plan = try GatewayPlan(credential, settings: settings)
     let template = NotificationTemplate(

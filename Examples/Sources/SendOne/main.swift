@@ -5,8 +5,10 @@
 // The store is APNSCTL_STORE's, else apnsctl's default; its passwords and keys come from the
 // Secret Service. Without HOST:PORT it sends to Apple's gateway for the credential's environment.
 import Foundation
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
+import PushTeam
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2 || arguments.count == 4 else {
@@ -15,7 +17,9 @@ guard arguments.count == 2 || arguments.count == 4 else {
 }
 
 do {
-    let credential = try CredentialLoader.load(arguments[0])
+    // The store apnsctl uses, opened as a team store when it is one.
+    let store = StoreOpener.open(root: CredentialStore.defaultRoot())
+    let credential = try CredentialLoader.load(arguments[0], store: store)
 
     // The environment is the credential's own (sandbox when it serves both); the topic its app's.
     let settings = ConnectionSettings(

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushCore
 
 #if canImport(Glibc)
 import Glibc

@@ -4,7 +4,7 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOPosix
-import PushCredentials
+import PushCore
 import PushTransport
 
 /// Sends one notification to every token of a ``TokenFeed`` over one HTTP/2 connection (or a

@@ -1,7 +1,7 @@
 import CredentialFormats
 import Foundation
 import NIOConcurrencyHelpers
-import PushCredentials
+import PushCore
 import SystemPackage
 
 /// Reads a token file (or standard input) on a thread of its own and hands lines over in

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PushCredentials
+import PushStore
 
 /// What the shell completion scripts offer for the arguments that are not plain words.
 ///

@@ -1,7 +1,9 @@
 import ArgumentParser
+import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
 
 /// Which gateway to talk to and how to trust it. The environment is each command's own option:
 /// `handshake` and `send` can default it from the credential, `preflight` requires it.

@@ -1,6 +1,8 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
+import PushStore
+import PushTeam
 
 /// The stored credential of `send` and `handshake`, loaded while the argument parser builds the
 /// command (the two longest parts of a cold probe's start-up, run side by side instead of one

@@ -2,8 +2,8 @@ import ArgumentParser
 import CredentialFormats
 import Foundation
 import LocalGateway
-import PushCredentials
 import PushGateway
+import PushStore
 
 /// The command line's wording of the libraries' advice.
 ///

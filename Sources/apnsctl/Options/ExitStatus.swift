@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PushCredentials
+import PushStore
 
 #if canImport(Glibc)
 import Glibc

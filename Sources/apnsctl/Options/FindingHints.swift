@@ -1,6 +1,8 @@
+import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
 import PushGateway
+import PushStore
 
 /// The command line's wording of the findings' advice: the libraries say what to do in words;
 /// here the findings whose remedy is a command of this tool name it, with the credential, so

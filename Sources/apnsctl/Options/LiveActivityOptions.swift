@@ -1,8 +1,8 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 
 /// A Live Activity payload from options, so nobody writes its JSON by hand.
 struct LiveActivityOptions: ParsableArguments {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushStore
 
 /// Options every reporting command shares.
 struct ReportOptions: ParsableArguments {

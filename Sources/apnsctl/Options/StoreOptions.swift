@@ -1,7 +1,8 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushStore
+import PushTeam
 
 /// Where the credential store lives.
 struct StoreOptions: ParsableArguments {
@@ -42,7 +43,7 @@ struct StoreOptions: ParsableArguments {
     /// The store to use: a team store (see `apnsctl team`) tells what became of each change's
     /// commit on stderr, after the command's own output.
     var credentialStore: CredentialStore {
-        CredentialStore.opening(
+        StoreOpener.open(
             root: CredentialStore.defaultRoot(explicit: store),
             identityFile: identity,
             notify: { note in _ = writeAll(STDERR_FILENO, Array(TerminalSafe.filter(note + "\n", colours: false).utf8))

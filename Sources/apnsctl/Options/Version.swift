@@ -1,5 +1,5 @@
 import CredentialFormats
-import PushCredentials
+import PushStore
 
 /// What `apnsctl --version` prints: the release, the commit it was built from and the OpenSSL
 /// library it is running with.

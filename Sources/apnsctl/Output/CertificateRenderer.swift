@@ -1,6 +1,6 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
 
 /// Human output for one inspected file: a header line, then aligned label/value rows.
 struct CertificateRenderer {

@@ -1,7 +1,7 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 
 /// The report of one channel request (`apnsctl channels … --json`).
 struct ChannelReport: Encodable {

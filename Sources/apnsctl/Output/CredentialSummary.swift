@@ -1,6 +1,6 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushStore
 
 /// A stored credential as every JSON report shows it (`list`, `import`, `update`): named
 /// `credential`, its topics as objects with their kinds, and its validity as of now.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushStore
 
 /// A failure of the command line itself, not of a library: standard output that cannot be
 /// written, a listener that cannot be opened, a bulk run that stopped, a usage error found after

@@ -1,6 +1,6 @@
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 
 /// Human output for a handshake: phases as a bar chart (think httpstat), then TLS and HTTP/2 facts.
 struct HandshakeRenderer {

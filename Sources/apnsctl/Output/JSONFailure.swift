@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PushCredentials
+import PushStore
 
 /// The JSON contract's promise for failures: when `--json` was asked and the command failed
 /// before it printed its report, standard output still gets one JSON object,

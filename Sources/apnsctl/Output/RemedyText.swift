@@ -1,5 +1,5 @@
 import PushCore
-import PushCredentials
+import PushStore
 
 /// The command line's rendering of the libraries' remedies: each as a command that works when
 /// pasted (quoted, with this run's `--store`), after the library's own words where they add

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushStore
 
 /// What `inspect` says about a certificate signing request.
 struct RequestReport: Encodable {

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushStore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushTeam
 
 /// How the team commands word members and membership changes.
 enum TeamWording {

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushChecks
 
 /// Human output for one inspected token key file (.p8).
 struct TokenKeyRenderer {

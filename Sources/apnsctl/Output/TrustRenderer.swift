@@ -1,6 +1,6 @@
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 
 /// Human output for a trust-store check: the store, each environment's root, the table's roots.
 struct TrustRenderer {

@@ -2,8 +2,8 @@ import ArgumentParser
 import CredentialFormats
 import Dispatch
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 
 #if canImport(Glibc)
 import Glibc

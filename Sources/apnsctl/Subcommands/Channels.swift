@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 
 extension MessageStoragePolicy: ExpressibleByArgument {
     public init?(argument: String) {

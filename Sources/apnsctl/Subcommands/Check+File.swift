@@ -1,7 +1,7 @@
 import CredentialFormats
 import Foundation
-import PushCredentials
 import PushMonitoring
+import PushStore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import PushCredentials
+import PushChecks
 
 /// `check`'s human output. Problems and warnings carry a label as well as a colour, so they read
 /// apart without colour too.

@@ -1,8 +1,9 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
 import PushMonitoring
+import PushStore
 
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import PushCredentials
 import PushGateway
 import PushMonitoring
+import PushStore
 
 struct Exporter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialFormats
 import Foundation
 import LocalGateway
-import PushCredentials
+import PushStore
 
 #if canImport(Glibc)
 import Glibc

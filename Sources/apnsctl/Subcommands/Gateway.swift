@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocalGateway
-import PushCredentials
+import PushStore
 
 #if canImport(Glibc)
 import Glibc

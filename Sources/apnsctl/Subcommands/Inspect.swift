@@ -1,7 +1,7 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushChecks
 
 struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushTeam
 
 struct TeamAdd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

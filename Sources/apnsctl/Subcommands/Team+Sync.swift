@@ -1,7 +1,7 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushTeam
 
 struct TeamSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,8 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushStore
+import PushTeam
 
 /// `apnsctl team …`: the store shared through a git repository, its secrets encrypted with age.
 struct Team: AsyncParsableCommand {

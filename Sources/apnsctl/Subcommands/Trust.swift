@@ -1,8 +1,8 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
 import PushGateway
+import PushStore
 
 struct Trust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

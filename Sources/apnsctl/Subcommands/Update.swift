@@ -1,7 +1,7 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
-import PushCredentials
+import PushStore
 
 struct Update: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,0 +1,195 @@
+import CredentialFormats
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a change of the store is about to create or discard, written before it touches anything.
+///
+/// Every change (import, rotation, removal, request) names in `.writing` the files, Secret
+/// Service items and request files it may create or leave behind, then writes the index: that
+/// rename is the one step at which the change happens. Settling afterwards (or, when the process
+/// was killed, at the next command) deletes whatever the journal names and the index does not,
+/// so an interrupted change is either complete or undone, never half there. Files no journal
+/// names and the index does not name either are *unaccounted*: most often the sign of an
+/// index.json restored from an older backup. They are reported and never deleted, since they
+/// may be the only copy of a certificate.
+struct StoreJournal: Codable, Equatable {
+    /// A request file written outside the store, with the public key of the CSR it holds, so
+    /// that only that CSR is ever deleted.
+    struct RequestFile: Codable, Equatable {
+        var path: String
+        var publicKeyFingerprint: String
+    }
+
+    /// Names of files in credentials/.
+    var files: [String] = []
+    var secrets: [SecretItem] = []
+    var requestFiles: [RequestFile] = []
+
+    var isEmpty: Bool { files.isEmpty && secrets.isEmpty && requestFiles.isEmpty }
+
+    mutating func add(_ other: StoreJournal) {
+        for name in other.files where !files.contains(name) { files.append(name) }
+        for item in other.secrets where !secrets.contains(item) { secrets.append(item) }
+        for file in other.requestFiles where !requestFiles.contains(file) { requestFiles.append(file) }
+    }
+}
+
+extension CredentialStore {
+    static let journalName = ".writing"
+
+    /// What settling did: for the report of the change that just committed.
+    package struct Settled {
+        var removedFiles: [String] = []
+        var removedSecrets: [SecretItem] = []
+        var failedSecrets: [SecretItem: CredentialError] = [:]
+    }
+
+    /// Adds to the journal what a change is about to create or discard, before it does so.
+    func journal(_ entries: StoreJournal) throws {
+        var journal = readJournal()
+        journal.add(entries)
+        try writeFile(try ReportSchema.encoder().encode(journal), to: Self.journalName)
+    }
+
+    /// The journal left by the last change (empty without one). An older apnsctl wrote plain
+    /// file names, one a line.
+    func readJournal() -> StoreJournal {
+        let url = root.appendingPathComponent(Self.journalName)
+        guard let bytes = try? InputFile.read(path: url.path, kind: .storeRecord) else { return StoreJournal() }
+        let data = Data(bytes)
+        if let journal = try? ReportSchema.decoder().decode(StoreJournal.self, from: data) { return journal }
+        let text = String(decoding: data, as: UTF8.self)
+        return StoreJournal(files: text.split(separator: "\n").map(String.init))
+    }
+
+    /// Finishes or undoes whatever the journal names, judged by `index` (the index on disk):
+    /// journaled files, secrets and request files the index does not name go, and so do the
+    /// temporary files of interrupted writes. Runs under the exclusive lock.
+    @discardableResult
+    func settle(_ index: StoreIndex, secretsUsable: Bool = true) -> Settled {
+        var settled = Settled()
+        let journal = readJournal()
+        let named = Set(index.credentials.flatMap(Self.fileNames))
+        for name in journal.files where !named.contains(name) && StoreFolder.isStoreMade(name) {
+            let url = credentialsFolder.appendingPathComponent(name)
+            if (try? FileManager.default.removeItem(at: url)) != nil { settled.removedFiles.append(url.path) }
+        }
+        for folder in [root, credentialsFolder] { removeTemporaryFiles(in: folder) }
+        let pending = Set((index.requests ?? []).map(\.publicKeyFingerprint))
+        for file in journal.requestFiles where !pending.contains(file.publicKeyFingerprint) {
+            Self.removeRequestFile(file)
+        }
+        var remaining = StoreJournal()
+        let referenced = Set(
+            index.credentials.map { $0.secretItem(store: path) }
+                + (index.requests ?? []).map { $0.secretItem(store: path) }
+        )
+        for item in journal.secrets where !referenced.contains(item) {
+            guard secretsUsable else {
+                remaining.secrets.append(item)
+                continue
+            }
+            do {
+                if try secrets.remove(item) { settled.removedSecrets.append(item) }
+            } catch {
+                remaining.secrets.append(item)
+                settled.failedSecrets[item] =
+                    (error as? CredentialError)
+                    ?? CredentialError(.secretStoreUnavailable, path: nil, UserFacing.describe(error))
+            }
+        }
+        let url = root.appendingPathComponent(Self.journalName)
+        if remaining.isEmpty {
+            try? FileManager.default.removeItem(at: url)
+        } else if remaining != journal {
+            // What the Secret Service could not remove now is retried by the next command.
+            try? writeFile(try ReportSchema.encoder().encode(remaining), to: Self.journalName)
+        }
+        return settled
+    }
+
+    /// Settles what an interrupted command left, for commands that only read (`list`, `check`):
+    /// nothing happens unless there is something to settle and the lock can be had.
+    public func settleInterruptedChanges() {
+        guard (try? folderState()) == .store else { return }
+        let journalPresent = FileManager.default.fileExists(atPath: root.appendingPathComponent(Self.journalName).path)
+        guard journalPresent || hasTemporaryFiles() else { return }
+        guard case .success(let lock) = StoreLock.acquire(at: StoreLock.path(root: root), .exclusive) else { return }
+        defer { lock.release() }
+        guard let index = try? readIndex(), StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder
+        else { return }
+        settle(index, secretsUsable: (try? secrets.checkAvailable()) != nil)
+    }
+
+    static func fileNames(_ credential: StoredCredential) -> [String] {
+        [credential.certificateFile, credential.bundleFile].compactMap { $0 }.map { ($0 as NSString).lastPathComponent }
+    }
+
+    private func hasTemporaryFiles() -> Bool {
+        [root, credentialsFolder].contains { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains(
+                where: StoreFolder.isTemporary
+            )
+        }
+    }
+
+    /// `.NAME.UUID.tmp` files: what a write killed before its rename left. No write is under
+    /// way while the exclusive lock is held, so every one of them is a leftover.
+    private func removeTemporaryFiles(in folder: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where StoreFolder.isTemporary(name) {
+            var status = stat()
+            let path = folder.appendingPathComponent(name).path
+            if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG { unlink(path) }
+        }
+    }
+
+    /// Deletes a request file of a request that was never recorded: only when it still holds
+    /// the CSR of the key that was discarded (the user may have replaced it since), and the
+    /// temporary files of its write.
+    static func removeRequestFile(_ file: StoreJournal.RequestFile) {
+        if let request = try? CertificateRequest.read(path: file.path),
+            request.publicKeyFingerprint == file.publicKeyFingerprint
+        {
+            unlink(file.path)
+        }
+        let folder = (file.path as NSString).deletingLastPathComponent
+        let name = (file.path as NSString).lastPathComponent
+        for leftover in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where leftover.hasPrefix(".\(name).") && leftover.hasSuffix(".tmp") {
+            unlink(folder + "/" + leftover)
+        }
+    }
+
+    /// Store-made regular files of credentials/ that `index` does not name.
+    func unreferencedFiles(_ index: StoreIndex) -> [String] {
+        guard StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder else { return [] }
+        let referenced = Set(index.credentials.flatMap(Self.fileNames))
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: credentialsFolder.path) else {
+            return []
+        }
+        return names.sorted().filter { name in
+            var status = stat()
+            return !referenced.contains(name) && StoreFolder.isStoreMade(name)
+                && lstat(credentialsFolder.appendingPathComponent(name).path, &status) == 0
+                && status.st_mode & S_IFMT == S_IFREG
+        }
+    }
+
+    /// Credential files of this store that its index does not name and no interrupted change
+    /// explains: full paths, for a report. Never deleted by apnsctl.
+    public func unaccountedFiles() throws -> [String] {
+        try withSharedLock {
+            let index = try readIndex()
+            let journaled = Set(readJournal().files)
+            return unreferencedFiles(index).filter { !StoreFolder.isTemporary($0) && !journaled.contains($0) }.map {
+                credentialsFolder.appendingPathComponent($0).path
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import CredentialFormats
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Secrets the Secret Service keeps for this store that no index entry names: what an
+/// interrupted remove (or import) leaves behind. They are found by the store's attributes
+/// (`application apnsctl store PATH`), reported by a check, and removed only on request.
+extension CredentialStore {
+    /// What a removal did.
+    public struct Removal: Sendable {
+        /// The entry taken out of the index; nil when the alias had no entry, only orphaned secrets.
+        public var credential: StoredCredential?
+        /// The files removed from the credentials folder.
+        public var files: [String] = []
+        /// Files the entry named outside the store, which were left alone.
+        public var filesLeftAlone: [String] = []
+        /// Whether the Secret Service held the entry's secret and removed it.
+        public var removedSecret = false
+        /// Why the secret could not be removed: it is now an orphaned secret.
+        public var secretError: CredentialError?
+        /// Orphaned secrets of the alias that were removed.
+        public var orphansRemoved: [SecretItem] = []
+    }
+
+    /// Removes a credential as one step: its files and secret are journaled, the index that no
+    /// longer names it is written, and settling deletes them; a removal killed at any point is
+    /// completed (or, before the index was written, undone) by the next command. An alias with no
+    /// entry but orphaned secrets has those removed.
+    @discardableResult
+    public func remove(alias: String) throws -> Removal {
+        var removal = Removal()
+        try withLock { index in
+            guard let position = index.credentials.firstIndex(where: { $0.alias == alias }) else {
+                let orphans = try self.orphans(in: index).filter { $0.alias == alias }
+                guard !orphans.isEmpty else { throw self.notFound(alias, in: index) }
+                for item in orphans { try self.secrets.remove(item) }
+                removal.orphansRemoved = orphans
+                return
+            }
+            let credential = index.credentials[position]
+            try self.journal(self.discarding(credential))
+            index.credentials.remove(at: position)
+            removal.credential = credential
+        } afterCommit: { _, settled in
+            guard let credential = removal.credential else { return }
+            removal.files = settled.removedFiles
+            removal.filesLeftAlone = [credential.certificateFile, credential.bundleFile].compactMap { $0 }.filter {
+                self.paths.resolve($0).path == nil
+            }
+            let item = credential.secretItem(store: self.path)
+            removal.removedSecret = self.withLegacy(item).contains(where: settled.removedSecrets.contains)
+            removal.secretError = settled.failedSecrets[item]
+        }
+        return removal
+    }
+
+    /// The Secret Service items of this store that no index entry names.
+    public func orphanedSecrets() throws -> [SecretItem] {
+        try withSharedLock { try orphans(in: try readIndex()) }
+    }
+
+    /// Removes every orphaned secret of this store (and the store's own leftover files, as every
+    /// change does). Returns what was removed; stops at the first secret that cannot be removed.
+    @discardableResult
+    public func removeOrphanedSecrets() throws -> [SecretItem] {
+        var removed: [SecretItem] = []
+        try withLock { index in
+            for item in try self.orphans(in: index) {
+                try self.secrets.remove(item)
+                removed.append(item)
+            }
+        }
+        return removed
+    }
+
+    func orphans(in index: StoreIndex) throws -> [SecretItem] {
+        // A pending request's private key is referenced too: it is the only copy of that key.
+        let referenced =
+            index.credentials.map { $0.secretItem(store: path) }
+            + (index.requests ?? []).map { $0.secretItem(store: path) }
+        // A secret an interrupted change journaled is settled by the next change, not an orphan.
+        let journaled = Set(readJournal().secrets)
+        return try secrets.items(store: path).filter { !referenced.contains($0) && !journaled.contains($0) }
+    }
+
+    /// Runs `body` under a shared lock on the store when it has a lock file, so that a reader
+    /// does not see an import between storing its secret and writing its index.
+    func withSharedLock<R>(_ body: () throws -> R) rethrows -> R {
+        // No lock file (a store never changed), or no lock: read anyway.
+        guard case .success(let lock) = StoreLock.acquire(at: StoreLock.path(root: root), .shared, create: false)
+        else { return try body() }
+        defer { lock.release() }
+        return try body()
+    }
+}

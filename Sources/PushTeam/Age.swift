@@ -1,0 +1,123 @@
+import CredentialFormats
+import Foundation
+import PushStore
+
+/// The `age` and `age-keygen` tools (age-encryption.org/v1), run as subprocesses: every member
+/// can check a secret with the same standard tool, and apnsctl holds no cryptography of its own.
+public struct AgeTool: Sendable {
+    public var environment: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    func program(_ name: String) throws -> String {
+        guard let path = Subprocess.locate(name, environment: environment) else {
+            throw CredentialError(
+                .teamError,
+                path: nil,
+                "The \(name) program is not installed; a team store's secrets are encrypted with age.",
+                hint: "Install age (Debian and Ubuntu: apt-get install age)."
+            )
+        }
+        return path
+    }
+
+    /// A new X25519 identity (`AGE-SECRET-KEY-1…`) read from age-keygen's standard output, and its
+    /// recipient. Nothing is written to a file.
+    public func generateIdentity() throws -> (identity: SecretBytes, recipient: String) {
+        let result = try Subprocess(executable: try program("age-keygen"), arguments: [], environment: environment)
+            .run()
+        guard result.succeeded else { throw Subprocess.failure("age-keygen", "it failed (exit \(result.status))") }
+        let identity = Self.identityLine(in: result.stdout)
+        guard let identity else { throw Subprocess.failure("age-keygen", "no identity in its output") }
+        return (identity, try recipient(of: identity))
+    }
+
+    /// The line that holds the secret key, without the comments age-keygen writes around it.
+    static func identityLine(in bytes: [UInt8]) -> SecretBytes? {
+        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("AGE-SECRET-KEY-1".utf8)) {
+            return SecretBytes(Array(line))
+        }
+        return nil
+    }
+
+    /// The recipient of a native identity (`age-keygen -y`, the identity on stdin).
+    public func recipient(of identity: SecretBytes) throws -> String {
+        let result = try Subprocess(executable: try program("age-keygen"), arguments: ["-y"], environment: environment)
+            .run(input: identity)
+        guard result.succeeded else {
+            throw CredentialError(
+                .notAMember,
+                path: nil,
+                "The age identity is not one age reads.",
+                hint: "Give an identity as age-keygen writes it: a line that starts with AGE-SECRET-KEY-1."
+            )
+        }
+        return result.output.trimmed
+    }
+
+    /// Encrypts `plaintext` to every recipient (binary age v1). Recipients are public and travel in argv.
+    public func encrypt(_ plaintext: SecretBytes, to recipients: [String]) throws -> [UInt8] {
+        guard !recipients.isEmpty else {
+            throw CredentialError(.teamError, path: nil, "The team has no members to encrypt to.", hint: nil)
+        }
+        let arguments = ["--encrypt"] + recipients.flatMap { ["--recipient", $0] }
+        let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
+            .run(input: plaintext)
+        guard result.succeeded else { throw Subprocess.failure("age", "it could not encrypt (exit \(result.status))") }
+        return result.stdout
+    }
+
+    /// Why age could not decrypt, in apnsctl's words: age's own message may quote the file it was
+    /// given (its first line, for one that is not an age file), so it is never shown.
+    public enum DecryptionFailure: Error {
+        /// The identity is not among the file's recipients.
+        case notARecipient
+        /// The identity itself is not one age reads.
+        case badIdentity
+        /// The file is not an age file, or was damaged.
+        case damaged
+    }
+
+    /// Decrypts with `identity`, which age reads from an inherited pipe (`-i /dev/fd/3`).
+    public func decrypt(
+        _ ciphertext: [UInt8],
+        identity: SecretBytes
+    ) throws -> Swift.Result<SecretBytes, DecryptionFailure> {
+        let arguments = ["--decrypt", "--identity", "/dev/fd/\(Subprocess.secretDescriptor)"]
+        let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
+            .run(input: SecretBytes(ciphertext), secret: identity)
+        if result.succeeded { return .success(SecretBytes(result.stdout)) }
+        if result.stderr.contains("no identity matched") { return .failure(.notARecipient) }
+        // age names the identity file it could not read ("reading \"/dev/fd/3\": …").
+        if result.stderr.contains("\"\(arguments[2])\"") { return .failure(.badIdentity) }
+        return .failure(.damaged)
+    }
+
+    /// Checks that `recipient` is one age accepts (`age1…` or `ssh-ed25519 …`), by encrypting nothing to it.
+    public func validate(recipient: String) throws {
+        let looksRight =
+            recipient.hasPrefix("age1") || recipient.hasPrefix("ssh-ed25519 ") || recipient.hasPrefix("ssh-rsa ")
+        let result =
+            looksRight
+            ? try Subprocess(
+                executable: try program("age"),
+                arguments: ["--encrypt", "--recipient", recipient],
+                environment: environment
+            ).run(input: SecretBytes([])) : nil
+        guard let result, result.succeeded else {
+            throw CredentialError(
+                .invalidArgument,
+                path: nil,
+                "\"\(recipient)\" is not an age recipient.",
+                hint:
+                    "Give the recipient the new member's `apnsctl team join` printed (age1…), or an ssh-ed25519 public key line."
+            )
+        }
+    }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

@@ -1,0 +1,2 @@
+// The APNs vocabulary (device tokens, environments, provider keys) is part of this library's API.
+@_exported import PushCore

@@ -1,0 +1,145 @@
+import CredentialFormats
+import Foundation
+import PushStore
+
+/// The `git` command line, run in the store's folder: users' ssh configuration, credential
+/// helpers and `GIT_SSH_COMMAND` work as they do for every other repository.
+struct Git {
+    var directory: String
+    var environment: [String: String] = ProcessInfo.processInfo.environment
+
+    func executable() throws -> String {
+        guard let path = Subprocess.locate("git", environment: environment) else {
+            throw CredentialError(
+                .teamError,
+                path: nil,
+                "The git program is not installed; a team store is a git repository.",
+                hint: "Install git (Debian and Ubuntu: apt-get install git)."
+            )
+        }
+        return path
+    }
+
+    /// Runs git; never asks on a terminal (a missing credential fails instead of hanging).
+    @discardableResult
+    func run(_ arguments: [String], in folder: String? = nil) throws -> Subprocess.Result {
+        var environment = self.environment
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        environment["LC_ALL"] = "C"
+        // -C rather than a working directory of the child: posix_spawn cannot change it portably.
+        return try Subprocess(
+            executable: try executable(),
+            arguments: ["-C", folder ?? directory] + arguments,
+            environment: environment,
+            program: .git
+        ).run()
+    }
+
+    /// Runs git and throws, with git's own words, when it fails.
+    @discardableResult
+    func must(_ arguments: [String], what: String, in folder: String? = nil) throws -> String {
+        let result = try run(arguments, in: folder)
+        guard result.succeeded else {
+            throw CredentialError(
+                .teamError,
+                path: folder ?? directory,
+                "git could not \(what): \(Self.words(result.stderr))",
+                hint: nil
+            )
+        }
+        return result.output
+    }
+
+    /// git's own words for a failure (its last lines), with a URL's password and anything that
+    /// looks like an age identity taken out: what reaches the person, never a secret.
+    static func words(_ stderr: String, lines: Int = 3) -> String {
+        // git's closing advice says nothing of the cause ("Please make sure you have the
+        // correct access rights and the repository exists."); the cause is the line before.
+        let boilerplate = [
+            "Please make sure you have the correct access rights", "and the repository exists.",
+            "fatal: Could not read from remote repository.",
+        ]
+        let meaningful = stderr.trimmed.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { line in !line.isEmpty && !boilerplate.contains { line.hasPrefix($0) } }
+        let kept = meaningful.prefix(lines).joined(separator: " ")
+        return scrub(kept.isEmpty ? stderr.trimmed : kept)
+    }
+
+    static func scrub(_ text: String) -> String {
+        var result = text
+        // scheme://user:password@host → scheme://user:***@host
+        if let expression = try? NSRegularExpression(pattern: "([a-zA-Z][a-zA-Z0-9+.-]*://[^/\\s:@]*):[^/\\s@]*@") {
+            result = expression.stringByReplacingMatches(
+                in: result,
+                range: NSRange(result.startIndex..., in: result),
+                withTemplate: "$1:***@"
+            )
+        }
+        if let expression = try? NSRegularExpression(pattern: "AGE-SECRET-KEY-1[0-9A-Z]+") {
+            result = expression.stringByReplacingMatches(
+                in: result,
+                range: NSRange(result.startIndex..., in: result),
+                withTemplate: "AGE-SECRET-KEY-1…"
+            )
+        }
+        return result
+    }
+
+    func config(_ key: String) -> String? {
+        guard let result = try? run(["config", "--get", key]), result.succeeded else { return nil }
+        let value = result.output.trimmed
+        return value.isEmpty ? nil : value
+    }
+
+    var branch: String {
+        (try? run(["symbolic-ref", "--short", "HEAD"]).output.trimmed).flatMap { $0.isEmpty ? nil : $0 } ?? "main"
+    }
+
+    var remoteURL: String? { config("remote.origin.url") }
+
+    func hasChanges() throws -> Bool {
+        !(try must(["status", "--porcelain", "--untracked-files=all"], what: "read the working tree")).trimmed.isEmpty
+    }
+
+    /// Commits everything in the working tree with `message`; false when there was nothing to commit.
+    @discardableResult
+    func commitAll(_ message: String) throws -> Bool {
+        try must(["add", "--all", "."], what: "stage the store's files")
+        guard try hasChanges() || !(try run(["diff", "--cached", "--quiet"])).succeeded else { return false }
+        try must(["commit", "--quiet", "--no-verify", "-m", message], what: "commit the change")
+        return true
+    }
+
+    /// Pushes the branch, never forced. Returns git's complaint when it could not.
+    func push() throws -> String? {
+        let result = try run(["push", "--quiet", "origin", "HEAD:refs/heads/\(branch)"])
+        return result.succeeded ? nil : Self.scrub(result.stderr.trimmed)
+    }
+
+    func revision(_ name: String) -> String? {
+        guard let result = try? run(["rev-parse", "--verify", "--quiet", "\(name)^{commit}"]), result.succeeded else {
+            return nil
+        }
+        return result.output.trimmed
+    }
+
+    /// Commits on each side that the other has not: (ahead, behind).
+    func aheadBehind(upstream: String) throws -> (ahead: Int, behind: Int) {
+        guard revision(upstream) != nil else {
+            let ahead = Int((try? must(["rev-list", "--count", "HEAD"], what: "count commits"))?.trimmed ?? "") ?? 0
+            return (ahead, 0)
+        }
+        let counts = try must(
+            ["rev-list", "--left-right", "--count", "HEAD...\(upstream)"],
+            what: "compare with the remote"
+        )
+        .split(whereSeparator: \.isWhitespace)
+        return (Int(counts.first ?? "") ?? 0, Int(counts.dropFirst().first ?? "") ?? 0)
+    }
+
+    /// A file's contents at a revision, or nil when it has none.
+    func show(_ revision: String, _ path: String) -> Data? {
+        guard let result = try? run(["show", "\(revision):\(path)"]), result.succeeded else { return nil }
+        return Data(result.stdout)
+    }
+}

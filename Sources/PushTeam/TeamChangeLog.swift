@@ -1,0 +1,72 @@
+import Foundation
+import PushStore
+
+/// Commits every change to a team store with a message that says what changed, and pushes it.
+/// Offline, the commit stays local and `team sync` pushes it later; the person is told either way.
+struct TeamCommitter: StoreChangeObserver {
+    var team: TeamStore
+
+    func storeChanged(_ store: CredentialStore, from before: StoreIndex, to after: StoreIndex) {
+        let message = TeamChangeLog.message(from: before, to: after)
+        do {
+            guard try team.git.commitAll(message) else { return }
+            let subject = message.split(separator: "\n").first.map(String.init) ?? message
+            team.notify(team.publish(committed: subject))
+        } catch {
+            team.notify(
+                "team store: the change is made here but could not be committed (\(UserFacing.describe(error))); `apnsctl team sync` commits and pushes it."
+            )
+        }
+    }
+}
+
+/// Commit messages from the difference between two indexes: alias, app, environments, expiry.
+enum TeamChangeLog {
+    static func message(from before: StoreIndex, to after: StoreIndex) -> String {
+        var lines: [String] = []
+        let old = Dictionary(before.credentials.map { ($0.alias, $0) }, uniquingKeysWith: { first, _ in first })
+        let new = Dictionary(after.credentials.map { ($0.alias, $0) }, uniquingKeysWith: { first, _ in first })
+        for credential in after.credentials {
+            guard let previous = old[credential.alias] else {
+                lines.append("Import \(credential.alias): \(describe(credential))")
+                continue
+            }
+            if previous.sha256 != credential.sha256 || previous.keyID != credential.keyID {
+                lines.append("Rotate \(credential.alias): \(describe(credential)), replacing \(describe(previous))")
+            } else if previous != credential {
+                lines.append("Update \(credential.alias): \(describe(credential))")
+            }
+        }
+        for credential in before.credentials where new[credential.alias] == nil {
+            lines.append("Remove \(credential.alias): \(describe(credential))")
+        }
+        let oldRequests = Set((before.requests ?? []).map(\.alias))
+        let newRequests = Set((after.requests ?? []).map(\.alias))
+        for request in after.requests ?? [] where !oldRequests.contains(request.alias) {
+            lines.append("Request \(request.alias): \(request.keyType) key \(request.publicKeyFingerprint.prefix(23))…")
+        }
+        for request in before.requests ?? [] where !newRequests.contains(request.alias) {
+            lines.append("Close request \(request.alias)")
+        }
+        if lines.isEmpty { return "Tidy the store's files" }
+        if lines.count == 1 { return lines[0] }
+        return "\(lines.count) changes to the store\n\n" + lines.map { "- \($0)" }.joined(separator: "\n")
+    }
+
+    /// One line for one credential: what it is for and until when.
+    static func describe(_ credential: StoredCredential) -> String {
+        let topics = credential.topics.prefix(3).joined(separator: ", ") + (credential.topics.count > 3 ? ", …" : "")
+        let environments =
+            credential.environments.isEmpty
+            ? "environment unknown" : credential.environments.map(\.rawValue).joined(separator: "+")
+        switch credential.kind {
+        case .certificate:
+            let expiry = credential.notAfter.map { "expires \(MessageDate.day($0))" } ?? "expiry unknown"
+            let fingerprint = (credential.sha256 ?? "").prefix(11)
+            return "certificate \(fingerprint)… for \(topics) (\(environments)), \(expiry)"
+        case .tokenKey:
+            return
+                "token key \(credential.keyID ?? "?") of team \(credential.teamID ?? "?") for \(topics) (\(environments))"
+        }
+    }
+}

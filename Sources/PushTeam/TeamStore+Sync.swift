@@ -1,0 +1,375 @@
+import CredentialFormats
+import Foundation
+import PushStore
+
+extension TeamStore {
+    /// Which version of an alias changed on both sides a sync keeps.
+    public enum Side: String, Sendable {
+        case mine, theirs
+    }
+
+    public struct SyncResult: Sendable {
+        /// Commits taken in from the remote.
+        public var pulled = 0
+        /// Commits sent to the remote.
+        public var pushed = 0
+        public var merged = false
+        /// Changes found in the folder that no commit held, now committed.
+        public var committedPending = false
+        /// Set when the remote could not be reached or refused: why, with the commits still waiting.
+        public var notPushed: String?
+        public var waiting = 0
+        public var reencrypted = 0
+        /// Changes of the member list taken in, each signed by a trusted member.
+        public var acceptedMembers: [AcceptedMembershipChange] = []
+        /// A member list from the remote that is not trusted: nothing was encrypted to it.
+        public var untrustedMembers: UntrustedMembership?
+        /// Set by `restoreMembers`: the trusted list signed again, as a new version.
+        public var restoredMembers: [TeamFile.Member]?
+    }
+
+    /// What a sync may do beyond taking in and pushing.
+    public struct SyncOptions: Sendable {
+        /// Which version to keep of aliases changed on both sides.
+        public var keep: [String: Side]
+        /// Go on although the remote's branch no longer holds the commit this clone last synced.
+        public var acceptRewrite: Bool
+        /// Commit the trusted member list again, signed, over an untrusted one.
+        public var restoreMembers: Bool
+
+        public init(keep: [String: Side] = [:], acceptRewrite: Bool = false, restoreMembers: Bool = false) {
+            self.keep = keep
+            self.acceptRewrite = acceptRewrite
+            self.restoreMembers = restoreMembers
+        }
+    }
+
+    /// Pulls the remote's commits (merging credential by credential when both sides changed) and
+    /// pushes this clone's. Never forces: a push the remote refuses is fetched, merged and tried again.
+    public func sync(keep: [String: Side] = [:]) throws -> SyncResult {
+        try sync(SyncOptions(keep: keep))
+    }
+
+    /// Pulls, checks and pushes, as ``sync(keep:)``; a remote whose history was rewritten stops
+    /// it, and member lists the remote brings are taken only when signed by a trusted member.
+    public func sync(_ options: SyncOptions) throws -> SyncResult {
+        try TeamStore.withPrivateFiles {
+            try withStoreLock {
+                var result = SyncResult()
+                if try git.hasChanges() {
+                    result.committedPending = try git.commitAll("Commit changes of the store that no commit held")
+                }
+                alignWithRemoteHead()
+                for attempt in 0..<3 {
+                    let fetched = try git.run(["fetch", "--quiet", "origin"])
+                    let upstream = "origin/\(git.branch)"
+                    guard fetched.succeeded else {
+                        result.notPushed = "the remote could not be reached (git: \(Git.words(fetched.stderr)))"
+                        result.waiting = (try? git.aheadBehind(upstream: upstream).ahead) ?? 0
+                        return result
+                    }
+                    if attempt == 0, !options.acceptRewrite { try checkNotRewritten(upstream: upstream) }
+                    let (ahead, behind) = try git.aheadBehind(upstream: upstream)
+                    let theirs = git.revision(upstream) != nil ? try trust.evaluate(at: upstream) : nil
+                    // An older signed list (a remote rewound past a change) is superseded by this
+                    // clone's newer one in the merge; a replayed one on top is caught at HEAD below.
+                    if let pending = theirs?.pending, !pending.isStale { result.untrustedMembers = pending }
+                    if behind > 0, ahead == 0 {
+                        try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
+                        result.pulled += behind
+                    } else if behind > 0 {
+                        result.reencrypted += try mergeDiverged(
+                            upstream: upstream,
+                            keep: options.keep,
+                            theirsTrusted: theirs?.pending == nil
+                        )
+                        result.pulled += behind
+                        result.merged = true
+                    }
+                    try settleTrust(&result, restore: options.restoreMembers && attempt == 0)
+                    let waiting = try git.aheadBehind(upstream: upstream).ahead
+                    if waiting == 0 {
+                        try recordSynced(upstream)
+                        return result
+                    }
+                    guard let complaint = try git.push() else {
+                        result.pushed += waiting
+                        _ = try? git.run(["branch", "--quiet", "--set-upstream-to=\(upstream)"])
+                        _ = try? git.run(["fetch", "--quiet", "origin"])
+                        try recordSynced(upstream)
+                        return result
+                    }
+                    // Someone pushed between our fetch and our push: take theirs in and try again.
+                    if attempt < 2, complaint.contains("rejected") || complaint.contains("fetch first") { continue }
+                    result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
+                    result.waiting = waiting
+                    return result
+                }
+                return result
+            }
+        }
+    }
+
+    /// Moves this clone's trust along what HEAD now holds, and reports the changes taken and a
+    /// newest list that is not trusted. With `restore`, an untrusted list is replaced by the
+    /// trusted one, signed again as a new version and committed.
+    private func settleTrust(_ result: inout SyncResult, restore: Bool) throws {
+        let evaluation = try trust.evaluate(at: "HEAD")
+        if let trusted = evaluation.trusted {
+            var list = trusted
+            if list.commit == nil { list.commit = git.revision("HEAD") }
+            try trust.trust(list)
+        }
+        result.acceptedMembers += evaluation.accepted
+        if let pending = evaluation.pending { result.untrustedMembers = pending }
+        guard restore else { return }
+        let key = try signingKey()
+        var team = try trust.trustedTeam()
+        let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
+        team.version = max(team.version ?? 0, onDisk) + 1
+        var list = try writeSigned(team, with: key)
+        try git.commitAll(
+            "Restore the trusted member list\n\nSigned by \(memberName ?? "?") (\(key.publicKey.fingerprint)): "
+                + team.members.map(\.name).joined(separator: ", ")
+                + (result.untrustedMembers.map { "\nReplaces the untrusted list of commit \($0.commit ?? "?")" } ?? "")
+        )
+        list.commit = git.revision("HEAD")
+        try trust.trust(list)
+        result.restoredMembers = team.members
+        result.untrustedMembers = nil
+    }
+
+    /// Stops when the remote's branch no longer holds the commit this clone last synced: someone
+    /// rewrote its history (a force push), which may hide a change or bring back a removed one.
+    private func checkNotRewritten(upstream: String) throws {
+        guard let synced = trust.loadState()?.syncedHead, let head = git.revision(upstream), synced != head else {
+            return
+        }
+        let contained = (try? git.run(["merge-base", "--is-ancestor", synced, head]))?.succeeded ?? false
+        guard !contained else { return }
+        throw CredentialError(
+            .historyRewritten,
+            path: nil,
+            "The remote's history was rewritten: its branch \(upstream.dropFirst("origin/".count)) no longer holds "
+                + "\(synced.prefix(12)), the commit this clone last synced, and now ends at \(head.prefix(12)). "
+                + "Nothing was merged or pushed.",
+            hint:
+                "Find out who rewrote it and why (git log \(head.prefix(12)); git log \(synced.prefix(12))). "
+                + "If the rewrite is meant, run the sync again with --accept-rewrite: nothing of this clone is lost."
+        )
+    }
+
+    private func recordSynced(_ upstream: String) throws {
+        guard let head = git.revision(upstream), let state = trust.loadState() else { return }
+        var updated = state
+        updated.syncedHead = head
+        try trust.save(updated)
+    }
+
+    /// The reason the member list cannot be read, thrown.
+    private func statusError() throws -> Status {
+        _ = try members()
+        throw CredentialError(.teamError, path: TeamFile.fileName, "The team's member list cannot be read.")
+    }
+
+    static func lastLine(_ text: String) -> String {
+        text.trimmed.split(separator: "\n").last.map(String.init) ?? text.trimmed
+    }
+
+    /// Merges the remote's branch into this clone's, returning how many secrets were encrypted
+    /// again. The same alias changed on both sides stops the merge before anything is touched.
+    private func mergeDiverged(upstream: String, keep: [String: Side], theirsTrusted: Bool) throws -> Int {
+        let base = try git.must(["merge-base", "HEAD", upstream], what: "find the common commit").trimmed
+        func index(_ revision: String) throws -> StoreIndex {
+            guard let data = git.show(revision, "index.json") else { return StoreIndex() }
+            return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
+        }
+        func team(_ revision: String) -> TeamFile? {
+            git.show(revision, TeamFile.fileName).flatMap {
+                try? ReportSchema.decoder().decode(TeamFile.self, from: $0)
+            }
+        }
+        let ours = try index("HEAD")
+        let outcome = TeamMerge.index(base: try index(base), ours: ours, theirs: try index(upstream), keep: keep)
+        if let conflict = outcome.conflicts.first { throw conflictError(conflict, upstream: upstream) }
+        guard let ourTeam = team("HEAD") else {
+            throw CredentialError(.teamError, path: root.path, "This clone's last commit has no team.json.", hint: nil)
+        }
+        let theirTeam = team(upstream)
+        let baseTeam = team(base)
+        let bothChangedMembers = theirTeam != baseTeam && ourTeam != baseTeam && theirTeam != ourTeam
+        // Both sides changed the member list: the union is signed anew by this member, when the
+        // remote's change is trusted; an untrusted one is not merged (ours stays, and is reported).
+        var mergedTeam = ourTeam
+        var signer: SigningKey?
+        if bothChangedMembers, theirsTrusted, let theirTeam {
+            signer = try signingKey()
+            mergedTeam = TeamMerge.members(base: baseTeam, ours: ourTeam, theirs: theirTeam)
+            mergedTeam.version = max(ourTeam.version ?? 0, theirTeam.version ?? 0) + 1
+        }
+        let ourSignature = git.show("HEAD", TeamFile.signatureFileName)
+        let merging = try git.run(["merge", "--no-commit", "--no-ff", "--quiet", upstream])
+        guard git.revision("MERGE_HEAD") != nil else {
+            throw CredentialError(
+                .teamError,
+                path: root.path,
+                "git could not start merging the remote's commits: \(Self.lastLine(merging.stderr))",
+                hint: "Look at the folder with git status; nothing was merged."
+            )
+        }
+        do {
+            try PrivateFile.write(
+                [UInt8](try ReportSchema.encoder().encode(outcome.index)),
+                to: root.appendingPathComponent("index.json").path,
+                overwrite: true
+            )
+            if let signer {
+                try writeSigned(mergedTeam, with: signer)
+            } else if bothChangedMembers {
+                try PrivateFile.write(
+                    [UInt8](git.show("HEAD", TeamFile.fileName) ?? Data()),
+                    to: root.appendingPathComponent(TeamFile.fileName).path,
+                    overwrite: true
+                )
+                let signature = root.appendingPathComponent(TeamFile.signatureFileName)
+                if let ourSignature {
+                    try PrivateFile.write([UInt8](ourSignature), to: signature.path, overwrite: true)
+                } else {
+                    try? FileManager.default.removeItem(at: signature)
+                }
+            }
+            let conflicted = try git.must(["diff", "--name-only", "--diff-filter=U"], what: "list conflicts")
+                .split(separator: "\n").map(String.init)
+            for path in conflicted
+            where path != "index.json" && path != TeamFile.fileName && path != TeamFile.signatureFileName {
+                // Secret files of the same name hold the same secret encrypted to different member
+                // sets: keep ours, and encrypt everything again below.
+                if !(try git.run(["checkout", "--ours", "--", path])).succeeded {
+                    _ = try git.run(["checkout", "--theirs", "--", path])
+                }
+            }
+            for loser in outcome.discarded {
+                for file in [loser.certificateFile, loser.bundleFile].compactMap({ $0 })
+                where !outcome.index.credentials.contains(where: { $0.certificateFile == file || $0.bundleFile == file }
+                ) {
+                    try? FileManager.default.removeItem(at: root.appendingPathComponent(file))
+                }
+                let secret = root.appendingPathComponent(
+                    TeamSecretStore.relativePath(of: loser.secretItem(store: root.path))
+                )
+                let kept = outcome.index.credentials.contains {
+                    $0.secretItem(store: root.path) == loser.secretItem(store: root.path)
+                }
+                if !kept { try? FileManager.default.removeItem(at: secret) }
+            }
+            var reencrypted = 0
+            if signer != nil {
+                reencrypted = try secrets.reencryptAll(to: mergedTeam.recipients)
+            }
+            try git.must(["add", "--all", "."], what: "stage the merge")
+            try git.must(
+                [
+                    "commit", "--quiet", "--no-verify", "-m",
+                    mergeMessage(ours: ours, merged: outcome.index, upstream: upstream),
+                ],
+                what: "commit the merge"
+            )
+            return reencrypted
+        } catch {
+            _ = try? git.run(["merge", "--abort"])
+            throw error
+        }
+    }
+
+    private func mergeMessage(ours: StoreIndex, merged: StoreIndex, upstream: String) -> String {
+        let changes = TeamChangeLog.message(from: ours, to: merged)
+        return "Merge \(upstream)\n\nTaken in from the remote:\n"
+            + (changes.hasPrefix("Tidy") ? "- member or file changes" : changes)
+    }
+
+    private func conflictError(_ conflict: TeamMerge.Conflict, upstream: String) -> CredentialError {
+        func version(_ credential: StoredCredential?) -> String {
+            credential.map { TeamChangeLog.describe($0) + ", imported \(MessageDate.day($0.importedAt))" }
+                ?? "removed"
+        }
+        let author = (try? git.run(["log", "-1", "--format=%an, commit %h", upstream, "--", "index.json"]))?.output
+            .trimmed
+        return CredentialError(
+            .teamConflict,
+            path: nil,
+            "\(conflict.alias) was changed both here and on the remote since this clone last synced. "
+                + "Here: \(version(conflict.ours)). On the remote (\(author ?? upstream)): \(version(conflict.theirs)). "
+                + "Nothing was merged or pushed; every commit of both sides is kept.",
+            hint:
+                "Choose the version to keep: `apnsctl team sync --keep-theirs \(conflict.alias)\(storeArgument)` takes the remote's, "
+                + "`apnsctl team sync --keep-mine \(conflict.alias)\(storeArgument)` keeps yours; the other stays in the history.",
+            alias: conflict.alias
+        )
+    }
+
+    // MARK: Status
+
+    public struct Status: Sendable {
+        public var remote: String?
+        public var branch: String
+        public var members: [TeamFile.Member]
+        public var member: String?
+        public var recipient: String?
+        public var identitySource: String
+        /// Whether this clone's recipient is among the members (so it can read the secrets).
+        public var isMember: Bool
+        public var remoteReachable: Bool
+        public var ahead: Int
+        public var behind: Int
+        public var uncommitted: Bool
+        /// The member list this clone trusts (and encrypts to); nil when none can be.
+        public var trustedMembers: [TeamFile.Member]?
+        /// A member list in the clone or on the remote that is not trusted.
+        public var untrustedMembers: UntrustedMembership?
+        /// This member's signing key, when this clone has one.
+        public var signingKey: String?
+        /// When this clone's recipient is not a member but was one: the commit that removed it
+        /// (abbreviated hash, author and subject).
+        public var removedIn: String?
+    }
+
+    /// Where the clone stands: fetches first when the remote can be reached.
+    public func status() throws -> Status {
+        // The trusted list when the working tree's cannot be read (a bad push): status still answers.
+        guard let team = (try? members()) ?? (try? trust.trustedTeam()) else { return try statusError() }
+        let reachable = (try? git.run(["fetch", "--quiet", "origin"]))?.succeeded ?? false
+        let counts = (try? git.aheadBehind(upstream: "origin/\(git.branch)")) ?? (0, 0)
+        let recipient = ownRecipient()
+        let here = try? trust.evaluate(at: "HEAD")
+        let remote = git.revision("origin/\(git.branch)") != nil ? try? trust.evaluate(at: "origin/\(git.branch)") : nil
+        let trusted = (try? trust.trustedTeam())?.members
+        return Status(
+            remote: git.remoteURL,
+            branch: git.branch,
+            members: team.members,
+            member: memberName ?? recipient.flatMap { own in team.members.first { $0.recipient == own }?.name },
+            recipient: recipient,
+            identitySource: identity.describes,
+            isMember: recipient.map { own in (trusted ?? team.members).contains { $0.recipient == own } } ?? false,
+            remoteReachable: reachable,
+            ahead: counts.0,
+            behind: counts.1,
+            uncommitted: (try? git.hasChanges()) ?? false,
+            trustedMembers: trusted,
+            untrustedMembers: here?.pending ?? remote?.pending,
+            signingKey: git.config("apnsctl.signing-key"),
+            removedIn: removal(of: recipient, among: trusted ?? team.members)
+        )
+    }
+
+    /// The last commit that changed team.json's mention of `recipient`, when it is no longer a
+    /// member: a removed member is told so, not that it was never added.
+    private func removal(of recipient: String?, among members: [TeamFile.Member]) -> String? {
+        guard let recipient, !members.contains(where: { $0.recipient == recipient }),
+            let log = try? git.run(["log", "-1", "--format=%h by %an: %s", "-S" + recipient, "--", TeamFile.fileName]),
+            log.succeeded
+        else { return nil }
+        let line = String(decoding: log.stdout, as: UTF8.self).trimmed
+        return line.isEmpty ? nil : line
+    }
+}

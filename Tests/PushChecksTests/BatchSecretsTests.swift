@@ -1,0 +1,110 @@
+import CredentialFormats
+import Foundation
+import PushChecks
+import PushStore
+import TestSupport
+import Testing
+
+/// Secrets read together (what `check` over a whole store does) against a real Secret Service:
+/// the same secrets as item-by-item lookups, and what the batch leaves out is read alone, with
+/// the same findings as before.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["APNSCTL_INSIDE_SECRET_SERVICE"] == "1",
+        "needs the private Secret Service of scripts/with-secret-service"
+    )
+)
+struct BatchSecretsTests {
+    @Test func theBatchGivesWhatEachLookupGives() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.path("store")
+        let secrets = LibSecretStore()
+        let key = SecretItem(store: store, alias: "key", kind: .tokenKey, identifier: "KEY0000001")
+        let password = SecretItem(store: store, alias: "bundle", kind: .pkcs12Password, identifier: "ab12")
+        let privateKey = SecretItem(store: store, alias: "pem", kind: .privateKey, identifier: "cd34")
+        let otherStore = SecretItem(
+            store: folder.path("other"),
+            alias: "key",
+            kind: .tokenKey,
+            identifier: "KEY0000002"
+        )
+        // Not base64: the one-item lookup refuses it, so the batch must leave it out.
+        let damaged = SecretItem(store: store, alias: "damaged", kind: .tokenKey, identifier: "KEY0000003")
+        let missing = SecretItem(store: store, alias: "missing", kind: .tokenKey, identifier: "KEY0000004")
+        // The same alias and kind as `key`, another key ID: a rotation's predecessor, not `key`.
+        let rotated = SecretItem(store: store, alias: "key", kind: .tokenKey, identifier: "KEY0000005")
+        let stored: [(SecretItem, [UInt8])] = [
+            (key, [0x30, 0x00, 0xff, 0x7f, 0x0a]),
+            (password, Array("pass word with ünïcode".utf8)),
+            (privateKey, Array(repeating: 0x42, count: 1200)),
+            (otherStore, [1, 2, 3]),
+        ]
+        for (item, bytes) in stored { try secrets.store(SecretBytes(bytes), for: item) }
+        defer { for item in [key, password, privateKey, otherStore, damaged] { _ = try? secrets.remove(item) } }
+        try storeRawText("not base64 !", for: damaged)
+
+        let asked = [key, password, privateKey, otherStore, damaged, missing, rotated]
+        let batch = try secrets.lookup(asked)
+        #expect(Set(batch.keys) == [key, password, privateKey, otherStore])
+        for (item, bytes) in stored {
+            #expect(batch[item]?.bytes == bytes, "\(item.alias)")
+            #expect(try secrets.lookup(item)?.bytes == bytes, "\(item.alias)")
+        }
+        #expect(try secrets.lookup(missing) == nil)
+        #expect(try secrets.lookup(rotated) == nil)
+        #expect(throws: CredentialError.self) { try secrets.lookup(damaged) }
+        #expect(try secrets.lookup([SecretItem]()).isEmpty)
+    }
+
+    /// Writes `text` as the item's secret as it is, as a program other than apnsctl would.
+    private func storeRawText(_ text: String, for item: SecretItem) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["secret-tool", "store", "--label", item.label]
+        let identifierName = item.kind == .tokenKey ? "key-id" : "fingerprint"
+        for (name, value) in [
+            ("xdg:schema", LibSecretStore.schemaName), ("application", "apnsctl"), ("store", item.store),
+            ("alias", item.alias), ("kind", item.kind.rawValue), (identifierName, item.identifier),
+        ] {
+            arguments += [name, value]
+        }
+        process.arguments = arguments
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func aCheckOverTheStoreFindsWhatOneByOneFinds() throws {
+        let fixture = try CheckJudgingTests.Fixture()
+        let store = fixture.store
+        let watchKey = try #require(try store.credential(named: "watch-key"))
+        #expect(try store.secrets.remove(watchKey.secretItem(store: store.path)))
+
+        let whole = try fixture.check(CheckRequest())
+        let judge = CheckJudge(store: store, expectations: CheckRequest().expectations)
+        for credential in try store.list() {
+            let alone = judge.check(.stored(credential))
+            let together = try #require(whole.results.first { $0.name == credential.alias })
+            #expect(together.findings.map(\.code) == alone.findings.map(\.code), "\(credential.alias)")
+            #expect(together.findings.map(\.message) == alone.findings.map(\.message), "\(credential.alias)")
+            #expect(together.error?.code == alone.error?.code, "\(credential.alias)")
+        }
+        #expect(
+            whole.results.first { $0.name == "watch-key" }?.findings.map(\.code.rawValue) == ["secret_missing"]
+        )
+
+        // A secret removed through the preloaded store is gone from it too.
+        let preloaded = store.preloadingSecrets(for: try store.list())
+        #expect(preloaded.unavailable == nil)
+        let untagged = try #require(try store.credential(named: "untagged-key"))
+        let item = untagged.secretItem(store: store.path)
+        #expect(try preloaded.store.secrets.lookup(item) != nil)
+        #expect(try preloaded.store.secrets.remove(item))
+        #expect(try preloaded.store.secrets.lookup(item) == nil)
+        #expect(try store.secrets.lookup(item) == nil)
+    }
+}
