@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+@testable import PushVault
+
+/// A sealed server and a stopped one are told within 5 seconds; each test has a server of its
+/// own, since it seals or stops it.
+@Suite(
+    "Sealed and unreachable Vault",
+    .enabled(if: BaoDevServer.isAvailable, Comment(rawValue: BaoDevServer.missingMessage))
+)
+struct VaultAvailabilityTests {
+    @Test("A sealed server is reported as sealed within 5 s")
+    func sealed() async throws {
+        let server = try await BaoDevServer.start()
+        defer { server.stop() }
+        let client = try server.rootClient()
+        try await client.kv().write("before-seal", data: ["a": "b"])
+        try await server.admin(.POST, "sys/seal")
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: VaultError.self) { try await client.kv().read("before-seal") }
+        let elapsed = clock.now - start
+        #expect(error?.code == .sealed)
+        #expect(error?.subject.address == server.address)
+        #expect(elapsed < .seconds(5))
+        #expect(try await client.isSealed())
+        let access = await #expect(throws: VaultError.self) { try await client.checkAccess() }
+        #expect(access?.code == .sealed)
+        print("sealed: reported in \(elapsed)")
+    }
+
+    @Test("A stopped server is reported as unreachable within 5 s, naming its address")
+    func stopped() async throws {
+        let server = try await BaoDevServer.start()
+        let client = try server.rootClient()
+        try await client.kv().write("before-stop", data: ["a": "b"])
+        server.stop()
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: VaultError.self) { try await client.kv().read("before-stop") }
+        let elapsed = clock.now - start
+        #expect(error?.code == .unreachable)
+        #expect(error?.message.contains(server.address) == true)
+        #expect(elapsed < .seconds(5))
+        print("unreachable: reported in \(elapsed)")
+    }
+
+    @Test("An address that never answers is unreachable within 5 s (the connect timeout)")
+    func blackHole() async throws {
+        // TEST-NET-1 (RFC 5737): routed nowhere, so a connection either fails at once or waits.
+        let configuration = try VaultConfiguration(address: "https://192.0.2.1:8200", tokenSource: .token(.init("x")))
+        let client = try VaultClient(configuration: configuration)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: VaultError.self) { try await client.kv().read("anything") }
+        let elapsed = clock.now - start
+        #expect(error?.code == .unreachable)
+        #expect(elapsed < .seconds(5))
+        print("black hole: reported in \(elapsed)")
+    }
+}
