@@ -203,6 +203,15 @@ public final class VaultClient: Sendable {
         let said = Self.scrub(errors.joined(separator: "; "), secrets: token.map { [$0] } ?? [])
         if Self.isSealed(response, json) { return .sealed(address: address, path: path) }
         switch response.status {
+        case 503 where path != "sys/seal-status":
+            // A 503 in other words (a load balancer's, a standby's): the seal status says whether
+            // it is the seal.
+            if let status = try? await send(.GET, "sys/seal-status", body: nil, token: nil),
+                VaultJSON(parsing: status.body)?["sealed"].bool == true
+            {
+                return .sealed(address: address, path: path)
+            }
+            return .rejected(address: address, path: path, status: 503, reason: said.isEmpty ? "unavailable" : said)
         case 403:
             // Vault answers an unknown or expired token with the same 403 as a missing
             // capability: the token's own lookup, which every token may do, tells them apart.

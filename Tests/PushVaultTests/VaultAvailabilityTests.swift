@@ -3,6 +3,10 @@ import Testing
 
 @testable import PushVault
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A sealed server and a stopped one are told within 5 seconds; each test has a server of its
 /// own, since it seals or stops it.
 @Suite(
@@ -46,6 +50,39 @@ struct VaultAvailabilityTests {
         #expect(error?.message.contains(server.address) == true)
         #expect(elapsed < .seconds(5))
         print("unreachable: reported in \(elapsed)")
+    }
+
+    @Test("A server that takes the connection but never answers is unreachable within 5 s")
+    func silentServer() async throws {
+        // A listening socket nobody accepts on: the kernel completes the handshake, and the
+        // request waits for an answer that never comes, until the request timeout.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        #expect(bound == 0)
+        #expect(listen(descriptor, 8) == 0)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let client = try VaultClient(
+            configuration: VaultConfiguration(address: "http://127.0.0.1:\(port)", tokenSource: .token(.init("x")))
+        )
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: VaultError.self) { try await client.isSealed() }
+        let elapsed = clock.now - start
+        #expect(error?.code == .unreachable)
+        #expect(error?.message.contains("no answer within") == true)
+        #expect(elapsed < .seconds(5))
+        print("silent server: reported in \(elapsed)")
     }
 
     @Test("An address that never answers is unreachable within 5 s (the connect timeout)")
