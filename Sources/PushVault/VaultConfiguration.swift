@@ -48,7 +48,8 @@ public struct VaultConfiguration: Sendable {
     public var tokenSource: TokenSource
     /// How long a TCP (and TLS) connection may take.
     public var connectTimeout: Duration
-    /// How long a whole request may take once connected.
+    /// How long a whole request may take, connecting included: 3.5 s by default, so that a
+    /// server that is down or hangs is reported within 5 s.
     public var requestTimeout: Duration
 
     /// Vault's default address when `VAULT_ADDR` is not set, as the vault CLI has it.
@@ -62,7 +63,7 @@ public struct VaultConfiguration: Sendable {
         caFile: String? = nil,
         namespace: String? = nil,
         connectTimeout: Duration = .seconds(3),
-        requestTimeout: Duration = .seconds(4)
+        requestTimeout: Duration = .milliseconds(3500)
     ) throws {
         var text = address.trimmingCharacters(in: .whitespaces)
         while text.hasSuffix("/") { text.removeLast() }

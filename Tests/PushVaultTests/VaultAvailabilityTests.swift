@@ -52,6 +52,37 @@ struct VaultAvailabilityTests {
         print("unreachable: reported in \(elapsed)")
     }
 
+    @Test("Over TLS: the server's CA from VAULT_CACERT is trusted, the system's alone is not")
+    func tls() async throws {
+        let server = try await BaoDevServer.start(tls: true)
+        defer { server.stop() }
+        let caFile = try #require(server.caFile)
+        #expect(server.address.hasPrefix("https://"))
+        try await server.rootClient().kv().write("over-tls", data: ["a": "b"])
+        let byName = try server.client(environment: ["VAULT_ADDR": "https://localhost:\(server.port)"])
+        #expect(try await byName.kv().read("over-tls").data == ["a": "b"])
+        #expect(byName.configuration.caFile == caFile)
+
+        // Without the CA file the server's certificate is not trusted.
+        let untrusted = try VaultClient(
+            configuration: VaultConfiguration(address: server.address, tokenSource: .token(.init("ROOT")))
+        )
+        let error = await #expect(throws: VaultError.self) { try await untrusted.isSealed() }
+        #expect(error?.code == .unreachable)
+        #expect(error?.message.contains("TLS") == true)
+
+        let missing = #expect(throws: VaultError.self) {
+            try VaultClient(
+                configuration: VaultConfiguration(
+                    address: server.address,
+                    tokenSource: .none,
+                    caFile: server.folder.appendingPathComponent("no-such-ca.pem").path
+                )
+            )
+        }
+        #expect(missing?.code == .invalidConfiguration)
+    }
+
     @Test("A server that takes the connection but never answers is unreachable within 5 s")
     func silentServer() async throws {
         // A listening socket nobody accepts on: the kernel completes the handshake, and the

@@ -27,18 +27,22 @@ final class BaoDevServer: Sendable {
 
     let port: Int
     let folder: URL
+    /// With TLS (`-dev-tls`): the CA file that signed the server's certificate.
+    let caFile: String?
     private let process: Process
 
-    var address: String { "http://127.0.0.1:\(port)" }
+    var address: String { "\(caFile == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
-    private init(port: Int, folder: URL, process: Process) {
+    private init(port: Int, folder: URL, caFile: String?, process: Process) {
         self.port = port
         self.folder = folder
+        self.caFile = caFile
         self.process = process
     }
 
-    /// Starts a server and waits until it answers (30 s at most).
-    static func start() async throws -> BaoDevServer {
+    /// Starts a server and waits until it answers (30 s at most); with `tls`, on https with a CA
+    /// of its own.
+    static func start(tls: Bool = false) async throws -> BaoDevServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-bao-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let port = try freePort()
@@ -50,6 +54,11 @@ final class BaoDevServer: Sendable {
             "server", "-dev", "-dev-root-token-id=\(rootToken)",
             "-dev-listen-address=127.0.0.1:\(port)", "-dev-no-store-token",
         ]
+        let tlsFolder = folder.appendingPathComponent("tls")
+        if tls {
+            try FileManager.default.createDirectory(at: tlsFolder, withIntermediateDirectories: true)
+            process.arguments! += ["-dev-tls", "-dev-tls-cert-dir=\(tlsFolder.path)"]
+        }
         process.environment = [
             "HOME": folder.path, "PATH": "/usr/bin:/bin", "BAO_LOG_LEVEL": "warn", "VAULT_LOG_LEVEL": "warn",
         ]
@@ -59,11 +68,17 @@ final class BaoDevServer: Sendable {
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let server = BaoDevServer(port: port, folder: folder, process: process)
-        let client = try server.rootClient()
+        let server = BaoDevServer(
+            port: port,
+            folder: folder,
+            caFile: tls ? tlsFolder.appendingPathComponent("vault-ca.pem").path : nil,
+            process: process
+        )
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            if (try? await client.isSealed()) == false { return server }
+            // With TLS the CA file appears once the server has made it.
+            let caReady = server.caFile.map { FileManager.default.fileExists(atPath: $0) } ?? true
+            if caReady, (try? await server.rootClient().isSealed()) == false { return server }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -84,7 +99,8 @@ final class BaoDevServer: Sendable {
     /// A client with `token`, or the root token.
     func client(token: String? = rootToken, environment: [String: String] = [:]) throws -> VaultClient {
         var environment = environment
-        environment["VAULT_ADDR"] = address
+        if environment["VAULT_ADDR"] == nil { environment["VAULT_ADDR"] = address }
+        if let caFile, environment["VAULT_CACERT"] == nil { environment["VAULT_CACERT"] = caFile }
         if let token { environment["VAULT_TOKEN"] = token }
         return try VaultClient(configuration: .fromEnvironment(environment))
     }
