@@ -28,6 +28,7 @@ public struct KVMetadata: Sendable {
 
     /// One version's state.
     public struct Version: Sendable {
+        /// When it was written (RFC 3339).
         public let createdTime: String?
         /// When it was deleted (soft: `undelete` brings it back), nil if it is not.
         public let deletionTime: String?

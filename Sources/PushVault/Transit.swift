@@ -96,8 +96,14 @@ public struct Transit: Sendable {
     public func keyInfo(name: String) async throws -> TransitKeyInfo {
         let path = "\(mount)/keys/\(name)"
         let data = try await client.call(.GET, path, capability: "read", context: context)["data"]
-        guard let type = data["type"].string, let latest = data["latest_version"].int else {
-            throw VaultError.badResponse(address: client.address, path: path, reason: "no data.type or latest_version")
+        guard let type = data["type"].string, let latest = data["latest_version"].int,
+            let exportable = data["exportable"].bool
+        else {
+            throw VaultError.badResponse(
+                address: client.address,
+                path: path,
+                reason: "no data.type, latest_version or exportable"
+            )
         }
         var publicKeys: [Int: String] = [:]
         for (version, value) in data["keys"].object ?? [:] {
@@ -106,7 +112,7 @@ public struct Transit: Sendable {
         return TransitKeyInfo(
             name: data["name"].string ?? name,
             type: type,
-            exportable: data["exportable"].bool ?? false,
+            exportable: exportable,
             importedKey: data["imported_key"].bool ?? false,
             latestVersion: latest,
             publicKeys: publicKeys

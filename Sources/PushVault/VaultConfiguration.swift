@@ -19,6 +19,7 @@ public struct VaultConfiguration: Sendable {
         /// None was found: every request fails with ``VaultError/Code/tokenMissing``.
         case none
 
+        /// Where the token comes from, never the token.
         public var description: String {
             switch self {
             case .token: return "a token"

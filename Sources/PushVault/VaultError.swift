@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// The one error of the Vault client, in Vault's terms: which server, which path, which
 /// capability a policy must grant.
@@ -35,6 +36,7 @@ public struct VaultError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The code as a report gives it (`vault_sealed`).
         public var name: String { backing.rawValue }
+        /// The same as ``name``.
         public var description: String { backing.rawValue }
 
         /// The server could not be reached, or did not answer in time.
@@ -76,12 +78,14 @@ public struct VaultError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The policy capability the request needed.
         public var capability: String?
 
+        /// A subject: the server, and the path and capability when there are.
         public init(address: String, path: String? = nil, capability: String? = nil) {
             self.address = address
             self.path = path
             self.capability = capability
         }
 
+        /// `ADDRESS/v1/PATH (CAPABILITY)`.
         public var description: String {
             var text = address
             if let path { text += "/v1/\(path)" }
@@ -116,6 +120,7 @@ public struct VaultError: Error, Sendable, Hashable, CustomStringConvertible {
         self.location = "\(file):\(line)"
     }
 
+    /// `code: message [subject] hint`, for logs and test failures.
     public var description: String {
         var text = "\(code): \(message) [\(subject)]"
         if let hint { text += " \(hint)" }
@@ -127,8 +132,12 @@ public struct VaultError: Error, Sendable, Hashable, CustomStringConvertible {
         lhs.code == rhs.code && lhs.subject == rhs.subject
     }
 
+    /// Hashes what equality compares: the code and the subject.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(subject)
     }
+
+    /// The error as apnsctl's JSON reports give one (`error.code` is the code's ``Code/name``).
+    public var reported: ReportedError { ReportedError(code: code.name, message: message, hint: hint) }
 }

@@ -105,6 +105,10 @@ struct VaultServerTests {
         let imported = try P256.Signing.PublicKey(pemRepresentation: publicPEM)
         #expect(imported.derRepresentation == key.publicKey.derRepresentation)
 
+        // The flag is read, not assumed: a key Transit made exportable says so.
+        try await server.admin(.POST, "transit/keys/exportable-\(prefix)", ["type": "ecdsa-p256", "exportable": true])
+        #expect(try await transit.keyInfo(name: "exportable-\(prefix)").exportable == true)
+
         let message = Array("header.claims".utf8)
         let (raw, version) = try await transit.sign(name: name, message: message)
         #expect(raw.count == 64)
