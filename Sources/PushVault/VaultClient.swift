@@ -16,6 +16,8 @@ public final class VaultClient: Sendable {
     let transport: VaultHTTPTransport
     /// The token AppRole login gave, until it is found expired.
     private let loginToken = NIOLockedValueBox<SecretBytes?>(nil)
+    /// How many AppRole logins this client made (for tests).
+    let logins = NIOLockedValueBox(0)
     /// KV mounts already checked to be version 2.
     let checkedMounts = NIOLockedValueBox<Set<String>>([])
 
@@ -159,6 +161,7 @@ public final class VaultClient: Sendable {
     /// AppRole login: `POST auth/MOUNT/login` with the role ID and secret ID.
     func logIn(mount: String, roleID: SecretBytes, secretID: SecretBytes) async throws -> SecretBytes {
         let path = "auth/\(mount)/login"
+        logins.withLockedValue { $0 += 1 }
         let body: [String: Any] = [
             "role_id": String(decoding: roleID.bytes, as: UTF8.self),
             "secret_id": String(decoding: secretID.bytes, as: UTF8.self),

@@ -242,6 +242,37 @@ struct VaultServerTests {
         #expect(refused?.code == .loginFailed)
         #expect(!"\(String(describing: refused))".contains(secretID))
     }
+
+    @Test("A token from AppRole login that expires is replaced by logging in again")
+    func appRoleRelogin() async throws {
+        let server = try server()
+        try await server.rootClient().kv().write("\(prefix)/cred", data: ["a": "b"])
+        let mount = "approle-short-\(prefix)"
+        try await server.admin(.POST, "sys/auth/\(mount)", ["type": "approle"])
+        try await server.admin(
+            .POST,
+            "sys/policies/acl/short-\(prefix)",
+            ["policy": #"path "secret/data/\#(prefix)/*" { capabilities = ["read"] }"#]
+        )
+        try await server.admin(
+            .POST,
+            "auth/\(mount)/role/short",
+            ["token_policies": ["short-\(prefix)"], "token_ttl": "2s", "token_max_ttl": "2s"]
+        )
+        let roleAnswer = try await server.admin(.GET, "auth/\(mount)/role/short/role-id")
+        let secretAnswer = try await server.admin(.POST, "auth/\(mount)/role/short/secret-id")
+        let environment = [
+            "VAULT_ROLE_ID": try #require(roleAnswer["data"]["role_id"].string),
+            "VAULT_SECRET_ID": try #require(secretAnswer["data"]["secret_id"].string),
+            "VAULT_APPROLE_MOUNT": mount,
+        ]
+        let client = try server.client(token: nil, environment: environment)
+        #expect(try await client.kv().read("\(prefix)/cred").data == ["a": "b"])
+        #expect(client.logins.withLockedValue { $0 } == 1)
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await client.kv().read("\(prefix)/cred").data == ["a": "b"])
+        #expect(client.logins.withLockedValue { $0 } == 2)
+    }
 }
 
 /// A throwing call's outcome as a value.
