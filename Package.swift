@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PushGateway", targets: ["PushGateway"]),
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
         .library(name: "PushMonitoring", targets: ["PushMonitoring"]),
+        .library(name: "PushVault", targets: ["PushVault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -179,6 +180,23 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // The HashiCorp Vault / OpenBao client a store backend plugs into: configuration as Vault's
+        // own clients take it, a small HTTP/1.1 client on NIO, KV version 2, Transit (BYOK import
+        // of a token key, signing) and the provider token a fleet shares. Never libsecret.
+        .target(
+            name: "PushVault",
+            dependencies: [
+                "PushCore",
+                "COpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "apnsctl",
             dependencies: [
@@ -282,6 +300,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Runs against a real OpenBao dev server (.venv/bin/bao, which scripts/setup installs).
+        .testTarget(
+            name: "PushVaultTests",
+            dependencies: [
+                "PushVault",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
