@@ -105,10 +105,10 @@ final class BroadcastService: Sendable {
             }
             switch validator.verifyToken(authorization) {
             case .rejected(let reason): return reject(reason)
-            case .valid(let keyID, let teamID):
+            case .valid(let keyID, let teamID, let issuedAt):
                 // A restricted key serves broadcasts and channels of its own app and environment only.
                 if let violation = validator.scopeViolation(keyID: keyID, topic: bundleID) { return reject(violation) }
-                authentication = .token(keyID: keyID, teamID: teamID)
+                authentication = .token(keyID: keyID, teamID: teamID, issuedAt: issuedAt)
             }
         }
         if let givenID, !RequestValidator.isCanonicalUUID(givenID) { return reject(.badMessageId) }
@@ -232,10 +232,11 @@ final class BroadcastService: Sendable {
         case .certificate(let subject):
             record["auth"] = "certificate"
             record["certificate_subject"] = subject
-        case .token(let keyID, let teamID):
+        case .token(let keyID, let teamID, let issuedAt):
             record["auth"] = "token"
             record["key_id"] = keyID
             record["team_id"] = teamID
+            record["token_iat"] = issuedAt
         }
         if let payload = try? JSONSerialization.jsonObject(with: Data(request.body)) { record["payload"] = payload }
         return record

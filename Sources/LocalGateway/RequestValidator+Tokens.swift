@@ -5,7 +5,7 @@ import Foundation
 /// Provider tokens: form, signature, team, age, and the scope of Apple's restricted keys.
 extension RequestValidator {
     enum TokenCheck {
-        case valid(keyID: String, teamID: String)
+        case valid(keyID: String, teamID: String, issuedAt: Int64)
         case rejected(APNsReason)
     }
 
@@ -29,7 +29,7 @@ extension RequestValidator {
         // Issued more than an hour ahead of the gateway's clock: not a clock a little fast
         // (tolerated, as APNs does) but a token that would otherwise never expire.
         if age < -3_600 { return .rejected(.invalidProviderToken) }
-        return .valid(keyID: verified.keyID, teamID: verified.teamID)
+        return .valid(keyID: verified.keyID, teamID: verified.teamID, issuedAt: verified.issuedAt)
     }
 
     enum SignatureCheck {

@@ -171,11 +171,13 @@ final class RequestValidator: Sendable {
             }
             switch verifyToken(authorization) {
             case .rejected(let reason): return reject(reason)
-            case .valid(let keyID, let teamID): authentication = .token(keyID: keyID, teamID: teamID)
+            case .valid(let keyID, let teamID, let issuedAt):
+                authentication = .token(keyID: keyID, teamID: teamID, issuedAt: issuedAt)
             }
             guard let topicHeader, !topicHeader.isEmpty else { return reject(.missingTopic) }
             topic = topicHeader
-            if case .token(let keyID, _) = authentication, let violation = scopeViolation(keyID: keyID, topic: topic) {
+            if case .token(let keyID, _, _) = authentication, let violation = scopeViolation(keyID: keyID, topic: topic)
+            {
                 return reject(violation)
             }
             tokenAccepted = true
@@ -251,7 +253,8 @@ final class RequestValidator: Sendable {
         let authRecord: [String: Any] =
             switch authentication {
             case .certificate(let subject): ["auth": "certificate", "certificate_subject": subject]
-            case .token(let keyID, let teamID): ["auth": "token", "key_id": keyID, "team_id": teamID]
+            case .token(let keyID, let teamID, let issuedAt):
+                ["auth": "token", "key_id": keyID, "team_id": teamID, "token_iat": issuedAt]
             }
         record.merge(authRecord) { current, _ in current }
         if let payloadObject { record["payload"] = payloadObject }
@@ -267,7 +270,8 @@ final class RequestValidator: Sendable {
 
     enum Authentication {
         case certificate(subject: String)
-        case token(keyID: String, teamID: String)
+        /// `issuedAt`: the token's `iat`, logged so that tokens can be told apart without the token.
+        case token(keyID: String, teamID: String, issuedAt: Int64)
     }
 
     /// A payload parsed as a JSON object, or nil when it is not one. Clients send the same

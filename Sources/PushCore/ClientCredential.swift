@@ -8,6 +8,9 @@ public enum ClientCredential: Sendable {
     case certificate(certificateDER: [UInt8], chainDER: [[UInt8]], privateKey: SecretBytes)
     /// Token authentication: an ES256 JWT in the `authorization` header of every request.
     case token(ProviderKey)
+    /// Token authentication with a key held elsewhere (a secret manager signs with it), its
+    /// tokens from the key's ``ProviderTokenSource``.
+    case remoteToken(RemoteProviderKey)
     /// No credential: for probing a gateway's TLS and HTTP/2 only (APNs answers 403
     /// MissingProviderToken to any notification).
     case none
@@ -23,6 +26,9 @@ extension ClientCredential {
         case .token(let key):
             return "sha256:" + Self.hex(SHA256.hash(data: key.privateKey.publicKey.derRepresentation)) + " key "
                 + key.keyID
+        case .remoteToken(let key):
+            let digest = key.publicKeyDER.map { Self.hex(SHA256.hash(data: $0)) } ?? "unknown"
+            return "sha256:" + digest + " key " + key.keyID
         case .none:
             return "none"
         }

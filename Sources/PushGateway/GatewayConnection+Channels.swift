@@ -81,6 +81,7 @@ extension GatewayConnection {
         _ build: (ChannelRequestEncoder, String?) throws -> ChannelRequestEncoder.Request
     ) async throws -> ChannelResponse {
         let request: ChannelRequestEncoder.Request
+        try await prepareToken()
         do {
             request = try build(ChannelRequestEncoder(authority: authority), try bearer())
         } catch let error as PushCoreError {

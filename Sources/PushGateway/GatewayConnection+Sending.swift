@@ -17,6 +17,7 @@ extension GatewayConnection {
             throw GatewayError(.invalidNotification, error.message, hint: error.hint)
         }
         let encoder = RequestEncoder(template: notification.template, authority: authority)
+        try await prepareToken()
         return try await send(encoder.headers(for: notification, bearer: try bearer()), body: notification.payload)
     }
 
@@ -25,10 +26,25 @@ extension GatewayConnection {
     /// duplicate header, an oversized payload).
     func send(headers given: [(String, String)], body: [UInt8]) async throws -> PushResponse {
         var headers = given.map { RequestEncoder.Header($0.0, $0.1) }
+        try await prepareToken()
         if let bearer = try bearer() {
             headers.append(RequestEncoder.Header(APNsHeader.authorization, "bearer " + bearer))
         }
         return try await send(headers, body: body)
+    }
+
+    /// Fetches the provider token of a key held elsewhere when the cached one is missing or old.
+    func prepareToken() async throws {
+        guard let tokens, tokens.needsPreparing else { return }
+        do {
+            try await tokens.prepare()
+        } catch let error as any ReportableError {
+            throw GatewayError(
+                .invalidCredential,
+                "The provider token of key \(tokens.keyID) cannot be had from its store: \(error.message)",
+                hint: error.hint
+            )
+        }
     }
 
     /// The provider token for the next request (nil with certificate authentication).

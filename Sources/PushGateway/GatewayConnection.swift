@@ -81,13 +81,13 @@ public final class GatewayConnection: Sendable {
         self.events = events
         self.configuration = configuration
         self.group = eventLoopGroup
-        if case .token(let key) = configuration.credential {
-            tokens =
-                tokenCache
-                ?? ProviderTokenCache(key: key, clock: configuration.clock, renewAfter: configuration.tokenRenewAfter)
-        } else {
-            tokens = nil
-        }
+        tokens =
+            tokenCache
+            ?? ProviderTokenCache(
+                for: configuration.credential,
+                clock: configuration.clock,
+                renewAfter: configuration.tokenRenewAfter
+            )
         var report = HandshakeReport(endpoint: configuration.endpoint)
         report.proxy = configuration.proxy.flatMap(Self.proxyDisplay)
         state = NIOLockedValueBox(State(report: report))

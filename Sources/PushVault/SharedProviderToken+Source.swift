@@ -1,0 +1,33 @@
+import Foundation
+import PushCore
+
+extension SharedProviderToken: ProviderTokenSource {
+    /// The fleet's token for this key, as a connection asks for it (see ``token()``). A failure
+    /// is reported as every library error is, with Vault's code and the server's address.
+    public func currentToken() async throws -> IssuedProviderToken {
+        do {
+            let shared = try await token()
+            return IssuedProviderToken(jwt: shared.token, issuedAt: shared.issuedAt)
+        } catch let error as VaultError {
+            throw error.reportable
+        }
+    }
+}
+
+/// A ``VaultError`` in the shape every library error has (``ReportableError``): its code by
+/// name, its words, and the server as the subject.
+public struct ReportedVaultError: ReportableError, CustomStringConvertible {
+    public let error: VaultError
+    public var code: ErrorCode { ErrorCode(error.code.name) }
+    public var message: String { error.message }
+    public var hint: String? { error.hint }
+    public var subject: ErrorSubject? { .server(error.subject.address) }
+    /// A server, path or token that cannot be used: the check could not be made.
+    public var failure: FailureKind { .couldNotCheck }
+    public var description: String { error.description }
+}
+
+extension VaultError {
+    /// This error as a ``ReportableError``, for front ends that render every library's errors alike.
+    public var reportable: ReportedVaultError { ReportedVaultError(error: self) }
+}
