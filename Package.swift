@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CredentialFormats", targets: ["CredentialFormats"]),
         .library(name: "PushCredentials", targets: ["PushCredentials"]),
         .library(name: "PushGateway", targets: ["PushGateway"]),
+        .library(name: "PushBulk", targets: ["PushBulk"]),
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
         .library(name: "PushMonitoring", targets: ["PushMonitoring"]),
     ],
@@ -47,8 +48,9 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        // The APNs vocabulary shared by client, gateway and CLI, and the bulk engine's state
-        // machine: no NIO, no C of its own.
+        // The APNs vocabulary shared by client, gateway and CLI (types, reasons, payload and
+        // request rules, provider tokens): no NIO, no C of its own, no file system, no processes.
+        // swift-system for RawPath's FilePath, a value.
         .target(
             name: "PushCore",
             dependencies: [
@@ -117,6 +119,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The bulk sender: its engine (a state machine that does no I/O), a run's files (results,
+        // journal, lock, stop record, token sources) and the NIO driver that sends through
+        // PushGateway's connections.
+        .target(
+            name: "PushBulk",
+            dependencies: [
+                "PushCore",
+                "CredentialFormats",
+                "PushCredentials",
+                "PushGateway",
+                "PushTransport",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "LocalGateway",
             dependencies: [
@@ -158,6 +180,7 @@ let package = Package(
                 "CredentialFormats",
                 "PushCredentials",
                 "PushGateway",
+                "PushBulk",
                 "PushMonitoring",
                 "LocalGateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -185,6 +208,19 @@ let package = Package(
             dependencies: ["PushCore"]
         ),
         .testTarget(
+            name: "PushBulkTests",
+            dependencies: [
+                "PushBulk",
+                "PushGateway",
+                "TestSupport",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(
             name: "PushCredentialsTests",
             dependencies: [
                 "CredentialFormats",
@@ -199,6 +235,7 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway",
+                "PushBulk",
                 "PushTransport",
                 "PushMonitoring",
                 "TestSupport",
@@ -235,7 +272,9 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["CredentialFormats", "PushCredentials", "PushGateway", "LocalGateway", "TestSupport"]
+            dependencies: [
+                "CredentialFormats", "PushCredentials", "PushGateway", "PushBulk", "LocalGateway", "TestSupport",
+            ]
         ),
     ]
 )

@@ -23,6 +23,7 @@ let package = Package(
             dependencies: [
                 .product(name: "PushCredentials", package: "apnsctl"),
                 .product(name: "PushGateway", package: "apnsctl"),
+                .product(name: "PushBulk", package: "apnsctl"),
             ]
         ),
     ]

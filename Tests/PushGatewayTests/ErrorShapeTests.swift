@@ -1,6 +1,7 @@
 import CredentialFormats
 import Foundation
 import LocalGateway
+import PushBulk
 import PushCore
 import PushCredentials
 import PushGateway

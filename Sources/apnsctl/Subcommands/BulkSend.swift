@@ -2,6 +2,7 @@ import ArgumentParser
 import CredentialFormats
 import Dispatch
 import Foundation
+import PushBulk
 import PushCredentials
 import PushGateway
 

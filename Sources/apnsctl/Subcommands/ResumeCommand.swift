@@ -1,4 +1,4 @@
-import PushCore
+import PushBulk
 import PushGateway
 
 /// The command that continues a stopped bulk run, ready to paste: the library builds it from

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// One line of a token file that needs an answer.
 public enum TokenEntry: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import PushCore
+import PushBulk
 import Testing
 
 /// The engine is a value, and the transitions its phase added: a copy never shares state with

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Reading back what ``BulkResult/jsonLine`` wrote: a resumed run needs each result's line and
 /// which token it answers, for a million lines, so this reads the fixed prefix the writer puts

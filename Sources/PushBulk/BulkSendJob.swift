@@ -1,5 +1,6 @@
 import Foundation
 import PushCredentials
+import PushGateway
 
 #if canImport(Glibc)
 import Glibc

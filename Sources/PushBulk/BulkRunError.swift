@@ -1,3 +1,4 @@
+import PushCore
 /// Why a bulk run's files cannot be used: a results file that exists, is held by another run,
 /// belongs to another run, cannot be read or written, or a resume that read no tokens.
 public struct BulkRunError: ReportableError, CustomStringConvertible {

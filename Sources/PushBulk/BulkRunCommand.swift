@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// The `apnsctl send --tokens` command a run was started with, as the run recorded it in its
 /// header (version 2), so that the command that continues it is built from the record rather

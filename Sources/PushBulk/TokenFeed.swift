@@ -2,6 +2,7 @@ import CredentialFormats
 import Foundation
 import NIOConcurrencyHelpers
 import PushCredentials
+import PushGateway
 import SystemPackage
 
 /// Reads a token file (or standard input) on a thread of its own and hands lines over in

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PushCore
+@testable import PushBulk
 
 /// The command a run records in its header, and the resume command built from it: exact words
 /// (never a string to split again), whatever characters the paths and the alert hold, with no

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 extension BulkEngine {
     // MARK: Streams

@@ -1,5 +1,5 @@
 import Foundation
-import PushCore
+import PushBulk
 import Testing
 
 /// The bulk engine's rules, each driven event by event with no network.

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import SystemPackage
 
 #if canImport(Glibc)

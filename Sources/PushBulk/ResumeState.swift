@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// What earlier runs left in a results file and its journal, matched by token (never by line
 /// number, so a token file whose lines moved, grew or shrank is resumed correctly): tokens with

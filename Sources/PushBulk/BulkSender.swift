@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import PushCredentials
+import PushGateway
 import PushTransport
 
 /// Sends one notification to every token of a ``TokenFeed`` over one HTTP/2 connection (or a

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushCore
 
 /// The first line of a bulk run's results file: what was sent, to where, as whom. `--resume`
 /// compares it with the run it is asked to continue, so that one announcement never goes out

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// The decisions of a bulk run, with no I/O: which notification goes on which connection and
 /// when, what a stream's end means, what is sent again, what is final, and when the run ends.
