@@ -146,7 +146,7 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     public var outcomeUnknown = 0
     /// Lines read but left without a result (the run stopped): ``unanswered`` of them were sent
     /// and their answer is unknown (the resumed run reports them as `outcome_unknown`); the
-    /// others were never sent, or not processed, and `--resume` sends them.
+    /// others were never sent, or not processed, and a resume sends them.
     public var unfinished = 0
     /// Of ``unfinished``: sent, with no answer when the run stopped.
     public var unanswered = 0
