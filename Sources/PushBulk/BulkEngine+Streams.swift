@@ -67,7 +67,7 @@ extension BulkEngine {
             }
             lost(
                 flight.item,
-                code: "stream_reset",
+                code: .streamReset,
                 message: "The server reset the stream (\(name)) without answering.",
                 now: now,
                 into: &actions

@@ -163,7 +163,7 @@ public struct BulkEngine {
         let apnsID: String
         var attempts: Int
         var uncertain: Bool
-        var uncertainBecause: String?
+        var uncertainBecause: BulkResultCode?
         /// A committed journal entry says this was sent and nothing has cleared it: left
         /// unfinished, a resumed run reports it as `outcome_unknown` rather than send it.
         var inJournal = false
@@ -381,7 +381,7 @@ public struct BulkEngine {
             case (_?, nil):
                 lost(
                     flight.item,
-                    code: "connection_closed",
+                    code: .connectionClosed,
                     message: "The connection closed before the answer arrived.",
                     now: now,
                     into: &actions

@@ -36,7 +36,8 @@ extension BulkResult {
         guard let close = bytes[index...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         // Results written before errors became objects said `"error":"malformed_token"`.
-        if text.contains(#""error":{"code":"malformed_token""#) || text.contains(#""error":"malformed_token""#) {
+        let malformed = "\"" + BulkResultCode.malformedToken.rawValue + "\""
+        if text.contains(#""error":{"code":"# + malformed) || text.contains(#""error":"# + malformed) {
             // The text may hold escaped characters: decode this (rare) line in full.
             guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
                 let token = object["token"] as? String

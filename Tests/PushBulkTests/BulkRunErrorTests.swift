@@ -83,3 +83,36 @@ struct BulkRunErrorTests {
         #expect(BulkRunError.resultsUnreadable(path: "a") != BulkRunError.resultsLocked(path: "a", holder: "x"))
     }
 }
+
+/// The result codes are a closed set whose strings are those results files have always held.
+struct BulkResultCodeTests {
+    @Test func theRawValuesAreTheResultsFilesStrings() {
+        #expect(
+            BulkResultCode.allCases.map(\.rawValue) == [
+                "malformed_token", "outcome_unknown", "timeout", "not_processed", "unanswered_after_goaway",
+                "stream_reset", "connection_closed",
+            ]
+        )
+    }
+
+    @Test func aResultLineCarriesTheCodeAsItsString() {
+        let result = BulkResult(
+            line: 3,
+            token: "ab",
+            attempts: 2,
+            uncertain: true,
+            error: .connectionClosed,
+            message: "The connection closed.",
+            uncertainBecause: .streamReset
+        )
+        #expect(
+            result.jsonLine
+                == #"{"line":3,"token":"ab","status":null,"reason":null,"apns_id":null,"attempts":2,"uncertain":true,"uncertain_because":"stream_reset","error":{"code":"connection_closed","message":"The connection closed."}}"#
+                + "\n"
+        )
+        let malformed = BulkResult(line: 4, token: "zz", attempts: 0, error: .malformedToken, message: "odd")
+        #expect(
+            BulkResult.parseKey(Array(malformed.jsonLine.utf8.dropLast()))?.key == BulkResult.key(malformedText: "zz")
+        )
+    }
+}
