@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "PushTeam", targets: ["PushTeam"]),
         .library(name: "PushChecks", targets: ["PushChecks"]),
         .library(name: "PushGateway", targets: ["PushGateway"]),
+        .library(name: "PushBulk", targets: ["PushBulk"]),
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
         .library(name: "PushMonitoring", targets: ["PushMonitoring"]),
         .library(name: "PushVault", targets: ["PushVault"]),
@@ -50,8 +51,9 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        // The APNs vocabulary shared by client, gateway and CLI, and the bulk engine's state
-        // machine: no NIO, no C of its own.
+        // The APNs vocabulary shared by client, gateway and CLI (types, reasons, payload and
+        // request rules, provider tokens): no NIO, no C of its own, no file system, no processes.
+        // swift-system for RawPath's FilePath, a value.
         .target(
             name: "PushCore",
             dependencies: [
@@ -142,6 +144,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The bulk sender: its engine (a state machine that does no I/O), a run's files (results,
+        // journal, lock, stop record, token sources) and the NIO driver that sends through
+        // PushGateway's connections.
+        .target(
+            name: "PushBulk",
+            dependencies: [
+                "PushCore",
+                "CredentialFormats",
+                "PushGateway",
+                "PushTransport",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "LocalGateway",
             dependencies: [
@@ -205,6 +226,7 @@ let package = Package(
                 "PushTeam",
                 "PushChecks",
                 "PushGateway",
+                "PushBulk",
                 "PushMonitoring",
                 "LocalGateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -230,6 +252,19 @@ let package = Package(
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore"]
+        ),
+        .testTarget(
+            name: "PushBulkTests",
+            dependencies: [
+                "PushBulk",
+                "PushGateway",
+                "TestSupport",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
             name: "PushStoreTests",
@@ -268,6 +303,7 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway",
+                "PushBulk",
                 "PushTransport",
                 "PushMonitoring",
                 "TestSupport",
@@ -316,7 +352,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "CredentialFormats", "PushStore", "PushTeam", "PushChecks", "PushGateway", "LocalGateway",
+                "CredentialFormats", "PushStore", "PushTeam", "PushChecks", "PushGateway", "PushBulk", "LocalGateway",
                 "TestSupport",
             ]
         ),

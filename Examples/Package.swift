@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "PushTeam", package: "apnsctl"),
                 .product(name: "PushChecks", package: "apnsctl"),
                 .product(name: "PushGateway", package: "apnsctl"),
+                .product(name: "PushBulk", package: "apnsctl"),
             ]
         ),
     ]

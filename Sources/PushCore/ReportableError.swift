@@ -92,3 +92,17 @@ extension ErrorCode {
     /// A failure no module has a more precise code for; its message says what happened.
     public static let failed = ErrorCode("failed")
 }
+
+/// An error whose ``code`` is a type of its own, in swift-certificates' manner (a struct over a
+/// private enum, with static members: a closed set a caller can switch on), that still reports
+/// through the one ``ErrorCode`` every JSON report and every front end reads: ``reportedCode``
+/// gives it, and `code` seen as a ``ReportableError`` is that.
+public protocol TypedCodeError: ReportableError {
+    /// The error's own code as every report gives it.
+    var reportedCode: ErrorCode { get }
+}
+
+extension TypedCodeError {
+    /// The shared code, for ``ReportableError``; the error's own `code` is its typed one.
+    public var code: ErrorCode { reportedCode }
+}

@@ -140,3 +140,8 @@ final class ConnectionObserver: ChannelInboundHandler {
         }
     }
 }
+
+extension HTTP2ErrorCode {
+    /// The code's name as HTTP/2 spells it (`REFUSED_STREAM`), for results and messages.
+    package var http2Name: String { ConnectionObserver.name(self) }
+}

@@ -87,9 +87,9 @@ extension GatewayConnection {
     @discardableResult
     func update<T>(_ body: (inout State) -> T) -> T { state.withLockedValue(body) }
 
-    static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
+    package static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
 
-    static func seconds(since start: DispatchTime, until end: DispatchTime = .now()) -> Double {
+    package static func seconds(since start: DispatchTime, until end: DispatchTime = .now()) -> Double {
         Double(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 

@@ -119,7 +119,7 @@ extension GatewayConnection {
 
 extension HPACKHeaders {
     /// The request encoder's headers, with its indexing advice.
-    init(encoded headers: [RequestEncoder.Header]) {
+    package init(encoded headers: [RequestEncoder.Header]) {
         self.init()
         reserveCapacity(headers.count)
         for header in headers {

@@ -63,17 +63,18 @@ public final class GatewayConnection: Sendable {
     /// Called on the event loop when the server's SETTINGS change its stream limit, when it
     /// sends GOAWAY, and when the connection ends (the bulk sender's engine hears of each).
     let events: (@Sendable (ConnectionEvent) -> Void)?
-    /// The bulk sender's streams, written at the frame level instead of through swift-nio-http2's
-    /// multiplexer (nil for every other use: then each notification gets a stream channel).
-    let frameStreams: FrameStreams?
+    /// The bulk sender's streams (PushBulk's `FrameStreams`), written at the frame level instead
+    /// of through swift-nio-http2's multiplexer: the handler goes after the HTTP/2 handler (nil
+    /// for every other use: then each notification gets a stream channel).
+    let frameStreams: (any ChannelHandler & Sendable)?
 
-    init(
+    package init(
         configuration: GatewayConfiguration,
         eventLoopGroup: any EventLoopGroup,
         tokenCache: ProviderTokenCache?,
         readComplete: (@Sendable () -> Void)? = nil,
         events: (@Sendable (ConnectionEvent) -> Void)? = nil,
-        frameStreams: FrameStreams? = nil
+        frameStreams: (any ChannelHandler & Sendable)? = nil
     ) {
         _ = BlockingWork.nioDetectorInstalled
         self.readComplete = readComplete
@@ -111,7 +112,7 @@ public final class GatewayConnection: Sendable {
     public var maxConcurrentStreams: Int? { state.withLockedValue { $0.maxConcurrentStreams.map(Int.init) } }
 
     /// The bulk sender's flush batching (on the event loop only).
-    var batching: BatchingHandler? { state.withLockedValue { $0.batching } }
+    package var batching: BatchingHandler? { state.withLockedValue { $0.batching } }
 
     /// Why the connection ended, in words ("by the server", "after the server's GOAWAY").
     var closeReason: String { state.withLockedValue { $0.closeDetail } ?? "unexpectedly" }
@@ -286,7 +287,7 @@ public final class GatewayConnection: Sendable {
 
     /// Tells the server this side is going away (GOAWAY, NO_ERROR): it opens no more streams,
     /// and the server may still answer those in flight.
-    func sendGoAway() {
+    package func sendGoAway() {
         guard let channel = state.withLockedValue({ $0.channel }) else { return }
         let frame = HTTP2Frame(
             streamID: .rootStream,
@@ -319,7 +320,7 @@ public final class GatewayConnection: Sendable {
 }
 
 /// What a connection tells its owner as it happens.
-enum ConnectionEvent: Sendable {
+package enum ConnectionEvent: Sendable {
     case settings(maxConcurrentStreams: Int?)
     case goAway(lastStreamID: Int)
     case closed

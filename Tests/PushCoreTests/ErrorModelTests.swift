@@ -4,12 +4,27 @@ import Testing
 
 /// The one error model: a typed code, a subject, a failure kind, one equality rule and one JSON shape.
 struct ErrorModelTests {
+    /// An error about a file, as the modules above PushCore declare theirs.
+    struct FileError: ReportableError {
+        var code: ErrorCode
+        var path: String?
+        var message: String
+        var hint: String?
+        init(_ code: ErrorCode, path: String?, _ message: String, hint: String? = nil) {
+            self.code = code
+            self.path = path
+            self.message = message
+            self.hint = hint
+        }
+        var subject: ErrorSubject? { path.map(ErrorSubject.file) }
+    }
+
     @Test func errorsWithTheSameCodeAndSubjectAreEqualWhateverTheirWords() {
-        let one = BulkRunError(.resultsExist, path: "sent.jsonl", "The results file exists.", hint: "Choose another.")
-        let reworded = BulkRunError(.resultsExist, path: "sent.jsonl", "sent.jsonl is there already.")
+        let one = FileError(.writeFailed, path: "sent.jsonl", "The results file exists.", hint: "Choose another.")
+        let reworded = FileError(.writeFailed, path: "sent.jsonl", "sent.jsonl is there already.")
         #expect(one == reworded)
-        #expect(one != BulkRunError(.resultsExist, path: "other.jsonl", "The results file exists."))
-        #expect(one != BulkRunError(.resultsLocked, path: "sent.jsonl", "The results file exists."))
+        #expect(one != FileError(.writeFailed, path: "other.jsonl", "The results file exists."))
+        #expect(one != FileError(.notAResultsFile, path: "sent.jsonl", "The results file exists."))
         #expect(PushCoreError(.invalidTime, "one") == PushCoreError(.invalidTime, "two", hint: "three"))
         #expect(PushCoreError(.invalidTime, "one") != PushCoreError(.invalidChannel, "one"))
     }
@@ -17,19 +32,19 @@ struct ErrorModelTests {
     @Test func aCodeIsItsStringAndEncodesAsOne() throws {
         #expect(ErrorCode.invalidTeamID.rawValue == "invalid_team_id")
         #expect(ErrorCode.writeFailed.name == "write_failed")
-        #expect(PushCoreError.Code.runMismatch == BulkRunError.Code.runMismatch)
+        #expect(PushCoreError.Code.runMismatch == ErrorCode("run_mismatch"))
         let data = try JSONEncoder().encode([ErrorCode.runMismatch])
         #expect(String(decoding: data, as: UTF8.self) == #"["run_mismatch"]"#)
         #expect(try JSONDecoder().decode([ErrorCode].self, from: data) == [.runMismatch])
     }
 
     @Test func theReportedShapeCarriesTheFileBeforeTheMessage() throws {
-        let error = BulkRunError(.resultsUnreadable, path: "sent.jsonl", "It cannot be read.", hint: "Check it.")
+        let error = FileError(.notAResultsFile, path: "sent.jsonl", "It cannot be read.", hint: "Check it.")
         #expect(error.subject == .file("sent.jsonl"))
         #expect(
             error.reported
                 == ReportedError(
-                    code: "results_unreadable",
+                    code: "not_a_results_file",
                     message: "sent.jsonl: It cannot be read.",
                     hint: "Check it."
                 )
@@ -43,8 +58,7 @@ struct ErrorModelTests {
     @Test func theFailureKindSaysWhichExitStatusAnErrorCallsFor() {
         #expect(PushCoreError(.invalidTime, "passed").failure == .invalidRequest)
         #expect(PushCoreError(.invalidDeviceToken, "odd").failure == .couldNotCheck)
-        #expect(BulkRunError(.runMismatch, path: nil, "another run").failure == .invalidRequest)
-        #expect(BulkRunError(.writeFailed, path: nil, "disk full").failure == .couldNotCheck)
+        #expect(FileError(.writeFailed, path: nil, "disk full").failure == .couldNotCheck)
     }
 
     /// Any conforming type gets the same rule: written once in the protocol, not per type.

@@ -1,6 +1,7 @@
 import CredentialFormats
 import Foundation
 import LocalGateway
+import PushBulk
 import PushCore
 import PushGateway
 import PushMonitoring
@@ -36,12 +37,7 @@ struct ErrorShapeTests {
             Self.thrown { _ = try InputFile.read(path: missing, kind: .credential) },
             Self.thrown { _ = try Endpoint.parse("gateway:notaport") },
             Self.thrown { _ = try LocalGateway.loadRegistry(path: registry) },
-            BulkRunError(
-                .resultsExist,
-                path: folder.path("sent.jsonl"),
-                "The results file exists.",
-                hint: "Choose another."
-            ),
+            BulkRunError.resultsExist(path: folder.path("sent.jsonl")),
             ProbeRequestError("Missing environment=sandbox|production: say which gateway to probe."),
         ]
         let expected: [(ErrorCode, ErrorSubject?)] = [

@@ -4,6 +4,7 @@
 //
 //   BulkSend ALIAS TOKENS_FILE RESULTS [HOST:PORT CA_FILE]
 import Foundation
+import PushBulk
 import PushChecks
 import PushGateway
 import PushStore

@@ -120,6 +120,8 @@ enum ErrorHints {
                 "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
         case .resultsExist:
             return "Continue that run with --resume, or choose another results file."
+        case .terminalInput:
+            return "Pipe the tokens in (for example: cat tokens.txt | apnsctl send …) or give the file itself."
         case .invalidMintRequest:
             return "Give --topic com.example.app and --environment sandbox, production or both."
         default:

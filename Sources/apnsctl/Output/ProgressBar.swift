@@ -1,4 +1,5 @@
 import Foundation
+import PushBulk
 import PushGateway
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CredentialFormats
 import Dispatch
 import Foundation
+import PushBulk
 import PushGateway
 import PushStore
 
@@ -31,12 +32,12 @@ extension Send {
                 resume: resume,
                 options: options,
                 allowDuplicates: allowDuplicates,
-                command: recordedCommand(environment: prepared.plan.environment)
+                parameters: recordedParameters(environment: prepared.plan.environment)
             )
             return try await BulkSendJob.run(request, observer: display)
         }
         let summary = outcome.summary
-        let command = ResumeCommand(program: CommandLine.arguments.first, command: outcome.resumeCommand)
+        let command = ResumeCommand(program: CommandLine.arguments.first, continuation: outcome.continuation)
         if json, outcome.resultsPath != nil {
             try printJSON(
                 BulkSummaryOutput(
@@ -58,9 +59,9 @@ extension Send {
         if summary.accepted < summary.results { throw ExitStatus.problem }
     }
 
-    /// The command as the run records it: the credential, password source, token input and
+    /// The options as the run records them: the credential, password source, token input and
     /// payload as given, the environment used, and the options that shape the run.
-    private func recordedCommand(environment: PushEnvironment) -> BulkRunCommand {
+    private func recordedParameters(environment: PushEnvironment) -> BulkRunParameters {
         var payload = BulkRunPayload()
         payload.file = self.payload
         payload.alert = alert
@@ -82,7 +83,7 @@ extension Send {
                 uniqueKeysWithValues: options.compactMap { key, value in value.map { (key, $0) } }
             )
         }
-        var command = BulkRunCommand(credential: credential, tokens: tokens ?? "-", payload: payload)
+        var command = BulkRunParameters(credential: credential, tokens: tokens ?? "-", payload: payload)
         command.store = credentials.store.store
         command.identity = credentials.store.identity
         command.passwordEnv = credentials.password.passwordEnv
@@ -94,7 +95,7 @@ extension Send {
         command.gateway = connection.gateway
         command.port = connection.port
         command.ca = connection.ca.isEmpty ? nil : connection.ca
-        command.proxy = connection.proxy.map(BulkRunCommand.proxyWithoutPassword)
+        command.proxy = connection.proxy.map(BulkRunParameters.proxyWithoutPassword)
         command.timeout = connection.timeout == 10 ? nil : connection.timeout
         command.connections = connections == 1 ? nil : connections
         command.maxAttempts = maxAttempts == 5 ? nil : maxAttempts

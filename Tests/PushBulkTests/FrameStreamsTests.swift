@@ -5,7 +5,7 @@ import NIOHTTP2
 import TestSupport
 import Testing
 
-@testable import PushGateway
+@testable import PushBulk
 
 /// The bulk sender's frame-level streams against a real swift-nio-http2 server handler, joined
 /// in memory: what each way a stream can end is reported as.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PushCore
+@testable import PushBulk
 
 /// The file lifecycle of a bulk run, without a socket: what a resume reads back, what it
 /// refuses, and what is left when the run ends.

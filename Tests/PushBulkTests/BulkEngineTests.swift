@@ -1,5 +1,5 @@
 import Foundation
-import PushCore
+import PushBulk
 import Testing
 
 /// The bulk engine's rules, each driven event by event with no network.
@@ -185,7 +185,7 @@ import Testing
         harness.apply(harness.engine.goAway(1, lastStreamID: 3, now: 0))
         #expect(Set(harness.cleared) == [3, 4], "streams 5 and 7, closed or still open, were not processed")
         #expect(
-            harness.results(line: 2).first?.error == "unanswered_after_goaway",
+            harness.results(line: 2).first?.error == .unansweredAfterGoAway,
             "stream 3 was processed, its answer lost"
         )
         #expect(harness.results(line: 2).first?.uncertain == true)
@@ -352,7 +352,7 @@ import Testing
         )
         harness.apply(harness.engine.fill(now: 0))
         #expect(harness.opened.isEmpty)
-        #expect(harness.records.first?.error == "outcome_unknown")
+        #expect(harness.records.first?.error == .outcomeUnknown)
         #expect(harness.finished != nil)
     }
 

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
+import PushCore
 
-/// The first line of a bulk run's results file: what was sent, to where, as whom. `--resume`
+/// The first line of a bulk run's results file: what was sent, to where, as whom. A resume
 /// compares it with the run it is asked to continue, so that one announcement never goes out
 /// with two texts, two credentials or to two gateways.
 public struct BulkRunHeader: Codable, Equatable, Sendable {
-    /// The version of this header's layout: 2 adds ``command``, 3 ``tokensFingerprint``; an
+    /// The version of this header's layout: 2 adds ``parameters``, 3 ``tokensFingerprint``; an
     /// older header (without them) is read as before and a resume still accepts it.
     public var version = 3
     /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key.
@@ -19,10 +20,11 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     public var payloadSHA256: String
     /// `host:port` of the gateway.
     public var gateway: String
-    /// The command the run was started with, for the command that continues it; nil in a
-    /// version-1 header and for a run a program started without one. A resume does not compare
-    /// it: the same run may be continued with its files moved or its options spelled otherwise.
-    public var command: BulkRunCommand?
+    /// The options the run was started with, for what continues it (kept under the key
+    /// `command`, as version 2 wrote it); nil in a version-1 header and for a run a program
+    /// started without them. A resume does not compare them: the same run may be continued with
+    /// its files moved or its options given otherwise.
+    public var parameters: BulkRunParameters?
     /// The token file the run reads, when it is a regular file: its size and the SHA-256 of its
     /// first and last 64 KiB (``fingerprint(ofTokenFile:)``). A resume may read another file
     /// (results are matched by token, so a file with lines moved or tokens added works), but it
@@ -30,7 +32,12 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// (``BulkRun/tokenFileChanged``). Nil for standard input and in older headers.
     public var tokensFingerprint: String?
 
-    public init(credential: String, template: NotificationTemplate, gateway: String, command: BulkRunCommand? = nil) {
+    public init(
+        credential: String,
+        template: NotificationTemplate,
+        gateway: String,
+        parameters: BulkRunParameters? = nil
+    ) {
         self.credential = credential
         topic = template.topic
         pushType = template.pushType.rawValue
@@ -39,11 +46,12 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         collapseID = template.collapseID
         payloadSHA256 = SHA256.hash(data: template.payload).map { String(format: "%02x", $0) }.joined()
         self.gateway = gateway
-        self.command = command
+        self.parameters = parameters
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, credential, topic, priority, expiration, gateway, command
+        case version, credential, topic, priority, expiration, gateway
+        case parameters = "command"
         case tokensFingerprint = "tokens_fingerprint"
         case pushType = "push_type"
         case collapseID = "collapse_id"
@@ -114,7 +122,7 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         }
         if expiration != other.expiration {
             // UNIX seconds, as the apns-expiration header carries them; a relative expiration
-            // (`--expiration 1h`) is a new time at every start, so the first run's is given back.
+            // (an hour from now) is a new time at every start, so the first run's is given back.
             let then = expiration.map { "\($0) (\(Self.utc($0)))" } ?? "none"
             let now = other.expiration.map { "\($0) (\(Self.utc($0)))" } ?? "none"
             differences.append("the expiration (\(then) then, \(now) now; give the first run's time as it was)")

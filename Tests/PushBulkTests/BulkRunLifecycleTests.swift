@@ -2,7 +2,7 @@ import Foundation
 import SystemPackage
 import Testing
 
-@testable import PushCore
+@testable import PushBulk
 
 /// More of a bulk run's file lifecycle without a socket: a real device that refuses writes, a
 /// run that fails before sending, and each part of the header a resume compares.

@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import PushCore
+import PushGateway
 import PushTransport
 
 /// Sends one notification to every token of a ``TokenFeed`` over one HTTP/2 connection (or a
@@ -65,11 +66,11 @@ public final class BulkSender: @unchecked Sendable {
         self.loop = eventLoop
         self.feed = feed
         self.output = output
-        if case .token(let key) = configuration.credential {
-            tokens = ProviderTokenCache(key: key, clock: configuration.clock, renewAfter: configuration.tokenRenewAfter)
-        } else {
-            tokens = nil
-        }
+        tokens = ProviderTokenCache(
+            for: configuration.credential,
+            clock: configuration.clock,
+            renewAfter: configuration.tokenRenewAfter
+        )
         var options = options
         options.requestTimeout = configuration.timeouts.request
         engine = BulkEngine(configuration: options)
@@ -84,6 +85,10 @@ public final class BulkSender: @unchecked Sendable {
     /// Runs until every line has a result, or the run stops; returns what happened. Throws
     /// only when no connection could be made at all.
     public func run() async throws -> BulkSummary {
+        // A key held elsewhere: its first token is fetched before anything is sent, and fetched
+        // again off the event loop while the run lasts (the cache answers the loop at once).
+        let refresher = try await startTokenRefresh()
+        defer { refresher?.cancel() }
         let promise = loop.makePromise(of: BulkSummary.self)
         loop.execute { [self] in
             done = promise
@@ -92,6 +97,27 @@ public final class BulkSender: @unchecked Sendable {
             tick()
         }
         return try await promise.futureResult.get()
+    }
+
+    /// For a key held elsewhere: fetches its token now, then keeps it fresh (the cache asks its
+    /// source only when the token has aged) until the run ends. Nil for a key in memory.
+    private func startTokenRefresh() async throws -> Task<Void, Never>? {
+        guard let tokens, tokens.needsPreparing else { return nil }
+        do {
+            try await tokens.prepare()
+        } catch let error as any ReportableError {
+            throw GatewayError(
+                .invalidCredential,
+                "The provider token of key \(tokens.keyID) cannot be had from its store: \(error.message)",
+                hint: error.hint
+            )
+        }
+        return Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(30))
+                try? await tokens.prepare()
+            }
+        }
     }
 
     /// Stops taking new tokens, lets streams in flight finish (for a bounded time), writes their

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import SystemPackage
 
 #if canImport(Glibc)
@@ -59,31 +60,16 @@ public final class AppendFile: @unchecked Sendable {
                 permissions: [.ownerReadWrite]
             )
         } catch Errno.fileExists {
-            throw BulkRunError(
-                .resultsExist,
-                path: path,
-                "The results file already exists.",
-                hint: "Continue that run, or choose another results file."
-            )
+            throw BulkRunError.resultsExist(path: path)
         } catch {
-            throw BulkRunError(
-                .writeFailed,
-                path: path,
-                "The file cannot be opened for writing (\(Self.describe(error))).",
-                hint: "Check the folder exists and is writable."
-            )
+            throw BulkRunError.cannotOpenForWriting(path: path, reason: Self.describe(error))
         }
         if let length {
             do {
                 try descriptor.resize(to: Int64(length))
             } catch {
                 try? descriptor.close()
-                throw BulkRunError(
-                    .writeFailed,
-                    path: path,
-                    "The file cannot be repaired (\(Self.describe(error))).",
-                    hint: "Check the file is writable and the disk has space."
-                )
+                throw BulkRunError.cannotRepair(path: path, reason: Self.describe(error))
             }
         }
         return AppendFile(descriptor: descriptor, path: path, ownsDescriptor: true)

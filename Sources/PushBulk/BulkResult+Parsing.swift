@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Reading back what ``BulkResult/jsonLine`` wrote: a resumed run needs each result's line and
 /// which token it answers, for a million lines, so this reads the fixed prefix the writer puts
@@ -35,7 +36,8 @@ extension BulkResult {
         guard let close = bytes[index...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         // Results written before errors became objects said `"error":"malformed_token"`.
-        if text.contains(#""error":{"code":"malformed_token""#) || text.contains(#""error":"malformed_token""#) {
+        let malformed = "\"" + BulkResultCode.malformedToken.rawValue + "\""
+        if text.contains(#""error":{"code":"# + malformed) || text.contains(#""error":"# + malformed) {
             // The text may hold escaped characters: decode this (rare) line in full.
             guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
                 let token = object["token"] as? String

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 
-@testable import PushCore
+@testable import PushBulk
 
-/// The command a run records in its header, and the resume command built from it: exact words
-/// (never a string to split again), whatever characters the paths and the alert hold, with no
-/// secret in the file; a header of the first version still reads and is still accepted.
-struct BulkRunCommandTests {
+/// The parameters a run records in its header, and what continues it: exact values whatever
+/// characters the paths and the alert hold, in the JSON a version-2 header wrote (under
+/// `command`), with no secret in the file; a header of the first version still reads and is
+/// still accepted. The command line's words for them are its own (checked end to end).
+struct BulkRunParametersTests {
     static let template = NotificationTemplate(
         topic: "com.example.app",
         pushType: .alert,
@@ -20,10 +21,10 @@ struct BulkRunCommandTests {
         credential: String = "com.example.app-universal",
         tokens: String = "tokens.txt",
         alert: String = "New release"
-    ) -> BulkRunCommand {
+    ) -> BulkRunParameters {
         var payload = BulkRunPayload()
         payload.alert = alert
-        var command = BulkRunCommand(credential: credential, tokens: tokens, payload: payload)
+        var command = BulkRunParameters(credential: credential, tokens: tokens, payload: payload)
         command.passwordEnv = "MINT"
         command.environment = "sandbox"
         command.gateway = "127.0.0.1:2197"
@@ -31,25 +32,28 @@ struct BulkRunCommandTests {
         return command
     }
 
-    static func header(_ command: BulkRunCommand?) -> BulkRunHeader {
-        BulkRunHeader(credential: "sha256:aa", template: template, gateway: "127.0.0.1:2197", command: command)
+    static func header(_ parameters: BulkRunParameters?) -> BulkRunHeader {
+        BulkRunHeader(credential: "sha256:aa", template: template, gateway: "127.0.0.1:2197", parameters: parameters)
     }
 
-    @Test func theArgumentsRepeatTheRecordedRunWithTheResultsGivenToResume() throws {
+    @Test func theParametersAreWrittenAsAVersionTwoHeaderWroteThem() throws {
         let header = Self.header(Self.command())
         #expect(header.version == 3)
-        let arguments = try #require(header.resumeArguments(resultsPath: "sent.jsonl"))
+        let line = header.jsonLine
         #expect(
-            arguments == [
-                "send", "com.example.app-universal", "--password-env", "MINT", "--tokens", "tokens.txt",
-                "--alert", "New release", "--topic", "com.example.app", "--push-type", "alert", "--priority", "10",
-                "--expiration", "1900000000", "--collapse-id", "sale", "--environment", "sandbox",
-                "--gateway", "127.0.0.1:2197", "--ca", "gw/server-ca.pem", "--resume", "sent.jsonl",
-            ]
+            line.contains(
+                #""command":{"ca":["gw/server-ca.pem"],"credential":"com.example.app-universal","environment":"sandbox","gateway":"127.0.0.1:2197","password_env":"MINT","payload":{"alert":"New release"},"tokens":"tokens.txt"}"#
+            )
         )
+        let continuation = try #require(
+            header.continuation(resultsPath: "sent.jsonl", source: .file("tokens.txt"), credentialStopped: false)
+        )
+        #expect(continuation.parameters == Self.command())
+        #expect(continuation.header == header)
+        #expect(continuation.resultsPath == "sent.jsonl")
     }
 
-    @Test func theCommandSurvivesTheResultsFile() throws {
+    @Test func theParametersSurviveTheResultsFile() throws {
         var command = Self.command()
         command.store = "team store"
         command.teamID = "ABCDE12345"
@@ -58,20 +62,17 @@ struct BulkRunCommandTests {
         let header = Self.header(command)
         let read = try #require(BulkRunHeader.parse(Array(header.jsonLine.utf8)))
         #expect(read == header)
-        #expect(read.command == command)
-        let arguments = try #require(read.resumeArguments(resultsPath: "r.jsonl"))
-        #expect(arguments.contains("--allow-duplicates"))
-        #expect(arguments.firstIndex(of: "--store").map { arguments[$0 + 1] } == "team store")
-        #expect(arguments.firstIndex(of: "--connections").map { arguments[$0 + 1] } == "4")
+        #expect(read.parameters == command)
+        #expect(read.parameters?.store == "team store" && read.parameters?.connections == 4)
+        #expect(read.parameters?.allowDuplicates == true)
     }
 
     @Test func aVersionOneHeaderReadsHasNoCommandAndIsStillTheSameRun() throws {
         let line =
             #"{"run":{"collapse_id":"sale","credential":"sha256:aa","expiration":1900000000,"gateway":"127.0.0.1:2197","payload_sha256":"\#(Self.header(nil).payloadSHA256)","priority":10,"push_type":"alert","topic":"com.example.app","version":1}}"#
         let old = try #require(BulkRunHeader.parse(Array(line.utf8)))
-        #expect(old.version == 1 && old.command == nil)
-        #expect(old.resumeArguments(resultsPath: "r.jsonl") == nil)
-        #expect(old.resumeCommand(resultsPath: "r.jsonl", source: .file("t"), credentialStopped: false) == nil)
+        #expect(old.version == 1 && old.parameters == nil)
+        #expect(old.continuation(resultsPath: "r.jsonl", source: .file("t"), credentialStopped: false) == nil)
         // The run that resumes it records its command; the comparison ignores it.
         #expect(old.differences(from: Self.header(Self.command())).isEmpty)
     }
@@ -84,7 +85,7 @@ struct BulkRunCommandTests {
         #expect(BulkRunTests.header().version == 1)
         var current = BulkRunTests.header()
         current.version = 2
-        current.command = Self.command()
+        current.parameters = Self.command()
         let run = try BulkRun.open(header: current, results: nil, resume: results)
         #expect(run.state?.finalCount == 1)
         #expect(!run.credentialChanged)
@@ -95,21 +96,17 @@ struct BulkRunCommandTests {
         let alert = "-50% today: \"it's\" $HOME `date` \\ ✓\nsecond line"
         let tokens = "my tokens/it's a \"list\" $(x).txt"
         let header = Self.header(Self.command(credential: "-odd name.p12", tokens: tokens, alert: alert))
-        let results = "out put/résumé's.jsonl"
-        let arguments = try #require(header.resumeArguments(resultsPath: results))
-        #expect(arguments[1] == "./-odd name.p12", "a path that starts with - would read as an option")
-        #expect(arguments.contains("--alert=" + alert), "a value that starts with - is joined to its option")
-        #expect(arguments.firstIndex(of: "--tokens").map { arguments[$0 + 1] } == tokens)
-        #expect(Array(arguments.suffix(2)) == ["--resume", results])
         let read = try #require(BulkRunHeader.parse(Array(header.jsonLine.utf8)))
-        #expect(read.resumeArguments(resultsPath: results) == arguments)
+        #expect(read.parameters?.credential == "-odd name.p12")
+        #expect(read.parameters?.payload.alert == alert)
+        #expect(read.parameters?.tokens == tokens)
         #expect(!header.jsonLine.dropLast().contains("\n"), "the header stays one line")
     }
 
     @Test func standardInputAndTheCredentialToChangeAreSaid() throws {
         let fromPipe = Self.header(Self.command(tokens: "-"))
         let piped = try #require(
-            fromPipe.resumeCommand(
+            fromPipe.continuation(
                 resultsPath: "s.jsonl",
                 source: .pipe(producer: ["cat", "tokens.txt"]),
                 credentialStopped: true
@@ -121,7 +118,7 @@ struct BulkRunCommandTests {
         payloadCommand.payload = BulkRunPayload()
         payloadCommand.payload.file = "-"
         let payload = try #require(
-            Self.header(payloadCommand).resumeCommand(
+            Self.header(payloadCommand).continuation(
                 resultsPath: "s.jsonl",
                 source: .file("tokens.txt"),
                 credentialStopped: false
@@ -129,9 +126,9 @@ struct BulkRunCommandTests {
         )
         #expect(payload.standardInput == .pipe(producer: nil) && payload.standardInputIsPayload)
         #expect(payload.credentialToChange == nil)
-        #expect(payload.arguments.contains("--payload") && payload.arguments.contains("-"))
+        #expect(payload.parameters.payload.file == "-")
         let fromFile = try #require(
-            Self.header(Self.command()).resumeCommand(
+            Self.header(Self.command()).continuation(
                 resultsPath: "s.jsonl",
                 source: .file("tokens.txt"),
                 credentialStopped: false
@@ -142,9 +139,11 @@ struct BulkRunCommandTests {
 
     @Test func noSecretIsRecorded() throws {
         var command = Self.command()
-        command.proxy = BulkRunCommand.proxyWithoutPassword("http://ops:hunter2@proxy.example.com:3128")
+        command.proxy = BulkRunParameters.proxyWithoutPassword("http://ops:hunter2@proxy.example.com:3128")
         #expect(command.proxy == "http://ops@proxy.example.com:3128")
-        #expect(BulkRunCommand.proxyWithoutPassword("http://proxy.example.com:3128") == "http://proxy.example.com:3128")
+        #expect(
+            BulkRunParameters.proxyWithoutPassword("http://proxy.example.com:3128") == "http://proxy.example.com:3128"
+        )
         let line = Self.header(command).jsonLine
         #expect(!line.contains("hunter2"))
         #expect(line.contains(#""password_env":"MINT""#), "the password is named by where it is read from")

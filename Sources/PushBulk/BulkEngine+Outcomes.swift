@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 extension BulkEngine {
     // MARK: Outcomes
@@ -31,7 +32,7 @@ extension BulkEngine {
 
     mutating func finalFailure(
         _ item: Item,
-        code: String,
+        code: BulkResultCode,
         message: String,
         uncertain: Bool,
         into actions: inout [Action]
@@ -72,7 +73,7 @@ extension BulkEngine {
         } else {
             finalFailure(
                 item,
-                code: "not_processed",
+                code: .notProcessed,
                 message: "The server did not process it in \(item.attempts) sends (the most allowed).",
                 uncertain: item.uncertain,
                 into: &actions
@@ -81,7 +82,7 @@ extension BulkEngine {
     }
 
     /// The answer was lost: the server may have delivered it. Sent again, and marked.
-    mutating func lost(_ item: Item, code: String, message: String, now: Double, into actions: inout [Action]) {
+    mutating func lost(_ item: Item, code: BulkResultCode, message: String, now: Double, into actions: inout [Action]) {
         var item = item
         item.uncertain = true
         item.uncertainBecause = code
@@ -100,7 +101,7 @@ extension BulkEngine {
     mutating func unansweredAfterGoAway(_ item: Item, into actions: inout [Action]) {
         finalFailure(
             item,
-            code: "unanswered_after_goaway",
+            code: .unansweredAfterGoAway,
             message: "The server processed it (GOAWAY said so) but its answer never came.",
             uncertain: true,
             into: &actions

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// What earlier runs left in a results file and its journal, matched by token (never by line
 /// number, so a token file whose lines moved, grew or shrank is resumed correctly): tokens with
@@ -79,12 +80,7 @@ public final class ResumeState: @unchecked Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            throw BulkRunError(
-                .resultsUnreadable,
-                path: path,
-                "The results file to resume cannot be read.",
-                hint: "Give the results file of the run to continue."
-            )
+            throw BulkRunError.resultsUnreadable(path: path)
         }
         var done = Set<UInt64>()
         var finalCount = 0
@@ -106,12 +102,7 @@ public final class ResumeState: @unchecked Sendable {
                     lastStop = stop
                 } else if !record.isEmpty {
                     guard let (_, key) = BulkResult.parseKey(record) else {
-                        throw BulkRunError(
-                            .notAResultsFile,
-                            path: path,
-                            "Line \(lineNumber) is not a result line of a bulk run.",
-                            hint: "Give the results file of the run to continue, unchanged."
-                        )
+                        throw BulkRunError.notAResultLine(path: path, number: lineNumber)
                     }
                     finalCount += 1
                     done.insert(key)

@@ -2,6 +2,7 @@ import Dispatch
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import PushGateway
 
 /// The bulk sender's notifications as HTTP/2 streams driven at the connection's frame level.
 ///
@@ -184,7 +185,7 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
         switch code {
         case .noError: end(streamID, .reset(.noError))
         case .refusedStream: end(streamID, .reset(.refusedStream))
-        default: end(streamID, .reset(.other(ConnectionObserver.name(code))))
+        default: end(streamID, .reset(.other(code.http2Name)))
         }
     }
 

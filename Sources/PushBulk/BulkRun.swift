@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +34,7 @@ public final class BulkRun: @unchecked Sendable {
         guard let recorded = state?.header, let then = recorded.tokensFingerprint,
             let now = header.tokensFingerprint, then != now
         else { return nil }
-        return recorded.command?.tokens ?? "the token file the run began with"
+        return recorded.parameters?.tokens ?? "the token file the run began with"
     }
     private var locks: [FileLock]
     private let createdNew: Bool
@@ -91,12 +92,7 @@ public final class BulkRun: @unchecked Sendable {
         if let results, results != resume {
             if FileManager.default.fileExists(atPath: results) {
                 _ = try FileLock.acquire(results)  // a run using it now is named
-                throw BulkRunError(
-                    .resultsExist,
-                    path: results,
-                    "The results file already exists.",
-                    hint: "Continue that run (resume it), or choose another results file."
-                )
+                throw BulkRunError.resultsExist(path: results)
             }
             let file = try AppendFile.open(path: results, exclusive: true)
             locks.append(try FileLock.acquire(results))
@@ -142,12 +138,7 @@ public final class BulkRun: @unchecked Sendable {
     /// the same app, topic, push type and gateway may go on).
     static func checkSameRun(_ state: ResumeState, _ header: BulkRunHeader, path: String) throws -> Bool {
         guard let recorded = state.header else {
-            throw BulkRunError(
-                .notAResultsFile,
-                path: path,
-                "This results file has no run header, so what it was sent with cannot be checked.",
-                hint: "Start a new run with a new results file; the lines already done are listed in this one."
-            )
+            throw BulkRunError.noRunHeader(path: path)
         }
         var differences = recorded.differences(from: header)
         var credentialChanged = false
@@ -156,17 +147,11 @@ public final class BulkRun: @unchecked Sendable {
             credentialChanged = true
         }
         guard differences.isEmpty else {
-            let credentialHint =
-                recorded.credential != header.credential
-                    && state.lastStop?.cause != BulkStopCause.credentialRejected.rawValue
-                ? " (another credential is accepted only after a run stopped because APNs refused its credential)"
-                : ""
-            throw BulkRunError(
-                .runMismatch,
+            throw BulkRunError.runMismatch(
                 path: path,
-                "This results file belongs to another run: \(differences.joined(separator: ", ")) differ\(differences.count == 1 ? "s" : "")\(credentialHint). Nothing was sent.",
-                hint:
-                    "Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with a new results file."
+                differences: differences,
+                credentialDiffers: recorded.credential != header.credential
+                    && state.lastStop?.cause != BulkStopCause.credentialRejected.rawValue
             )
         }
         return credentialChanged

@@ -2,6 +2,7 @@ import CredentialFormats
 import Foundation
 import NIOConcurrencyHelpers
 import PushCore
+import PushGateway
 import SystemPackage
 
 /// Reads a token file (or standard input) on a thread of its own and hands lines over in
@@ -65,12 +66,7 @@ public final class TokenFeed: @unchecked Sendable {
             // Tokens typed at a terminal would wait silently for end of input; a resume
             // printed for a pipe would look like it hangs.
             if isatty(FileDescriptor.standardInput.rawValue) == 1 {
-                throw BulkRunError(
-                    .terminalInput,
-                    path: nil,
-                    "Standard input is a terminal: the tokens are read from a file or a pipe, never typed.",
-                    hint: "Pipe the tokens in (for example: cat tokens.txt | apnsctl send …) or give the file itself."
-                )
+                throw BulkRunError.terminalInput()
             }
             return TokenFeed(
                 descriptor: .standardInput,
@@ -154,7 +150,7 @@ public final class TokenFeed: @unchecked Sendable {
     public func start(wake: @escaping @Sendable () -> Void) {
         self.wake = wake
         let thread = Thread { [self] in readAll() }
-        thread.name = "apnsctl token reader"
+        thread.name = "bulk token reader"
         thread.start()
     }
 

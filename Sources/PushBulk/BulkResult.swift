@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// One line of a token file that needs an answer.
 public enum TokenEntry: Sendable {
@@ -31,12 +32,12 @@ public struct BulkResult: Sendable, Equatable {
     public var uncertain = false
     /// Why: what happened to the send whose answer was lost (`connection_closed`, `stream_reset`,
     /// `timeout`), so that a user can tell a flaky network from a server that resets streams.
-    public var uncertainBecause: String?
+    public var uncertainBecause: BulkResultCode?
     /// For 410 Unregistered: when the token stopped being valid.
     public var timestamp: Date?
-    /// When no answer was final: an error code (`malformed_token`, `outcome_unknown`,
+    /// When no answer was final: why (`malformed_token`, `outcome_unknown`,
     /// `connection_closed`...).
-    public var error: String?
+    public var error: BulkResultCode?
     public var message: String?
 
     public init(
@@ -48,9 +49,9 @@ public struct BulkResult: Sendable, Equatable {
         attempts: Int,
         uncertain: Bool = false,
         timestamp: Date? = nil,
-        error: String? = nil,
+        error: BulkResultCode? = nil,
         message: String? = nil,
-        uncertainBecause: String? = nil
+        uncertainBecause: BulkResultCode? = nil
     ) {
         self.uncertainBecause = uncertainBecause
         self.line = line
@@ -80,7 +81,7 @@ public struct BulkResult: Sendable, Equatable {
         if let apnsID { text += "\"" + apnsID + "\"" } else { text += "null" }
         text += ",\"attempts\":\(attempts)"
         if uncertain { text += ",\"uncertain\":true" }
-        if let uncertainBecause { text += ",\"uncertain_because\":\"" + uncertainBecause + "\"" }
+        if let uncertainBecause { text += ",\"uncertain_because\":\"" + uncertainBecause.rawValue + "\"" }
         if let timestamp {
             text += ",\"timestamp\":\"" + Self.dateFormatter.string(from: timestamp) + "\""
         }
@@ -93,7 +94,7 @@ public struct BulkResult: Sendable, Equatable {
         if let error {
             // The error object of every report: {code, message}.
             text += ",\"error\":{\"code\":"
-            Self.appendString(error, to: &text)
+            Self.appendString(error.rawValue, to: &text)
             if let message {
                 text += ",\"message\":"
                 Self.appendString(message, to: &text)
@@ -145,7 +146,7 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     public var outcomeUnknown = 0
     /// Lines read but left without a result (the run stopped): ``unanswered`` of them were sent
     /// and their answer is unknown (the resumed run reports them as `outcome_unknown`); the
-    /// others were never sent, or not processed, and `--resume` sends them.
+    /// others were never sent, or not processed, and a resume sends them.
     public var unfinished = 0
     /// Of ``unfinished``: sent, with no answer when the run stopped.
     public var unanswered = 0

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushGateway
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `send --tokens` as one call: one notification to every token of a file (or standard input),
+/// A bulk send as one call: one notification to every token of a file (or standard input),
 /// with the run's files, resume and cleanup, for a program that is not the command line.
 ///
 /// ``run(_:observer:)`` checks everything that can be refused before any file is made or
@@ -29,10 +30,10 @@ public enum BulkSendJob {
         public var resume: String?
         public var options: BulkEngine.Configuration
         public var allowDuplicates: Bool
-        /// The command line that started the run, recorded in its header (its token input and
+        /// The options that started the run, recorded in its header (its token input and
         /// results file are filled in from this request) so that a stopped run can say how to
         /// continue it; nil for a program that resumes through this call instead.
-        public var command: BulkRunCommand?
+        public var parameters: BulkRunParameters?
 
         public init(
             configuration: GatewayConfiguration,
@@ -42,7 +43,7 @@ public enum BulkSendJob {
             resume: String? = nil,
             options: BulkEngine.Configuration = .init(),
             allowDuplicates: Bool = false,
-            command: BulkRunCommand? = nil
+            parameters: BulkRunParameters? = nil
         ) {
             self.configuration = configuration
             self.template = template
@@ -51,7 +52,7 @@ public enum BulkSendJob {
             self.resume = resume
             self.options = options
             self.allowDuplicates = allowDuplicates
-            self.command = command
+            self.parameters = parameters
         }
     }
 
@@ -81,11 +82,11 @@ public enum BulkSendJob {
         public let source: TokenSource
         public let credentialChanged: Bool
 
-        /// The command that continues this run, from what it recorded: nil when it has no
-        /// results file (or lost it) or was started without a command.
-        public var resumeCommand: BulkResumeCommand? {
+        /// What continues this run, from what it recorded: nil when it has no results file (or
+        /// lost it) or was started without its parameters.
+        public var continuation: BulkRunContinuation? {
             guard let resultsPath, !summary.resultsLost else { return nil }
-            return recorded.resumeCommand(
+            return recorded.continuation(
                 resultsPath: resultsPath,
                 source: source,
                 credentialStopped: summary.stoppedBy == .credentialRejected
@@ -105,11 +106,11 @@ public enum BulkSendJob {
             credential: request.configuration.credential.fingerprint,
             template: request.template,
             gateway: request.configuration.endpoint.description,
-            command: request.command.map {
-                var command = $0
-                command.tokens = request.tokens
-                command.results = request.results ?? request.resume
-                return command
+            parameters: request.parameters.map {
+                var parameters = $0
+                parameters.tokens = request.tokens
+                parameters.results = request.results ?? request.resume
+                return parameters
             }
         )
         header.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: request.tokens)

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// The decisions of a bulk run, with no I/O: which notification goes on which connection and
 /// when, what a stream's end means, what is sent again, what is final, and when the run ends.
@@ -162,7 +163,7 @@ public struct BulkEngine {
         let apnsID: String
         var attempts: Int
         var uncertain: Bool
-        var uncertainBecause: String?
+        var uncertainBecause: BulkResultCode?
         /// A committed journal entry says this was sent and nothing has cleared it: left
         /// unfinished, a resumed run reports it as `outcome_unknown` rather than send it.
         var inJournal = false
@@ -380,7 +381,7 @@ public struct BulkEngine {
             case (_?, nil):
                 lost(
                     flight.item,
-                    code: "connection_closed",
+                    code: .connectionClosed,
                     message: "The connection closed before the answer arrived.",
                     now: now,
                     into: &actions

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import SystemPackage
 
 #if canImport(Glibc)
@@ -25,22 +26,12 @@ final class FileLock: @unchecked Sendable {
     static func acquire(_ path: String) throws -> FileLock {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw BulkRunError(
-                .resultsUnreadable,
-                path: path,
-                "The results file cannot be opened (\(AppendFile.describe(Errno(rawValue: errno))).",
-                hint: "Give the results file of the run to continue."
-            )
+            throw BulkRunError.resultsUnreadable(path: path, reason: AppendFile.describe(Errno(rawValue: errno)))
         }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let holder = holderDescription(descriptor)
             Glibc.close(descriptor)
-            throw BulkRunError(
-                .resultsLocked,
-                path: path,
-                "Another apnsctl run is using this results file now (\(holder)); nothing was sent.",
-                hint: "Wait for that run to end (or stop it), then continue with the printed resume command."
-            )
+            throw BulkRunError.resultsLocked(path: path, holder: holder)
         }
         return FileLock(path: path, descriptor: descriptor)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 extension BulkEngine {
     // MARK: Sending
@@ -111,7 +112,7 @@ extension BulkEngine {
                 actions.append(.cancel(sendID, connection.id))
                 lost(
                     flight.item,
-                    code: "timeout",
+                    code: .timeout,
                     message: "No answer within \(Self.format(configuration.requestTimeout)) s.",
                     now: now,
                     into: &actions
@@ -162,7 +163,7 @@ extension BulkEngine {
                 progress.failed += 1
                 summary.malformed += 1
                 record(
-                    BulkResult(line: line, token: text, attempts: 0, error: "malformed_token", message: message),
+                    BulkResult(line: line, token: text, attempts: 0, error: .malformedToken, message: message),
                     into: &actions
                 )
             case .vanished(let line, let token, let apnsID, let attempts):
@@ -178,7 +179,7 @@ extension BulkEngine {
                         apnsID: TextEncoding.lowercaseUUID(apnsID),
                         attempts: attempts,
                         uncertain: true,
-                        error: "outcome_unknown",
+                        error: .outcomeUnknown,
                         message:
                             "An earlier run sent this (as line \(line)) and stopped before its answer was recorded; the token file no longer holds this token, so it is not sent again."
                     ),
@@ -202,7 +203,7 @@ extension BulkEngine {
                         apnsID: id,
                         attempts: attempts,
                         uncertain: true,
-                        error: "outcome_unknown",
+                        error: .outcomeUnknown,
                         message:
                             "An earlier run sent this and stopped before its answer was recorded; it may have been delivered, so it is not sent again."
                     ),

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Where a bulk run's results and journal go. Loop-confined, like the sender.
 ///

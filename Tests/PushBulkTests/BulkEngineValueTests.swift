@@ -1,5 +1,5 @@
 import Foundation
-import PushCore
+import PushBulk
 import Testing
 
 /// The engine is a value, and the transitions its phase added: a copy never shares state with
@@ -71,7 +71,7 @@ import Testing
         harness.apply(harness.engine.tick(now: 40))
         #expect(harness.closes.filter { $0 == 1 } == [1], "and not again at every tick")
         harness.apply(harness.engine.connectionClosed(1, now: 40))
-        let processed = harness.records.filter { $0.error == "unanswered_after_goaway" }.map(\.line).sorted()
+        let processed = harness.records.filter { $0.error == .unansweredAfterGoAway }.map(\.line).sorted()
         #expect(processed == [1, 2], "at or below the last stream: processed, not lost")
         #expect(harness.finished?.neverSent == 2, "above it: not processed, left for the resume")
     }

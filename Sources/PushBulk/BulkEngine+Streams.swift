@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 extension BulkEngine {
     // MARK: Streams
@@ -66,7 +67,7 @@ extension BulkEngine {
             }
             lost(
                 flight.item,
-                code: "stream_reset",
+                code: .streamReset,
                 message: "The server reset the stream (\(name)) without answering.",
                 now: now,
                 into: &actions

@@ -1,0 +1,244 @@
+/// Why a bulk run's files cannot be used: a results file that exists, is held by another run,
+/// belongs to another run, cannot be read or written, or tokens that would be typed at a
+/// terminal.
+///
+/// One error type of this module, in swift-certificates' manner: callers switch on ``code`` (a
+/// closed set), people read ``message`` and ``hint`` (in words: the command line adds its own
+/// options from the code), ``path`` is the file it is about, and ``file`` and ``line`` say where
+/// it was thrown. Made by the static functions below, never field by field.
+public struct BulkRunError: TypedCodeError, CustomStringConvertible {
+    /// What went wrong, one of a closed set.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Backing: Hashable, Sendable {
+            case resultsExist, resultsLocked, resultsUnreadable, notAResultsFile, runMismatch, writeFailed
+            case terminalInput
+        }
+
+        private let backing: Backing
+        private init(_ backing: Backing) { self.backing = backing }
+
+        /// A new run was given a results file that exists.
+        public static let resultsExist = Code(.resultsExist)
+        /// Another process runs (or resumes) this results file now.
+        public static let resultsLocked = Code(.resultsLocked)
+        /// The results file to resume cannot be opened or read.
+        public static let resultsUnreadable = Code(.resultsUnreadable)
+        /// The file to resume was not written by a bulk run (no header, or a line that is not a
+        /// result).
+        public static let notAResultsFile = Code(.notAResultsFile)
+        /// The results file belongs to another run (credential, topic, push type, payload or
+        /// gateway).
+        public static let runMismatch = Code(.runMismatch)
+        /// A results file or journal that cannot be opened for writing or repaired.
+        public static let writeFailed = Code(.writeFailed)
+        /// Tokens would be read from a terminal.
+        public static let terminalInput = Code(.terminalInput)
+
+        /// The code as JSON reports give it (`results_exist`...).
+        public var errorCode: ErrorCode {
+            switch backing {
+            case .resultsExist: return .resultsExist
+            case .resultsLocked: return .resultsLocked
+            case .resultsUnreadable: return .resultsUnreadable
+            case .notAResultsFile: return .notAResultsFile
+            case .runMismatch: return .runMismatch
+            case .writeFailed: return .writeFailed
+            case .terminalInput: return .terminalInput
+            }
+        }
+
+        public var description: String { errorCode.rawValue }
+    }
+
+    public let code: Code
+    /// The file it is about.
+    public let path: String?
+    public let message: String
+    public let hint: String?
+    /// Where it was made (`#fileID`), for a person debugging; never part of what is reported.
+    public let file: String
+    public let line: UInt
+
+    private init(_ code: Code, path: String?, _ message: String, hint: String?, file: String, line: UInt) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.hint = hint
+        self.file = file
+        self.line = line
+    }
+
+    public var reportedCode: ErrorCode { code.errorCode }
+
+    public var subject: ErrorSubject? { path.map(ErrorSubject.file) }
+
+    public var description: String { statement }
+
+    /// Usage errors (exit 64): the user asked for something that is not this run.
+    public var isUsageError: Bool { [.runMismatch, .notAResultsFile, .terminalInput].contains(code) }
+
+    /// A results file that exists is a refusal (exit 1, nothing changed), as every output file
+    /// that exists is; the others are usage errors or could not be done.
+    public var failure: FailureKind {
+        if code == .resultsExist { return .problem }
+        return isUsageError ? .invalidRequest : .couldNotCheck
+    }
+}
+
+extension BulkRunError {
+    /// A new run was given `path`, a results file that exists.
+    public static func resultsExist(path: String, file: String = #fileID, line: UInt = #line) -> BulkRunError {
+        BulkRunError(
+            .resultsExist,
+            path: path,
+            "The results file already exists.",
+            hint: "Continue that run (resume it), or choose another results file.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// Another process holds the lock of `path`; `holder` names it.
+    public static func resultsLocked(
+        path: String,
+        holder: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> BulkRunError {
+        BulkRunError(
+            .resultsLocked,
+            path: path,
+            "Another apnsctl run is using this results file now (\(holder)); nothing was sent.",
+            hint: "Wait for that run to end (or stop it), then continue with the printed resume command.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// The results file to resume cannot be opened (`reason`), or, without one, read.
+    public static func resultsUnreadable(
+        path: String,
+        reason: String? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> BulkRunError {
+        BulkRunError(
+            .resultsUnreadable,
+            path: path,
+            reason.map { "The results file cannot be opened (\($0))." } ?? "The results file to resume cannot be read.",
+            hint: "Give the results file of the run to continue.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// The results file to resume has no run header.
+    public static func noRunHeader(path: String, file: String = #fileID, line: UInt = #line) -> BulkRunError {
+        BulkRunError(
+            .notAResultsFile,
+            path: path,
+            "This results file has no run header, so what it was sent with cannot be checked.",
+            hint: "Start a new run with a new results file; the lines already done are listed in this one.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// Line `number` of the results file to resume is not a result line.
+    public static func notAResultLine(
+        path: String,
+        number: Int,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> BulkRunError {
+        BulkRunError(
+            .notAResultsFile,
+            path: path,
+            "Line \(number) is not a result line of a bulk run.",
+            hint: "Give the results file of the run to continue, unchanged.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// The results file belongs to another run: `differences` in words ("the payload"...), and
+    /// whether the credential differs where another is not accepted.
+    public static func runMismatch(
+        path: String,
+        differences: [String],
+        credentialDiffers: Bool,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> BulkRunError {
+        let credentialNote =
+            credentialDiffers
+            ? " (another credential is accepted only after a run stopped because APNs refused its credential)" : ""
+        let verb = differences.count == 1 ? "differs" : "differ"
+        return BulkRunError(
+            .runMismatch,
+            path: path,
+            "This results file belongs to another run: \(differences.joined(separator: ", ")) \(verb)\(credentialNote). Nothing was sent.",
+            hint:
+                "Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with a new results file.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// A results file or journal cannot be opened for writing (`reason`).
+    public static func cannotOpenForWriting(
+        path: String,
+        reason: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> BulkRunError {
+        BulkRunError(
+            .writeFailed,
+            path: path,
+            "The file cannot be opened for writing (\(reason)).",
+            hint: "Check the folder exists and is writable.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// A torn results file or journal cannot be cut back to its last whole line (`reason`).
+    public static func cannotRepair(
+        path: String,
+        reason: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> BulkRunError {
+        BulkRunError(
+            .writeFailed,
+            path: path,
+            "The file cannot be repaired (\(reason)).",
+            hint: "Check the file is writable and the disk has space.",
+            file: file,
+            line: line
+        )
+    }
+
+    /// Tokens would be read from standard input, and it is a terminal.
+    public static func terminalInput(file: String = #fileID, line: UInt = #line) -> BulkRunError {
+        BulkRunError(
+            .terminalInput,
+            path: nil,
+            "Standard input is a terminal: the tokens are read from a file or a pipe, never typed.",
+            hint: "Pipe the tokens in, or give the file itself.",
+            file: file,
+            line: line
+        )
+    }
+}
+
+extension ErrorCode {
+    /// A new run was given a results file that exists.
+    public static let resultsExist = ErrorCode("results_exist")
+    /// Another process runs (or resumes) this results file now.
+    public static let resultsLocked = ErrorCode("results_locked")
+    /// The results file to resume cannot be read.
+    public static let resultsUnreadable = ErrorCode("results_unreadable")
+    /// Tokens would be read from a terminal.
+    public static let terminalInput = ErrorCode("terminal_input")
+}
