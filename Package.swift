@@ -344,6 +344,8 @@ let package = Package(
             name: "PushVaultTests",
             dependencies: [
                 "PushVault",
+                "PushGateway",
+                "LocalGateway",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+import LocalGateway
+import PushCore
+import PushGateway
+import Testing
+
+@testable import PushVault
+
+/// A token key that lives only in Transit sends through a real connection: the local gateway
+/// verifies each ES256 token against the key's public key, and the fleet's processes present
+/// one token per refresh period.
+@Suite(
+    "Sending with a key held in Transit",
+    .enabled(if: BaoDevServer.isAvailable, Comment(rawValue: BaoDevServer.missingMessage)),
+    .baoDevServer,
+    .timeLimit(.minutes(2))
+)
+struct TransitKeySendingTests {
+    static let deviceToken = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"
+
+    /// A local gateway that knows only the key's public half, logging every delivery.
+    func gateway(for fixture: SharedProviderTokenTests.Fixture) async throws -> (LocalGateway, Int, String, String) {
+        var configuration = LocalGateway.Configuration(environment: .sandbox)
+        configuration.handshakeTimeout = 60
+        // The fleet's clock and APNs' agree: the test moves both.
+        configuration.clock = fixture.clock.clock
+        configuration.tokenKeys = [
+            .init(
+                keyID: fixture.keyID,
+                teamID: fixture.teamID,
+                publicKeyPEM: fixture.key.publicKey.pemRepresentation,
+                environment: nil,
+                topics: []
+            )
+        ]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("transit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let log = folder.appendingPathComponent("deliveries.jsonl").path
+        configuration.logFile = log
+        let gateway = try LocalGateway(configuration: configuration)
+        let port = try await gateway.start()
+        let ca = folder.appendingPathComponent("ca.pem").path
+        try (gateway.serverCertificateAuthorityPEM ?? "").write(toFile: ca, atomically: true, encoding: .utf8)
+        return (gateway, port, ca, log)
+    }
+
+    /// One process of the fleet: its own Vault client, one connection, one notification.
+    func send(
+        _ fixture: SharedProviderTokenTests.Fixture,
+        server: BaoDevServer,
+        port: Int,
+        ca: String
+    ) async throws -> PushResponse {
+        let source = try fixture.instance(server)
+        var configuration = GatewayConfiguration(
+            endpoint: .custom(host: "127.0.0.1", port: port),
+            credential: .remoteToken(RemoteProviderKey(source: source))
+        )
+        configuration.caFiles = [ca]
+        configuration.clock = fixture.clock.clock
+        configuration.timeouts.tls = 60
+        let connection = try await GatewayConnection.connect(configuration)
+        let notification = PushNotification(
+            deviceToken: try DeviceToken(Self.deviceToken),
+            topic: "com.example.app",
+            payload: try Payload.alert(title: nil, body: "from a key in Transit")
+        )
+        let response = try await connection.send(notification)
+        await connection.close()
+        return response
+    }
+
+    static func issuedAts(in log: String) throws -> [Int] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (record?["token_iat"] as? NSNumber)?.intValue
+        }
+    }
+
+    @Test("The gateway verifies Transit's signature; two processes present the same token")
+    func sendsAndShares() async throws {
+        let server = try server()
+        let fixture = try await SharedProviderTokenTests.Fixture(server: server)
+        let (gateway, port, ca, log) = try await gateway(for: fixture)
+        defer { Task { try? await gateway.stop() } }
+
+        let first = try await send(fixture, server: server, port: port, ca: ca)
+        #expect(first.status == 200, "\(first.reason?.rawValue ?? "")")
+        fixture.clock.advance(minutes: 19)
+        let second = try await send(fixture, server: server, port: port, ca: ca)
+        #expect(second.status == 200)
+        let issued = try Self.issuedAts(in: log)
+        #expect(issued.count == 2)
+        #expect(Set(issued).count == 1, "both processes presented the token of \(issued)")
+
+        // Past the refresh age, five processes at once: one token is minted and all present it.
+        fixture.clock.advance(minutes: 25)
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<5 { group.addTask { try await send(fixture, server: server, port: port, ca: ca).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(answers == [200, 200, 200, 200, 200])
+        let after = try Self.issuedAts(in: log)
+        #expect(after.count == 7)
+        #expect(Set(after.dropFirst(2)).count == 1)
+        #expect(after.last != issued.first)
+        let kv = try server.rootClient().kv()
+        let metadata = try await kv.metadata("\(fixture.prefix)/tokens/\(fixture.keyID)")
+        #expect(metadata.currentVersion == 2, "one token per refresh period: two versions in all")
+    }
+
+    @Test("A key whose store refuses the signature stops before anything is sent, saying why")
+    func refusedSignature() async throws {
+        let server = try server()
+        let fixture = try await SharedProviderTokenTests.Fixture(server: server)
+        let (gateway, port, ca, log) = try await gateway(for: fixture)
+        defer { Task { try? await gateway.stop() } }
+        let readerToken = try await server.token(
+            policy: "reader-\(fixture.prefix)",
+            hcl: #"path "secret/data/\#(fixture.prefix)/*" { capabilities = ["read"] }"#
+        )
+        let client = try server.client(token: readerToken)
+        let source = try SharedProviderToken(
+            kv: client.kv(),
+            transit: client.transit(),
+            keyID: fixture.keyID,
+            teamID: fixture.teamID,
+            prefix: fixture.prefix,
+            clock: fixture.clock.clock
+        )
+        var configuration = GatewayConfiguration(
+            endpoint: .custom(host: "127.0.0.1", port: port),
+            credential: .remoteToken(RemoteProviderKey(source: source))
+        )
+        configuration.caFiles = [ca]
+        let connection = try await GatewayConnection.connect(configuration)
+        let error = await #expect(throws: GatewayError.self) {
+            try await connection.send(
+                PushNotification(
+                    deviceToken: try DeviceToken(Self.deviceToken),
+                    topic: "com.example.app",
+                    payload: try Payload.alert(title: nil, body: "x")
+                )
+            )
+        }
+        await connection.close()
+        #expect(error?.code == .invalidCredential)
+        #expect(error?.message.contains(fixture.keyID) == true)
+        #expect(error?.message.contains("update") == true || error?.hint?.contains("update") == true)
+        #expect(!(error?.description.contains(readerToken) ?? true))
+        let delivered = FileManager.default.fileExists(atPath: log) ? try Self.issuedAts(in: log) : []
+        #expect(delivered.isEmpty, "nothing was sent without a token")
+    }
+}
