@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
-// Two programs built on apnsctl's libraries alone, as a Swift server would use them: send one
-// notification with a stored credential, and bulk-send a token file with results and resume.
+// Three programs built on apnsctl's libraries alone, as a Swift server would use them: send one
+// notification with a stored credential, bulk-send a token file with results and resume, and
+// ask whether an app is ready to be pushed to (a per-app preflight, worded by the program).
 import PackageDescription
 
 let package = Package(
@@ -28,6 +29,15 @@ let package = Package(
                 .product(name: "PushChecks", package: "apnsctl"),
                 .product(name: "PushGateway", package: "apnsctl"),
                 .product(name: "PushBulk", package: "apnsctl"),
+            ]
+        ),
+        .executableTarget(
+            name: "AppPreflight",
+            dependencies: [
+                .product(name: "PushStore", package: "apnsctl"),
+                .product(name: "PushTeam", package: "apnsctl"),
+                .product(name: "PushChecks", package: "apnsctl"),
+                .product(name: "PushGateway", package: "apnsctl"),
             ]
         ),
     ]

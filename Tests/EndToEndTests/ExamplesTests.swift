@@ -68,6 +68,42 @@ struct ExamplesTests {
         #expect(try gateway.deliveries().count == 1)
     }
 
+    @Test func appPreflightJudgesAnAppFromTheStoreInItsOwnWords() throws {
+        let programs = try Self.programs.get()
+        let pki = try BulkSendTests.pki.get()
+        let folder = try TemporaryFolder()
+        let environment = try Self.store(pki, in: folder)
+        let gateway = try pki.gateway("sandbox", [])
+        let connection = [gateway.address, gateway.caFile]
+
+        // The stored sandbox identity is fit for sandbox: ready, in the program's words, exit 0.
+        let ready = try CLI.runProgram(
+            programs + "/AppPreflight",
+            ["com.example.app", "sandbox"] + connection,
+            environment: environment
+        )
+        #expect(ready.status == 0, "exit \(ready.status): \(ready.stdout)\(ready.stderr)")
+        #expect(ready.stdout.contains("  \(Self.alias): fit"), "\(ready.stdout)")
+        #expect(ready.stdout.contains("com.example.app can be pushed to in sandbox with \(Self.alias)."))
+
+        // Production: the store holds nothing for it, so the app is not ready (exit 1), and
+        // an app the store does not know is not ready either; neither reaches the gateway.
+        for (app, env) in [("com.example.app", "production"), ("com.example.other", "sandbox")] {
+            let notReady = try CLI.runProgram(
+                programs + "/AppPreflight",
+                [app, env] + connection,
+                environment: environment
+            )
+            #expect(
+                notReady.status == 1,
+                "\(app) \(env): exit \(notReady.status): \(notReady.stdout)\(notReady.stderr)"
+            )
+            #expect(notReady.stdout.contains("\(app) cannot be pushed to in \(env)"), "\(notReady.stdout)")
+        }
+        // Only the ready app's credential was tried against the gateway (one made-up-token probe).
+        #expect(try gateway.deliveries().count == 1)
+    }
+
     @Test func bulkSendWritesAResultPerTokenAndResumesAfterAStop() throws {
         let programs = try Self.programs.get()
         let folder = try TemporaryFolder()
