@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LocalGateway", targets: ["LocalGateway"]),
         .library(name: "PushMonitoring", targets: ["PushMonitoring"]),
         .library(name: "PushVault", targets: ["PushVault"]),
+        .library(name: "PushVaultStore", targets: ["PushVaultStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -181,6 +182,18 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // A store's secrets in Vault/OpenBao: KV entries, and token keys in Transit that never
+        // leave it (the SecretStore seam of PushStore, over the PushVault client).
+        .target(
+            name: "PushVaultStore",
+            dependencies: [
+                "PushCore",
+                "CredentialFormats",
+                "PushStore",
+                "PushVault",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // Prometheus: the check's series, and the exporter that serves them and probes.
         .target(
             name: "PushMonitoring",
@@ -344,6 +357,8 @@ let package = Package(
             name: "PushVaultTests",
             dependencies: [
                 "PushVault",
+                "PushVaultStore",
+                "PushStore",
                 "PushGateway",
                 "LocalGateway",
                 .product(name: "NIOHTTP1", package: "swift-nio"),

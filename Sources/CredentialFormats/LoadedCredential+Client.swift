@@ -3,6 +3,7 @@ extension LoadedCredential {
     /// handshake, or the token key's provider tokens.
     public var client: ClientCredential {
         if let tokenKey { return .token(tokenKey) }
+        if let remoteTokenKey { return .remoteToken(remoteTokenKey) }
         if let certificate, let key = certificate.privateKeyPKCS8 {
             return .certificate(
                 certificateDER: certificate.certificate.der,

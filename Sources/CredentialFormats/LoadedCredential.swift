@@ -15,6 +15,9 @@ public struct LoadedCredential: Sendable {
     public var certificate: CredentialFile?
     /// True when it was loaded from the store (``name`` is then its alias), false for a file.
     public var isStored = false
+    /// A token key held elsewhere (a secret manager signs with it): its tokens come from its
+    /// source; ``tokenKey`` is then nil.
+    public var remoteTokenKey: RemoteProviderKey?
 
     public init(
         name: String,
@@ -59,6 +62,24 @@ public struct LoadedCredential: Sendable {
 
     /// The topic to push to unless told otherwise: the certificate's bundle ID, or the token
     /// key's first topic.
+    /// A token key that never leaves the store that holds it.
+    public init(
+        name: String,
+        remoteKey: RemoteProviderKey,
+        environments: [PushEnvironment] = [],
+        topics: [String] = []
+    ) {
+        self.init(
+            name: name,
+            kind: .tokenKey,
+            tokenKey: nil,
+            environments: environments,
+            topics: topics,
+            certificate: nil
+        )
+        remoteTokenKey = remoteKey
+    }
+
     public var defaultTopic: String? {
         certificate?.certificate.bundleID ?? topics.first
     }

@@ -106,7 +106,8 @@ public final class CheckJudge {
                 unverified = down
             } else {
                 do {
-                    _ = try store.tokenKey(of: credential)
+                    // A key its store never gives back is present when the store holds it.
+                    if try store.remoteTokenKey(of: credential) == nil { _ = try store.tokenKey(of: credential) }
                     present = true
                 } catch let error as CredentialError where error.code == .secretNotFound {
                     present = false

@@ -57,7 +57,14 @@ public struct CredentialLoader: Sendable {
     /// the team store's age file).
     public func load(_ stored: StoredCredential) throws -> LoadedCredential {
         var loaded: LoadedCredential
-        if stored.kind == .tokenKey {
+        if stored.kind == .tokenKey, let remote = try store.remoteTokenKey(of: stored) {
+            loaded = LoadedCredential(
+                name: stored.alias,
+                remoteKey: remote,
+                environments: stored.environments,
+                topics: stored.topics
+            )
+        } else if stored.kind == .tokenKey {
             loaded = LoadedCredential(
                 name: stored.alias,
                 key: try store.tokenKey(of: stored),

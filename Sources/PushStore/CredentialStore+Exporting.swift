@@ -65,6 +65,15 @@ extension CredentialStore {
         let contents: [UInt8]
         switch (credential.kind, format) {
         case (.tokenKey, .pem):
+            if let remote = try remoteTokenKey(of: credential) {
+                throw CredentialError(
+                    .notExportable,
+                    path: nil,
+                    "The token key \(remote.keyID) of \(credential.alias) signs inside the store that holds it and never leaves it, so it cannot be exported.",
+                    hint: "Send with the stored alias; to use the key elsewhere, give that place access to the store.",
+                    alias: credential.alias
+                )
+            }
             contents = Array(PEMWriter.privateKey(try tokenKey(of: credential).pkcs8).utf8)
         case (.tokenKey, .pkcs12):
             throw CredentialError(

@@ -163,6 +163,17 @@ public struct CredentialStore: Sendable {
         }
     }
 
+    /// A stored token key that its secret store holds and never gives back (see
+    /// ``SecretStore/remoteTokenKey(for:keyID:teamID:)``), as the index names it now; nil when
+    /// the key's bytes are kept (``tokenKey(of:)`` reads them).
+    public func remoteTokenKey(of credential: StoredCredential) throws -> RemoteProviderKey? {
+        try withSharedLock {
+            let current = try current(credential)
+            guard current.kind == .tokenKey, let keyID = current.keyID, let teamID = current.teamID else { return nil }
+            return try secrets.remoteTokenKey(for: current.secretItem(store: path), keyID: keyID, teamID: teamID)
+        }
+    }
+
     /// A stored token key, read under the shared lock as the index names it now (see ``identity(of:)``).
     public func tokenKey(of credential: StoredCredential) throws -> ProviderKey {
         try withSharedLock { try tokenKeyAsIndexed(try current(credential)) }

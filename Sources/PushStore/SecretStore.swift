@@ -59,6 +59,10 @@ public protocol SecretStore: Sendable {
     func items(store: String) throws -> [SecretItem]
     /// Where an item is kept, as a clause for messages ("in the Secret Service (label …)").
     func placeOf(_ item: SecretItem) -> String
+    /// A token key this store holds and never gives back (it signs inside, as Vault's Transit
+    /// does): its provider tokens come from the store. Nil when the store keeps the key's bytes
+    /// (``lookup(_:)`` gives them), or does not hold it.
+    func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey?
 }
 
 extension SecretStore {
@@ -73,6 +77,10 @@ extension SecretStore {
     }
 
     public func placeOf(_ item: SecretItem) -> String { "in the Secret Service (label \"\(item.label)\")" }
+
+    public func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey? {
+        nil
+    }
 }
 
 /// The freedesktop.org Secret Service (gnome-keyring, KeePassXC...) through libsecret.

@@ -52,7 +52,7 @@ public struct KVv2: Sendable {
         self.mount = Self.trim(mount)
     }
 
-    static func trim(_ path: String) -> String { path.trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
+    package static func trim(_ path: String) -> String { path.trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
 
     var context: VaultClient.Context { VaultClient.Context(engine: .kv(mount)) }
 

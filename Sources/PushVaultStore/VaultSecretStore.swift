@@ -1,0 +1,178 @@
+import CredentialFormats
+import Crypto
+import Foundation
+import PushCore
+import PushStore
+import PushVault
+
+/// A store's secrets in HashiCorp Vault or OpenBao: a PKCS#12 password or a PEM private key is
+/// a KV version 2 entry, written with check-and-set; a token key (.p8) is imported into
+/// Transit, not exportable, and never read back: it signs there, and the fleet shares its
+/// provider token (``SharedProviderToken``).
+///
+/// Layout under the KV mount: `PREFIX/secrets/STORE/ALIAS/KIND`, one field `value` (base64 of
+/// the secret), where STORE is a short hash of the store's identity (so that two stores can
+/// share a prefix). Token keys are `TRANSIT/keys/apns-KEYID`.
+///
+/// The ``SecretStore`` protocol is synchronous, as the stores' use cases are: each call waits
+/// for Vault's answer on the calling thread (never an event loop: ``BlockingWork`` checks it in
+/// debug builds), and Vault's errors reach the caller as ``ReportedVaultError``.
+public struct VaultSecretStore: SecretStore {
+    public let client: VaultClient
+    public let kv: KVv2
+    public let transit: Transit
+    public let prefix: String
+
+    public init(
+        client: VaultClient,
+        kvMount: String = "secret",
+        prefix: String = "apnsctl",
+        transitMount: String = "transit"
+    ) {
+        self.client = client
+        kv = client.kv(mount: kvMount)
+        transit = client.transit(mount: transitMount)
+        self.prefix = KVv2.trim(prefix)
+    }
+
+    func path(of item: SecretItem) -> String {
+        let store = SHA256.hash(data: Data(item.store.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+        return "\(prefix)/secrets/\(store)/\(item.alias)/\(item.kind.rawValue)"
+    }
+
+    public func store(_ secret: SecretBytes, for item: SecretItem) throws {
+        if item.kind == .tokenKey {
+            let key = try secret.withUnsafeBytes { try P256.Signing.PrivateKey(derRepresentation: Array($0)) }
+            let name = Transit.keyName(for: item.identifier)
+            let transit = self.transit
+            try Self.wait { try await transit.importKey(name: name, privateKey: key) }
+            return
+        }
+        let value = secret.withUnsafeBytes { Data($0).base64EncodedString() }
+        let kv = self.kv
+        let path = path(of: item)
+        // Replacing is the store's decision (it journals and rotates): write over what is there.
+        _ = try Self.wait {
+            let current = try await kv.readIfPresent(path)
+            return try await kv.write(path, data: ["value": value], cas: current?.version ?? 0)
+        }
+    }
+
+    public func lookup(_ item: SecretItem) throws -> SecretBytes? {
+        // A token key never comes back: remoteTokenKey(for:) gives what signs with it.
+        if item.kind == .tokenKey { return nil }
+        let kv = self.kv
+        let path = path(of: item)
+        guard let entry = try Self.wait({ try await kv.readIfPresent(path) }),
+            let text = entry.data["value"], let bytes = Data(base64Encoded: text)
+        else { return nil }
+        return SecretBytes([UInt8](bytes))
+    }
+
+    @discardableResult public func remove(_ item: SecretItem) throws -> Bool {
+        // A Transit key stays until an operator deletes it (deletion needs a key's config
+        // changed, which a writer's policy does not grant): the store forgets it.
+        if item.kind == .tokenKey { return false }
+        let kv = self.kv
+        let path = path(of: item)
+        return try Self.wait {
+            guard try await kv.readIfPresent(path) != nil else { return false }
+            try await kv.destroyAll(path)
+            return true
+        }
+    }
+
+    public func checkAvailable() throws {
+        let client = self.client
+        try Self.wait { try await client.checkAccess() }
+    }
+
+    public func items(store: String) throws -> [SecretItem] {
+        // Orphan search walks the store's KV folder; Transit keys are named by key ID only.
+        let kv = self.kv
+        let folder = path(of: SecretItem(store: store, alias: "x", kind: .privateKey, identifier: ""))
+            .split(separator: "/").dropLast(2).joined(separator: "/")
+        let aliases = try Self.wait { (try? await kv.list(folder)) ?? [] }
+        var found: [SecretItem] = []
+        for alias in aliases.map({ $0.hasSuffix("/") ? String($0.dropLast()) : $0 }) {
+            let kinds = try Self.wait { (try? await kv.list("\(folder)/\(alias)")) ?? [] }
+            for kind in kinds.compactMap(SecretItem.Kind.init(rawValue:)) {
+                found.append(SecretItem(store: store, alias: alias, kind: kind, identifier: ""))
+            }
+        }
+        return found
+    }
+
+    public func placeOf(_ item: SecretItem) -> String {
+        if item.kind == .tokenKey {
+            return
+                "in Vault's Transit at \(client.address) (\(transit.mount)/keys/\(Transit.keyName(for: item.identifier)))"
+        }
+        return "in Vault at \(client.address) (\(kv.mount)/\(path(of: item)))"
+    }
+
+    public func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey? {
+        guard item.kind == .tokenKey else { return nil }
+        let transit = self.transit
+        let name = Transit.keyName(for: keyID)
+        let info: TransitKeyInfo
+        do {
+            info = try Self.wait { try await transit.keyInfo(name: name) }
+        } catch let error as ReportedVaultError where error.error.code == .notFound {
+            return nil
+        }
+        let source = try SharedProviderToken(kv: kv, transit: transit, keyID: keyID, teamID: teamID, prefix: prefix)
+        let publicKey = info.publicKeys[info.latestVersion].flatMap {
+            try? P256.Signing.PublicKey(pemRepresentation: $0)
+        }
+        return RemoteProviderKey(source: source, publicKeyDER: publicKey.map { [UInt8]($0.derRepresentation) })
+    }
+
+    /// Runs one Vault request to its end on this thread (see the type's note). The request
+    /// runs on a queue of its own, never on Swift's shared threads: a caller that waits on one
+    /// of those (a command's run) must not wait for work that needs another.
+    static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        BlockingWork.check("a Vault request")
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        let run: @Sendable () async -> Void = {
+            do {
+                box.set(.success(try await body()))
+            } catch let error as VaultError {
+                box.set(.failure(error.reportable))
+            } catch {
+                box.set(.failure(error))
+            }
+            done.signal()
+        }
+        if #available(macOS 15.0, *) {
+            Task(executorPreference: VaultRequestExecutor.shared) { await run() }
+        } else {
+            Task.detached { await run() }
+        }
+        done.wait()
+        return try box.get()
+    }
+}
+
+/// Where the requests of ``VaultSecretStore`` run: one serial queue, off Swift's shared threads
+/// (the work never blocks; it awaits NIO's answers).
+@available(macOS 15.0, *)
+final class VaultRequestExecutor: TaskExecutor, @unchecked Sendable {
+    static let shared = VaultRequestExecutor()
+    private let queue = DispatchQueue(label: "vault-requests")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+}
+
+/// One result handed from the task that ran a request to the thread that waits for it.
+final class ResultBox<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+    func set(_ value: Result<T, any Error>) { lock.withLock { result = value } }
+    func get() throws -> T { try lock.withLock { result! }.get() }
+}
