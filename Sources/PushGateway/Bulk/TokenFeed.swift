@@ -69,7 +69,8 @@ public final class TokenFeed: @unchecked Sendable {
                     .terminalInput,
                     path: nil,
                     "Standard input is a terminal: the tokens are read from a file or a pipe, never typed.",
-                    hint: "Pipe the tokens in (for example: cat tokens.txt | apnsctl send …) or give the file itself."
+                    hint:
+                        "Pipe the tokens in (for example from cat tokens.txt into the send command) or give the file itself."
                 )
             }
             return TokenFeed(
