@@ -258,7 +258,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .payloadEmpty: return "Send a JSON payload such as {\"aps\":{\"alert\":\"Hello\"}}."
         case .topicDisallowed:
             return
-                "Use a certificate issued for this bundle ID (apnsctl inspect lists its topics), or a token key of the app's team."
+                "Use a certificate issued for this bundle ID (inspecting the certificate lists its topics), or a token key of the app's team."
         case .missingChannelId, .badChannelId:
             return
                 "Give the channel ID exactly as creating the channel returned it (listing the app's channels shows them)."
@@ -274,7 +274,7 @@ public struct APNsReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .badCertificate: return "Use the push certificate issued by Apple for this app, with its private key."
         case .badCertificateEnvironment:
             return
-                "Use the gateway of the certificate's environment (apnsctl inspect shows it), or make a Sandbox & Production certificate."
+                "Use the gateway of the certificate's environment (inspecting the certificate shows it), or make a Sandbox & Production certificate."
         case .expiredProviderToken:
             return "Make a new token: tokens must be renewed at least every 60 minutes (and check the clock is right)."
         case .forbidden: return "Check the certificate or key belongs to the app's team and is not revoked."

@@ -35,6 +35,7 @@ public struct CredentialLoader: Sendable {
     }
 
     public func load(_ argument: String) throws -> LoadedCredential {
+        BlockingWork.check("Loading the credential \(argument) (files, the store, the Secret Service)")
         switch try CredentialReference.resolve(argument, store: store) {
         case .stored(let stored):
             return try load(stored)
@@ -56,6 +57,7 @@ public struct CredentialLoader: Sendable {
     /// Loads a credential of the store's index: its secret comes from the Secret Service (or
     /// the team store's age file).
     public func load(_ stored: StoredCredential) throws -> LoadedCredential {
+        BlockingWork.check("Loading the stored credential \(stored.alias) (its files and secret)")
         var loaded: LoadedCredential
         if stored.kind == .tokenKey, let remote = try store.remoteTokenKey(of: stored) {
             loaded = LoadedCredential(

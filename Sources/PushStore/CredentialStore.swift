@@ -312,11 +312,22 @@ public struct CredentialStore: Sendable {
     /// when it returns. `body` journals what it creates or discards (see ``StoreJournal``)
     /// before doing it; the index's rename is the change, and settling the journal against the
     /// index written (or, when `body` throws, the index as it was) completes or undoes the rest.
-    /// `afterCommit` runs after that, still under the lock.
+    /// `afterCommit` runs after that, still under the lock; then the change observer is told,
+    /// still under the lock, and what it hands back (a team store's push) runs once the lock is
+    /// released, so that nothing slow keeps other commands waiting on the store.
     package func withLock<R>(
         _ body: (inout StoreIndex) throws -> R,
         afterCommit: (R, Settled) -> R = { result, _ in result }
     ) throws -> R {
+        let (result, followUp) = try lockedChange(body, afterCommit: afterCommit)
+        followUp?()
+        return result
+    }
+
+    private func lockedChange<R>(
+        _ body: (inout StoreIndex) throws -> R,
+        afterCommit: (R, Settled) -> R
+    ) throws -> (R, StoreChangeFollowUp?) {
         // Ask the Secret Service before taking the lock, so a slow or missing one never keeps
         // other apnsctl processes waiting on the store.
         try secrets.checkAvailable()
@@ -356,8 +367,7 @@ public struct CredentialStore: Sendable {
             throw error
         }
         let committed = afterCommit(result, settle(index))
-        changeObserver?.storeChanged(self, from: before, to: index)
-        return committed
+        return (committed, changeObserver?.storeChanged(self, from: before, to: index))
     }
 
     package func prepareFolder() throws {

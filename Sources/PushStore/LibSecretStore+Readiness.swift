@@ -11,6 +11,7 @@ extension LibSecretStore {
     /// Says which of "no session bus", "no provider", "no default collection" or "locked"
     /// stands in the way, before anything could trigger a prompt.
     public func ensureReady() throws {
+        BlockingWork.check("Asking D-Bus whether the Secret Service is ready")
         let environment = ProcessInfo.processInfo.environment
         let runtimeBus = environment["XDG_RUNTIME_DIR"].map { "\($0)/bus" }
         if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,

@@ -166,6 +166,7 @@ public struct LibSecretStore: SecretStore {
         what: String,
         _ body: (UnsafeMutablePointer<GCancellable>?, inout UnsafeMutablePointer<GError>?) -> gboolean
     ) throws {
+        BlockingWork.check("The Secret Service's D-Bus call to \(what)")
         let cancellable = g_cancellable_new()
         defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
         let timer = DispatchWorkItem { g_cancellable_cancel(cancellable) }

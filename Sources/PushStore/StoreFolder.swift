@@ -175,7 +175,7 @@ extension CredentialStore {
                 hint: branch.map {
                     "Check out the team store's branch: git -C \(ShellWords.quote(root.path)) checkout \($0)"
                 }
-                    ?? "The remote holds no commits yet: ask a member to push the team store (apnsctl team sync)."
+                    ?? "The remote holds no commits yet: ask a member to push the team store (a sync from their clone pushes it)."
             )
         case .indexMissing(let files):
             throw CredentialError(

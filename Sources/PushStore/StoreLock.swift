@@ -39,6 +39,7 @@ package struct StoreLock: Sendable {
         _ mode: Mode = .exclusive,
         create: Bool = true
     ) -> Result<StoreLock, Failure> {
+        BlockingWork.check("Waiting for the store's lock (\(path))")
         let descriptor =
             create ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .failure(.open(errno: errno)) }

@@ -112,7 +112,7 @@ public struct AgeTool: Sendable {
                 path: nil,
                 "\"\(recipient)\" is not an age recipient.",
                 hint:
-                    "Give the recipient the new member's `apnsctl team join` printed (age1…), or an ssh-ed25519 public key line."
+                    "Give the recipient (age1…) that joining the team printed for the new member, or an ssh-ed25519 public key line."
             )
         }
     }

@@ -110,9 +110,10 @@ struct Git {
         return true
     }
 
-    /// Pushes the branch, never forced. Returns git's complaint when it could not.
-    func push() throws -> String? {
-        let result = try run(["push", "--quiet", "origin", "HEAD:refs/heads/\(branch)"])
+    /// Pushes `revision` (HEAD unless named) to the branch, never forced. Returns git's
+    /// complaint when it could not.
+    func push(_ revision: String = "HEAD") throws -> String? {
+        let result = try run(["push", "--quiet", "origin", "\(revision):refs/heads/\(branch)"])
         return result.succeeded ? nil : Self.scrub(result.stderr.trimmed)
     }
 

@@ -15,7 +15,7 @@ public enum StoreOpener {
     public static func open(
         root: URL,
         identityFile: String? = nil,
-        notify: @escaping @Sendable (String) -> Void = { _ in }
+        notify: @escaping @Sendable (TeamPublication) -> Void = { _ in }
     ) -> CredentialStore {
         guard TeamStore.isTeamStore(root) else { return CredentialStore(root: root) }
         return TeamStore(root: root, identityFile: identityFile, notify: notify).credentialStore()

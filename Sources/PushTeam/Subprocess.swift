@@ -83,6 +83,7 @@ struct Subprocess {
     /// on descriptor 3. Both are written from threads of their own, so a child that writes before
     /// it has read everything never blocks on a full pipe.
     func run(input: SecretBytes? = nil, secret: SecretBytes? = nil) throws -> Result {
+        BlockingWork.check("Running \(executable)")
         var pipes: [[Int32]] = []
         for _ in 0..<4 {
             var ends: [Int32] = [-1, -1]

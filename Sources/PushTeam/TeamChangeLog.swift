@@ -1,21 +1,23 @@
 import Foundation
 import PushStore
 
-/// Commits every change to a team store with a message that says what changed, and pushes it.
-/// Offline, the commit stays local and `team sync` pushes it later; the person is told either way.
+/// Commits every change to a team store with a message that says what changed, under the
+/// store's lock, and pushes it once the lock is released (a slow remote keeps no other command
+/// waiting). Offline, the commit stays local and a sync pushes it later; the person is told
+/// either way, through the team store's notifier.
 struct TeamCommitter: StoreChangeObserver {
     var team: TeamStore
 
-    func storeChanged(_ store: CredentialStore, from before: StoreIndex, to after: StoreIndex) {
+    func storeChanged(_ store: CredentialStore, from before: StoreIndex, to after: StoreIndex) -> StoreChangeFollowUp? {
         let message = TeamChangeLog.message(from: before, to: after)
         do {
-            guard try team.git.commitAll(message) else { return }
+            guard try team.git.commitAll(message) else { return nil }
             let subject = message.split(separator: "\n").first.map(String.init) ?? message
-            team.notify(team.publish(committed: subject))
+            let revision = team.git.revision("HEAD")
+            return { [team] in team.notify(team.publish(committed: subject, revision: revision)) }
         } catch {
-            team.notify(
-                "team store: the change is made here but could not be committed (\(UserFacing.describe(error))); `apnsctl team sync` commits and pushes it."
-            )
+            team.notify(.notCommitted(detail: UserFacing.describe(error)))
+            return nil
         }
     }
 }

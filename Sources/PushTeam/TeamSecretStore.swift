@@ -112,8 +112,9 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                 path: file,
                 "This member's identity (from \(identity.describes)) is not among the recipients of \(alias ?? file): "
                     + "you have not been added to the team yet, or you were removed.",
-                hint: "Ask a member to add you with the command `apnsctl team join` printed, then sync.",
-                alias: alias
+                hint: "Ask a member to add this clone's recipient (the one joining the team printed), then sync.",
+                alias: alias,
+                remedy: .askToBeAdded
             )
         case .failure(.badIdentity):
             throw CredentialError(

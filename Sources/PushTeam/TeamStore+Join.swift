@@ -37,7 +37,7 @@ extension TeamStore {
                     .teamError,
                     path: root.path,
                     "A team store is joined into an empty folder, and this one holds \(existing.count) item(s).",
-                    hint: "Give another folder with --store, or move this one away."
+                    hint: "Join into another, empty store folder, or move this one away."
                 )
             }
             try StoreFolder.checkOwnership(root)
@@ -105,8 +105,9 @@ extension TeamStore {
             throw CredentialError(
                 .teamError,
                 path: nil,
-                "\(remote) is a git repository but not an apnsctl team store (it has no team.json).",
-                hint: "Check the URL; a member makes the team store with `apnsctl team init`."
+                "\(remote) is a git repository but not a team store (it has no team.json).",
+                hint: "Check the URL; a member makes the team store by starting one over an empty repository.",
+                remedy: .teamInit
             )
         }
         let store = TeamStore(root: staging, environment: environment, keyring: keyring)

@@ -9,7 +9,7 @@ extension TeamStore {
         public var reencrypted: Int
         public var members: [TeamFile.Member]
         /// What became of the commit.
-        public var published: String
+        public var published: TeamPublication
         /// Removal: the credentials whose secrets the removed member could read, and so may have kept.
         public var exposed: [StoredCredential] = []
     }
@@ -102,8 +102,9 @@ extension TeamStore {
         try TeamStore.withPrivateFiles {
             let key = try signingKey()
             try syncBeforeChange()
-            let (member, team, count, list) = try withStoreLock {
-                () throws -> (TeamFile.Member, TeamFile, Int, SignedMemberList) in
+            // The list, the secrets and the commit under the store's lock; the push after it.
+            let (member, team, count, subject) = try withStoreLock {
+                () throws -> (TeamFile.Member, TeamFile, Int, String) in
                 var team = try trust.trustedTeam()
                 let member = try edit(&team)
                 let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
@@ -112,19 +113,18 @@ extension TeamStore {
                     throw CredentialError(.invalidArgument, path: nil, "The new member list is not usable: \(problem).")
                 }
                 let count = try secrets.reencryptAll(to: team.recipients)
-                let list = try writeSigned(team, with: key)
-                return (member, team, count, list)
+                var list = try writeSigned(team, with: key)
+                let subject = "\(verb) member \(member.name)"
+                try git.commitAll(
+                    "\(subject)\n\n\(count) secret(s) encrypted again to \(team.members.count) member(s): "
+                        + team.members.map(\.name).joined(separator: ", ") + "\nRecipient: \(member.recipient)"
+                        + (member.signingKey.map { "\nSigning key: \($0.fingerprint)" } ?? "")
+                        + "\nSigned by: \(memberName ?? "?") (\(key.publicKey.fingerprint))"
+                )
+                list.commit = git.revision("HEAD")
+                try trust.trust(list)
+                return (member, team, count, subject)
             }
-            let subject = "\(verb) member \(member.name)"
-            try git.commitAll(
-                "\(subject)\n\n\(count) secret(s) encrypted again to \(team.members.count) member(s): "
-                    + team.members.map(\.name).joined(separator: ", ") + "\nRecipient: \(member.recipient)"
-                    + (member.signingKey.map { "\nSigning key: \($0.fingerprint)" } ?? "")
-                    + "\nSigned by: \(memberName ?? "?") (\(key.publicKey.fingerprint))"
-            )
-            var committed = list
-            committed.commit = git.revision("HEAD")
-            try trust.trust(committed)
             return MemberChange(
                 member: member,
                 reencrypted: count,

@@ -17,8 +17,8 @@ extension TeamStore {
         public var signingKey: SigningPublicKey
         /// Aliases whose secrets were moved from the Secret Service into the repository (init).
         public var encrypted: [String] = []
-        /// What became of the first commit (init), as the person should read it.
-        public var published: String?
+        /// What became of the first commit (init).
+        public var published: TeamPublication?
         /// The members the joiner now trusts, with their keys (join).
         public var members: [TeamFile.Member] = []
         /// A newer member list the repository holds that is not trusted (join).
@@ -37,7 +37,7 @@ extension TeamStore {
         name: String,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         keyring: any SecretStore = LibSecretStore(),
-        notify: @escaping @Sendable (String) -> Void = { _ in }
+        notify: @escaping @Sendable (TeamPublication) -> Void = { _ in }
     ) throws -> Setup {
         try withPrivateFiles {
             try TeamFile.validateName(name)
@@ -55,7 +55,8 @@ extension TeamStore {
                     .teamError,
                     path: root.path,
                     "This store is a team store already.",
-                    hint: "See it with `apnsctl team status`."
+                    hint: "Its status shows its members, trust and what waits to be pushed.",
+                    remedy: .teamStatus
                 )
             }
             let plain = CredentialStore(root: root, secrets: keyring)
@@ -71,8 +72,8 @@ extension TeamStore {
                     .teamError,
                     path: nil,
                     "\(remote) already holds a repository with commits; a team store starts from an empty one.",
-                    hint:
-                        "To use that team's store, join it: `apnsctl team join \(ShellWords.quote(remote)) --name \(name)` into an empty store folder."
+                    hint: "To use that team's store, join it as \(name) into an empty store folder.",
+                    remedy: .teamJoin(remote: remote, name: name)
                 )
             }
             let (identity, recipient) = try age.generateIdentity()

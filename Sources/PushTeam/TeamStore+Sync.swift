@@ -52,62 +52,86 @@ extension TeamStore {
 
     /// Pulls, checks and pushes, as ``sync(keep:)``; a remote whose history was rewritten stops
     /// it, and member lists the remote brings are taken only when signed by a trusted member.
+    ///
+    /// The network steps (fetch, the remote's branch name, push) run without the store's lock;
+    /// each local step (commit, merge, encrypting again, trust) takes it and reads the clone's
+    /// state afresh, so that a slow remote keeps no other command of the store waiting.
     public func sync(_ options: SyncOptions) throws -> SyncResult {
         try TeamStore.withPrivateFiles {
+            var result = SyncResult()
             try withStoreLock {
-                var result = SyncResult()
                 if try git.hasChanges() {
                     result.committedPending = try git.commitAll("Commit changes of the store that no commit held")
                 }
-                alignWithRemoteHead()
-                for attempt in 0..<3 {
-                    let fetched = try git.run(["fetch", "--quiet", "origin"])
-                    let upstream = "origin/\(git.branch)"
-                    guard fetched.succeeded else {
-                        result.notPushed = "the remote could not be reached (git: \(Git.words(fetched.stderr)))"
-                        result.waiting = (try? git.aheadBehind(upstream: upstream).ahead) ?? 0
-                        return result
-                    }
-                    if attempt == 0, !options.acceptRewrite { try checkNotRewritten(upstream: upstream) }
-                    let (ahead, behind) = try git.aheadBehind(upstream: upstream)
-                    let theirs = git.revision(upstream) != nil ? try trust.evaluate(at: upstream) : nil
-                    // An older signed list (a remote rewound past a change) is superseded by this
-                    // clone's newer one in the merge; a replayed one on top is caught at HEAD below.
-                    if let pending = theirs?.pending, !pending.isStale { result.untrustedMembers = pending }
-                    if behind > 0, ahead == 0 {
-                        try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
-                        result.pulled += behind
-                    } else if behind > 0 {
-                        result.reencrypted += try mergeDiverged(
-                            upstream: upstream,
-                            keep: options.keep,
-                            theirsTrusted: theirs?.pending == nil
-                        )
-                        result.pulled += behind
-                        result.merged = true
-                    }
-                    try settleTrust(&result, restore: options.restoreMembers && attempt == 0)
-                    let waiting = try git.aheadBehind(upstream: upstream).ahead
-                    if waiting == 0 {
-                        try recordSynced(upstream)
-                        return result
-                    }
-                    guard let complaint = try git.push() else {
-                        result.pushed += waiting
-                        _ = try? git.run(["branch", "--quiet", "--set-upstream-to=\(upstream)"])
-                        _ = try? git.run(["fetch", "--quiet", "origin"])
-                        try recordSynced(upstream)
-                        return result
-                    }
-                    // Someone pushed between our fetch and our push: take theirs in and try again.
-                    if attempt < 2, complaint.contains("rejected") || complaint.contains("fetch first") { continue }
-                    result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
-                    result.waiting = waiting
+            }
+            alignWithRemoteHead()
+            for attempt in 0..<3 {
+                let fetched = try git.run(["fetch", "--quiet", "origin"])
+                let upstream = "origin/\(git.branch)"
+                guard fetched.succeeded else {
+                    result.notPushed = "the remote could not be reached (git: \(Git.words(fetched.stderr)))"
+                    result.waiting = (try? git.aheadBehind(upstream: upstream).ahead) ?? 0
                     return result
                 }
+                let (waiting, head) = try withStoreLock { () throws -> (Int, String?) in
+                    try takeIn(upstream: upstream, attempt: attempt, options: options, into: &result)
+                }
+                guard waiting > 0, let head else { return result }
+                guard let complaint = try git.push(head) else {
+                    result.pushed += waiting
+                    _ = try? git.run(["fetch", "--quiet", "origin"])
+                    try withStoreLock {
+                        _ = try? git.run(["branch", "--quiet", "--set-upstream-to=\(upstream)"])
+                        try recordSynced(upstream)
+                    }
+                    return result
+                }
+                // Someone pushed between our fetch and our push: take theirs in and try again.
+                if attempt < 2, complaint.contains("rejected") || complaint.contains("fetch first") { continue }
+                result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
+                result.waiting = waiting
                 return result
             }
+            return result
         }
+    }
+
+    /// The local half of one attempt, under the store's lock: what the fetch brought is checked,
+    /// merged and trusted, with the clone's state read now (another command may have changed it
+    /// while the lock was free). Returns how many commits wait to be pushed, and the head to push.
+    private func takeIn(
+        upstream: String,
+        attempt: Int,
+        options: SyncOptions,
+        into result: inout SyncResult
+    ) throws -> (Int, String?) {
+        // A change committed by nobody (a commit that failed) is committed before the merge.
+        if try git.hasChanges() {
+            result.committedPending =
+                try git.commitAll("Commit changes of the store that no commit held") || result.committedPending
+        }
+        if attempt == 0, !options.acceptRewrite { try checkNotRewritten(upstream: upstream) }
+        let (ahead, behind) = try git.aheadBehind(upstream: upstream)
+        let theirs = git.revision(upstream) != nil ? try trust.evaluate(at: upstream) : nil
+        // An older signed list (a remote rewound past a change) is superseded by this
+        // clone's newer one in the merge; a replayed one on top is caught at HEAD below.
+        if let pending = theirs?.pending, !pending.isStale { result.untrustedMembers = pending }
+        if behind > 0, ahead == 0 {
+            try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
+            result.pulled += behind
+        } else if behind > 0 {
+            result.reencrypted += try mergeDiverged(
+                upstream: upstream,
+                keep: options.keep,
+                theirsTrusted: theirs?.pending == nil
+            )
+            result.pulled += behind
+            result.merged = true
+        }
+        try settleTrust(&result, restore: options.restoreMembers && attempt == 0)
+        let waiting = try git.aheadBehind(upstream: upstream).ahead
+        if waiting == 0 { try recordSynced(upstream) }
+        return (waiting, git.revision("HEAD"))
     }
 
     /// Moves this clone's trust along what HEAD now holds, and reports the changes taken and a
@@ -164,12 +188,6 @@ extension TeamStore {
         var updated = state
         updated.syncedHead = head
         try trust.save(updated)
-    }
-
-    /// The reason the member list cannot be read, thrown.
-    private func statusError() throws -> Status {
-        _ = try members()
-        throw CredentialError(.teamError, path: TeamFile.fileName, "The team's member list cannot be read.")
     }
 
     static func lastLine(_ text: String) -> String {
@@ -301,75 +319,10 @@ extension TeamStore {
                 + "Here: \(version(conflict.ours)). On the remote (\(author ?? upstream)): \(version(conflict.theirs)). "
                 + "Nothing was merged or pushed; every commit of both sides is kept.",
             hint:
-                "Choose the version to keep: `apnsctl team sync --keep-theirs \(conflict.alias)\(storeArgument)` takes the remote's, "
-                + "`apnsctl team sync --keep-mine \(conflict.alias)\(storeArgument)` keeps yours; the other stays in the history.",
-            alias: conflict.alias
+                "Choose the version to keep with a sync that keeps the remote's or yours for \(conflict.alias); "
+                + "the other stays in the history.",
+            alias: conflict.alias,
+            remedy: .chooseSide(alias: conflict.alias)
         )
-    }
-
-    // MARK: Status
-
-    public struct Status: Sendable {
-        public var remote: String?
-        public var branch: String
-        public var members: [TeamFile.Member]
-        public var member: String?
-        public var recipient: String?
-        public var identitySource: String
-        /// Whether this clone's recipient is among the members (so it can read the secrets).
-        public var isMember: Bool
-        public var remoteReachable: Bool
-        public var ahead: Int
-        public var behind: Int
-        public var uncommitted: Bool
-        /// The member list this clone trusts (and encrypts to); nil when none can be.
-        public var trustedMembers: [TeamFile.Member]?
-        /// A member list in the clone or on the remote that is not trusted.
-        public var untrustedMembers: UntrustedMembership?
-        /// This member's signing key, when this clone has one.
-        public var signingKey: String?
-        /// When this clone's recipient is not a member but was one: the commit that removed it
-        /// (abbreviated hash, author and subject).
-        public var removedIn: String?
-    }
-
-    /// Where the clone stands: fetches first when the remote can be reached.
-    public func status() throws -> Status {
-        // The trusted list when the working tree's cannot be read (a bad push): status still answers.
-        guard let team = (try? members()) ?? (try? trust.trustedTeam()) else { return try statusError() }
-        let reachable = (try? git.run(["fetch", "--quiet", "origin"]))?.succeeded ?? false
-        let counts = (try? git.aheadBehind(upstream: "origin/\(git.branch)")) ?? (0, 0)
-        let recipient = ownRecipient()
-        let here = try? trust.evaluate(at: "HEAD")
-        let remote = git.revision("origin/\(git.branch)") != nil ? try? trust.evaluate(at: "origin/\(git.branch)") : nil
-        let trusted = (try? trust.trustedTeam())?.members
-        return Status(
-            remote: git.remoteURL,
-            branch: git.branch,
-            members: team.members,
-            member: memberName ?? recipient.flatMap { own in team.members.first { $0.recipient == own }?.name },
-            recipient: recipient,
-            identitySource: identity.describes,
-            isMember: recipient.map { own in (trusted ?? team.members).contains { $0.recipient == own } } ?? false,
-            remoteReachable: reachable,
-            ahead: counts.0,
-            behind: counts.1,
-            uncommitted: (try? git.hasChanges()) ?? false,
-            trustedMembers: trusted,
-            untrustedMembers: here?.pending ?? remote?.pending,
-            signingKey: git.config("apnsctl.signing-key"),
-            removedIn: removal(of: recipient, among: trusted ?? team.members)
-        )
-    }
-
-    /// The last commit that changed team.json's mention of `recipient`, when it is no longer a
-    /// member: a removed member is told so, not that it was never added.
-    private func removal(of recipient: String?, among members: [TeamFile.Member]) -> String? {
-        guard let recipient, !members.contains(where: { $0.recipient == recipient }),
-            let log = try? git.run(["log", "-1", "--format=%h by %an: %s", "-S" + recipient, "--", TeamFile.fileName]),
-            log.succeeded
-        else { return nil }
-        let line = String(decoding: log.stdout, as: UTF8.self).trimmed
-        return line.isEmpty ? nil : line
     }
 }

@@ -17,16 +17,16 @@ public struct TeamStore: Sendable {
     public let environment: [String: String]
     /// The keyring that holds a member's identity (the Secret Service).
     public let keyring: any SecretStore
-    /// Where the team store tells the person what it did beyond the command's own output
-    /// (pushed, or committed locally only).
-    public let notify: @Sendable (String) -> Void
+    /// Where the team store tells the person what became of a change's commit beyond the
+    /// command's own output (pushed, or committed locally only), as a value a front end words.
+    public let notify: @Sendable (TeamPublication) -> Void
 
     public init(
         root: URL,
         identityFile: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         keyring: any SecretStore = LibSecretStore(),
-        notify: @escaping @Sendable (String) -> Void = { _ in }
+        notify: @escaping @Sendable (TeamPublication) -> Void = { _ in }
     ) {
         self.root = root.standardizedFileURL
         self.environment = environment
@@ -66,7 +66,8 @@ public struct TeamStore: Sendable {
 
     /// Before the first push of a clone whose remote could not be reached when it was made: take
     /// the branch the remote's HEAD names (master, main…), so that a plain `git clone` checks out
-    /// the team store instead of warning that HEAD names a branch that does not exist.
+    /// the team store instead of warning that HEAD names a branch that does not exist. Asks the
+    /// remote without the store's lock (never call it under the lock), renames under it.
     func alignWithRemoteHead() {
         let branch = git.branch
         guard git.revision("origin/\(branch)") == nil, let remote = git.remoteURL,
@@ -74,37 +75,35 @@ public struct TeamStore: Sendable {
             heads.output.trimmed.isEmpty,
             let wanted = Self.defaultBranch(of: remote, environment: environment), wanted != branch
         else { return }
-        _ = try? git.run(["branch", "-m", branch, wanted])
-    }
-
-    /// Pushes what was just committed and says what became of it.
-    func publish(committed subject: String) -> String {
-        alignWithRemoteHead()
-        do {
-            if let complaint = try git.push() {
-                if complaint.contains("rejected") || complaint.contains("fetch first") {
-                    return
-                        "team store: committed \"\(subject)\"; the remote has changes this clone has not seen, so it was not pushed. Run `apnsctl team sync\(storeArgument)` to merge and push."
-                }
-                return
-                    "team store: committed \"\(subject)\" here only: the remote could not be reached (git: \(Git.words(complaint))). Run `apnsctl team sync\(storeArgument)` once it can."
-            }
-            // The remote's head is this clone's now: the head to find again at the next sync.
-            if let head = git.revision("HEAD"), let state = trust.loadState() {
-                var synced = state
-                synced.syncedHead = head
-                try? trust.save(synced)
-            }
-            return "team store: committed and pushed \"\(subject)\"."
-        } catch {
-            return "team store: committed \"\(subject)\" here only (\(UserFacing.describe(error)))."
+        _ = try? withStoreLock {
+            guard git.branch == branch else { return }
+            _ = try git.run(["branch", "-m", branch, wanted])
         }
     }
 
-    /// ` --store DIR` when this is not the default store, so that printed commands work as pasted.
-    var storeArgument: String {
-        CredentialStore.defaultRoot(environment: environment).standardizedFileURL.path == root.path
-            ? "" : " --store \(ShellWords.quote(root.path))"
+    /// Pushes what was just committed (`revision`, else HEAD) and says what became of it. It
+    /// waits on the network, so it runs without the store's lock (never call it under the lock:
+    /// it takes the lock for the moment it records the head pushed).
+    func publish(committed subject: String, revision: String? = nil) -> TeamPublication {
+        alignWithRemoteHead()
+        do {
+            let pushing = revision ?? git.revision("HEAD") ?? "HEAD"
+            if let complaint = try git.push(pushing) {
+                if complaint.contains("rejected") || complaint.contains("fetch first") {
+                    return .committedNotPushed(subject: subject, reason: .remoteAhead)
+                }
+                return .committedNotPushed(subject: subject, reason: .unreachable(detail: Git.words(complaint)))
+            }
+            // The remote's head is this commit now: the head to find again at the next sync.
+            try? withStoreLock {
+                guard var state = trust.loadState() else { return }
+                state.syncedHead = pushing
+                try trust.save(state)
+            }
+            return .pushed(subject: subject)
+        } catch {
+            return .committedNotPushed(subject: subject, reason: .failed(detail: UserFacing.describe(error)))
+        }
     }
 
     /// Runs `body` under the store's exclusive lock, the same one every store change takes.

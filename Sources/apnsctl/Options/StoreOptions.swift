@@ -46,8 +46,7 @@ struct StoreOptions: ParsableArguments {
         StoreOpener.open(
             root: CredentialStore.defaultRoot(explicit: store),
             identityFile: identity,
-            notify: { note in _ = writeAll(STDERR_FILENO, Array(TerminalSafe.filter(note + "\n", colours: false).utf8))
-            }
+            notify: { teamNote($0) }
         )
     }
 }

@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A remote that is slow to take a push (a bare repository whose pre-receive hook sleeps) keeps
+/// no other command of the store waiting: a change's push and a sync's push run after the store's
+/// lock is released, so the lock is free and `list` answers while git is still pushing.
+@Suite(
+    .serialized,
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct TeamSlowRemoteTests {
+    typealias Member = TeamStoreTests.Member
+
+    /// A command's result, filled in on the thread that runs it.
+    final class Outcome: @unchecked Sendable {
+        var result: CLI.Result?
+        var error: (any Error)?
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    static func inBackground(_ body: @escaping @Sendable () throws -> CLI.Result) -> Outcome {
+        let outcome = Outcome()
+        Thread.detachNewThread {
+            do { outcome.result = try body() } catch { outcome.error = error }
+            outcome.finished.signal()
+        }
+        return outcome
+    }
+
+    /// Waits up to `seconds` for `path` to exist.
+    static func waitFor(_ path: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: path) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    /// While the remote holds a push, the store's lock is free and the store answers.
+    static func expectStoreFreeDuringPush(_ alice: Member, markers: String, alias: String) throws {
+        #expect(waitFor(markers + ".started", seconds: 90), "the push never reached the remote")
+        let free = try CLI.runProgram("flock", ["--nonblock", "--exclusive", alice.store + "/.lock", "true"])
+        #expect(free.status == 0, "the store's lock is held while git pushes: \(free.stderr)")
+        let listed = try alice.run(["list"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains(alias), "\(listed.stdout)")
+        #expect(
+            !FileManager.default.fileExists(atPath: markers + ".done"),
+            "list answered only after the push had ended"
+        )
+    }
+
+    @Test func aSlowPushKeepsNoOtherCommandWaiting() throws {
+        let work = try TemporaryFolder()
+        let fixtures = try TemporaryFolder()
+        let bare = work.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
+        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+
+        // From here on, the remote takes 3 s to accept each push, saying when it starts and ends.
+        let markers = work.path("push")
+        let hook = bare + "/hooks/pre-receive"
+        try "#!/bin/sh\ncat >/dev/null\ntouch '\(markers).started'\nsleep 3\ntouch '\(markers).done'\n"
+            .write(toFile: hook, atomically: true, encoding: .utf8)
+        #expect(chmod(hook, 0o755) == 0)
+
+        // A change: committed under the lock, pushed after it.
+        let one = try TestPKI.mint(in: fixtures, name: "one", bundle: "com.example.slow-one", days: 300)
+        let importing = Self.inBackground { try alice.run(["import", one]) }
+        try Self.expectStoreFreeDuringPush(alice, markers: markers, alias: "com.example.slow-one-universal")
+        importing.finished.wait()
+        let imported = try #require(importing.result, "\(String(describing: importing.error))")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(
+            imported.stderr.contains("committed and pushed \"Import com.example.slow-one-universal"),
+            "\(imported.stderr)"
+        )
+
+        // A sync: its push (of a commit made while the remote was away) runs without the lock.
+        try FileManager.default.moveItem(atPath: bare, toPath: bare + ".away")
+        let two = try TestPKI.mint(in: fixtures, name: "two", bundle: "com.example.slow-two", days: 300)
+        let offline = try alice.run(["import", two])
+        #expect(offline.stderr.contains("here only"), "\(offline.stderr)")
+        try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
+        for suffix in [".started", ".done"] { try? FileManager.default.removeItem(atPath: markers + suffix) }
+        let syncing = Self.inBackground { try alice.run(["team", "sync"]) }
+        try Self.expectStoreFreeDuringPush(alice, markers: markers, alias: "com.example.slow-two-universal")
+        syncing.finished.wait()
+        let synced = try #require(syncing.result, "\(String(describing: syncing.error))")
+        #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
+        #expect(synced.stdout.contains("Pushed 1 commit(s)"), "\(synced.stdout)")
+        let log = try CLI.runProgram("git", ["-C", bare, "log", "--format=%s"]).stdout
+        #expect(log.contains("Import com.example.slow-two-universal"), "\(log)")
+    }
+}
