@@ -220,7 +220,7 @@ extension CredentialCheck {
                 .failed(
                     name: "orphaned secrets",
                     origin: "store",
-                    error: CredentialError(.secretStoreUnavailable, path: nil, UserFacing.describe(error))
+                    error: CredentialError.secretStoreUnavailable(UserFacing.describe(error))
                 )
             ]
         }
