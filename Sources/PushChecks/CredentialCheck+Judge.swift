@@ -61,7 +61,6 @@ public final class CheckJudge {
             }
         } catch let error as CredentialError {
             result = .failed(name: name, origin: reference.origin, error: error)
-            result.cause = error
         } catch {
             result = .failed(
                 name: name,
