@@ -259,7 +259,8 @@ public final class GatewayConnection: Sendable {
     }
 
     /// A failure on a connection through a proxy names the proxy and where it came from: before
-    /// the tunnel is open the failure is the proxy's, not the gateway's.
+    /// the tunnel is open the failure is the proxy's, not the gateway's. The error keeps its
+    /// subject and the place it was made.
     static func throughProxy(_ error: GatewayError, proxy: URL, origin: String?, phase: String) -> GatewayError {
         let name = proxyDisplay(proxy) ?? proxy.absoluteString
         let from = origin.map { " (from \($0))" } ?? ""
@@ -272,14 +273,22 @@ public final class GatewayConnection: Sendable {
                 "Through the proxy \(name)\(from): \(message)",
                 hint:
                     "Check the proxy's address, port and credentials\(from.isEmpty ? "" : ", set in \(origin!)"), or connect without the proxy.",
-                isRetryable: error.isRetryable
+                isRetryable: error.isRetryable,
+                path: error.path,
+                server: error.server,
+                file: error.file,
+                line: error.line
             )
         default:
             return GatewayError(
                 error.code,
                 error.message + " (connected through the proxy \(name)\(from))",
                 hint: error.hint,
-                isRetryable: error.isRetryable
+                isRetryable: error.isRetryable,
+                path: error.path,
+                server: error.server,
+                file: error.file,
+                line: error.line
             )
         }
     }

@@ -97,7 +97,9 @@ public struct TrustStore: Sendable {
                 hint: error.code == .caFileInvalid
                     ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt." : error.hint,
                 path: error.path,
-                server: error.server
+                server: error.server,
+                file: error.file,
+                line: error.line
             )
         }
     }
