@@ -157,18 +157,21 @@ extension GatewayConnection {
             return GatewayError.tlsUntrusted(
                 "The server's certificate chain is not trusted: \(outcome.detail ?? "no trusted root").",
                 hint:
-                    "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or trust that root explicitly. For a local gateway, trust the CA certificate it wrote."
+                    "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or trust that root explicitly. For a local gateway, trust the CA certificate it wrote.",
+                server: address
             )
         case .hostnameMismatch:
             return GatewayError.tlsHostnameMismatch(
                 "The server's certificate is not valid for \(host): \(outcome.detail ?? "the names differ").",
                 hint:
-                    "Connect with a name the certificate lists (for a local gateway: localhost or 127.0.0.1), or check that DNS or a proxy is not sending you elsewhere."
+                    "Connect with a name the certificate lists (for a local gateway: localhost or 127.0.0.1), or check that DNS or a proxy is not sending you elsewhere.",
+                server: address
             )
         case .expired:
             return GatewayError.tlsCertificateExpired(
                 "The server's certificate is not valid now: \(outcome.detail ?? "expired").",
-                hint: "Check this machine's clock; if it is right, the server's certificate must be renewed."
+                hint: "Check this machine's clock; if it is right, the server's certificate must be renewed.",
+                server: address
             )
         case .trusted, .notChecked:
             break
@@ -176,7 +179,8 @@ extension GatewayConnection {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             return GatewayError.tlsHostnameMismatch(
                 "The server's certificate is not valid for \(host).",
-                hint: "Connect with a name the certificate lists."
+                hint: "Connect with a name the certificate lists.",
+                server: address
             )
         }
         if let closed = error as? TLSObserver.ClosedDuringHandshake {
@@ -184,7 +188,8 @@ extension GatewayConnection {
                 "The server at \(address) closed the connection during the TLS handshake\(closed.detail.map { " (\($0))" } ?? "").",
                 hint:
                     "A server that requires a client certificate closes like this when it rejects ours; also check the port speaks TLS.",
-                isRetryable: true
+                isRetryable: true,
+                server: address
             )
         }
         if let ssl = error as? NIOSSLError {
@@ -193,12 +198,14 @@ extension GatewayConnection {
                 return GatewayError.tlsServerClosed(
                     "The server at \(address) closed the connection during the TLS handshake.",
                     hint: "A server that requires a client certificate closes like this when it rejects ours.",
-                    isRetryable: true
+                    isRetryable: true,
+                    server: address
                 )
             case .handshakeFailed(let inner):
                 return GatewayError.tlsHandshakeFailed(
                     "The TLS handshake with \(address) failed: \(UserFacing.describe(inner)).",
-                    hint: Self.handshakeHint(String(describing: inner))
+                    hint: Self.handshakeHint(String(describing: inner)),
+                    server: address
                 )
             default:
                 break
@@ -206,7 +213,8 @@ extension GatewayConnection {
         }
         return GatewayError.tlsHandshakeFailed(
             "The TLS handshake with \(address) failed: \(UserFacing.describe(error)).",
-            hint: Self.handshakeHint(String(describing: error))
+            hint: Self.handshakeHint(String(describing: error)),
+            server: address
         )
     }
 

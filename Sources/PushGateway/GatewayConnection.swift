@@ -252,10 +252,14 @@ public final class GatewayConnection: Sendable {
                     "The server at \(address) closed the connection \(when).",
                 hint:
                     "A busy or stopping server closes connections it cannot serve in time; connect again, and if it keeps happening check the server's own limits (handshake timeout, connection limit).",
-                isRetryable: true
+                isRetryable: true,
+                server: address
             )
         }
-        return GatewayError.connectFailed("Connecting to \(address) failed: \(UserFacing.describe(error)).")
+        return GatewayError.connectFailed(
+            "Connecting to \(address) failed: \(UserFacing.describe(error)).",
+            server: address
+        )
     }
 
     /// A failure on a connection through a proxy names the proxy and where it came from: before

@@ -45,7 +45,8 @@ enum Resolver {
             ServerTrustEvaluator.isIPAddress(host)
                 ? "\(host) is not an \(family.name) address, and only \(family.name) was asked for."
                 : "\(host) has no \(family.name) address (it resolves to \(others)), and only \(family.name) was asked for.",
-            hint: "Connect over \(family.other.name), or let both families be tried."
+            hint: "Connect over \(family.other.name), or let both families be tried.",
+            server: host
         )
     }
 
@@ -70,7 +71,8 @@ enum Resolver {
                         GatewayError.dnsTimeout(
                             "Resolving \(host) took longer than \(GatewayError.format(seconds)) s.",
                             hint: "Check the machine's DNS servers (/etc/resolv.conf).",
-                            isRetryable: true
+                            isRetryable: true,
+                            server: host
                         )
                     )
                 )

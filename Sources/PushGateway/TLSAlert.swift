@@ -61,7 +61,8 @@ enum TLSAlert: String, CaseIterable, Sendable {
         }
         return GatewayError.clientCertificateRejected(
             "The server at \(address) refused the client certificate (TLS alert \(rawValue)): \(what).",
-            hint: hint
+            hint: hint,
+            server: address
         )
     }
 

@@ -50,6 +50,9 @@ struct GatewayErrorFactoryTests {
         let closed = GatewayError.connectionClosed(message: "The server closed the connection.", isRetryable: true)
         #expect(closed.code == .connectionClosed)
         #expect(closed.isRetryable)
+        let handshake = GatewayError.tlsHandshakeFailed("The handshake failed.", server: "127.0.0.1:443")
+        #expect(handshake.subject == .server("127.0.0.1:443"))
+        #expect(try Self.json(handshake)["message"] == "The handshake failed.")
     }
 
     @Test func aFileTooLargeKeepsItsPathAndItsMessage() throws {
