@@ -8,7 +8,12 @@ import PushCore
 /// Neither ever contains a password or key material. Hints say what to do in words and never
 /// name a command-line option: a front end that has options maps ``code`` (and ``alias``) to
 /// its own wording.
-public struct CredentialError: ReportableError, CustomStringConvertible {
+///
+/// Made by static factories, one per code (`CredentialError.fileNotFound(path:)`,
+/// `.wrongPassword(path:_:hint:)`, `.aliasNotFound(_:_:hint:remedy:)`), which record where in the
+/// source the error was made: ``file`` and ``line``, shown by ``debugDescription`` and never in a
+/// message, a report or equality.
+public struct CredentialError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// The codes are ``ErrorCode``'s static members; those of credentials and the store are
     /// declared here (``ErrorCode/invalidTeamID``, ``ErrorCode/invalidKeyID`` and
     /// ``ErrorCode/writeFailed`` in PushCore).
@@ -26,14 +31,22 @@ public struct CredentialError: ReportableError, CustomStringConvertible {
     public let alias: String?
     /// What to do about it, as a value a front end renders (see ``Remedy``).
     public let remedy: Remedy?
+    /// The source file that made the error (`#fileID`), for reports of bugs, not for people.
+    public let file: String
+    /// The line of ``file`` that made the error.
+    public let line: UInt
 
+    /// An error of any code. Prefer the factories (`CredentialError.corrupt(path:_:hint:)`…):
+    /// they name the code once and are where each code's wording lives.
     public init(
         _ code: Code,
         path: String?,
         _ message: String,
         hint: String? = nil,
         alias: String? = nil,
-        remedy: Remedy? = nil
+        remedy: Remedy? = nil,
+        file: String = #fileID,
+        line: UInt = #line
     ) {
         self.code = code
         self.path = path
@@ -41,6 +54,8 @@ public struct CredentialError: ReportableError, CustomStringConvertible {
         self.hint = hint
         self.alias = alias
         self.remedy = remedy
+        self.file = file
+        self.line = line
     }
 
     /// A refusal of a request that is valid but would lose or weaken something (a rotation that
@@ -60,13 +75,21 @@ public struct CredentialError: ReportableError, CustomStringConvertible {
 
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> CredentialError {
-        CredentialError(code, path: path, message, hint: hint, alias: alias, remedy: remedy)
+        CredentialError(code, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
     }
 
     public var description: String {
         var text = path.map { "\($0): \(message)" } ?? message
         if let hint { text += "\n  hint: \(hint)" }
         return text
+    }
+
+    /// `code: statement [subject] (file:line)`, for logs and test failures.
+    public var debugDescription: String {
+        var text = "\(code): \(statement)"
+        if let alias { text += " [\(alias)]" }
+        if let hint { text += " hint: \(hint)" }
+        return text + " (\(file):\(line))"
     }
 }
 

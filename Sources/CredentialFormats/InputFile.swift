@@ -121,8 +121,7 @@ public enum InputFile {
         var status = stat()
         if fstat(descriptor, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFDIR {
-                throw CredentialError(
-                    .isDirectory,
+                throw CredentialError.isDirectory(
                     path: path,
                     "This is a folder, not a \(kind.name).",
                     hint: "Name the \(kind.name) inside it."
@@ -144,12 +143,7 @@ public enum InputFile {
             let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw CredentialError(
-                    .unreadable,
-                    path: path,
-                    "The file cannot be read (\(String(cString: strerror(errno)))).",
-                    hint: "Check its permissions (ls -l) and that it is not locked by another program."
-                )
+                throw CredentialError.unreadable(path: path, reason: String(cString: strerror(errno)))
             }
             if count == 0 { break }
             chunk.removeSubrange(count...)
@@ -196,8 +190,7 @@ public enum InputFile {
             size.map {
                 "This \(kind.name) is \(describe(size: $0)), more than the \(limit) apnsctl reads of a \(kind.name) (\(kind.reason))."
             } ?? "This \(kind.name) goes on past \(limit), the most apnsctl reads of a \(kind.name) (\(kind.reason))."
-        return CredentialError(
-            .tooLarge,
+        return CredentialError.fileTooLarge(
             path: path,
             message,
             hint: kind.advice
@@ -206,19 +199,9 @@ public enum InputFile {
 
     package static func openFailure(path: String, kind: InputKind, errno code: Int32) -> CredentialError {
         if code == ENOENT || code == ENOTDIR {
-            return CredentialError(
-                .fileNotFound,
-                path: path,
-                "No such file.",
-                hint: "Check the path; relative paths are taken from the current folder."
-            )
+            return CredentialError.fileNotFound(path: path)
         }
-        return CredentialError(
-            .unreadable,
-            path: path,
-            "The file cannot be read (\(String(cString: strerror(code)))).",
-            hint: "Check its permissions (ls -l) and that it is not locked by another program."
-        )
+        return CredentialError.unreadable(path: path, reason: String(cString: strerror(code)))
     }
 }
 

@@ -24,9 +24,7 @@ extension OpenSSL {
     }
 
     private static func generationFailed(_ detail: String) -> CredentialError {
-        CredentialError(
-            .writeFailed,
-            path: nil,
+        CredentialError.writeFailed(
             "OpenSSL could not make an RSA key (\(detail)).",
             hint: "Check that the OpenSSL 3 library is installed completely."
         )
@@ -105,9 +103,7 @@ extension OpenSSL {
             } ?? nil
         let errors = drainErrors()
         guard let der else {
-            throw CredentialError(
-                .writeFailed,
-                path: nil,
+            throw CredentialError.writeFailed(
                 "OpenSSL could not make the certificate signing request (\(errors.last?.text ?? "no detail"))."
             )
         }

@@ -24,9 +24,7 @@ extension PasswordSource {
     public static func environment(_ name: String, namedBy: String? = nil) -> PasswordSource {
         PasswordSource { _ in
             guard let raw = getenv(name) else {
-                throw CredentialError(
-                    .invalidArgument,
-                    path: nil,
+                throw CredentialError.invalidArgument(
                     "The environment variable \(name)\(namedBy.map { " named by \($0)" } ?? " that holds the password") is not set.",
                     hint: "Export it first, e.g. in CI from the job's secrets."
                 )
@@ -44,8 +42,7 @@ extension PasswordSource {
         PasswordSource { _ in
             let descriptor = InputFile.openForReading(path)
             guard descriptor >= 0 else {
-                throw CredentialError(
-                    .fileNotFound,
+                throw CredentialError.fileNotFound(
                     path: path,
                     "The password file\(namedBy.map { " named by \($0)" } ?? "") cannot be opened.",
                     hint: "Check the path and its permissions."
@@ -75,9 +72,7 @@ extension PasswordSource {
             let count = systemRead(descriptor, &byte, 1)
             if count < 0, errno == EINTR { continue }
             if count < 0 {
-                throw CredentialError(
-                    .unreadable,
-                    path: nil,
+                throw CredentialError.unreadable(
                     "The password cannot be read from \(what) (\(String(cString: strerror(errno)))).",
                     hint: "Give a file (not a folder) or a pipe that holds the password."
                 )
@@ -85,9 +80,7 @@ extension PasswordSource {
             if count == 0 || byte == 0x0A { break }
             bytes.append(byte)
             if bytes.count > 64 * 1024 {
-                throw CredentialError(
-                    .invalidArgument,
-                    path: nil,
+                throw CredentialError.invalidArgument(
                     "The password read from \(what) is longer than 64 KiB.",
                     hint: "Give only the password, on one line."
                 )

@@ -21,8 +21,7 @@ public enum PrivateFile {
     /// umask.
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool, mode: mode_t = 0o600) throws {
         if !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw CredentialError(
-                .fileExists,
+            throw CredentialError.fileExists(
                 path: path,
                 "The file exists; nothing was written.",
                 hint: "Choose another path, or allow overwriting it."
@@ -34,8 +33,7 @@ public enum PrivateFile {
         )
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CredentialError(
-                .writeFailed,
+            throw CredentialError.writeFailed(
                 path: path,
                 "Cannot create the file (\(String(cString: strerror(errno)))).",
                 hint: "Check that the folder exists and is writable."
@@ -55,8 +53,7 @@ public enum PrivateFile {
         close(fd)
         guard ok, rename(temporary.path, path) == 0 else {
             unlink(temporary.path)
-            throw CredentialError(
-                .writeFailed,
+            throw CredentialError.writeFailed(
                 path: path,
                 "Writing the file failed (\(String(cString: strerror(errno)))); the previous one, if any, is unchanged.",
                 hint: "Check free disk space and the folder's permissions."

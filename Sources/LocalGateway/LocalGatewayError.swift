@@ -5,7 +5,10 @@ import PushCore
 ///
 /// One struct with a code, like the other modules' errors: callers switch on ``code``; people
 /// read ``message`` and ``hint`` (in words: the command line adds its own options from the code).
-public struct LocalGatewayError: ReportableError, CustomStringConvertible {
+///
+/// Made by static factories, one per code (`LocalGatewayError.invalidRegistry(path:_:hint:)`…),
+/// which record where the error was made (``file``, ``line``: in ``debugDescription`` only).
+public struct LocalGatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// The codes are ``ErrorCode``'s static members; those of the local gateway are declared here.
     public typealias Code = ErrorCode
 
@@ -14,13 +17,30 @@ public struct LocalGatewayError: ReportableError, CustomStringConvertible {
     public let path: String?
     public let message: String
     public let hint: String?
+    /// The source file that made the error (`#fileID`), for reports of bugs, not for people.
+    public let file: String
+    /// The line of ``file`` that made the error.
+    public let line: UInt
 
-    public init(_ code: Code, path: String?, _ message: String, hint: String? = nil) {
+    /// An error of any code. Prefer the factories (`LocalGatewayError.cannotListen(path:_:hint:)`…).
+    public init(
+        _ code: Code,
+        path: String?,
+        _ message: String,
+        hint: String? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) {
         self.code = code
         self.path = path
         self.message = message
         self.hint = hint
+        self.file = file
+        self.line = line
     }
+
+    /// `code: description (file:line)`, for logs and test failures.
+    public var debugDescription: String { "\(code): \(description) (\(file):\(line))" }
 
     public var description: String { (path.map { "\($0): " } ?? "") + message + (hint.map { " \($0)" } ?? "") }
 

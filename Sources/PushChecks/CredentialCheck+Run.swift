@@ -199,7 +199,7 @@ extension CredentialCheck {
     /// Nil when another command removed the credential since the store was listed: it is no
     /// longer in the store, which is not a finding about it.
     static func stillStored(_ result: CheckResult) -> CheckResult? {
-        result.error?.code == CredentialError.Code.aliasNotFound.name ? nil : result
+        result.cause?.code == .aliasNotFound ? nil : result
     }
 
     /// The store's orphaned secrets, when its keys are read: each a result with a finding.
@@ -212,15 +212,13 @@ extension CredentialCheck {
             // (secret_unverified): one more "could not check" entry would only repeat it.
             return []
         } catch let error as CredentialError {
-            var result = CheckResult.failed(name: "orphaned secrets", origin: "store", error: error)
-            result.cause = error
-            return [result]
+            return [CheckResult.failed(name: "orphaned secrets", origin: "store", error: error)]
         } catch {
             return [
                 .failed(
                     name: "orphaned secrets",
                     origin: "store",
-                    error: CredentialError(.secretStoreUnavailable, path: nil, UserFacing.describe(error))
+                    error: CredentialError.secretStoreUnavailable(UserFacing.describe(error))
                 )
             ]
         }

@@ -8,9 +8,10 @@ extension CredentialCheck {
         var result = CheckResult.failed(
             name: "\(item.alias) (orphaned secret)",
             origin: "store",
-            error: CredentialError(.storeError, path: nil, "")
+            error: CredentialError.storeError("")
         )
         result.error = nil
+        result.cause = nil
         result.kind = item.kind == .tokenKey ? .tokenKey : .certificate
         result.sha256 = item.kind == .tokenKey ? nil : item.identifier
         result.keyID = item.kind == .tokenKey ? item.identifier : nil
@@ -33,9 +34,10 @@ extension CredentialCheck {
         var result = CheckResult.failed(
             name: "\((path as NSString).lastPathComponent) (unaccounted file)",
             origin: "store",
-            error: CredentialError(.storeError, path: nil, "")
+            error: CredentialError.storeError("")
         )
         result.error = nil
+        result.cause = nil
         result.findings = [
             Finding(
                 code: .unaccountedFile,

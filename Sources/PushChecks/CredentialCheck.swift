@@ -40,11 +40,12 @@ public struct CheckResult: Encodable, Sendable {
     public var curve: String?
     public var publicKeySha256: String?
     public var findings: [Finding]
-    /// Set when the credential could not be checked at all.
+    /// Set when the credential could not be checked at all: the JSON shape of ``cause``.
     public var error: ReportedError?
     /// A certificate's names and validity for the metrics (not in the JSON report).
     public var x509: X509Names? = nil
-    /// The error behind ``error``, so that a front end can word its own hint (not in the JSON report).
+    /// The error behind ``error``, typed: what a program decides on (by its code, never by
+    /// ``error``'s text) and what a front end words its own hint from (not in the JSON report).
     public var cause: CredentialError? = nil
     /// The topic the credential was judged against, when one was asked about (not in the JSON report).
     public var expectedTopic: String? = nil
@@ -85,7 +86,7 @@ public struct CheckResult: Encodable, Sendable {
 
     /// A credential that could not be checked.
     public static func failed(name: String, origin: String, error: CredentialError) -> CheckResult {
-        CheckResult(
+        var result = CheckResult(
             name: name,
             origin: origin,
             topics: [],
@@ -93,6 +94,8 @@ public struct CheckResult: Encodable, Sendable {
             findings: [],
             error: ReportedError(code: error.code.name, message: error.message, hint: error.hint)
         )
+        result.cause = error
+        return result
     }
 }
 

@@ -13,10 +13,8 @@ extension PreflightReport {
         if connectionError != nil || authCheck?.verdict == .inconclusive { return .couldNotCheck }
         // A credential that is not there (a mistyped alias or path) or a Secret Service that
         // cannot answer was not checked: exit 2, as every other command says of it.
-        let notChecked: [CredentialError.Code] = [
-            .secretStoreUnavailable, .secretStoreLocked, .aliasNotFound, .fileNotFound,
-        ]
-        if let code = error?.code, notChecked.contains(where: { $0.name == code }) {
+        let notChecked: Set<ErrorCode> = [.secretStoreUnavailable, .secretStoreLocked, .aliasNotFound, .fileNotFound]
+        if let code = cause?.code, notChecked.contains(code) {
             return .couldNotCheck
         }
         return .unfit

@@ -75,9 +75,8 @@ extension PreflightCheck {
         case .apps(let topics):
             let stored = try store.list()
             if stored.isEmpty {
-                throw CredentialError(
-                    .aliasNotFound,
-                    path: nil,
+                throw CredentialError.aliasNotFound(
+                    nil,
                     "There is no credential to check: the store is empty and none was named.",
                     hint: "Import a credential, or name credential files.",
                     remedy: .importCredential(file: nil)

@@ -58,6 +58,7 @@ public struct PreflightCheck: Sendable {
         } catch {
             var report = PreflightReport(credential: name)
             report.error = Self.reported(error)
+            report.cause = error as? any ReportableError
             return report
         }
     }
@@ -79,6 +80,7 @@ public struct PreflightCheck: Sendable {
             plan = try settings.configuration(for: credential, environment: environment)
         } catch {
             report.error = Self.reported(error)
+            report.cause = error as? any ReportableError
             return report
         }
         let (outcome, fallback) = await probe(credential, configuration: plan.configuration, topic: topic)
@@ -88,6 +90,7 @@ public struct PreflightCheck: Sendable {
         if let error = outcome.error {
             report.connectionError = error
             report.error = error.reported
+            report.cause = error
         }
         report.ready = outcome.verdict == .accepted && !report.findings.contains(where: Self.isBlocking)
         return report
@@ -104,7 +107,11 @@ public struct PreflightReport: Encodable, Sendable {
     public var handshake: HandshakeReport?
     public var authCheck: AuthCheck?
     /// Why it could not be checked: the credential could not be loaded, or the gateway not reached.
+    /// The JSON shape of ``cause``.
     public var error: ReportedError?
+    /// The error behind ``error``, typed, with its subject: what a program decides on (by its
+    /// code, never by ``error``'s text). Not in the JSON report.
+    public var cause: (any ReportableError)?
     /// When the gateway could not be reached: the error (``error`` is its message and hint).
     public var connectionError: GatewayError?
     /// True when the credential came from the store (``credential`` is then its alias).

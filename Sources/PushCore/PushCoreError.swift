@@ -7,20 +7,34 @@ import Foundation
 /// One struct with a code, as swift-certificates does: callers switch on ``code``; people read
 /// ``message`` (what was wrong) and ``hint`` (what to do, in words: never a command-line flag,
 /// which the command-line tool adds itself from the code). Neither contains key material.
-public struct PushCoreError: ReportableError, CustomStringConvertible {
+///
+/// Made by static factories, one per code (`PushCoreError.invalidDeviceToken(_:hint:)`…), which
+/// record where the error was made (``file``, ``line``: in ``debugDescription`` only).
+public struct PushCoreError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// The codes are ``ErrorCode``'s static members; those of the APNs vocabulary are declared here.
     public typealias Code = ErrorCode
 
     public let code: Code
     public let message: String
     public let hint: String?
-    public init(_ code: Code, _ message: String, hint: String? = nil) {
+    /// The source file that made the error (`#fileID`), for reports of bugs, not for people.
+    public let file: String
+    /// The line of ``file`` that made the error.
+    public let line: UInt
+
+    /// An error of any code. Prefer the factories (`PushCoreError.invalidTime(_:hint:)`…).
+    public init(_ code: Code, _ message: String, hint: String? = nil, file: String = #fileID, line: UInt = #line) {
         self.code = code
         self.message = message
         self.hint = hint
+        self.file = file
+        self.line = line
     }
 
     public var description: String { hint.map { "\(message) \($0)" } ?? message }
+
+    /// `code: message hint (file:line)`, for logs and test failures.
+    public var debugDescription: String { "\(code): \(description) (\(file):\(line))" }
 
     /// A time, Live Activity or channel ID that cannot be sent is what was asked, not a failure
     /// to check.

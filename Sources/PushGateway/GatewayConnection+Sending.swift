@@ -14,7 +14,7 @@ extension GatewayConnection {
         do {
             try notification.validate()
         } catch let error as PushCoreError {
-            throw GatewayError(.invalidNotification, error.message, hint: error.hint)
+            throw GatewayError.invalidNotification(error.message, hint: error.hint)
         }
         let encoder = RequestEncoder(template: notification.template, authority: authority)
         try await prepareToken()
@@ -53,8 +53,7 @@ extension GatewayConnection {
         do {
             return try tokens.token()
         } catch {
-            throw GatewayError(
-                .invalidCredential,
+            throw GatewayError.invalidCredential(
                 "The provider token cannot be signed.",
                 hint: "Check the .p8 key file is an EC P-256 key."
             )
@@ -74,7 +73,7 @@ extension GatewayConnection {
             if closed, let detail = state.withLockedValue({ $0.closeDetail }) {
                 throw GatewayError.connectionClosed(detail)
             }
-            throw GatewayError.notConnected
+            throw GatewayError.notConnected()
         }
         let request = StreamRequest(
             headers: HPACKHeaders(encoded: headers),

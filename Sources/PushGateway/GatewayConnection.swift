@@ -148,9 +148,9 @@ public final class GatewayConnection: Sendable {
             return state.connectStarted || state.isClosed
         }
         guard !alreadyStarted else {
-            throw GatewayError(
-                .notConnected,
-                "This connection was already used; a GatewayConnection connects once.",
+            throw GatewayError.notConnected(
+                message:
+                    "This connection was already used; a GatewayConnection connects once.",
                 hint: "Make a new GatewayConnection to connect again."
             )
         }
@@ -248,19 +248,24 @@ public final class GatewayConnection: Sendable {
                 case "http2": "right after the TLS handshake, before HTTP/2 started"
                 default: "while connecting"
                 }
-            return GatewayError(
-                .connectionClosed,
-                "The server at \(address) closed the connection \(when).",
+            return GatewayError.connectionClosed(
+                message:
+                    "The server at \(address) closed the connection \(when).",
                 hint:
                     "A busy or stopping server closes connections it cannot serve in time; connect again, and if it keeps happening check the server's own limits (handshake timeout, connection limit).",
-                isRetryable: true
+                isRetryable: true,
+                server: address
             )
         }
-        return GatewayError(.connectFailed, "Connecting to \(address) failed: \(UserFacing.describe(error)).")
+        return GatewayError.connectFailed(
+            "Connecting to \(address) failed: \(UserFacing.describe(error)).",
+            server: address
+        )
     }
 
     /// A failure on a connection through a proxy names the proxy and where it came from: before
-    /// the tunnel is open the failure is the proxy's, not the gateway's.
+    /// the tunnel is open the failure is the proxy's, not the gateway's. The error keeps its
+    /// subject and the place it was made.
     static func throughProxy(_ error: GatewayError, proxy: URL, origin: String?, phase: String) -> GatewayError {
         let name = proxyDisplay(proxy) ?? proxy.absoluteString
         let from = origin.map { " (from \($0))" } ?? ""
@@ -273,14 +278,22 @@ public final class GatewayConnection: Sendable {
                 "Through the proxy \(name)\(from): \(message)",
                 hint:
                     "Check the proxy's address, port and credentials\(from.isEmpty ? "" : ", set in \(origin!)"), or connect without the proxy.",
-                isRetryable: error.isRetryable
+                isRetryable: error.isRetryable,
+                path: error.path,
+                server: error.server,
+                file: error.file,
+                line: error.line
             )
         default:
             return GatewayError(
                 error.code,
                 error.message + " (connected through the proxy \(name)\(from))",
                 hint: error.hint,
-                isRetryable: error.isRetryable
+                isRetryable: error.isRetryable,
+                path: error.path,
+                server: error.server,
+                file: error.file,
+                line: error.line
             )
         }
     }

@@ -8,7 +8,11 @@ import PushCore
 /// contains a private key, a JWT or a password. Hints say what to do in words, never naming a
 /// command-line option: a front end maps ``code`` to its own wording. A rejected notification is *not* an error: it
 /// is a ``PushResponse`` with a non-200 status.
-public struct GatewayError: ReportableError, CustomStringConvertible {
+///
+/// Made by static factories, one per code (`GatewayError.connectionRefused(_:)`,
+/// `.tlsUntrusted(_:hint:)`…), which record where the error was made (``file``, ``line``: in
+/// ``debugDescription`` only, never in a message, a report or equality).
+public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// The codes are ``ErrorCode``'s static members; those of connections are declared here
     /// (``ErrorCode/fileTooLarge`` in CredentialFormats, ``ErrorCode/invalidNotification`` in PushCore).
     public typealias Code = ErrorCode
@@ -26,14 +30,29 @@ public struct GatewayError: ReportableError, CustomStringConvertible {
     public let isRetryable: Bool
     /// What to do about it, as a value a front end renders (see ``Remedy``).
     public let remedy: Remedy?
+    /// The file the error is about (a CA bundle), when there is one: a person reads it before
+    /// the message (``statement``).
+    public let path: String?
+    /// The server the error is about (`host:port`), when the error says which.
+    public let server: String?
+    /// The source file that made the error (`#fileID`), for reports of bugs, not for people.
+    public let file: String
+    /// The line of ``file`` that made the error.
+    public let line: UInt
 
+    /// An error of any code. Prefer the factories (`GatewayError.tlsUntrusted(_:hint:)`…): they
+    /// name the code once and are where each code's wording lives.
     public init(
         _ code: Code,
         _ message: String,
         hint: String? = nil,
         goAway: GoAwayInfo? = nil,
         isRetryable: Bool = false,
-        remedy: Remedy? = nil
+        remedy: Remedy? = nil,
+        path: String? = nil,
+        server: String? = nil,
+        file: String = #fileID,
+        line: UInt = #line
     ) {
         self.code = code
         self.message = message
@@ -41,7 +60,14 @@ public struct GatewayError: ReportableError, CustomStringConvertible {
         self.goAway = goAway
         self.isRetryable = isRetryable
         self.remedy = remedy
+        self.path = path
+        self.server = server
+        self.file = file
+        self.line = line
     }
+
+    /// The file when there is one, else the server.
+    public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? server.map(ErrorSubject.server) }
 
     /// A server that refused the client certificate is a finding about the credential; a proxy
     /// scheme that is not spoken is a setting to change, wherever it came from.
@@ -55,13 +81,32 @@ public struct GatewayError: ReportableError, CustomStringConvertible {
 
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> GatewayError {
-        GatewayError(code, message, hint: hint, goAway: goAway, isRetryable: isRetryable, remedy: remedy)
+        GatewayError(
+            code,
+            message,
+            hint: hint,
+            goAway: goAway,
+            isRetryable: isRetryable,
+            remedy: remedy,
+            path: path,
+            server: server,
+            file: file,
+            line: line
+        )
     }
 
     public var description: String {
-        var text = "\(message)"
+        var text = statement
         if let hint { text += "\n  hint: \(hint)" }
         return text
+    }
+
+    /// `code: statement [subject] (file:line)`, for logs and test failures.
+    public var debugDescription: String {
+        var text = "\(code): \(statement)"
+        if let server { text += " [\(server)]" }
+        if let hint { text += " hint: \(hint)" }
+        return text + " (\(file):\(line))"
     }
 
     /// What GOAWAY said: the last stream the server processed and its reason.
@@ -88,88 +133,156 @@ public struct GatewayError: ReportableError, CustomStringConvertible {
 
     // MARK: The common errors, with their messages and hints in one place.
 
-    public static func dnsFailed(host: String, detail: String) -> GatewayError {
+    public static func dnsFailed(
+        host: String,
+        detail: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .dnsFailed,
             "\(host) does not resolve (\(detail)).",
             hint: "Check the host name and the machine's DNS (for example: getent hosts \(host)).",
-            isRetryable: true
+            isRetryable: true,
+            server: host,
+            file: file,
+            line: line
         )
     }
 
-    public static func connectionRefused(_ address: String) -> GatewayError {
+    public static func connectionRefused(
+        _ address: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .connectionRefused,
             "Connection refused by \(address): nothing listens on that port.",
             hint: "Check the port (APNs uses 443 or 2197) and, for a local gateway, that it is running.",
-            isRetryable: true
+            isRetryable: true,
+            server: address,
+            file: file,
+            line: line
         )
     }
 
-    public static func connectTimeout(_ address: String, seconds: Double) -> GatewayError {
+    public static func connectTimeout(
+        _ address: String,
+        seconds: Double,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .connectTimeout,
             "No TCP connection to \(address) within \(format(seconds)) s.",
             hint: "A firewall may be dropping the packets; try port 2197, which APNs also serves, or an HTTPS proxy.",
-            isRetryable: true
+            isRetryable: true,
+            server: address,
+            file: file,
+            line: line
         )
     }
 
-    public static func tlsTimeout(_ address: String, seconds: Double) -> GatewayError {
+    public static func tlsTimeout(
+        _ address: String,
+        seconds: Double,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .tlsTimeout,
             "The TLS handshake with \(address) did not finish within \(format(seconds)) s: the server accepted the connection but did not answer.",
             hint: "Something other than a TLS server may be listening there, or a middlebox is holding the connection.",
-            isRetryable: true
+            isRetryable: true,
+            server: address,
+            file: file,
+            line: line
         )
     }
 
-    public static func http2Timeout(_ address: String, seconds: Double) -> GatewayError {
+    public static func http2Timeout(
+        _ address: String,
+        seconds: Double,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .http2Timeout,
             "The server at \(address) finished TLS but sent no HTTP/2 SETTINGS within \(format(seconds)) s.",
             hint: "The server may not speak HTTP/2; APNs always does.",
-            isRetryable: true
+            isRetryable: true,
+            server: address,
+            file: file,
+            line: line
         )
     }
 
-    public static func alpnRejected(_ protocolName: String) -> GatewayError {
+    public static func alpnRejected(
+        _ protocolName: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .alpnRejected,
             "The server chose the application protocol \"\(protocolName)\" instead of h2 (HTTP/2).",
-            hint: "This is not an APNs endpoint: APNs speaks only HTTP/2."
+            hint: "This is not an APNs endpoint: APNs speaks only HTTP/2.",
+            file: file,
+            line: line
         )
     }
 
-    public static func connectionClosed(_ detail: String) -> GatewayError {
+    public static func connectionClosed(
+        _ detail: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .connectionClosed,
             "The connection closed \(detail).",
             hint: "APNs closes connections after some errors and when idle; connect again.",
-            isRetryable: true
+            isRetryable: true,
+            file: file,
+            line: line
         )
     }
 
     /// The connection ended after the request was written and before its answer.
-    public static func answerLost(_ detail: String) -> GatewayError {
+    public static func answerLost(
+        _ detail: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .answerLost,
             "The connection closed \(detail), after the notification was sent and before APNs answered: it may have been delivered.",
             hint: "Check on the device before sending it again; sending again may deliver it twice.",
-            isRetryable: false
+            isRetryable: false,
+            file: file,
+            line: line
         )
     }
 
-    public static func requestTimeout(seconds: Double) -> GatewayError {
+    public static func requestTimeout(
+        seconds: Double,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .requestTimeout,
             "No answer within \(format(seconds)) s.",
             hint: "The notification may or may not have been delivered; APNs normally answers in well under a second.",
-            isRetryable: false
+            isRetryable: false,
+            file: file,
+            line: line
         )
     }
 
-    public static func goAway(_ info: GoAwayInfo, processed: Bool) -> GatewayError {
+    public static func goAway(
+        _ info: GoAwayInfo,
+        processed: Bool,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         let closed = info.closedConnectionText
         let message =
             processed
@@ -182,23 +295,35 @@ public struct GatewayError: ReportableError, CustomStringConvertible {
                 ? "Do not resend blindly: the server says it processed it."
                 : "Send it again on a new connection.",
             goAway: info,
-            isRetryable: !processed
+            isRetryable: !processed,
+            file: file,
+            line: line
         )
     }
 
-    public static func proxyFailed(_ detail: String) -> GatewayError {
+    public static func proxyFailed(
+        _ detail: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> GatewayError {
         GatewayError(
             .proxyFailed,
             "The proxy did not open a tunnel: \(detail).",
-            hint: "Check the proxy's host, port and credentials, and that it allows CONNECT to port 443 or 2197."
+            hint: "Check the proxy's host, port and credentials, and that it allows CONNECT to port 443 or 2197.",
+            file: file,
+            line: line
         )
     }
 
-    public static let notConnected = GatewayError(
-        .notConnected,
-        "The connection is not open.",
-        hint: "Call connect() first, or make a new connection after close()."
-    )
+    public static func notConnected(file: String = #fileID, line: UInt = #line) -> GatewayError {
+        GatewayError(
+            .notConnected,
+            "The connection is not open.",
+            hint: "Call connect() first, or make a new connection after close().",
+            file: file,
+            line: line
+        )
+    }
 
     static func format(_ seconds: Double) -> String {
         String(format: seconds < 10 ? "%.1f" : "%.0f", seconds)

@@ -227,10 +227,9 @@ final class ServerTrustEvaluator: Sendable {
                 data = try InputFile.read(path: path, kind: .caBundle)
             } catch let error as CredentialError where error.code == .tooLarge {
                 // A gateway error, so that the connection's report carries it as it is.
-                throw GatewayError(.fileTooLarge, "\(path): \(error.message)", hint: error.hint)
+                throw GatewayError.fileTooLarge(path: path, error.message, hint: error.hint)
             } catch {
-                throw GatewayError(
-                    .caFileUnreadable,
+                throw GatewayError.caFileUnreadable(
                     "\(path): the CA file cannot be read.",
                     hint: "Check the CA file's path and permissions."
                 )
@@ -246,16 +245,14 @@ final class ServerTrustEvaluator: Sendable {
                     certificates.append(try Certificate(derEncoded: [UInt8](data)))
                 }
             } catch {
-                throw GatewayError(
-                    .caFileInvalid,
+                throw GatewayError.caFileInvalid(
                     "\(path): the CA file holds no readable certificate (\(UserFacing.describe(error))).",
                     hint:
                         "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the CA a local gateway writes out."
                 )
             }
             if certificates.isEmpty {
-                throw GatewayError(
-                    .caFileInvalid,
+                throw GatewayError.caFileInvalid(
                     "\(path): the CA file holds no certificate.",
                     hint: "Give a PEM certificate file."
                 )

@@ -68,10 +68,9 @@ public struct TrustStore: Sendable {
         do {
             data = try InputFile.read(path: path, kind: .caBundle)
         } catch let error as CredentialError where error.code == .tooLarge {
-            throw GatewayError(.fileTooLarge, "\(path): \(error.message)", hint: error.hint)
+            throw GatewayError.fileTooLarge(path: path, error.message, hint: error.hint)
         } catch {
-            throw GatewayError(
-                .caFileUnreadable,
+            throw GatewayError.caFileUnreadable(
                 "\(path): the CA bundle cannot be read.",
                 hint: "Check the CA bundle's path and permissions."
             )
@@ -79,8 +78,7 @@ public struct TrustStore: Sendable {
         let documents = try? PEMDocument.parseMultiple(pemString: String(decoding: data, as: UTF8.self))
             .filter { $0.discriminator == "CERTIFICATE" }
         guard let documents, !documents.isEmpty else {
-            throw GatewayError(
-                .caFileInvalid,
+            throw GatewayError.caFileInvalid(
                 "\(path): the CA bundle holds no readable certificate.",
                 hint: "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt."
             )
@@ -97,7 +95,11 @@ public struct TrustStore: Sendable {
                 error.code,
                 error.message.replacingOccurrences(of: "the CA file", with: "the CA bundle"),
                 hint: error.code == .caFileInvalid
-                    ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt." : error.hint
+                    ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt." : error.hint,
+                path: error.path,
+                server: error.server,
+                file: error.file,
+                line: error.line
             )
         }
     }

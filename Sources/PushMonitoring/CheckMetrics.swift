@@ -77,7 +77,7 @@ public enum CheckMetrics {
     /// A secret the Secret Service answered it does not have is a finding about the credential (it
     /// cannot be used until imported again), not a check that could not be made.
     static func secretMissing(_ result: CheckResult) -> Bool {
-        result.error?.code == CredentialError.Code.secretNotFound.name
+        result.cause?.code == .secretNotFound
     }
 
     /// The environment label: one environment, `both`, or `unknown` when nothing says.

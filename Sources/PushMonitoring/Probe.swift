@@ -187,7 +187,7 @@ public actor ProbeService {
         } catch let error as any ReportableError {
             result.setupError = ReportedError(error)
         } catch {
-            result.setupError = ReportedError(code: "setup_failed", message: UserFacing.describe(error))
+            result.setupError = ReportedError(code: ErrorCode.setupFailed.rawValue, message: UserFacing.describe(error))
         }
         let elapsed = ContinuousClock.now - clock
         result.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -207,4 +207,9 @@ public actor ProbeService {
             } ?? ""
         return "\(target): \(check.verdict)\(auth)"
     }
+}
+
+extension ErrorCode {
+    /// A probe could not be set up for a reason no module has a code for (its message says which).
+    public static let setupFailed = ErrorCode("setup_failed")
 }

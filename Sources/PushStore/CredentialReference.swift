@@ -20,14 +20,12 @@ public enum CredentialReference: Sendable {
         if InputFile.exists(argument) { return .file(argument) }
         if let stored = try store.credential(named: argument) { return .stored(stored) }
         let known = (try? store.list().map(\.alias)) ?? []
-        throw CredentialError(
-            .aliasNotFound,
-            path: nil,
+        throw CredentialError.aliasNotFound(
+            argument,
             "\(argument) is neither a file nor a credential in the store at \(store.path).",
             hint: known.isEmpty
                 ? "Name a .p12/.pem file, or import the credential into the store first."
-                : "Stored credentials: \(known.joined(separator: ", ")).",
-            alias: argument
+                : "Stored credentials: \(known.joined(separator: ", "))."
         )
     }
 

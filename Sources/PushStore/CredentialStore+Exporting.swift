@@ -42,6 +42,19 @@ extension ErrorCode {
     public static let notExportable = ErrorCode("not_exportable")
 }
 
+extension CredentialError {
+    /// ``ErrorCode/notExportable`` (`not_exportable`), in the words of the call site.
+    public static func notExportable(
+        _ message: String,
+        hint: String? = nil,
+        alias: String? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> CredentialError {
+        CredentialError(.notExportable, path: nil, message, hint: hint, alias: alias, file: file, line: line)
+    }
+}
+
 extension CredentialStore {
     /// The stored credential `alias` as a file for other tools (curl, apns2, Houston, Pushy…):
     /// a certificate with its key as PEM or as a new PKCS#12, a token key as its .p8 PEM.
@@ -54,12 +67,10 @@ extension CredentialStore {
     /// store's shared lock, as ``identity(of:)`` and ``tokenKey(of:)`` read it.
     public func export(named alias: String, as format: ExportFormat) throws -> ExportedCredential {
         guard let credential = try credential(named: alias) else {
-            throw CredentialError(
-                .aliasNotFound,
-                path: nil,
+            throw CredentialError.aliasNotFound(
+                alias,
                 "No credential named \(alias) in the store at \(path).",
-                hint: "List the store's credentials to see their aliases.",
-                alias: alias
+                hint: "List the store's credentials to see their aliases."
             )
         }
         let contents: [UInt8]
@@ -76,9 +87,7 @@ extension CredentialStore {
             }
             contents = Array(PEMWriter.privateKey(try tokenKey(of: credential).pkcs8).utf8)
         case (.tokenKey, .pkcs12):
-            throw CredentialError(
-                .notExportable,
-                path: nil,
+            throw CredentialError.notExportable(
                 "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
                 hint: "Export it as PEM to get the .p8 key.",
                 alias: credential.alias
@@ -92,9 +101,7 @@ extension CredentialStore {
             let identity = try identity(of: credential)
             let key = try Self.exportableKey(of: identity, alias: credential.alias)
             guard let password = try newPassword(PasswordRequest(path: credential.alias, what: "new PKCS#12")) else {
-                throw CredentialError(
-                    .passwordRequired,
-                    path: nil,
+                throw CredentialError.passwordRequired(
                     "No password was given for the new bundle.",
                     hint: nil,
                     alias: credential.alias
@@ -116,9 +123,7 @@ extension CredentialStore {
     /// means the secret was changed outside the store: said so, never a crash.
     private static func exportableKey(of identity: CredentialFile, alias: String) throws -> SecretBytes {
         guard let key = identity.privateKeyPKCS8 else {
-            throw CredentialError(
-                .noPrivateKey,
-                path: nil,
+            throw CredentialError.noPrivateKey(
                 "The stored \(alias) has a certificate but no private key, so it cannot be exported with its key.",
                 hint: "Remove it from the store and import the certificate again together with its key.",
                 alias: alias

@@ -10,16 +10,14 @@ extension CredentialStore {
         let window =
             "valid \(MessageDate.day(certificate.notBefore)) to \(MessageDate.day(certificate.notAfter))"
         if certificate.notAfter <= now {
-            throw CredentialError(
-                .outsideValidity,
+            throw CredentialError.outsideValidity(
                 path: file.path,
                 "This certificate expired on \(MessageDate.day(certificate.notAfter)) (\(window); today is \(MessageDate.day(now))), so APNs would refuse it; nothing was imported.",
                 hint: "Create a new certificate in the Apple Developer portal and import that one."
             )
         }
         if certificate.notBefore > now {
-            throw CredentialError(
-                .outsideValidity,
+            throw CredentialError.outsideValidity(
                 path: file.path,
                 "This certificate is not valid until \(MessageDate.day(certificate.notBefore)) (\(window); today is \(MessageDate.day(now))), so APNs would refuse it for now; nothing was imported.",
                 hint: "Check this machine's clock, or import it once it is valid."
@@ -32,8 +30,7 @@ extension CredentialStore {
     static func refuseShorterExpiry(_ file: CredentialFile, replacing old: StoredCredential) throws {
         let new = file.certificate.notAfter
         guard old.kind == .certificate, let oldExpiry = old.notAfter, new < oldExpiry else { return }
-        throw CredentialError(
-            .expiresSooner,
+        throw CredentialError.expiresSooner(
             path: file.path,
             "This certificate expires on \(MessageDate.day(new)), sooner than \(old.alias), which it would replace and which expires on \(MessageDate.day(oldExpiry)); nothing changed.",
             hint: "Check that this is the newer certificate; to replace it all the same, say so explicitly.",
@@ -62,8 +59,7 @@ extension CredentialStore {
         if !lostTopics.isEmpty {
             lost.append("it does not cover \(lostTopics.joined(separator: ", ")), which \(old.alias) covers")
         }
-        throw CredentialError(
-            .narrowerCoverage,
+        throw CredentialError.narrowerCoverage(
             path: file.path,
             "This certificate would replace \(old.alias), but \(lost.joined(separator: "; and ")); nothing changed.",
             hint: "Check that this is the right certificate; to replace it all the same, say so explicitly.",
@@ -95,17 +91,13 @@ extension CredentialStore {
         _ changes: TokenKeyChanges
     ) throws -> (before: StoredCredential, after: StoredCredential) {
         if let teamID = changes.teamID, !ProviderKey.isIdentifier(teamID) {
-            throw CredentialError(
-                .invalidTeamID,
-                path: nil,
+            throw CredentialError.invalidTeamID(
                 "The team ID \"\(teamID)\" is not 10 upper-case letters and digits; nothing changed.",
                 hint: "Copy the team ID from the Apple Developer portal (Membership details)."
             )
         }
         for topic in changes.topics ?? [] where topic.isEmpty || topic.contains(where: \.isWhitespace) {
-            throw CredentialError(
-                .invalidArgument,
-                path: nil,
+            throw CredentialError.invalidArgument(
                 "The topic \"\(topic)\" is not a bundle ID; nothing changed.",
                 hint: "Give bundle IDs such as com.example.app."
             )
@@ -116,9 +108,7 @@ extension CredentialStore {
             }
             let before = index.credentials[position]
             guard before.kind == .tokenKey else {
-                throw CredentialError(
-                    .notATokenKey,
-                    path: nil,
+                throw CredentialError.notATokenKey(
                     "\(alias) is a certificate: its topics, environments and team come from the certificate itself and cannot be edited; nothing changed.",
                     hint: "To change them, import a new certificate as its replacement.",
                     alias: alias

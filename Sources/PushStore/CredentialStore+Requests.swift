@@ -32,8 +32,7 @@ extension CredentialStore {
         try subject.validate()
         if let requested { try Self.validateAlias(requested) }
         if FileManager.default.fileExists(atPath: path) {
-            throw CredentialError(
-                .fileExists,
+            throw CredentialError.fileExists(
                 path: path,
                 "The file exists; nothing was written and no key was made.",
                 hint: "Choose another file name for the request."
@@ -57,9 +56,7 @@ extension CredentialStore {
             if index.credentials.contains(where: { $0.alias == alias })
                 || (index.requests ?? []).contains(where: { $0.alias == alias })
             {
-                throw CredentialError(
-                    .aliasTaken,
-                    path: nil,
+                throw CredentialError.aliasTaken(
                     "The store at \(self.path) already has something named \(alias); nothing was written.",
                     hint: "Choose another alias, or leave it out to get one made from the key."
                 )
@@ -104,8 +101,7 @@ extension CredentialStore {
                         force: force
                     )
                 } catch let error as CredentialError where error.code == .sameAppStored && error.alias == holder {
-                    throw CredentialError(
-                        .sameAppStored,
+                    throw CredentialError.sameAppStored(
                         path: file.path,
                         "This certificate was issued for the key of \(holder), which the store already holds for the same topic and environments; nothing was imported.",
                         hint: error.hint,
@@ -120,8 +116,7 @@ extension CredentialStore {
                     + requests.map { "\($0.alias) (public key SHA-256 \($0.publicKeyFingerprint))" }.joined(
                         separator: "; "
                     ) + "."
-            throw CredentialError(
-                .noMatchingRequest,
+            throw CredentialError.noMatchingRequest(
                 path: file.path,
                 "The file has a certificate but no private key, and no pending request holds the key for its public key (SHA-256 \(fingerprint)). \(others)",
                 hint:
@@ -129,8 +124,7 @@ extension CredentialStore {
             )
         }
         guard let key = try lookup(pending.secretItem(store: path)) else {
-            throw CredentialError(
-                .secretNotFound,
+            throw CredentialError.secretNotFound(
                 path: file.path,
                 "The private key of the pending request \(pending.alias) is missing from the Secret Service, so the certificate cannot be used.",
                 hint: "Remove the request from the store, make a new one and have Apple issue a certificate for it.",
@@ -162,9 +156,7 @@ extension CredentialStore {
     /// another process completed or removed it meanwhile.
     func take(_ pending: PendingRequest, from index: inout StoreIndex) throws {
         guard let position = index.requests?.firstIndex(of: pending) else {
-            throw CredentialError(
-                .storeError,
-                path: nil,
+            throw CredentialError.storeError(
                 "The pending request \(pending.alias) was completed or removed while this import ran; nothing changed.",
                 hint: "Look at the store's contents and run the import again if it is still needed.",
                 alias: pending.alias

@@ -89,8 +89,7 @@ public struct CredentialStore: Sendable {
             }
         } catch {
             let files = credentialFilesPresent()
-            throw CredentialError(
-                .indexUnreadable,
+            throw CredentialError.indexUnreadable(
                 path: indexURL.path,
                 "The store's index cannot be read (\(UserFacing.describe(error))); it was edited or damaged outside apnsctl. "
                     + (files.isEmpty
@@ -104,7 +103,7 @@ public struct CredentialStore: Sendable {
     /// The public certificate of a stored certificate credential.
     public func certificate(of credential: StoredCredential) throws -> CredentialFile {
         guard let relative = credential.certificateFile else {
-            throw CredentialError(.storeError, path: nil, "\(credential.alias) is not a certificate.", hint: nil)
+            throw CredentialError.storeError("\(credential.alias) is not a certificate.", hint: nil)
         }
         return try CredentialFile.read(path: try entryFile(relative, of: credential))
     }
@@ -123,12 +122,10 @@ public struct CredentialStore: Sendable {
         let index = try readIndex()
         if let same = index.credentials.first(where: { $0 == credential }) { return same }
         if let successor = index.credentials.first(where: { $0.alias == credential.alias }) { return successor }
-        throw CredentialError(
-            .aliasNotFound,
-            path: nil,
+        throw CredentialError.aliasNotFound(
+            credential.alias,
             "\(credential.alias) was removed from the store at \(path) while this command ran.",
-            hint: nil,
-            alias: credential.alias
+            hint: nil
         )
     }
 
@@ -136,9 +133,7 @@ public struct CredentialStore: Sendable {
         if let damage = damage(of: credential) { throw damage.error }
         let item = credential.secretItem(store: path)
         guard let secret = try lookup(item) else {
-            throw CredentialError(
-                .secretNotFound,
-                path: nil,
+            throw CredentialError.secretNotFound(
                 "The secret of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there (it was removed outside apnsctl, or the store was copied from another machine).",
                 hint: "Remove it from the store and import the bundle again.",
                 alias: credential.alias
@@ -147,16 +142,14 @@ public struct CredentialStore: Sendable {
         switch credential.secret {
         case .pkcs12Password:
             guard let bundle = credential.bundleFile else {
-                throw CredentialError(.storeError, path: nil, "\(credential.alias) has no bundle file.", hint: nil)
+                throw CredentialError.storeError("\(credential.alias) has no bundle file.", hint: nil)
             }
             return try CredentialFile.read(path: try entryFile(bundle, of: credential), password: .fixed(secret))
         case .privateKey:
             let certificate = try self.certificate(of: credential)
             return certificate.replacingKey(secret)
         case .tokenKey, .teamIdentity, .signingKey:
-            throw CredentialError(
-                .storeError,
-                path: nil,
+            throw CredentialError.storeError(
                 "\(credential.alias) is not a certificate.",
                 hint: nil
             )
@@ -181,9 +174,7 @@ public struct CredentialStore: Sendable {
 
     private func tokenKeyAsIndexed(_ credential: StoredCredential) throws -> ProviderKey {
         guard credential.kind == .tokenKey, let keyID = credential.keyID, let teamID = credential.teamID else {
-            throw CredentialError(
-                .storeError,
-                path: nil,
+            throw CredentialError.storeError(
                 "\(credential.alias) is not a complete token key.",
                 hint: "Import the .p8 again with its key ID and team ID.",
                 alias: credential.alias
@@ -191,9 +182,7 @@ public struct CredentialStore: Sendable {
         }
         let item = credential.secretItem(store: path)
         guard let secret = try lookup(item) else {
-            throw CredentialError(
-                .secretNotFound,
-                path: nil,
+            throw CredentialError.secretNotFound(
                 "The private key of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there.",
                 hint: "Remove it from the store and import the .p8 again.",
                 alias: credential.alias
@@ -240,9 +229,7 @@ public struct CredentialStore: Sendable {
 
     public static func validateAlias(_ alias: String) throws {
         guard !alias.isEmpty, alias.count <= 100, sanitize(alias) == alias else {
-            throw CredentialError(
-                .invalidAlias,
-                path: nil,
+            throw CredentialError.invalidAlias(
                 "The alias \"\(alias)\" may use only letters, digits, '.', '-' and '_', and may not start or end with '.' or '-'.",
                 hint: "For example com.example.app-production."
             )
@@ -265,9 +252,7 @@ public struct CredentialStore: Sendable {
         )
         if !taken.contains(wanted) { return wanted }
         if requested != nil {
-            throw CredentialError(
-                .aliasTaken,
-                path: nil,
+            throw CredentialError.aliasTaken(
                 "The store at \(path) already has something named \(wanted); nothing was imported.",
                 hint: "Choose another alias, or name the credential it replaces.",
                 alias: wanted
@@ -286,14 +271,12 @@ public struct CredentialStore: Sendable {
 
     func notFound(_ alias: String, in index: StoreIndex) -> CredentialError {
         let known = index.credentials.map(\.alias)
-        return CredentialError(
-            .aliasNotFound,
-            path: nil,
+        return CredentialError.aliasNotFound(
+            alias,
             "No credential named \(alias) in the store at \(path).",
             hint: known.isEmpty
                 ? "The store is empty: import the credential first."
-                : "Known aliases: \(known.joined(separator: ", ")).",
-            alias: alias
+                : "Known aliases: \(known.joined(separator: ", "))."
         )
     }
 
@@ -338,14 +321,13 @@ public struct CredentialStore: Sendable {
         case .success(let held):
             lock = held
         case .failure(.open(let code)):
-            throw CredentialError(
-                .storeError,
+            throw CredentialError.storeError(
                 path: lockPath,
                 "The store's lock file cannot be opened (\(String(cString: strerror(code)))).",
                 hint: "Check the store folder's owner and permissions."
             )
         case .failure(.lock):
-            throw CredentialError(.storeError, path: lockPath, "The store cannot be locked.", hint: nil)
+            throw CredentialError.storeError(path: lockPath, "The store cannot be locked.", hint: nil)
         }
         defer { lock.release() }
         var index = try readIndex()
@@ -381,8 +363,7 @@ public struct CredentialStore: Sendable {
                 )
                 chmod(folder.path, 0o700)
             } catch {
-                throw CredentialError(
-                    .storeError,
+                throw CredentialError.storeError(
                     path: folder.path,
                     "The store folder cannot be created (\(error.localizedDescription)).",
                     hint: "Keep the store in a folder this user can create and write."
@@ -391,8 +372,7 @@ public struct CredentialStore: Sendable {
         }
         let credentials = StorePaths.realPath(credentialsFolder.path)
         guard credentials == paths.credentialsFolder else {
-            throw CredentialError(
-                .storeError,
+            throw CredentialError.storeError(
                 path: credentialsFolder.path,
                 "The store's credentials folder leads to \(credentials ?? "nowhere"), outside the store; nothing was written.",
                 hint: "Make credentials a plain folder inside the store (move the link away) and try again."

@@ -57,9 +57,7 @@ extension LibSecretStore {
             path = String(cString: g_variant_get_string(child, nil))
         }
         guard path != "/" else {
-            throw CredentialError(
-                .secretStoreUnavailable,
-                path: nil,
+            throw CredentialError.secretStoreUnavailable(
                 "The Secret Service has no default collection (keyring) to store secrets in.",
                 hint:
                     "Create one: in GNOME, open Passwords and Keys (seahorse) and add a keyring, or start gnome-keyring-daemon with --unlock to create the login keyring."
@@ -97,9 +95,7 @@ extension LibSecretStore {
             locked = g_variant_classify(value) != G_VARIANT_CLASS_BOOLEAN || g_variant_get_boolean(value) != 0
         }
         if locked {
-            throw CredentialError(
-                .secretStoreLocked,
-                path: nil,
+            throw CredentialError.secretStoreLocked(
                 "The Secret Service's default collection (keyring) is locked, and apnsctl does not wait on an unlock prompt.",
                 hint:
                     "Unlock it first (log in to the desktop session, or `echo -n PASSWORD | gnome-keyring-daemon --unlock --replace`)."
@@ -198,6 +194,6 @@ extension LibSecretStore {
     }
 
     static func unavailable(_ why: String, hint: String) -> CredentialError {
-        CredentialError(.secretStoreUnavailable, path: nil, "The Secret Service cannot be reached: \(why)", hint: hint)
+        CredentialError.secretStoreUnavailable("The Secret Service cannot be reached: \(why)", hint: hint)
     }
 }

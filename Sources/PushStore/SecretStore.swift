@@ -182,9 +182,7 @@ public struct LibSecretStore: SecretStore {
 
     private func classify(message: String, domain: GQuark, code: gint, what: String) -> CredentialError {
         if domain == g_io_error_quark(), code == gint(G_IO_ERROR_CANCELLED.rawValue) {
-            return CredentialError(
-                .secretStoreUnavailable,
-                path: nil,
+            return CredentialError.secretStoreUnavailable(
                 "The Secret Service did not answer within \(Int(timeout)) s while trying to \(what).",
                 hint: "Check that the keyring daemon is running and not waiting on a prompt; unlock it and try again."
             )
@@ -208,16 +206,12 @@ public struct LibSecretStore: SecretStore {
             )
         }
         if lowered.contains("locked") || lowered.contains("prompt") || lowered.contains("dismissed") {
-            return CredentialError(
-                .secretStoreLocked,
-                path: nil,
+            return CredentialError.secretStoreLocked(
                 "The Secret Service refused to \(what): \(message).",
                 hint: "Unlock the keyring and try again."
             )
         }
-        return CredentialError(
-            .secretStoreUnavailable,
-            path: nil,
+        return CredentialError.secretStoreUnavailable(
             "The Secret Service could not \(what): \(message).",
             hint: "Check the keyring daemon's state (`secret-tool search application apnsctl`)."
         )
@@ -231,9 +225,7 @@ public struct LibSecretStore: SecretStore {
         switch kind {
         case .pkcs12Password, .teamIdentity, .signingKey:
             guard let text = String(bytes: secret.bytes, encoding: .utf8) else {
-                throw CredentialError(
-                    .invalidArgument,
-                    path: nil,
+                throw CredentialError.invalidArgument(
                     "The password is not valid UTF-8 text and cannot be kept in the Secret Service.",
                     hint: "Export the bundle again with a text password."
                 )
@@ -250,9 +242,7 @@ public struct LibSecretStore: SecretStore {
             return SecretBytes(text)
         case .privateKey, .tokenKey:
             guard let data = Data(base64Encoded: Data(text)) else {
-                throw CredentialError(
-                    .secretNotFound,
-                    path: nil,
+                throw CredentialError.secretNotFound(
                     "The key kept in the Secret Service is not valid base64; it was changed outside apnsctl.",
                     hint: "Remove the credential and import it again."
                 )

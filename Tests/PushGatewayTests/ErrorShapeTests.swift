@@ -69,11 +69,16 @@ struct ErrorShapeTests {
     }
 
     @Test func gatewayErrorsAreEqualOnTheirCodeNotTheirWords() {
-        #expect(GatewayError.connectionRefused("127.0.0.1:1") == GatewayError.connectionRefused("[::1]:2"))
-        #expect(GatewayError.connectionRefused("127.0.0.1:1") != GatewayError.notConnected)
+        // The same code about the same server, in other words: equal. Another server: another error.
+        #expect(
+            GatewayError.connectionRefused("127.0.0.1:1")
+                == GatewayError(.connectionRefused, "Refused.", server: "127.0.0.1:1")
+        )
+        #expect(GatewayError.connectionRefused("127.0.0.1:1") != GatewayError.connectionRefused("[::1]:2"))
+        #expect(GatewayError.connectionRefused("127.0.0.1:1") != GatewayError.notConnected())
         #expect(GatewayError(.clientCertificateRejected, "refused").failure == .problem)
         #expect(GatewayError(.unsupportedProxy, "socks5").failure == .invalidRequest)
-        #expect(GatewayError.notConnected.failure == .couldNotCheck)
+        #expect(GatewayError.notConnected().failure == .couldNotCheck)
     }
 
     @Test func credentialErrorsAreEqualOnTheirCodeAndFile() {

@@ -163,7 +163,10 @@ struct ChannelErrorObject {
             try container.encode(message, forKey: .explanation)
             try container.encodeIfPresent(hint, forKey: .fix)
         } else {
-            try container.encode(ReportedError(code: "unexpected_answer", message: message, hint: hint), forKey: .error)
+            try container.encode(
+                ReportedError(code: ErrorCode.unexpectedAnswer.rawValue, message: message, hint: hint),
+                forKey: .error
+            )
         }
     }
 
@@ -182,4 +185,9 @@ struct ChannelErrorObject {
             hint = "Check that the address is an APNs gateway or channel-management service."
         }
     }
+}
+
+extension ErrorCode {
+    /// A channel request that APNs answered with neither success nor a reason.
+    static let unexpectedAnswer = ErrorCode("unexpected_answer")
 }

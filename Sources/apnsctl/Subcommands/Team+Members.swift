@@ -51,9 +51,7 @@ struct TeamAdd: AsyncParsableCommand {
         try await withUserErrors {
             let key = try signingKey.map { text in
                 guard let key = SigningPublicKey(line: text) else {
-                    throw CredentialError(
-                        .invalidArgument,
-                        path: nil,
+                    throw CredentialError.invalidArgument(
                         "--signing-key is not an ssh-ed25519 public key.",
                         hint: "Give the key as the new member's team join printed it."
                     )
