@@ -103,15 +103,7 @@ public final class BulkSender: @unchecked Sendable {
     /// source only when the token has aged) until the run ends. Nil for a key in memory.
     private func startTokenRefresh() async throws -> Task<Void, Never>? {
         guard let tokens, tokens.needsPreparing else { return nil }
-        do {
-            try await tokens.prepare()
-        } catch let error as any ReportableError {
-            throw GatewayError(
-                .invalidCredential,
-                "The provider token of key \(tokens.keyID) cannot be had from its store: \(error.message)",
-                hint: error.hint
-            )
-        }
+        try await GatewayConnection.prepare(tokens)
         return Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(30))

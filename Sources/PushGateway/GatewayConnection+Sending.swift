@@ -35,7 +35,13 @@ extension GatewayConnection {
 
     /// Fetches the provider token of a key held elsewhere when the cached one is missing or old.
     func prepareToken() async throws {
-        guard let tokens, tokens.needsPreparing else { return }
+        if let tokens { try await Self.prepare(tokens) }
+    }
+
+    /// Fetches a remote key's token into `tokens` when it needs one; the source's failure as a
+    /// connection's, naming the key (for a bulk run's start too).
+    package static func prepare(_ tokens: ProviderTokenCache) async throws {
+        guard tokens.needsPreparing else { return }
         do {
             try await tokens.prepare()
         } catch let error as any ReportableError {
