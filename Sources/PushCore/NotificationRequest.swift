@@ -187,8 +187,9 @@ public struct NotificationRequest: Sendable {
 
     /// Everything but the device, for one notification or every line of a bulk run. `topic` is
     /// the gateway plan's (the credential's app with the push type's suffix, or the one given).
-    public func template(topic: String?) throws -> NotificationTemplate {
-        let body = try payload()
+    /// `payload`: the bytes ``payload()`` already gave, so that they are not built twice.
+    public func template(topic: String?, payload built: [UInt8]? = nil) throws -> NotificationTemplate {
+        let body = try built ?? payload()
         let template = NotificationTemplate(
             topic: topic,
             pushType: resolvedPushType,
@@ -209,8 +210,18 @@ public struct NotificationRequest: Sendable {
         return template
     }
 
-    public func notification(to deviceToken: DeviceToken, topic: String?) throws -> PushNotification {
-        PushNotification(deviceToken: deviceToken, template: try template(topic: topic), apnsID: apnsID)
+    public func notification(
+        to deviceToken: DeviceToken,
+        topic: String?,
+        payload built: [UInt8]? = nil
+    ) throws
+        -> PushNotification
+    {
+        PushNotification(
+            deviceToken: deviceToken,
+            template: try template(topic: topic, payload: built),
+            apnsID: apnsID
+        )
     }
 
     /// The broadcast of this request to every device subscribed to `channel`.

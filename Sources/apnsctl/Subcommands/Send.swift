@@ -259,14 +259,14 @@ struct Send: AsyncParsableCommand {
         let request = try makeRequest()
         let type = request.resolvedPushType
         // The payload's own checks come before the credential is read, as a usage mistake should.
-        _ = try request.payload()
+        let body = try request.payload()
         let (plan, notes) = try connection.plan(
             for: try credentials.load(credential),
             requested: environment,
             topic: topic,
             pushType: type
         )
-        let notification = try request.notification(to: deviceToken, topic: plan.topic)
+        let notification = try request.notification(to: deviceToken, topic: plan.topic, payload: body)
         if !quietNotes {
             let style = TerminalStyle.stderr
             for line in notes { printError(style.paint("note: ", .bold) + line) }
