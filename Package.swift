@@ -242,6 +242,7 @@ let package = Package(
                 "PushBulk",
                 "PushMonitoring",
                 "LocalGateway",
+                "PushVaultStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -356,6 +357,7 @@ let package = Package(
         .testTarget(
             name: "PushVaultTests",
             dependencies: [
+                "TestSupport",
                 "PushVault",
                 "PushVaultStore",
                 "PushStore",

@@ -19,4 +19,6 @@ public enum Remedy: Hashable, Sendable {
     case teamSync
     /// Two clones changed the credential `alias`: keep one side (the other stays in history).
     case chooseSide(alias: String)
+    /// Export the token key `alias` as the PEM (.p8) it was imported from.
+    case exportAsPEM(alias: String)
 }

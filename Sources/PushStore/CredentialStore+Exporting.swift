@@ -48,10 +48,20 @@ extension CredentialError {
         _ message: String,
         hint: String? = nil,
         alias: String? = nil,
+        remedy: Remedy? = nil,
         file: String = #fileID,
         line: UInt = #line
     ) -> CredentialError {
-        CredentialError(.notExportable, path: nil, message, hint: hint, alias: alias, file: file, line: line)
+        CredentialError(
+            .notExportable,
+            path: nil,
+            message,
+            hint: hint,
+            alias: alias,
+            remedy: remedy,
+            file: file,
+            line: line
+        )
     }
 }
 
@@ -77,9 +87,7 @@ extension CredentialStore {
         switch (credential.kind, format) {
         case (.tokenKey, .pem):
             if let remote = try remoteTokenKey(of: credential) {
-                throw CredentialError(
-                    .notExportable,
-                    path: nil,
+                throw CredentialError.notExportable(
                     "The token key \(remote.keyID) of \(credential.alias) signs inside the store that holds it and never leaves it, so it cannot be exported.",
                     hint: "Send with the stored alias; to use the key elsewhere, give that place access to the store.",
                     alias: credential.alias
@@ -90,7 +98,8 @@ extension CredentialStore {
             throw CredentialError.notExportable(
                 "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
                 hint: "Export it as PEM to get the .p8 key.",
-                alias: credential.alias
+                alias: credential.alias,
+                remedy: .exportAsPEM(alias: credential.alias)
             )
         case (.certificate, .pem):
             let identity = try identity(of: credential)

@@ -60,7 +60,8 @@ extension CredentialStore {
     /// file names, one a line.
     func readJournal() -> StoreJournal {
         let url = root.appendingPathComponent(Self.journalName)
-        guard let bytes = try? InputFile.read(path: url.path, kind: .storeRecord) else { return StoreJournal() }
+        let read = { try medium?.read(Self.journalName) ?? InputFile.read(path: url.path, kind: .storeRecord) }
+        guard let bytes = try? read() else { return StoreJournal() }
         let data = Data(bytes)
         if let journal = try? ReportSchema.decoder().decode(StoreJournal.self, from: data) { return journal }
         let text = String(decoding: data, as: UTF8.self)
@@ -76,10 +77,16 @@ extension CredentialStore {
         let journal = readJournal()
         let named = Set(index.credentials.flatMap(Self.fileNames))
         for name in journal.files where !named.contains(name) && StoreFolder.isStoreMade(name) {
+            if let medium {
+                if (try? medium.remove("credentials/\(name)")) == true {
+                    settled.removedFiles.append("\(medium.name)/credentials/\(name)")
+                }
+                continue
+            }
             let url = credentialsFolder.appendingPathComponent(name)
             if (try? FileManager.default.removeItem(at: url)) != nil { settled.removedFiles.append(url.path) }
         }
-        for folder in [root, credentialsFolder] { removeTemporaryFiles(in: folder) }
+        if medium == nil { for folder in [root, credentialsFolder] { removeTemporaryFiles(in: folder) } }
         let pending = Set((index.requests ?? []).map(\.publicKeyFingerprint))
         for file in journal.requestFiles where !pending.contains(file.publicKeyFingerprint) {
             Self.removeRequestFile(file)
@@ -104,7 +111,9 @@ extension CredentialStore {
             }
         }
         let url = root.appendingPathComponent(Self.journalName)
-        if remaining.isEmpty {
+        if remaining.isEmpty, let medium {
+            if !journal.isEmpty { _ = try? medium.remove(Self.journalName) }
+        } else if remaining.isEmpty {
             try? FileManager.default.removeItem(at: url)
         } else if remaining != journal {
             // What the Secret Service could not remove now is retried by the next command.
@@ -116,6 +125,15 @@ extension CredentialStore {
     /// Settles what an interrupted command left, for commands that only read (`list`, `check`):
     /// nothing happens unless there is something to settle and the lock can be had.
     public func settleInterruptedChanges() {
+        if let medium {
+            // Only a writer may settle: a reader's token cannot (and need not) take the lock.
+            guard (try? medium.read(Self.journalName)) != nil else { return }
+            _ = try? medium.exclusive {
+                guard let index = try? readIndex() else { return }
+                settle(index, secretsUsable: (try? secrets.checkAvailable()) != nil)
+            }
+            return
+        }
         guard (try? folderState()) == .store else { return }
         let journalPresent = FileManager.default.fileExists(atPath: root.appendingPathComponent(Self.journalName).path)
         guard journalPresent || hasTemporaryFiles() else { return }
@@ -168,6 +186,11 @@ extension CredentialStore {
 
     /// Store-made regular files of credentials/ that `index` does not name.
     func unreferencedFiles(_ index: StoreIndex) -> [String] {
+        if let medium {
+            let referenced = Set(index.credentials.flatMap(Self.fileNames))
+            let names = (try? medium.list("credentials")) ?? []
+            return names.sorted().filter { !referenced.contains($0) && StoreFolder.isStoreMade($0) }
+        }
         guard StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder else { return [] }
         let referenced = Set(index.credentials.flatMap(Self.fileNames))
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: credentialsFolder.path) else {
@@ -188,7 +211,8 @@ extension CredentialStore {
             let index = try readIndex()
             let journaled = Set(readJournal().files)
             return unreferencedFiles(index).filter { !StoreFolder.isTemporary($0) && !journaled.contains($0) }.map {
-                credentialsFolder.appendingPathComponent($0).path
+                name in
+                medium.map { "\($0.name)/credentials/\(name)" } ?? credentialsFolder.appendingPathComponent(name).path
             }
         }
     }

@@ -50,7 +50,7 @@ extension CredentialStore {
             guard let credential = removal.credential else { return }
             removal.files = settled.removedFiles
             removal.filesLeftAlone = [credential.certificateFile, credential.bundleFile].compactMap { $0 }.filter {
-                self.paths.resolve($0).path == nil
+                !self.isInside($0)
             }
             let item = credential.secretItem(store: self.path)
             removal.removedSecret = self.withLegacy(item).contains(where: settled.removedSecrets.contains)
@@ -91,6 +91,9 @@ extension CredentialStore {
     /// Runs `body` under a shared lock on the store when it has a lock file, so that a reader
     /// does not see an import between storing its secret and writing its index.
     func withSharedLock<R>(_ body: () throws -> R) rethrows -> R {
+        // A medium's records are each read whole, and a credential's files are never written
+        // over (their names carry the certificate's fingerprint): a reader needs no lock there.
+        if medium != nil { return try body() }
         // No lock file (a store never changed), or no lock: read anyway.
         guard case .success(let lock) = StoreLock.acquire(at: StoreLock.path(root: root), .shared, create: false)
         else { return try body() }

@@ -116,7 +116,7 @@ extension CredentialStore {
     /// What a replaced or removed credential leaves to delete once the index no longer names it:
     /// its files inside the credentials folder (never a damaged entry's file elsewhere) and its secret.
     func discarding(_ old: StoredCredential) -> StoreJournal {
-        let files = [old.certificateFile, old.bundleFile].compactMap { $0 }.filter { paths.resolve($0).path != nil }
+        let files = [old.certificateFile, old.bundleFile].compactMap { $0 }.filter(isInside)
         return StoreJournal(
             files: files.map { ($0 as NSString).lastPathComponent },
             secrets: withLegacy(old.secretItem(store: path))

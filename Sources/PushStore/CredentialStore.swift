@@ -19,6 +19,8 @@ public struct CredentialStore: Sendable {
     /// The path as given, when a link made it differ from `root`: earlier versions recorded
     /// secrets under it, and they are still found there.
     let givenPath: String?
+    /// Where the index and files are kept when not in the folder `root` (see ``StoreMedium``).
+    public let medium: (any StoreMedium)?
     /// Told of every change once the new index is in place, still under the lock (a team store
     /// commits and pushes there): the one place where store-changing commands are observed.
     package var changeObserver: (any StoreChangeObserver)?
@@ -27,9 +29,19 @@ public struct CredentialStore: Sendable {
     /// recorded or compared: the Secret Service's attributes, messages, pending requests. A
     /// link to the store and the store itself are then one store.
     public init(root: URL, secrets: any SecretStore = LibSecretStore()) {
+        self.init(root: root, secrets: secrets, medium: nil)
+    }
+
+    init(root: URL, secrets: any SecretStore, medium: (any StoreMedium)?) {
+        self.secrets = secrets
+        self.medium = medium
+        if medium != nil {
+            self.root = root
+            givenPath = nil
+            return
+        }
         let given = root.standardizedFileURL.path
         self.root = URL(fileURLWithPath: Self.resolved(given))
-        self.secrets = secrets
         givenPath = given == self.root.path ? nil : given
     }
 
@@ -66,7 +78,8 @@ public struct CredentialStore: Sendable {
 
     var indexURL: URL { root.appendingPathComponent("index.json") }
     var credentialsFolder: URL { root.appendingPathComponent("credentials") }
-    public var path: String { root.path }
+    /// The store's name: its folder's resolved path, or its medium's name.
+    public var path: String { medium?.name ?? root.path }
 
     // MARK: Reading
 
@@ -81,6 +94,7 @@ public struct CredentialStore: Sendable {
     }
 
     package func readIndex() throws -> StoreIndex {
+        if let medium { return try readIndex(from: medium) }
         if try folderState() != .store { return StoreIndex() }
         do {
             // Not through a link: an index that is a link may lead out of the store.
@@ -105,7 +119,8 @@ public struct CredentialStore: Sendable {
         guard let relative = credential.certificateFile else {
             throw CredentialError.storeError("\(credential.alias) is not a certificate.", hint: nil)
         }
-        return try CredentialFile.read(path: try entryFile(relative, of: credential))
+        let file = try readEntryFile(relative, of: credential)
+        return try CredentialFile.decode(file.bytes, path: file.name, password: .none)
     }
 
     /// The certificate with its private key, reading the secret from the Secret Service.
@@ -144,7 +159,8 @@ public struct CredentialStore: Sendable {
             guard let bundle = credential.bundleFile else {
                 throw CredentialError.storeError("\(credential.alias) has no bundle file.", hint: nil)
             }
-            return try CredentialFile.read(path: try entryFile(bundle, of: credential), password: .fixed(secret))
+            let file = try readEntryFile(bundle, of: credential)
+            return try CredentialFile.decode(file.bytes, path: file.name, password: .fixed(secret))
         case .privateKey:
             let certificate = try self.certificate(of: credential)
             return certificate.replacingKey(secret)
@@ -284,6 +300,13 @@ public struct CredentialStore: Sendable {
     /// anywhere else is left alone (see ``DamagedEntry``).
     func removeFiles(of credential: StoredCredential) -> [String] {
         var removed: [String] = []
+        if let medium {
+            for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 })
+            where isInside(relative) {
+                if (try? medium.remove(relative)) == true { removed.append("\(medium.name)/\(relative)") }
+            }
+            return removed
+        }
         for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 }) {
             guard let path = paths.resolve(relative).path else { continue }
             if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(path) }
@@ -314,6 +337,10 @@ public struct CredentialStore: Sendable {
         // Ask the Secret Service before taking the lock, so a slow or missing one never keeps
         // other apnsctl processes waiting on the store.
         try secrets.checkAvailable()
+        if let medium {
+            try medium.checkAvailable()
+            return try medium.exclusive { try change(body, afterCommit: afterCommit) }
+        }
         try prepareFolder()
         let lockPath = StoreLock.path(root: root)
         let lock: StoreLock
@@ -330,11 +357,19 @@ public struct CredentialStore: Sendable {
             throw CredentialError.storeError(path: lockPath, "The store cannot be locked.", hint: nil)
         }
         defer { lock.release() }
+        return try change(body, afterCommit: afterCommit)
+    }
+
+    /// One change, under the store's exclusive lock (whatever the medium's lock is).
+    private func change<R>(
+        _ body: (inout StoreIndex) throws -> R,
+        afterCommit: (R, Settled) -> R
+    ) throws -> (R, StoreChangeFollowUp?) {
         var index = try readIndex()
-        if !FileManager.default.fileExists(atPath: indexURL.path) {
+        if try !indexPresent() {
             // A new store gets its index before any credential file, so that files are never
             // found without the index that accounts for them.
-            try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
+            try writeIndex(index)
         }
         // What a command killed earlier left is completed or undone before anything else.
         settle(index)
@@ -342,7 +377,7 @@ public struct CredentialStore: Sendable {
         let result: R
         do {
             result = try body(&index)
-            try writeFile(try ReportSchema.encoder().encode(index), to: "index.json")
+            try writeIndex(index)
         } catch {
             // Nothing was committed: take back what `body` journaled.
             settle(before)
@@ -382,6 +417,35 @@ public struct CredentialStore: Sendable {
 
     /// Writes `data` to `relative` atomically (see ``PrivateFile/write(_:to:overwrite:)``).
     func writeFile(_ data: Data, to relative: String) throws {
+        if let medium { return try medium.write([UInt8](data), to: relative) }
         try PrivateFile.write([UInt8](data), to: root.appendingPathComponent(relative).path, overwrite: true)
+    }
+
+    /// Writes the index: the step at which a change happens.
+    func writeIndex(_ index: StoreIndex) throws {
+        let data = try ReportSchema.encoder().encode(index)
+        if let medium { return try medium.writeIndex([UInt8](data)) }
+        try writeFile(data, to: "index.json")
+    }
+
+    func indexPresent() throws -> Bool {
+        if let medium { return try medium.read("index.json") != nil }
+        return FileManager.default.fileExists(atPath: indexURL.path)
+    }
+
+    /// The index a medium keeps; none yet is an empty store, and one that cannot be decoded
+    /// is an error, never an empty store.
+    func readIndex(from medium: any StoreMedium) throws -> StoreIndex {
+        guard let bytes = try medium.read("index.json") else { return StoreIndex() }
+        do {
+            return try ReportSchema.decoder().decode(StoreIndex.self, from: Data(bytes))
+        } catch {
+            throw CredentialError.indexUnreadable(
+                path: "\(medium.name)/index.json",
+                "The store's index cannot be read (\(UserFacing.describe(error))); it was changed outside apnsctl.",
+                hint:
+                    "Restore the index from an earlier version (the secret manager keeps them), or import each credential again into a new store."
+            )
+        }
     }
 }

@@ -41,6 +41,9 @@ final class PreloadedSecretStore: SecretStore, @unchecked Sendable {
     func checkAvailable() throws { try base.checkAvailable() }
     func items(store: String) throws -> [SecretItem] { try base.items(store: store) }
     func placeOf(_ item: SecretItem) -> String { base.placeOf(item) }
+    func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey? {
+        try base.remoteTokenKey(for: item, keyID: keyID, teamID: teamID)
+    }
 
     private func forget(_ item: SecretItem) {
         _ = lock.withLock { preloaded.removeValue(forKey: item) }

@@ -144,6 +144,7 @@ extension CredentialStore {
     /// Throws when the folder is not a store, or is a store whose index is missing; a new or
     /// empty folder is a store with nothing in it.
     public func checkFolder() throws {
+        if medium != nil { return }
         _ = try folderState()
     }
 

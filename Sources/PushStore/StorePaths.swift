@@ -121,7 +121,11 @@ extension CredentialStore {
 
     /// The index entries that name files outside the store; `list` and `check` report them.
     public func damage(of credential: StoredCredential) -> DamagedEntry? {
-        paths.damage(of: credential)
+        if medium != nil {
+            let outside = [credential.certificateFile, credential.bundleFile].compactMap { $0 }.first { !isInside($0) }
+            return outside.map { DamagedEntry(alias: credential.alias, path: $0, resolved: nil) }
+        }
+        return paths.damage(of: credential)
     }
 
     /// The absolute path of a file an index entry names, refusing one outside the store.

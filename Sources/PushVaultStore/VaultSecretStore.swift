@@ -10,9 +10,12 @@ import PushVault
 /// Transit, not exportable, and never read back: it signs there, and the fleet shares its
 /// provider token (``SharedProviderToken``).
 ///
-/// Layout under the KV mount: `PREFIX/secrets/STORE/ALIAS/KIND`, one field `value` (base64 of
-/// the secret), where STORE is a short hash of the store's identity (so that two stores can
-/// share a prefix). Token keys are `TRANSIT/keys/apns-KEYID`.
+/// Layout under the KV mount: `PREFIX/secrets/STORE/ALIAS/KIND/IDENTIFIER`, one field `value`
+/// (base64 of the secret), where STORE is a short hash of the store's identity (so that two
+/// stores can share a prefix) and IDENTIFIER the certificate's SHA-256 or the request key's
+/// fingerprint: a rotation writes its new secret beside the old one, and settling the change
+/// removes the old one only. A removed secret is deleted as `vault kv delete` deletes (its
+/// versions stay until an operator destroys them). Token keys are `TRANSIT/keys/apns-KEYID`.
 ///
 /// The ``SecretStore`` protocol is synchronous, as the stores' use cases are: each call waits
 /// for Vault's answer on the calling thread (never an event loop: ``BlockingWork`` checks it in
@@ -37,7 +40,7 @@ public struct VaultSecretStore: SecretStore {
 
     func path(of item: SecretItem) -> String {
         let store = SHA256.hash(data: Data(item.store.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
-        return "\(prefix)/secrets/\(store)/\(item.alias)/\(item.kind.rawValue)"
+        return "\(prefix)/secrets/\(store)/\(item.alias)/\(item.kind.rawValue)/\(item.identifier)"
     }
 
     public func store(_ secret: SecretBytes, for item: SecretItem) throws {
@@ -77,7 +80,7 @@ public struct VaultSecretStore: SecretStore {
         let path = path(of: item)
         return try Self.wait {
             guard try await kv.readIfPresent(path) != nil else { return false }
-            try await kv.destroyAll(path)
+            try await kv.delete(path)
             return true
         }
     }
@@ -90,17 +93,31 @@ public struct VaultSecretStore: SecretStore {
     public func items(store: String) throws -> [SecretItem] {
         // Orphan search walks the store's KV folder; Transit keys are named by key ID only.
         let kv = self.kv
-        let folder = path(of: SecretItem(store: store, alias: "x", kind: .privateKey, identifier: ""))
-            .split(separator: "/").dropLast(2).joined(separator: "/")
-        let aliases = try Self.wait { (try? await kv.list(folder)) ?? [] }
-        var found: [SecretItem] = []
-        for alias in aliases.map({ $0.hasSuffix("/") ? String($0.dropLast()) : $0 }) {
-            let kinds = try Self.wait { (try? await kv.list("\(folder)/\(alias)")) ?? [] }
-            for kind in kinds.compactMap(SecretItem.Kind.init(rawValue:)) {
-                found.append(SecretItem(store: store, alias: alias, kind: kind, identifier: ""))
+        let folder = path(of: SecretItem(store: store, alias: "x", kind: .privateKey, identifier: "x"))
+            .split(separator: "/").dropLast(3).joined(separator: "/")
+        // A reader's policy may not list the store's secrets: it has no orphans to find.
+        let listable = try Self.wait {
+            do {
+                _ = try await kv.list(folder)
+                return true
+            } catch let error as VaultError where error.code == .permissionDenied {
+                return false
             }
         }
-        return found
+        guard listable else { return [] }
+        return try Self.wait {
+            var found: [SecretItem] = []
+            for alias in try await kv.list(folder) where alias.hasSuffix("/") {
+                let alias = String(alias.dropLast())
+                for kind in try await kv.list("\(folder)/\(alias)") where kind.hasSuffix("/") {
+                    guard let known = SecretItem.Kind(rawValue: String(kind.dropLast())) else { continue }
+                    for identifier in try await kv.liveNames("\(folder)/\(alias)/\(known.rawValue)") {
+                        found.append(SecretItem(store: store, alias: alias, kind: known, identifier: identifier))
+                    }
+                }
+            }
+            return found
+        }
     }
 
     public func placeOf(_ item: SecretItem) -> String {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PushStore
+import PushVaultStore
 
 /// What the shell completion scripts offer for the arguments that are not plain words.
 ///
@@ -32,7 +33,12 @@ enum StoreCompletion {
     /// The aliases in the store chosen as the command itself would choose it: `--store DIR` on
     /// the command line, else $APNSCTL_STORE, else $XDG_DATA_HOME/apnsctl.
     static func aliases(words: [String], prefix: String) -> [String] {
-        let store = CredentialStore(root: CredentialStore.defaultRoot(explicit: storeArgument(in: words)))
+        let explicit = storeArgument(in: words)
+        // A store in Vault is not asked over the network while a shell completes a word.
+        if VaultStore.isVaultLocation(explicit ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"] ?? "") {
+            return []
+        }
+        let store = CredentialStore(root: CredentialStore.defaultRoot(explicit: explicit))
         guard let credentials = try? store.list() else { return [] }
         return credentials.map(\.alias).filter { $0.hasPrefix(prefix) }.sorted()
     }

@@ -150,13 +150,15 @@ struct CredentialOptions: ParsableArguments {
 
     /// The library's loader, with these options.
     var loader: CredentialLoader {
-        CredentialLoader(store: store.credentialStore, password: password.source(), teamID: teamID, keyID: keyID)
+        get throws {
+            CredentialLoader(store: try store.credentialStore, password: password.source(), teamID: teamID, keyID: keyID)
+        }
     }
 
     func load(_ argument: String) throws -> LoadedCredential {
         RunContext.current[\.credentialArgument] = argument
-        let store = store.credentialStore
+        let store = try store.credentialStore
         if let early = try EarlyCredential.take(argument, storePath: store.path) { return early }
-        return try loader.load(argument)
+        return try CredentialLoader(store: store, password: password.source(), teamID: teamID, keyID: keyID).load(argument)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import PushChecks
 import PushStore
 import PushTeam
+import PushVaultStore
 
 /// The stored credential of `send` and `handshake`, loaded while the argument parser builds the
 /// command (the two longest parts of a cold probe's start-up, run side by side instead of one
@@ -27,6 +28,9 @@ enum EarlyCredential {
             if argument == "--store", index + 1 < arguments.count { explicitStore = arguments[index + 1] }
             if argument.hasPrefix("--store=") { explicitStore = String(argument.dropFirst("--store=".count)) }
         }
+        // A store in Vault is read over the network by the command itself.
+        let location = explicitStore ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"] ?? ""
+        if VaultStore.isVaultLocation(location) { return }
         let root = CredentialStore.defaultRoot(explicit: explicitStore)
         // A team store's secrets are age files, not the Secret Service: nothing to overlap.
         guard !TeamStore.isTeamStore(root) else { return }

@@ -3,13 +3,14 @@ import CredentialFormats
 import Foundation
 import PushStore
 import PushTeam
+import PushVaultStore
 
 /// Where the credential store lives.
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The credential store folder (default: $APNSCTL_STORE, else $XDG_DATA_HOME/apnsctl).",
-            valueName: "DIR"
+            "The credential store: a folder, or vault:MOUNT/PREFIX for one in Vault or OpenBao (default: $APNSCTL_STORE, else $XDG_DATA_HOME/apnsctl).",
+            valueName: "STORE"
         ),
         completion: .directory
     )
@@ -27,9 +28,21 @@ struct StoreOptions: ParsableArguments {
     func validate() throws {
         // Hints that name a command give the same store, so that they work when pasted.
         HintContext.store = store
+        if let location = vaultLocation {
+            // A location that cannot name a store is a usage error, before anything runs.
+            do {
+                _ = try VaultStore.parse(location)
+            } catch let error as CredentialError {
+                throw ValidationError(error.message)
+            }
+            if identity != nil {
+                throw ValidationError("--identity is for a team store in git; a store in Vault takes Vault's token.")
+            }
+            return
+        }
         // A folder that is not a store is refused before anything runs, whatever the command.
         do {
-            try credentialStore.checkFolder()
+            try folderStore.checkFolder()
         } catch let error as CredentialError
             where [.notAStore, .notCheckedOut, .unsafeStoreFolder].contains(error.code)
         {
@@ -43,6 +56,20 @@ struct StoreOptions: ParsableArguments {
     /// The store to use: a team store (see `apnsctl team`) tells what became of each change's
     /// commit on stderr, after the command's own output.
     var credentialStore: CredentialStore {
+        get throws {
+            if let location = vaultLocation { return try VaultStore.open(location) }
+            return folderStore
+        }
+    }
+
+    /// `--store` or `APNSCTL_STORE` when it names a store in Vault (`vault:MOUNT/PREFIX`).
+    var vaultLocation: String? {
+        let given = store ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"]
+        return given.flatMap { VaultStore.isVaultLocation($0) ? $0 : nil }
+    }
+
+    /// The store folder's store (a team store when it is one).
+    private var folderStore: CredentialStore {
         StoreOpener.open(
             root: CredentialStore.defaultRoot(explicit: store),
             identityFile: identity,

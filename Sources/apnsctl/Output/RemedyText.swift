@@ -32,6 +32,8 @@ enum RemedyText {
         case .chooseSide(let alias):
             return
                 "Choose the version to keep: `\(ErrorHints.command("team", "sync", "--keep-theirs", alias))` takes the remote's, `\(ErrorHints.command("team", "sync", "--keep-mine", alias))` keeps yours; the other stays in the history."
+        case .exportAsPEM(let alias):
+            return "`\(ErrorHints.command("export", alias, "--format", "pem"))` writes the .p8 key."
         }
     }
 }

@@ -130,7 +130,7 @@ struct Check: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = self.store.credentialStore
+        let store = try self.store.credentialStore
         let request = CheckRequest(
             credentials: credentials,
             topics: topic,

@@ -84,7 +84,6 @@ struct Export: AsyncParsableCommand {
     static func worded(_ error: CredentialError) -> CredentialError {
         switch error.code {
         case .aliasNotFound: error.withHint("See `\(ErrorHints.command("list"))`.")
-        case .notExportable: error.withHint("Use --format pem to get the .p8 key.")
         default: error
         }
     }

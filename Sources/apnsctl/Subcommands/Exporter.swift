@@ -169,10 +169,11 @@ struct Exporter: AsyncParsableCommand {
                 throw ExitStatus.couldNotCheck
             }
         }
+        let served = try store.credentialStore
         let configuration = MetricsExporter.Configuration(
             host: host,
             port: port,
-            check: StoreCheck(store: store.credentialStore, warnDays: warnDays, skipSecrets: skipSecrets),
+            check: StoreCheck(store: served, warnDays: warnDays, skipSecrets: skipSecrets),
             checkInterval: checkInterval,
             probe: ProbeSettings(
                 connection: connection.settings(environment: nil),
@@ -200,7 +201,7 @@ struct Exporter: AsyncParsableCommand {
         do {
             try await exporter.run { bound in
                 printError(
-                    "apnsctl exporter: serving \(store.credentialStore.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics and /probe. Ctrl-C stops it."
+                    "apnsctl exporter: serving \(served.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics and /probe. Ctrl-C stops it."
                 )
             }
         } catch {

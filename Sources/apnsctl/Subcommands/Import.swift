@@ -131,7 +131,7 @@ struct Import: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = self.store.credentialStore
+        let store = try self.store.credentialStore
         try await withUserErrors {
             let result =
                 isTokenKey

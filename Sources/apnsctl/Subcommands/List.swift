@@ -34,7 +34,7 @@ struct List: AsyncParsableCommand {
     var warnDays = 30
 
     func run() async throws {
-        let store = self.store.credentialStore
+        let store = try self.store.credentialStore
         let listing = try await withUserErrors { try store.listing() }
         let now = Date()
         let rows = listing.entries.map {

@@ -48,7 +48,7 @@ struct Remove: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = self.store.credentialStore
+        let store = try self.store.credentialStore
         try await withUserErrors {
             if orphans {
                 let removed = try store.removeOrphanedSecrets()

@@ -67,7 +67,7 @@ struct Request: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = self.store.credentialStore
+        let store = try self.store.credentialStore
         let result = try await withUserErrors {
             try store.createRequest(
                 subject: RequestSubject(commonName: commonName, email: email, country: country),

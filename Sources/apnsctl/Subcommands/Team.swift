@@ -41,8 +41,17 @@ func teamNote(_ note: String) {
 extension StoreOptions {
     var storeRoot: URL { CredentialStore.defaultRoot(explicit: store) }
 
+    /// Team commands share a store through git; a store in Vault is shared through Vault's policies.
+    func refuseVaultStore() throws {
+        guard let location = vaultLocation else { return }
+        throw ValidationError(
+            "The store \(location) is in Vault, which shares it through its policies (docs/vault.md); team commands are for a store shared through git."
+        )
+    }
+
     /// The team store at `--store`, or a refusal that says how to make one.
     func teamStore() throws -> TeamStore {
+        try refuseVaultStore()
         let root = storeRoot
         guard TeamStore.isTeamStore(root) else {
             reportError(
@@ -91,6 +100,7 @@ struct TeamInit: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
+        try store.refuseVaultStore()
         try await withUserErrors {
             let setup = try TeamStore.initialize(
                 root: store.storeRoot,
@@ -144,6 +154,7 @@ struct TeamJoin: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
+        try store.refuseVaultStore()
         try await withUserErrors {
             let setup = try TeamStore.join(root: store.storeRoot, remote: remote, name: name)
             print("Cloned \(remote) into \(store.storeRoot.path).")

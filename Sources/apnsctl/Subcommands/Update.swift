@@ -60,7 +60,7 @@ struct Update: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = self.store.credentialStore
+        let store = try self.store.credentialStore
         try await withUserErrors {
             let (before, after) = try store.updateTokenKey(
                 alias: alias,

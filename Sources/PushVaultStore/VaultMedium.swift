@@ -1,0 +1,181 @@
+import CredentialFormats
+import Foundation
+import PushCore
+import PushStore
+import PushVault
+
+/// A store's index, journal and credentials' public files in a KV version 2 mount of Vault or
+/// OpenBao (see docs/vault.md, "The store on Vault").
+///
+/// Each record is an entry `PREFIX/files/NAME` with one field, `value` (base64 of the bytes).
+/// A change is made by one writer at a time: the lock is the entry `PREFIX/lock`, created with
+/// check-and-set 0 (so exactly one writer creates it) and removed at the end; a lock older than
+/// ``staleAfter`` was left by a writer that died, and is taken over. The index, the record
+/// whose write is the change, is written with check-and-set on the version read when the change
+/// began: if anything replaced it meanwhile (a writer that took over a lock it judged stale),
+/// the write is refused and nothing changes.
+///
+/// A removed record is deleted the way `vault kv delete` deletes: its versions stay, and an
+/// operator can read or undelete them (`bao kv undelete`) until they are destroyed, so the
+/// index's versions are the store's history.
+public struct VaultMedium: StoreMedium {
+    public let kv: KVv2
+    public let prefix: String
+    /// How long a writer waits for another's lock before giving up.
+    public var lockWait: Duration = .seconds(30)
+    /// A lock older than this was left by a writer that is gone (a change takes well under it).
+    public var staleAfter: Duration = .seconds(60)
+    private let held = HeldLock()
+
+    public init(kv: KVv2, prefix: String) {
+        self.kv = kv
+        self.prefix = prefix.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    }
+
+    public var name: String { "vault:\(kv.mount)/\(prefix)" }
+
+    /// The KV path of a record.
+    func path(_ relative: String) -> String { "\(prefix)/files/\(relative)" }
+    var lockPath: String { "\(prefix)/lock" }
+
+    public func checkAvailable() throws {
+        let kv = self.kv
+        try VaultSecretStore.wait { try await kv.checkVersion() }
+    }
+
+    public func read(_ relative: String) throws -> [UInt8]? {
+        let kv = self.kv
+        let path = path(relative)
+        guard let entry = try VaultSecretStore.wait({ try await kv.readIfPresent(path) }) else { return nil }
+        guard let text = entry.data["value"], let bytes = Data(base64Encoded: text) else {
+            throw CredentialError.storeError(
+                path: "\(name)/\(relative)",
+                "The entry \(kv.mount)/\(path) at \(kv.client.address) has no readable \"value\" field; it was written outside apnsctl.",
+                hint: "Restore an earlier version of it (bao kv rollback), or import the credential again."
+            )
+        }
+        return [UInt8](bytes)
+    }
+
+    public func write(_ bytes: [UInt8], to relative: String) throws {
+        let kv = self.kv
+        let path = path(relative)
+        let value = Data(bytes).base64EncodedString()
+        try VaultSecretStore.wait { _ = try await kv.write(path, data: ["value": value]) }
+    }
+
+    public func writeIndex(_ bytes: [UInt8]) throws {
+        let kv = self.kv
+        let path = path("index.json")
+        let value = Data(bytes).base64EncodedString()
+        let version = held.indexVersion ?? 0
+        let written = try VaultSecretStore.wait { try await kv.write(path, data: ["value": value], cas: version) }
+        held.indexVersion = written
+    }
+
+    @discardableResult public func remove(_ relative: String) throws -> Bool {
+        let kv = self.kv
+        let path = path(relative)
+        return try VaultSecretStore.wait {
+            guard try await kv.readIfPresent(path) != nil else { return false }
+            try await kv.delete(path)
+            return true
+        }
+    }
+
+    public func list(_ folder: String) throws -> [String] {
+        let kv = self.kv
+        let path = path(folder)
+        return try VaultSecretStore.wait { try await kv.liveNames(path) }
+    }
+
+    public func exclusive<R>(_ body: () throws -> R) throws -> R {
+        let nonce = UUID().uuidString
+        try acquire(nonce)
+        defer { release(nonce) }
+        let kv = self.kv
+        let indexPath = path("index.json")
+        held.indexVersion = try VaultSecretStore.wait { try await kv.readIfPresent(indexPath)?.version ?? 0 }
+        defer { held.indexVersion = nil }
+        return try body()
+    }
+
+    /// Creates the lock entry, waiting for another writer's to go, taking over one left stale.
+    private func acquire(_ nonce: String) throws {
+        let kv = self.kv
+        let lockPath = self.lockPath
+        let holder = "\(ProcessInfo.processInfo.hostName) pid \(getpid())"
+        let stale = staleAfter
+        let deadline = ContinuousClock.now + lockWait
+        var seen: KVEntry?
+        while true {
+            let now = String(Int(Date().timeIntervalSince1970))
+            let fields = ["nonce": nonce, "holder": holder, "since": now]
+            let outcome: KVEntry? = try VaultSecretStore.wait {
+                do {
+                    _ = try await kv.write(lockPath, data: fields, cas: 0)
+                    return nil
+                } catch let error as VaultError where error.code == .casMismatch {
+                    // Held, or left deleted (its metadata remains): look at it.
+                    if let current = try await kv.readIfPresent(lockPath) { return current }
+                    let metadata = try await kv.metadata(lockPath)
+                    _ = try await kv.write(lockPath, data: fields, cas: metadata.currentVersion)
+                    return nil
+                }
+            }
+            guard let current = outcome else { return }
+            seen = current
+            let since = Double(current.data["since"] ?? "") ?? 0
+            if Date().timeIntervalSince1970 - since > Double(stale.components.seconds) {
+                // Its writer is gone: take the lock over, unless another writer just did.
+                let taken = try? VaultSecretStore.wait {
+                    try await kv.write(lockPath, data: fields, cas: current.version)
+                }
+                if taken != nil { return }
+            }
+            if ContinuousClock.now > deadline { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let who = seen?.data["holder"] ?? "another apnsctl"
+        throw CredentialError.storeError(
+            path: name,
+            "The store \(name) is being changed by \(who) (its lock, \(kv.mount)/\(lockPath), is held); nothing was changed.",
+            hint:
+                "Run the command again once that change ends; a lock left by a process that died is taken over after a minute."
+        )
+    }
+
+    /// Removes the lock entry, if it is still this writer's.
+    private func release(_ nonce: String) {
+        let kv = self.kv
+        let lockPath = self.lockPath
+        _ = try? VaultSecretStore.wait {
+            guard let current = try await kv.readIfPresent(lockPath), current.data["nonce"] == nonce else { return }
+            try await kv.destroyAll(lockPath)
+        }
+    }
+}
+
+/// What one change holds: the index's version when it began.
+private final class HeldLock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var version: Int?
+    var indexVersion: Int? {
+        get { lock.withLock { version } }
+        set { lock.withLock { version = newValue } }
+    }
+}
+
+extension KVv2 {
+    /// The entries directly under `path` whose latest version is neither deleted nor destroyed
+    /// (folders left out): what a listing of the store means.
+    func liveNames(_ path: String) async throws -> [String] {
+        var live: [String] = []
+        for name in try await list(path) where !name.hasSuffix("/") {
+            let metadata = try await metadata("\(path)/\(name)")
+            let latest = metadata.versions[metadata.currentVersion]
+            if latest?.deletionTime == nil, latest?.destroyed != true { live.append(name) }
+        }
+        return live
+    }
+}
