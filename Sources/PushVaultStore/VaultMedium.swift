@@ -89,19 +89,33 @@ public struct VaultMedium: StoreMedium {
         return try VaultSecretStore.wait { try await kv.liveNames(path) }
     }
 
+    /// Runs `body` holding the store's lock. A change decided while another writer held the
+    /// lock would be decided on a store that moved: when the index changed while this writer
+    /// waited, the change is refused (the other writer won) and nothing is written.
     public func exclusive<R>(_ body: () throws -> R) throws -> R {
-        let nonce = UUID().uuidString
-        try acquire(nonce)
-        defer { release(nonce) }
         let kv = self.kv
         let indexPath = path("index.json")
-        held.indexVersion = try VaultSecretStore.wait { try await kv.readIfPresent(indexPath)?.version ?? 0 }
+        let version = { try VaultSecretStore.wait { try await kv.readIfPresent(indexPath)?.version ?? 0 } }
+        let seen = try version()
+        let nonce = UUID().uuidString
+        let holder = try acquire(nonce)
+        defer { release(nonce) }
+        let current = try version()
+        if current != seen {
+            throw CredentialError.storeError(
+                path: name,
+                "The store \(name) was changed by \(holder ?? "another writer") while this command waited for it (its index went from version \(seen) to \(current)); nothing was changed.",
+                hint: "Look at the store as it is now, then run the command again if it is still needed."
+            )
+        }
+        held.indexVersion = current
         defer { held.indexVersion = nil }
         return try body()
     }
 
     /// Creates the lock entry, waiting for another writer's to go, taking over one left stale.
-    private func acquire(_ nonce: String) throws {
+    /// Returns who held it meanwhile, if anyone did.
+    private func acquire(_ nonce: String) throws -> String? {
         let kv = self.kv
         let lockPath = self.lockPath
         let holder = "\(ProcessInfo.processInfo.hostName) pid \(getpid())"
@@ -123,7 +137,7 @@ public struct VaultMedium: StoreMedium {
                     return nil
                 }
             }
-            guard let current = outcome else { return }
+            guard let current = outcome else { return seen?.data["holder"] }
             seen = current
             let since = Double(current.data["since"] ?? "") ?? 0
             if Date().timeIntervalSince1970 - since > Double(stale.components.seconds) {
@@ -131,7 +145,7 @@ public struct VaultMedium: StoreMedium {
                 let taken = try? VaultSecretStore.wait {
                     try await kv.write(lockPath, data: fields, cas: current.version)
                 }
-                if taken != nil { return }
+                if taken != nil { return current.data["holder"] }
             }
             if ContinuousClock.now > deadline { break }
             Thread.sleep(forTimeInterval: 0.1)

@@ -48,8 +48,30 @@ public struct VaultSecretStore: SecretStore {
             let key = try secret.withUnsafeBytes { try P256.Signing.PrivateKey(derRepresentation: Array($0)) }
             let name = Transit.keyName(for: item.identifier)
             let transit = self.transit
-            try Self.wait { try await transit.importKey(name: name, privateKey: key) }
-            return
+            let publicKey = key.publicKey.derRepresentation
+            let held = try Self.wait { () -> Bool? in
+                guard let info = try? await transit.keyInfo(name: name) else { return nil }
+                let latest = info.publicKeys[info.latestVersion].flatMap {
+                    try? P256.Signing.PublicKey(pemRepresentation: $0)
+                }
+                return latest?.derRepresentation == publicKey
+            }
+            switch held {
+            case true?:
+                // Imported before (a copy run again, a key removed and imported again): the same
+                // key, which Transit keeps until an operator deletes it.
+                return
+            case false?:
+                throw CredentialError.storeError(
+                    path: "\(transit.mount)/keys/\(name)",
+                    "Vault's Transit at \(client.address) already holds another key named \(transit.mount)/keys/\(name); a key ID names one key, so nothing was imported.",
+                    hint:
+                        "Check that the .p8 is the key Apple issued under that key ID; an operator who knows the old key is gone can delete it (its deletion_allowed set first)."
+                )
+            case nil:
+                try Self.wait { try await transit.importKey(name: name, privateKey: key) }
+                return
+            }
         }
         let value = secret.withUnsafeBytes { Data($0).base64EncodedString() }
         let kv = self.kv

@@ -35,7 +35,8 @@ public enum VaultStore {
         guard isVaultLocation(location), valid else {
             throw CredentialError.invalidArgument(
                 "The store \(location) is not a Vault location: give vault:MOUNT/PREFIX, its parts made of letters, digits, '-', '_' and '.'.",
-                hint: "For example vault:secret/apnsctl: KV version 2 mounted at secret/, the store's entries under apnsctl/."
+                hint:
+                    "For example vault:secret/apnsctl: KV version 2 mounted at secret/, the store's entries under apnsctl/."
             )
         }
         return (parts[0], parts.count > 1 ? parts.dropFirst().joined(separator: "/") : defaultPrefix)

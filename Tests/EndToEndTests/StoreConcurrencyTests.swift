@@ -258,7 +258,7 @@ struct StoreConcurrencyTests {
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
         let removed = try CLI.run(["remove", credential.alias, "--store", link])
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout.contains("secret \"apnsctl: \(credential.alias)\" from the Secret Service"))
+        #expect(removed.stdout.contains("its secret, kept in the Secret Service (label \"apnsctl: \(credential.alias)\")"))
         #expect(try store.secrets.lookup(legacy) == nil)
     }
 }

@@ -151,7 +151,12 @@ struct CredentialOptions: ParsableArguments {
     /// The library's loader, with these options.
     var loader: CredentialLoader {
         get throws {
-            CredentialLoader(store: try store.credentialStore, password: password.source(), teamID: teamID, keyID: keyID)
+            CredentialLoader(
+                store: try store.credentialStore,
+                password: password.source(),
+                teamID: teamID,
+                keyID: keyID
+            )
         }
     }
 
@@ -159,6 +164,8 @@ struct CredentialOptions: ParsableArguments {
         RunContext.current[\.credentialArgument] = argument
         let store = try store.credentialStore
         if let early = try EarlyCredential.take(argument, storePath: store.path) { return early }
-        return try CredentialLoader(store: store, password: password.source(), teamID: teamID, keyID: keyID).load(argument)
+        return try CredentialLoader(store: store, password: password.source(), teamID: teamID, keyID: keyID).load(
+            argument
+        )
     }
 }

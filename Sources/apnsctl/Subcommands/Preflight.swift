@@ -94,7 +94,11 @@ struct Preflight: AsyncParsableCommand {
         )
         let target: PreflightTarget = credentialNames.isEmpty ? .apps(topics: topic) : .credentials(credentialNames)
         let run = try await withUserErrors {
-            try await preflight.run(target, store: try credentials.store.credentialStore, loader: try credentials.loader) {
+            try await preflight.run(
+                target,
+                store: try credentials.store.credentialStore,
+                loader: try credentials.loader
+            ) {
                 guard !json else { return }
                 switch $0 {
                 case .app(let app):

@@ -97,10 +97,11 @@ struct Remove: AsyncParsableCommand {
                 )
                 throw ExitStatus.couldNotCheck
             }
+            let place = store.secrets.placeOf(credential.secretItem(store: store.path))
             print(
                 removal.removedSecret
-                    ? "  secret \"apnsctl: \(alias)\" from the Secret Service"
-                    : "  no secret was found in the Secret Service (already gone)"
+                    ? "  its secret, kept \(place)"
+                    : "  no secret was found \(place) (already gone)"
             )
         }
     }
