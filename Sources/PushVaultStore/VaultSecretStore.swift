@@ -69,7 +69,18 @@ public struct VaultSecretStore: SecretStore {
                         "Check that the .p8 is the key Apple issued under that key ID; an operator who knows the old key is gone can delete it (its deletion_allowed set first)."
                 )
             case nil:
-                try Self.wait { try await transit.importKey(name: name, privateKey: key) }
+                try Self.wait {
+                    do {
+                        try await transit.importKey(name: name, privateKey: key)
+                    } catch {
+                        // Another importer of the same key may have been first: that is the key wanted.
+                        let info = try? await transit.keyInfo(name: name)
+                        let latest = info.flatMap { $0.publicKeys[$0.latestVersion] }.flatMap {
+                            try? P256.Signing.PublicKey(pemRepresentation: $0)
+                        }
+                        if latest?.derRepresentation != publicKey { throw error }
+                    }
+                }
                 return
             }
         }

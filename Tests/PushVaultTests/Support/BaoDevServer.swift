@@ -102,7 +102,12 @@ final class BaoDevServer: Sendable {
         if environment["VAULT_ADDR"] == nil { environment["VAULT_ADDR"] = address }
         if let caFile, environment["VAULT_CACERT"] == nil { environment["VAULT_CACERT"] = caFile }
         if let token { environment["VAULT_TOKEN"] = token }
-        return try VaultClient(configuration: .fromEnvironment(environment))
+        var configuration = try VaultConfiguration.fromEnvironment(environment)
+        // The tests' own requests (setting up policies and tokens, reading what a command left)
+        // may wait their turn on a loaded machine; apnsctl's keep its 3.5 s.
+        configuration.requestTimeout = .seconds(30)
+        configuration.connectTimeout = .seconds(10)
+        return try VaultClient(configuration: configuration)
     }
 
     func rootClient() throws -> VaultClient { try client() }
