@@ -153,6 +153,30 @@ struct VaultStoreCommandTests {
             )
             #expect(sent.status == 0, "\(alias): \(sent.stdout)\(sent.stderr)")
         }
+        // A bulk run long enough to be watched: no process's arguments hold a token, and the
+        // server's HOME holds no file with one.
+        let tokens = bench.folder.path("tokens.txt")
+        try (0..<3000).map { String(format: "%064x", $0) }.joined(separator: "\n")
+            .write(toFile: tokens, atomically: true, encoding: .utf8)
+        // (The dev server's own root token is on its command line, which the test wrote.)
+        let watcher = CommandLineWatcher(secrets: [bench.reader, bench.writer])
+        let bulk = try bench.run(
+            [
+                "send", "key", "--environment", "sandbox", "--tokens", tokens, "--results",
+                bench.folder.path("sent.jsonl"),
+                "--alert", "bulk",
+            ] + connection,
+            token: bench.reader,
+            server: true
+        )
+        let seen = watcher.stop()
+        #expect(bulk.status == 0, "\(bulk.stdout)\(bulk.stderr)")
+        #expect(seen.looked > 0 && seen.found.isEmpty, "a token in a command line: \(seen.found)")
+        for file in FileManager.default.enumerator(atPath: bench.folder.path("server-home"))?.allObjects ?? [] {
+            let path = bench.folder.path("server-home/\(file)")
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            #expect(!text.contains(bench.reader), "the token in \(path)")
+        }
         let records = try Self.records(log)
         #expect(records.contains { $0["auth"] as? String == "certificate" })
         // The gateway verified the ES256 token against the .p8's public key (else 403).
@@ -224,10 +248,18 @@ struct VaultStoreCommandTests {
             bench: bench,
             environment: ["P": VaultStoreCommandTests.password]
         )
+        let updated = try bench.run(["update", "key", "--environment", "sandbox"], token: bench.writer)
+        #expect(updated.status == 0, "\(updated.stderr)")
         let statuses = results.map(\.status).sorted()
-        #expect(statuses.first == 0 && statuses.last == 2, "\(results.map { $0.stderr })")
+        // The loser is refused whichever way it lost: waiting on the lock while the index moved,
+        // or finding the alias taken once the winner was done.
+        #expect(statuses.count == 2 && statuses.first == 0 && statuses.last != 0, "\(results.map { $0.stderr })")
         let loser = results.first { $0.status != 0 }
         #expect(loser?.stderr.contains("nothing was") == true, "\(loser?.stderr ?? "")")
+        let removed = try bench.run(["remove", "same"], token: bench.writer)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        let left = try bench.run(["list", "--json"], token: bench.writer).stdout
+        #expect(!left.contains("\"same\"") && left.contains("\"sandbox\""), "\(left)")
     }
 
     @Test("Two servers present one provider token; once it is old, five mint exactly one")
@@ -319,39 +351,47 @@ struct VaultStoreCommandTests {
         #expect(stopped.status == 2 && stopped.stderr.contains(own.address), "\(stopped.stderr)")
     }
 
-    @Test("store copy from a keyring store into Vault: every credential there, the same verdicts")
+    @Test("store copy from a team store into Vault: every credential there, the same verdicts")
     func copyIntoVault() async throws {
         let bench = try await Bench(try server())
-        let folder = bench.folder.path("keyring-store")
+        let bare = bench.folder.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let team = bench.folder.path("team-store")
+        let started = try CLI.run(["team", "init", bare, "--name", "alice", "--store", team])
+        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
         let imported = try CLI.run(
-            ["import", Self.p12, "--password-env", "P", "--alias", "app", "--store", folder],
-            environment: ["P": VaultStoreCommandTests.password]
+            ["import", Self.p12, "--password-env", "P", "--alias", "app", "--store", team],
+            environment: ["P": Self.password]
         )
         #expect(imported.status == 0, "\(imported.stderr)")
         let key = try CLI.run([
             "import", Self.p8, "--team-id", Self.teamID, "--topic", "com.example.app", "--environment", "both",
-            "--alias", "key", "--store", folder,
+            "--alias", "key", "--store", team,
         ])
         #expect(key.status == 0, "\(key.stderr)")
-        let before = try Self.verdicts(try CLI.run(["check", "--json", "--store", folder]).stdout)
+        let before = try Self.verdicts(try CLI.run(["check", "--json", "--store", team]).stdout)
         #expect(before.keys.sorted() == ["app", "key"], "\(before)")
-        let copied = try CLI.run(
-            ["store", "copy", folder, bench.location, "--remove-moved-keys", "--json"],
-            environment: ["VAULT_ADDR": bench.server.address, "VAULT_TOKEN": bench.writer]
-        )
+
+        let vault = ["VAULT_ADDR": bench.server.address, "VAULT_TOKEN": bench.writer]
+        let copied = try CLI.run(["store", "copy", team, bench.location, "--json"], environment: vault)
         #expect(copied.status == 0, "\(copied.stdout)\(copied.stderr)")
-        #expect(copied.stdout.contains("\"outcome\" : \"moved\""), "\(copied.stdout)")
-        // The key now exists in Transit only; the certificate is in both.
-        let source = try CLI.run(["list", "--store", folder])
-        #expect(source.stdout.contains("app") && !source.stdout.contains("key "), "\(source.stdout)")
-        let again = try CLI.run(
-            ["store", "copy", folder, bench.location],
-            environment: ["VAULT_ADDR": bench.server.address, "VAULT_TOKEN": bench.writer]
-        )
-        #expect(again.status == 0 && again.stdout.contains("already there"), "\(again.stdout)")
+        #expect(copied.stdout.components(separatedBy: "\"outcome\" : \"copied\"").count == 3, "\(copied.stdout)")
         let checked = try bench.run(["check", "--json"], token: bench.reader)
         #expect(checked.status == 0, "\(checked.stdout)")
-        #expect(try Self.verdicts(checked.stdout) == before, "the same findings in Vault as in the keyring store")
+        #expect(try Self.verdicts(checked.stdout) == before, "the same findings in Vault as in the team store")
+
+        // Run again, the copy finds both there; asked to, it removes the moved key from the source.
+        let again = try CLI.run(["store", "copy", team, bench.location], environment: vault)
+        #expect(again.status == 0 && again.stdout.contains("already there"), "\(again.stdout)")
+        let keyring = bench.folder.path("keyring-store")
+        #expect(try CLI.run(["import", Self.p8, "--team-id", Self.teamID, "--store", keyring]).status == 0)
+        let other = try await Bench(bench.server)
+        let moved = try CLI.run(
+            ["store", "copy", keyring, other.location, "--remove-moved-keys"],
+            environment: ["VAULT_ADDR": other.server.address, "VAULT_TOKEN": other.writer]
+        )
+        #expect(moved.status == 0 && moved.stdout.contains("its key was removed from"), "\(moved.stdout)")
+        #expect(!(try CLI.run(["list", "--store", keyring]).stdout.contains(Self.keyID)))
     }
 
     // MARK: Helpers
@@ -411,5 +451,39 @@ struct VaultStoreCommandTests {
             try await Task.sleep(for: .milliseconds(200))
         }
         return last
+    }
+}
+
+/// Scans every process's command line (`/proc/*/cmdline`) until stopped, for secrets.
+final class CommandLineWatcher: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = true
+    private var found: [String] = []
+    private var looked = 0
+
+    init(secrets: [String]) {
+        let watcher = self
+        Thread {
+            while watcher.lock.withLock({ watcher.running }) {
+                let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+                for pid in pids where pid.allSatisfy(\.isNumber) {
+                    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
+                    let line = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+                    watcher.lock.withLock {
+                        watcher.looked += 1
+                        if secrets.contains(where: line.contains) { watcher.found.append(line) }
+                    }
+                }
+                usleep(20_000)
+            }
+        }.start()
+    }
+
+    /// Stops scanning; how many command lines were looked at and those that held a secret.
+    func stop() -> (looked: Int, found: [String]) {
+        lock.withLock {
+            running = false
+            return (looked, found)
+        }
     }
 }
