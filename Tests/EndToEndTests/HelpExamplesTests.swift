@@ -37,7 +37,7 @@ struct HelpExamplesTests {
         ["gateway"], ["gateway", "mint-identity"], ["gateway", "serve"], ["request"], ["inspect"], ["import"],
         ["list"], ["update"], ["check"], ["handshake"], ["send"], ["channels"], ["channels", "create"],
         ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["trust"], ["exporter"],
-        ["export"],
+        ["export"], ["store"], ["store", "copy"],
         ["remove"],
         ["team"], ["team", "init"], ["team", "join"], ["team", "add"], ["team", "remove"], ["team", "sync"],
         ["team", "status"],
@@ -99,11 +99,38 @@ struct HelpExamplesTests {
         }
     }
 
+    /// An OpenBao dev server (root token `examples-root`) with Transit mounted, for the examples
+    /// that name a store in Vault.
+    static func startVault(in folder: TemporaryFolder) throws -> (process: Process, address: String) {
+        let bao = CLI.packageRoot.appendingPathComponent(".venv/bin/bao").path
+        try #require(FileManager.default.isExecutableFile(atPath: bao), "OpenBao is not installed: run scripts/setup")
+        let port = try freePort()
+        let address = "http://127.0.0.1:\(port)"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bao)
+        process.arguments = [
+            "server", "-dev", "-dev-root-token-id=examples-root", "-dev-listen-address=127.0.0.1:\(port)",
+            "-dev-no-store-token",
+        ]
+        process.environment = ["HOME": folder.path("."), "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let client = ["BAO_ADDR": address, "BAO_TOKEN": "examples-root"]
+        for _ in 0..<300 where process.isRunning {
+            if (try? CLI.runProgram(bao, ["status"], environment: client))?.status == 0 { break }
+            usleep(100_000)
+        }
+        let transit = try CLI.runProgram(bao, ["secrets", "enable", "transit"], environment: client)
+        try #require(transit.status == 0, "\(transit.stderr)")
+        return (process, address)
+    }
+
     @Test func everyExampleInEveryHelpWorksAsPrinted() throws {
         let folder = try TemporaryFolder()
         let port = try Self.freePort()
         let binaryFolder = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
-        let environment = [
+        var environment = [
             "PATH": binaryFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
             "APNSCTL_STORE": folder.path("store"),
             "P12_PASSWORD": "examples-\(UUID().uuidString)",
@@ -123,10 +150,11 @@ struct HelpExamplesTests {
 
         var seen: Set<String> = []
         var gateway: Process?
+        var vault: Process?
         defer {
-            if let gateway {
-                kill(gateway.processIdentifier, SIGTERM)
-                gateway.waitUntilExit()
+            for process in [gateway, vault].compactMap({ $0 }) {
+                kill(process.processIdentifier, SIGTERM)
+                process.waitUntilExit()
             }
         }
         var ran = 0
@@ -144,6 +172,14 @@ struct HelpExamplesTests {
             for printed in examples where seen.insert(printed).inserted {
                 let example = printed.replacingOccurrences(of: "2197", with: String(port))
                     .replacingOccurrences(of: "<CHANNEL-ID>", with: channel ?? "<CHANNEL-ID>")
+                    .replacingOccurrences(of: "~/.local/share/apnsctl", with: folder.path("store"))
+                // A store in Vault: an OpenBao dev server, as an operator would have one.
+                if example.contains("vault:"), vault == nil {
+                    let started = try Self.startVault(in: folder)
+                    vault = started.process
+                    environment["VAULT_ADDR"] = started.address
+                    environment["VAULT_TOKEN"] = "examples-root"
+                }
                 if example.hasPrefix("apnsctl exporter") {
                     try Self.runExporter(example, in: folder, environment: environment)
                     ran += 1

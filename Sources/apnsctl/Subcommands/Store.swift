@@ -13,7 +13,7 @@ struct Store: AsyncParsableCommand {
             Exit status: that of the subcommand run (see each one's --help); 64 usage error.
 
             Examples:
-              apnsctl store copy ~/push-credentials vault:secret/apnsctl
+              apnsctl store copy ~/.local/share/apnsctl vault:secret/apnsctl
             """,
         subcommands: [StoreCopyCommand.self]
     )
@@ -40,9 +40,9 @@ struct StoreCopyCommand: AsyncParsableCommand {
             error.
 
             Examples:
-              apnsctl store copy ~/push-credentials vault:secret/apnsctl
-              apnsctl store copy ~/push-credentials vault:secret/apnsctl --remove-moved-keys
-              apnsctl store copy vault:secret/apnsctl ~/.local/share/apnsctl --json
+              apnsctl store copy ~/.local/share/apnsctl vault:secret/apnsctl
+              apnsctl store copy ~/.local/share/apnsctl vault:secret/apnsctl --remove-moved-keys
+              apnsctl store copy vault:secret/apnsctl laptop-store --json
             """
     )
 
