@@ -376,6 +376,13 @@ struct VaultStoreCommandTests {
         let copied = try CLI.run(["store", "copy", team, bench.location, "--json"], environment: vault)
         #expect(copied.status == 0, "\(copied.stdout)\(copied.stderr)")
         #expect(copied.stdout.components(separatedBy: "\"outcome\" : \"copied\"").count == 3, "\(copied.stdout)")
+        // The report follows its published schema, checked by a validator no one here wrote.
+        let validated = try CLI.runProgram(
+            CLI.packageRoot.appendingPathComponent(".venv/bin/python").path,
+            [CLI.packageRoot.appendingPathComponent("scripts/validate-json").path, "store-copy"],
+            stdin: copied.stdout
+        )
+        #expect(validated.status == 0, "\(validated.stderr)")
         let checked = try bench.run(["check", "--json"], token: bench.reader)
         #expect(checked.status == 0, "\(checked.stdout)")
         #expect(try Self.verdicts(checked.stdout) == before, "the same findings in Vault as in the team store")
