@@ -135,6 +135,15 @@ struct VaultStoreCommandTests {
         #expect(listed.status == 0 && listed.stdout.contains("app") && listed.stdout.contains("key"), "\(listed)")
         let checked = try bench.run(["check", "--json"], token: bench.writer)
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        // APNSCTL_STORE names it as --store does; team commands refuse it (Vault's policies share it).
+        let vault = ["VAULT_ADDR": bench.server.address, "VAULT_TOKEN": bench.reader]
+        let fromEnvironment = try CLI.run(
+            ["list"],
+            environment: vault.merging(["APNSCTL_STORE": bench.location]) { $1 }
+        )
+        #expect(fromEnvironment.status == 0 && fromEnvironment.stdout.contains("key"), "\(fromEnvironment)")
+        let team = try CLI.run(["team", "status", "--store", bench.location], environment: vault)
+        #expect(team.status == 64 && team.stderr.contains("shared through git"), "\(team.stderr)")
 
         let log = bench.folder.path("gateway.jsonl")
         let gateway = try await RunningGateway.start(.sandbox) { $0.logFile = log }
