@@ -10,7 +10,8 @@ struct Store: AsyncParsableCommand {
         commandName: "store",
         abstract: "Work on whole stores: copy one into another (a team's git store into Vault, say).",
         discussion: """
-            Exit status: that of the subcommand run (see each one's --help); 64 usage error.
+            Exit status: that of the subcommand run (see each one's --help); 0 with none, which \
+            prints this help; 64 usage error.
 
             Examples:
               apnsctl store copy ~/.local/share/apnsctl vault:secret/apnsctl
