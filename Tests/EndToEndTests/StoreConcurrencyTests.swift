@@ -258,7 +258,10 @@ struct StoreConcurrencyTests {
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
         let removed = try CLI.run(["remove", credential.alias, "--store", link])
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout.contains("its secret, kept in the Secret Service (label \"apnsctl: \(credential.alias)\")"))
+        #expect(
+            removed.stdout.contains("its secret, kept in the Secret Service (label \"apnsctl: \(credential.alias)\")"),
+            "\(removed.stdout)"
+        )
         #expect(try store.secrets.lookup(legacy) == nil)
     }
 }
