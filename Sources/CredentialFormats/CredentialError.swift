@@ -155,6 +155,8 @@ extension ErrorCode {
     public static let sameAppStored = ErrorCode("same_app_stored")
     /// A certificate with neither Apple's push extensions nor a push topic.
     public static let notAPushCertificate = ErrorCode("not_a_push_certificate")
+    /// A credential cannot be written in the format asked for (a token key as PKCS#12).
+    public static let notExportable = ErrorCode("not_exportable")
 
     // The team store (a store shared through git, its secrets encrypted with age).
     /// A decrypted secret does not match the certificate or key fingerprint the index names.

@@ -37,24 +37,6 @@ public struct ExportedCredential: Sendable {
     public let formatName: String
 }
 
-extension ErrorCode {
-    /// A credential cannot be written in the format asked for (a token key as PKCS#12).
-    public static let notExportable = ErrorCode("not_exportable")
-}
-
-extension CredentialError {
-    /// ``ErrorCode/notExportable`` (`not_exportable`), in the words of the call site.
-    public static func notExportable(
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        CredentialError(.notExportable, path: nil, message, hint: hint, alias: alias, file: file, line: line)
-    }
-}
-
 extension CredentialStore {
     /// The stored credential `alias` as a file for other tools (curl, apns2, Houston, Pushy…):
     /// a certificate with its key as PEM or as a new PKCS#12, a token key as its .p8 PEM.
@@ -77,9 +59,7 @@ extension CredentialStore {
         switch (credential.kind, format) {
         case (.tokenKey, .pem):
             if let remote = try remoteTokenKey(of: credential) {
-                throw CredentialError(
-                    .notExportable,
-                    path: nil,
+                throw CredentialError.notExportable(
                     "The token key \(remote.keyID) of \(credential.alias) signs inside the store that holds it and never leaves it, so it cannot be exported.",
                     hint: "Send with the stored alias; to use the key elsewhere, give that place access to the store.",
                     alias: credential.alias
