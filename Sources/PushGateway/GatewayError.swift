@@ -12,11 +12,9 @@ import PushCore
 /// Made by static factories, one per code (`GatewayError.connectionRefused(_:)`,
 /// `.tlsUntrusted(_:hint:)`…), which record where the error was made (``file``, ``line``: in
 /// ``debugDescription`` only, never in a message, a report or equality).
-public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The codes are ``ErrorCode``'s static members; those of connections are declared here
-    /// (``ErrorCode/fileTooLarge`` in CredentialFormats, ``ErrorCode/invalidNotification`` in PushCore).
-    public typealias Code = ErrorCode
-
+public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong, one of a closed set (``Code``, in `GatewayError+Code.swift`); a report
+    /// gives it as ``reportedCode``.
     public let code: Code
     /// What happened, as one sentence.
     public let message: String
@@ -65,6 +63,9 @@ public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebu
         self.file = file
         self.line = line
     }
+
+    /// The code as JSON reports give it.
+    public var reportedCode: ErrorCode { code.errorCode }
 
     /// The file when there is one, else the server.
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? server.map(ErrorSubject.server) }
