@@ -394,3 +394,9 @@ extension ErrorCode {
     /// The connection is not open (never connected, or closed by ``GatewayConnection/close()``).
     public static let notConnected = ErrorCode("not_connected")
 }
+
+/// A gateway error in a JSON report is its ``ReportedError`` shape (code, statement, hint): the
+/// one place a report that holds the typed error turns it into JSON.
+extension GatewayError: Encodable {
+    public func encode(to encoder: any Encoder) throws { try reported.encode(to: encoder) }
+}
