@@ -277,4 +277,18 @@ extension CredentialError {
     ) -> CredentialError {
         Self(.sameAppStored, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
     }
+
+    // MARK: Exports
+
+    /// ``ErrorCode/notExportable`` (`not_exportable`), in the words of the call site.
+    public static func notExportable(
+        _ message: String,
+        hint: String? = nil,
+        alias: String? = nil,
+        remedy: Remedy? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> CredentialError {
+        Self(.notExportable, path: nil, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+    }
 }

@@ -13,12 +13,9 @@ import PushCore
 /// `.wrongPassword(path:_:hint:)`, `.aliasNotFound(_:_:hint:remedy:)`), which record where in the
 /// source the error was made: ``file`` and ``line``, shown by ``debugDescription`` and never in a
 /// message, a report or equality.
-public struct CredentialError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The codes are ``ErrorCode``'s static members; those of credentials and the store are
-    /// declared here (``ErrorCode/invalidTeamID``, ``ErrorCode/invalidKeyID`` and
-    /// ``ErrorCode/writeFailed`` in PushCore).
-    public typealias Code = ErrorCode
-
+public struct CredentialError: TypedCodeError, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong, one of a closed set (``Code``, in `CredentialError+Code.swift`); a
+    /// report gives it as ``reportedCode``.
     public let code: Code
     /// The file the error is about, when there is one.
     public let path: String?
@@ -69,6 +66,9 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
         .alreadyImported, .aliasTaken, .sameAppStored, .expiresSooner, .narrowerCoverage, .outsideValidity,
         .notAPushCertificate, .fileExists, .teamConflict, .historyRewritten, .untrustedMembers,
     ]
+
+    /// The code as JSON reports give it.
+    public var reportedCode: ErrorCode { code.errorCode }
 
     /// The file when there is one, else the stored credential.
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? alias.map(ErrorSubject.credential) }
@@ -155,6 +155,8 @@ extension ErrorCode {
     public static let sameAppStored = ErrorCode("same_app_stored")
     /// A certificate with neither Apple's push extensions nor a push topic.
     public static let notAPushCertificate = ErrorCode("not_a_push_certificate")
+    /// A credential cannot be written in the format asked for (a token key as PKCS#12).
+    public static let notExportable = ErrorCode("not_exportable")
 
     // The team store (a store shared through git, its secrets encrypted with age).
     /// A decrypted secret does not match the certificate or key fingerprint the index names.

@@ -305,8 +305,7 @@ final class GatewayStreams: ChannelInboundHandler {
         }
     }
 
-    private func write(_ decided: Decision, streamID: HTTP2StreamID, early: Bool) {
-        var decision = decided
+    private func write(_ decision: Decision, streamID: HTTP2StreamID, early: Bool) {
         guard let context, !isClosed, streams[streamID] != nil, state.lifecycle != .cut else {
             if state.answerAbandoned() { closeLingering() }
             return
@@ -320,7 +319,7 @@ final class GatewayStreams: ChannelInboundHandler {
             var record = decision.record ?? [:]
             record["connection"] = number
             record["answer_dropped"] = true
-            _ = gateway.log(record)
+            let logged = gateway.log(record, on: context.eventLoop)
             gateway.updateStatistics {
                 $0.accepted += 1
                 $0.answersDropped.append(decision.apnsID)
@@ -328,13 +327,31 @@ final class GatewayStreams: ChannelInboundHandler {
             state.answerCut()
             let channel = context.channel
             channel.flush()
-            channel.eventLoop.scheduleTask(in: .milliseconds(50)) { channel.close(promise: nil) }
+            // The cut waits for the line, so the log holds what the client never heard about.
+            (logged ?? context.eventLoop.makeSucceededFuture(true)).whenComplete { _ in
+                channel.eventLoop.scheduleTask(in: .milliseconds(50)) { channel.close(promise: nil) }
+            }
             return
         }
         if var record = decision.record, gateway.validator.recordsNotifications {
             record["connection"] = number
             // What is answered 200 is in the log first; what cannot be logged is not accepted.
-            if !gateway.log(record) { decision = gateway.unrecorded(decision) }
+            // The line is written off the event loop: the answer goes out once it is in the file.
+            if let logged = gateway.log(record, on: context.eventLoop) {
+                logged.assumeIsolated().whenSuccess { [self] written in
+                    answer(written ? decision : gateway.unrecorded(decision), streamID: streamID, early: early)
+                }
+                return
+            }
+        }
+        answer(decision, streamID: streamID, early: early)
+    }
+
+    /// Answers a decision whose line, if any, is in the log.
+    private func answer(_ decision: Decision, streamID: HTTP2StreamID, early: Bool) {
+        guard let context, !isClosed, streams[streamID] != nil, state.lifecycle != .cut else {
+            if state.answerAbandoned() { closeLingering() }
+            return
         }
         if decision.record != nil {
             gateway.updateStatistics { $0.accepted += 1 }

@@ -23,7 +23,8 @@ public final class LocalGateway: Sendable {
     struct State {
         var channel: (any Channel)?
         var statistics = Statistics()
-        var log: FileHandle?
+        /// The delivery log's writer, from start to the end of stop.
+        var log: DeliveryLog?
         var dropTaken = false
         /// Open connections, bounded, for the GOAWAY a stop sends and for the connection a new
         /// one takes the place of at the cap. Its cap is set at start (``connectionCap``).
@@ -144,7 +145,7 @@ public final class LocalGateway: Sendable {
                     hint: "Check the folder exists and is writable."
                 )
             }
-            state.withLockedValue { $0.log = handle }
+            state.withLockedValue { $0.log = DeliveryLog(handle: handle) }
         }
         let cap = DescriptorBudget.connectionCap(for: configuration.maxConnections)
         state.withLockedValue { $0.connections = ConnectionTable(cap: cap) }
@@ -190,7 +191,7 @@ public final class LocalGateway: Sendable {
         }
         for connection in connections { try? await connection.closeFuture.get() }
         // The log closes last: the answers owed while closing are 200s too, and each one's line
-        // must be in the file before it goes out.
+        // must be in the file before it goes out. Closing writes every line handed over.
         let log = state.withLockedValue { state in
             defer {
                 state.log = nil
@@ -198,8 +199,7 @@ public final class LocalGateway: Sendable {
             }
             return state.log
         }
-        try? log?.synchronize()
-        try? log?.close()
+        await log?.close()
     }
 
     /// Starts, then serves until the task is cancelled (for a CLI command).
@@ -249,11 +249,13 @@ public final class LocalGateway: Sendable {
         state.withLockedValue { body(&$0.statistics) }
     }
 
-    /// Appends one JSON line and lets it reach the file before the answer goes out, so a test
-    /// that got 200 can read the line. False when a log is configured and the line could not be
-    /// written (a full disk, or the gateway stopped): the notification must not be answered 200.
-    func log(_ record: [String: Any]) -> Bool {
-        guard configuration.logFile != nil else { return true }
+    /// Hands one JSON line to the delivery log's writer, which writes it off the event loop; the
+    /// future, on `loop`, succeeds once the line is in the file, and the answer waits for it, so a
+    /// test that got 200 can read the line. Nil when no log is configured. False when the line
+    /// could not be written (a full disk, too many lines waiting, or the gateway stopped): the
+    /// notification must not be answered 200.
+    func log(_ record: [String: Any], on loop: any EventLoop) -> EventLoopFuture<Bool>? {
+        guard configuration.logFile != nil else { return nil }
         let line: [UInt8]
         if let fast = RecordEncoder.line(record) {
             line = fast
@@ -263,17 +265,10 @@ public final class LocalGateway: Sendable {
                     withJSONObject: record,
                     options: [.sortedKeys, .withoutEscapingSlashes]
                 )
-            else { return false }
+            else { return loop.makeSucceededFuture(false) }
             line = [UInt8](data) + [0x0A]
         }
-        return state.withLockedValue { state in
-            guard let log = state.log else { return false }
-            do {
-                try log.write(contentsOf: line)
-                return true
-            } catch {
-                return false
-            }
-        }
+        guard let log = state.withLockedValue({ $0.log }) else { return loop.makeSucceededFuture(false) }
+        return log.append(line, on: loop)
     }
 }

@@ -8,10 +8,9 @@ import PushCore
 ///
 /// Made by static factories, one per code (`LocalGatewayError.invalidRegistry(path:_:hint:)`…),
 /// which record where the error was made (``file``, ``line``: in ``debugDescription`` only).
-public struct LocalGatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The codes are ``ErrorCode``'s static members; those of the local gateway are declared here.
-    public typealias Code = ErrorCode
-
+public struct LocalGatewayError: TypedCodeError, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong, one of a closed set (``Code``, in `LocalGatewayError+Code.swift`); a
+    /// report gives it as ``reportedCode``.
     public let code: Code
     /// The file (or files) the error is about.
     public let path: String?
@@ -38,6 +37,9 @@ public struct LocalGatewayError: ReportableError, CustomStringConvertible, Custo
         self.file = file
         self.line = line
     }
+
+    /// The code as JSON reports give it.
+    public var reportedCode: ErrorCode { code.errorCode }
 
     /// `code: description (file:line)`, for logs and test failures.
     public var debugDescription: String { "\(code): \(description) (\(file):\(line))" }

@@ -77,16 +77,14 @@ public final class TokenFeed: @unchecked Sendable {
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw CredentialError(
-                .fileNotFound,
+            throw CredentialError.fileNotFound(
                 path: path,
                 "The token file does not exist.",
                 hint: "Check the path, or read the tokens from standard input."
             )
         }
         if isFolder.boolValue {
-            throw CredentialError(
-                .isDirectory,
+            throw CredentialError.isDirectory(
                 path: path,
                 "This is a folder, not a token file.",
                 hint: "Give the file that lists the tokens."
@@ -101,8 +99,7 @@ public final class TokenFeed: @unchecked Sendable {
                 allowDuplicates: allowDuplicates
             )
         } catch {
-            throw CredentialError(
-                .unreadable,
+            throw CredentialError.unreadable(
                 path: path,
                 "The token file cannot be opened (\(AppendFile.describe(error))).",
                 hint: "Check its permissions."

@@ -199,7 +199,7 @@ extension CredentialCheck {
     /// Nil when another command removed the credential since the store was listed: it is no
     /// longer in the store, which is not a finding about it.
     static func stillStored(_ result: CheckResult) -> CheckResult? {
-        result.cause?.code == .aliasNotFound ? nil : result
+        result.error?.code == .aliasNotFound ? nil : result
     }
 
     /// The store's orphaned secrets, when its keys are read: each a result with a finding.

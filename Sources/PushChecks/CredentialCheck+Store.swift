@@ -11,7 +11,6 @@ extension CredentialCheck {
             error: CredentialError.storeError("")
         )
         result.error = nil
-        result.cause = nil
         result.kind = item.kind == .tokenKey ? .tokenKey : .certificate
         result.sha256 = item.kind == .tokenKey ? nil : item.identifier
         result.keyID = item.kind == .tokenKey ? item.identifier : nil
@@ -37,7 +36,6 @@ extension CredentialCheck {
             error: CredentialError.storeError("")
         )
         result.error = nil
-        result.cause = nil
         result.findings = [
             Finding(
                 code: .unaccountedFile,

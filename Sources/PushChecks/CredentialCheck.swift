@@ -40,13 +40,12 @@ public struct CheckResult: Encodable, Sendable {
     public var curve: String?
     public var publicKeySha256: String?
     public var findings: [Finding]
-    /// Set when the credential could not be checked at all: the JSON shape of ``cause``.
-    public var error: ReportedError?
+    /// Set when the credential could not be checked at all, typed: what a program decides on (by
+    /// its code, never by its text) and what a front end words its own hint from. The JSON
+    /// report gives its code, message and hint.
+    public var error: CredentialError?
     /// A certificate's names and validity for the metrics (not in the JSON report).
     public var x509: X509Names? = nil
-    /// The error behind ``error``, typed: what a program decides on (by its code, never by
-    /// ``error``'s text) and what a front end words its own hint from (not in the JSON report).
-    public var cause: CredentialError? = nil
     /// The topic the credential was judged against, when one was asked about (not in the JSON report).
     public var expectedTopic: String? = nil
 
@@ -81,21 +80,15 @@ public struct CheckResult: Encodable, Sendable {
         try container.encodeIfPresent(curve, forKey: .curve)
         try container.encodeIfPresent(publicKeySha256, forKey: .publicKeySha256)
         try container.encode(findings, forKey: .findings)
-        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(
+            error.map { ReportedError(code: $0.code.name, message: $0.message, hint: $0.hint) },
+            forKey: .error
+        )
     }
 
     /// A credential that could not be checked.
     public static func failed(name: String, origin: String, error: CredentialError) -> CheckResult {
-        var result = CheckResult(
-            name: name,
-            origin: origin,
-            topics: [],
-            environments: [],
-            findings: [],
-            error: ReportedError(code: error.code.name, message: error.message, hint: error.hint)
-        )
-        result.cause = error
-        return result
+        CheckResult(name: name, origin: origin, topics: [], environments: [], findings: [], error: error)
     }
 }
 

@@ -14,7 +14,7 @@ extension PreflightReport {
         // A credential that is not there (a mistyped alias or path) or a Secret Service that
         // cannot answer was not checked: exit 2, as every other command says of it.
         let notChecked: Set<ErrorCode> = [.secretStoreUnavailable, .secretStoreLocked, .aliasNotFound, .fileNotFound]
-        if let code = cause?.code, notChecked.contains(code) {
+        if let code = error?.code, notChecked.contains(code) {
             return .couldNotCheck
         }
         return .unfit

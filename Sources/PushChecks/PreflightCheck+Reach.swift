@@ -49,10 +49,10 @@ extension PreflightCheck {
         let reached = second.handshake.failedPhase != "tcp" && second.handshake.failedPhase != "dns"
         let fallback = PortFallback(
             failedPort: 443,
-            failure: error.reported,
+            failure: error,
             triedPort: Self.alternativePort,
             reached: reached,
-            triedFailure: reached ? nil : second.error?.reported
+            triedFailure: reached ? nil : second.error
         )
         return (reached ? second : first, fallback)
     }
@@ -63,18 +63,18 @@ public struct PortFallback: Encodable, Sendable {
     /// 443.
     public var failedPort: Int
     /// Why 443 could not be reached.
-    public var failure: ReportedError
+    public var failure: GatewayError
     /// 2197.
     public var triedPort: Int
     /// True when a TCP connection to ``triedPort`` was made (the report is then that port's).
     public var reached: Bool
     /// Why ``triedPort`` could not be reached either.
-    public var triedFailure: ReportedError?
+    public var triedFailure: GatewayError?
 
     /// One line: which port worked.
     public var summary: String {
         reached
-            ? "port \(failedPort) unreachable (\(failure.message)); reached on port \(triedPort)"
-            : "port \(failedPort) unreachable, and port \(triedPort) too (\(triedFailure?.message ?? "no connection"))"
+            ? "port \(failedPort) unreachable (\(failure.statement)); reached on port \(triedPort)"
+            : "port \(failedPort) unreachable, and port \(triedPort) too (\(triedFailure?.statement ?? "no connection"))"
     }
 }

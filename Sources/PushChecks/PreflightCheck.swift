@@ -42,13 +42,22 @@ public struct PreflightCheck: Sendable {
             || (finding.code == .tokenMetadataIncomplete && finding.severity == .problem)
     }
 
-    static func reported(_ error: any Error) -> ReportedError {
+    /// A report's error as its JSON gives it (and the command line prints it): a credential's
+    /// message without its path, a gateway's after the file it names, any other error as
+    /// `failed` in its own words.
+    public static func reported(_ error: any ReportableError) -> ReportedError {
         switch error {
         case let error as CredentialError:
             ReportedError(code: error.code.name, message: error.message, hint: error.hint)
         case let error as GatewayError: error.reported
+        case let error as PreflightFailure: ReportedError(code: error.code.name, message: error.message)
         default: ReportedError(code: ErrorCode.failed.rawValue, message: UserFacing.describe(error))
         }
+    }
+
+    /// Any error as a report keeps it: typed as it was thrown, or a ``PreflightFailure``.
+    static func typed(_ error: any Error) -> any ReportableError {
+        (error as? any ReportableError) ?? PreflightFailure(message: UserFacing.describe(error))
     }
 
     /// Loads the credential `name` and checks it; a credential that cannot be loaded is not ready.
@@ -57,8 +66,7 @@ public struct PreflightCheck: Sendable {
             return await check(try loader.load(name), reportedAs: name)
         } catch {
             var report = PreflightReport(credential: name)
-            report.error = Self.reported(error)
-            report.cause = error as? any ReportableError
+            report.error = Self.typed(error)
             return report
         }
     }
@@ -79,8 +87,7 @@ public struct PreflightCheck: Sendable {
         do {
             plan = try settings.configuration(for: credential, environment: environment)
         } catch {
-            report.error = Self.reported(error)
-            report.cause = error as? any ReportableError
+            report.error = Self.typed(error)
             return report
         }
         let (outcome, fallback) = await probe(credential, configuration: plan.configuration, topic: topic)
@@ -89,8 +96,7 @@ public struct PreflightCheck: Sendable {
         report.authCheck = outcome.authCheck
         if let error = outcome.error {
             report.connectionError = error
-            report.error = error.reported
-            report.cause = error
+            report.error = error
         }
         report.ready = outcome.verdict == .accepted && !report.findings.contains(where: Self.isBlocking)
         return report
@@ -106,12 +112,10 @@ public struct PreflightReport: Encodable, Sendable {
     public var findings: [Finding]
     public var handshake: HandshakeReport?
     public var authCheck: AuthCheck?
-    /// Why it could not be checked: the credential could not be loaded, or the gateway not reached.
-    /// The JSON shape of ``cause``.
-    public var error: ReportedError?
-    /// The error behind ``error``, typed, with its subject: what a program decides on (by its
-    /// code, never by ``error``'s text). Not in the JSON report.
-    public var cause: (any ReportableError)?
+    /// Why it could not be checked (the credential could not be loaded, or the gateway not
+    /// reached), typed, with its subject: what a program decides on, by its code. The JSON
+    /// report gives it as ``PreflightCheck/reported(_:)`` words it.
+    public var error: (any ReportableError)?
     /// When the gateway could not be reached: the error (``error`` is its message and hint).
     public var connectionError: GatewayError?
     /// True when the credential came from the store (``credential`` is then its alias).
@@ -132,4 +136,26 @@ public struct PreflightReport: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case credential, ready, topic, findings, handshake, authCheck, error, portFallback
     }
+
+    /// The report's JSON; ``error`` becomes its ``ReportedError`` shape here.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(credential, forKey: .credential)
+        try container.encode(ready, forKey: .ready)
+        try container.encodeIfPresent(topic, forKey: .topic)
+        try container.encode(findings, forKey: .findings)
+        try container.encodeIfPresent(handshake, forKey: .handshake)
+        try container.encodeIfPresent(authCheck, forKey: .authCheck)
+        try container.encodeIfPresent(error.map(PreflightCheck.reported), forKey: .error)
+        try container.encodeIfPresent(portFallback, forKey: .portFallback)
+    }
+}
+
+/// A preflight that failed for a reason no module has a code for: ``ErrorCode/failed``, with the
+/// failure in words.
+public struct PreflightFailure: ReportableError {
+    public var code: ErrorCode { .failed }
+    public var message: String
+    public var hint: String? { nil }
+    public init(message: String) { self.message = message }
 }

@@ -97,7 +97,8 @@ public struct FileReport: Encodable, Sendable {
     /// Set for a token key file (.p8), which holds no certificate.
     public var tokenKey: TokenKeyReport?
     public var findings: [Finding]
-    public var error: ReportedError?
+    /// Why the file could not be read, typed; the JSON report gives its code, message and hint.
+    public var error: CredentialError?
 
     public init(_ file: CredentialFile, at date: Date, warnDays: Int) {
         path = file.path
@@ -113,7 +114,29 @@ public struct FileReport: Encodable, Sendable {
         self.path = path
         chain = []
         findings = []
-        self.error = ReportedError(code: error.code.name, message: error.message, hint: error.hint)
+        self.error = error
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, format, protection, certificate, chain, privateKey, tokenKey, findings, error
+    }
+
+    /// The report's JSON, where ``error`` becomes its ``ReportedError`` shape: the message without
+    /// the path, which the report gives beside it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encodeIfPresent(format, forKey: .format)
+        try container.encodeIfPresent(protection, forKey: .protection)
+        try container.encodeIfPresent(certificate, forKey: .certificate)
+        try container.encode(chain, forKey: .chain)
+        try container.encodeIfPresent(privateKey, forKey: .privateKey)
+        try container.encodeIfPresent(tokenKey, forKey: .tokenKey)
+        try container.encode(findings, forKey: .findings)
+        try container.encodeIfPresent(
+            error.map { ReportedError(code: $0.code.name, message: $0.message, hint: $0.hint) },
+            forKey: .error
+        )
     }
 
     /// Problems, and certificates about to expire: a warning, but one that must fail a CI job in time.

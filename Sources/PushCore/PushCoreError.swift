@@ -10,10 +10,9 @@ import Foundation
 ///
 /// Made by static factories, one per code (`PushCoreError.invalidDeviceToken(_:hint:)`…), which
 /// record where the error was made (``file``, ``line``: in ``debugDescription`` only).
-public struct PushCoreError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The codes are ``ErrorCode``'s static members; those of the APNs vocabulary are declared here.
-    public typealias Code = ErrorCode
-
+public struct PushCoreError: TypedCodeError, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong, one of a closed set (``Code``, in `PushCoreError+Code.swift`); a report
+    /// gives it as ``reportedCode``.
     public let code: Code
     public let message: String
     public let hint: String?
@@ -30,6 +29,9 @@ public struct PushCoreError: ReportableError, CustomStringConvertible, CustomDeb
         self.file = file
         self.line = line
     }
+
+    /// The code as JSON reports give it.
+    public var reportedCode: ErrorCode { code.errorCode }
 
     public var description: String { hint.map { "\(message) \($0)" } ?? message }
 

@@ -226,7 +226,7 @@ public final class GatewayConnection: Sendable {
             }
             let channel: (any Channel)? = update { state in
                 state.report.failedPhase = phase
-                state.report.error = gatewayError.reported
+                state.report.error = gatewayError
                 state.report.totalDuration = Self.seconds(since: started)
                 state.isClosed = true
                 return state.channel

@@ -12,11 +12,9 @@ import PushCore
 /// Made by static factories, one per code (`GatewayError.connectionRefused(_:)`,
 /// `.tlsUntrusted(_:hint:)`…), which record where the error was made (``file``, ``line``: in
 /// ``debugDescription`` only, never in a message, a report or equality).
-public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The codes are ``ErrorCode``'s static members; those of connections are declared here
-    /// (``ErrorCode/fileTooLarge`` in CredentialFormats, ``ErrorCode/invalidNotification`` in PushCore).
-    public typealias Code = ErrorCode
-
+public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong, one of a closed set (``Code``, in `GatewayError+Code.swift`); a report
+    /// gives it as ``reportedCode``.
     public let code: Code
     /// What happened, as one sentence.
     public let message: String
@@ -65,6 +63,9 @@ public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebu
         self.file = file
         self.line = line
     }
+
+    /// The code as JSON reports give it.
+    public var reportedCode: ErrorCode { code.errorCode }
 
     /// The file when there is one, else the server.
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? server.map(ErrorSubject.server) }
@@ -392,4 +393,10 @@ extension ErrorCode {
     public static let answerLost = ErrorCode("answer_lost")
     /// The connection is not open (never connected, or closed by ``GatewayConnection/close()``).
     public static let notConnected = ErrorCode("not_connected")
+}
+
+/// A gateway error in a JSON report is its ``ReportedError`` shape (code, statement, hint): the
+/// one place a report that holds the typed error turns it into JSON.
+extension GatewayError: Encodable {
+    public func encode(to encoder: any Encoder) throws { try reported.encode(to: encoder) }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What happened while connecting, phase by phase: for handshake diagnostics and
 /// for JSON reports. Durations are in seconds, measured with a monotonic clock.
-public struct HandshakeReport: Codable, Sendable {
+public struct HandshakeReport: Encodable, Sendable {
     public struct CertificateInfo: Codable, Sendable, Equatable {
         public var subject: String
         public var issuer: String
@@ -102,7 +102,8 @@ public struct HandshakeReport: Codable, Sendable {
     /// The phase that failed, if one did: `dns`, `tcp`, `proxy`, `tls`, `http2`.
     public var failedPhase: String?
     /// What went wrong, with the code of the ``GatewayError`` and its hint.
-    public var error: ReportedError?
+    /// Typed: a program decides on its code; the JSON report gives it as ``ReportedError``.
+    public var error: GatewayError?
 
     public init(endpoint: Endpoint) {
         self.endpoint = endpoint

@@ -77,7 +77,7 @@ public enum CheckMetrics {
     /// A secret the Secret Service answered it does not have is a finding about the credential (it
     /// cannot be used until imported again), not a check that could not be made.
     static func secretMissing(_ result: CheckResult) -> Bool {
-        result.cause?.code == .secretNotFound
+        result.error?.code == .secretNotFound
     }
 
     /// The environment label: one environment, `both`, or `unknown` when nothing says.
@@ -138,7 +138,7 @@ public enum CheckMetrics {
             for finding in result.findings {
                 counts[finding.code.rawValue, default: (finding.severity.rawValue, 0)].1 += 1
             }
-            if let error = result.error { counts[error.code, default: ("error", 0)].1 += 1 }
+            if let error = result.error { counts[error.code.name, default: ("error", 0)].1 += 1 }
             for (code, entry) in counts.sorted(by: { $0.key < $1.key }) {
                 out.sample(
                     "apnsctl_credential_findings",

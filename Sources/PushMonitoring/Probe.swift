@@ -42,8 +42,9 @@ public struct ProbeResult: Sendable {
     public var target: ProbeTarget
     /// Nil when the credential could not be loaded (no connection was made).
     public var check: HandshakeCheck?
-    /// Why the credential could not be loaded or the connection not configured.
-    public var setupError: ReportedError?
+    /// Why the credential could not be loaded or the connection not configured, typed: the
+    /// metrics and the log line read its code and statement.
+    public var setupError: (any ReportableError)?
     /// Wall-clock seconds of the whole probe.
     public var duration: Double
 
@@ -185,9 +186,9 @@ public actor ProbeService {
             let plan = try GatewayPlan(loaded, settings: connection, topic: target.topic)
             result.check = await HandshakeCheck.run(plan, authCheck: true)
         } catch let error as any ReportableError {
-            result.setupError = ReportedError(error)
+            result.setupError = error
         } catch {
-            result.setupError = ReportedError(code: ErrorCode.setupFailed.rawValue, message: UserFacing.describe(error))
+            result.setupError = ProbeSetupError(message: UserFacing.describe(error))
         }
         let elapsed = ContinuousClock.now - clock
         result.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -198,7 +199,7 @@ public actor ProbeService {
     /// that an unchanged verdict reads the same and is not logged again).
     static func describe(_ result: ProbeResult) -> String {
         let target = "probe \(Untrusted.display(result.target.credential)) \(result.target.environment)"
-        if let setup = result.setupError { return "\(target): not connected (\(setup.code)): \(setup.message)" }
+        if let setup = result.setupError { return "\(target): not connected (\(setup.code)): \(setup.statement)" }
         guard let check = result.check else { return "\(target): no result" }
         if let error = check.error { return "\(target): \(check.verdict) (\(error.code.name)): \(error.message)" }
         let auth =
@@ -212,4 +213,13 @@ public actor ProbeService {
 extension ErrorCode {
     /// A probe could not be set up for a reason no module has a code for (its message says which).
     public static let setupFailed = ErrorCode("setup_failed")
+}
+
+/// A probe that could not be set up for a reason no module has a code for: ``ErrorCode/setupFailed``,
+/// with the failure in words.
+public struct ProbeSetupError: ReportableError {
+    public var code: ErrorCode { .setupFailed }
+    public var message: String
+    public var hint: String? { nil }
+    public init(message: String) { self.message = message }
 }

@@ -77,7 +77,7 @@ public enum ProbeMetrics {
             "Why the probe could not get an answer: the failing phase and the error code."
         )
         if let setup = result.setupError {
-            out.sample("apnsctl_probe_error", [("phase", "setup"), ("code", setup.code)], 1)
+            out.sample("apnsctl_probe_error", [("phase", "setup"), ("code", setup.code.name)], 1)
         } else if let error = result.check?.error {
             out.sample(
                 "apnsctl_probe_error",

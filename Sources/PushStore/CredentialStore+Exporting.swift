@@ -37,34 +37,6 @@ public struct ExportedCredential: Sendable {
     public let formatName: String
 }
 
-extension ErrorCode {
-    /// A credential cannot be written in the format asked for (a token key as PKCS#12).
-    public static let notExportable = ErrorCode("not_exportable")
-}
-
-extension CredentialError {
-    /// ``ErrorCode/notExportable`` (`not_exportable`), in the words of the call site.
-    public static func notExportable(
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        CredentialError(
-            .notExportable,
-            path: nil,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-}
-
 extension CredentialStore {
     /// The stored credential `alias` as a file for other tools (curl, apns2, Houston, Pushy…):
     /// a certificate with its key as PEM or as a new PKCS#12, a token key as its .p8 PEM.

@@ -10,8 +10,7 @@ struct Git {
 
     func executable() throws -> String {
         guard let path = Subprocess.locate("git", environment: environment) else {
-            throw CredentialError(
-                .teamError,
+            throw CredentialError.teamError(
                 path: nil,
                 "The git program is not installed; a team store is a git repository.",
                 hint: "Install git (Debian and Ubuntu: apt-get install git)."
@@ -40,8 +39,7 @@ struct Git {
     func must(_ arguments: [String], what: String, in folder: String? = nil) throws -> String {
         let result = try run(arguments, in: folder)
         guard result.succeeded else {
-            throw CredentialError(
-                .teamError,
+            throw CredentialError.teamError(
                 path: folder ?? directory,
                 "git could not \(what): \(Self.words(result.stderr))",
                 hint: nil

@@ -203,8 +203,7 @@ struct Subprocess {
     }
 
     static func failure(_ executable: String, _ reason: String) -> CredentialError {
-        CredentialError(
-            .teamError,
+        CredentialError.teamError(
             path: nil,
             "\((executable as NSString).lastPathComponent): \(reason).",
             hint: nil

@@ -70,8 +70,7 @@ public struct TeamFile: Codable, Sendable, Equatable {
         } catch let error as CredentialError where error.code == .tampered {
             throw error
         } catch {
-            throw CredentialError(
-                .teamError,
+            throw CredentialError.teamError(
                 path: root.appendingPathComponent(fileName).path,
                 "The team's member list cannot be read (\(UserFacing.describe(error))).",
                 hint: "Restore it from the repository's history (git checkout -- team.json) and sync again."
@@ -82,8 +81,7 @@ public struct TeamFile: Codable, Sendable, Equatable {
     static func decode(_ bytes: [UInt8]) throws -> TeamFile {
         let team = try ReportSchema.decoder().decode(TeamFile.self, from: Data(bytes))
         guard Self.isValidTeamID(team.teamID) else {
-            throw CredentialError(
-                .teamError,
+            throw CredentialError.teamError(
                 path: fileName,
                 "The team's ID is not one apnsctl makes (letters, digits and '-', up to 64).",
                 hint: "Restore team.json from the repository's history (git checkout -- team.json)."
@@ -108,8 +106,7 @@ public struct TeamFile: Codable, Sendable, Equatable {
         guard !name.isEmpty, name.count <= 64,
             name.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) })
         else {
-            throw CredentialError(
-                .invalidArgument,
+            throw CredentialError.invalidArgument(
                 path: nil,
                 "The member name \"\(name)\" may use only letters, digits, '.', '-', '_' and '@'.",
                 hint: "For example alice or ci-deploy."
@@ -208,8 +205,7 @@ public enum TeamIdentity: Sendable {
             do {
                 return SecretBytes(try InputFile.read(path: path, kind: .identity))
             } catch {
-                throw CredentialError(
-                    .notAMember,
+                throw CredentialError.notAMember(
                     path: path,
                     "The identity file cannot be read (\(UserFacing.describe(error))).",
                     hint: "Give an age identity file (age-keygen's output) or an ssh-ed25519 private key."
@@ -217,8 +213,7 @@ public enum TeamIdentity: Sendable {
             }
         case .secretService(let item):
             guard let value = try secrets.lookup(item) ?? secrets.lookup(Self.legacyItem(of: item)) else {
-                throw CredentialError(
-                    .notAMember,
+                throw CredentialError.notAMember(
                     path: nil,
                     "This member's age identity (\(item.identifier)) is missing from the Secret Service.",
                     hint:
@@ -227,8 +222,7 @@ public enum TeamIdentity: Sendable {
             }
             return value
         case .none:
-            throw CredentialError(
-                .notAMember,
+            throw CredentialError.notAMember(
                 path: nil,
                 "No age identity is known for this team store: only its metadata can be read.",
                 hint:

@@ -51,8 +51,7 @@ extension TeamStore {
                 repaired = false
             }
             if isTeamStore(root) {
-                throw CredentialError(
-                    .teamError,
+                throw CredentialError.teamError(
                     path: root.path,
                     "This store is a team store already.",
                     hint: "Its status shows its members, trust and what waits to be pushed.",
@@ -68,8 +67,7 @@ extension TeamStore {
             let git = Git(directory: root.path, environment: environment)
             let probe = try git.run(["ls-remote", "--heads", "--", remote], in: root.path)
             if probe.succeeded, !probe.output.trimmed.isEmpty {
-                throw CredentialError(
-                    .teamError,
+                throw CredentialError.teamError(
                     path: nil,
                     "\(remote) already holds a repository with commits; a team store starts from an empty one.",
                     hint: "To use that team's store, join it as \(name) into an empty store folder.",
@@ -136,8 +134,7 @@ extension TeamStore {
                 try store.trust.trust(committed)
             }
             guard var setup = try store.finishInterruptedInit(marker) else {
-                throw CredentialError(
-                    .teamError,
+                throw CredentialError.teamError(
                     path: root.path,
                     "The team store's first commit is missing.",
                     hint: nil

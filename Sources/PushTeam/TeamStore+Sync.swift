@@ -171,8 +171,7 @@ extension TeamStore {
         }
         let contained = (try? git.run(["merge-base", "--is-ancestor", synced, head]))?.succeeded ?? false
         guard !contained else { return }
-        throw CredentialError(
-            .historyRewritten,
+        throw CredentialError.historyRewritten(
             path: nil,
             "The remote's history was rewritten: its branch \(upstream.dropFirst("origin/".count)) no longer holds "
                 + "\(synced.prefix(12)), the commit this clone last synced, and now ends at \(head.prefix(12)). "
@@ -211,7 +210,7 @@ extension TeamStore {
         let outcome = TeamMerge.index(base: try index(base), ours: ours, theirs: try index(upstream), keep: keep)
         if let conflict = outcome.conflicts.first { throw conflictError(conflict, upstream: upstream) }
         guard let ourTeam = team("HEAD") else {
-            throw CredentialError(.teamError, path: root.path, "This clone's last commit has no team.json.", hint: nil)
+            throw CredentialError.teamError(path: root.path, "This clone's last commit has no team.json.", hint: nil)
         }
         let theirTeam = team(upstream)
         let baseTeam = team(base)
@@ -228,8 +227,7 @@ extension TeamStore {
         let ourSignature = git.show("HEAD", TeamFile.signatureFileName)
         let merging = try git.run(["merge", "--no-commit", "--no-ff", "--quiet", upstream])
         guard git.revision("MERGE_HEAD") != nil else {
-            throw CredentialError(
-                .teamError,
+            throw CredentialError.teamError(
                 path: root.path,
                 "git could not start merging the remote's commits: \(Self.lastLine(merging.stderr))",
                 hint: "Look at the folder with git status; nothing was merged."
@@ -312,8 +310,7 @@ extension TeamStore {
         }
         let author = (try? git.run(["log", "-1", "--format=%an, commit %h", upstream, "--", "index.json"]))?.output
             .trimmed
-        return CredentialError(
-            .teamConflict,
+        return CredentialError.teamConflict(
             path: nil,
             "\(conflict.alias) was changed both here and on the remote since this clone last synced. "
                 + "Here: \(version(conflict.ours)). On the remote (\(author ?? upstream)): \(version(conflict.theirs)). "

@@ -110,7 +110,7 @@ public struct TeamStore: Sendable {
     func withStoreLock<R>(_ body: () throws -> R) throws -> R {
         let lockPath = StoreLock.path(root: root)
         guard case .success(let lock) = StoreLock.acquire(at: lockPath, .exclusive) else {
-            throw CredentialError(.storeError, path: lockPath, "The store cannot be locked.", hint: nil)
+            throw CredentialError.storeError(path: lockPath, "The store cannot be locked.", hint: nil)
         }
         defer { lock.release() }
         return try body()
@@ -136,8 +136,7 @@ public struct TeamStore: Sendable {
     /// This member's signing key, from the Secret Service. CI and servers have none: they read,
     /// and only members who sign may change who the secrets are encrypted to.
     func signingKey() throws -> SigningKey {
-        let refusal = CredentialError(
-            .noSigningKey,
+        let refusal = CredentialError.noSigningKey(
             path: nil,
             "Changing the team's member list needs a member's signing key, and none is available here: "
                 + "this clone reads the secrets with an identity only (as CI and servers do).",

@@ -32,7 +32,7 @@ struct ErrorModelTests {
     @Test func aCodeIsItsStringAndEncodesAsOne() throws {
         #expect(ErrorCode.invalidTeamID.rawValue == "invalid_team_id")
         #expect(ErrorCode.writeFailed.name == "write_failed")
-        #expect(PushCoreError.Code.runMismatch == ErrorCode("run_mismatch"))
+        #expect(PushCoreError.Code.invalidTime.errorCode == ErrorCode("invalid_time"))
         let data = try JSONEncoder().encode([ErrorCode.runMismatch])
         #expect(String(decoding: data, as: UTF8.self) == #"["run_mismatch"]"#)
         #expect(try JSONDecoder().decode([ErrorCode].self, from: data) == [.runMismatch])

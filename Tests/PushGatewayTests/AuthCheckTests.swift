@@ -166,8 +166,9 @@ import Testing
         let unreachable = await preflight.check(try LoadedCredential(name: "universal", file: try Fixtures.universal()))
         #expect(!unreachable.ready)
         #expect(unreachable.connectionError?.code == .connectionRefused)
-        #expect(unreachable.error == unreachable.connectionError?.reported)
-        #expect(unreachable.error?.code == "connection_refused")
+        #expect(unreachable.error?.code == .connectionRefused)
+        #expect(unreachable.error.map(PreflightCheck.reported) == unreachable.connectionError?.reported)
+        #expect(unreachable.error.map(PreflightCheck.reported)?.code == "connection_refused")
 
         let loader = CredentialLoader(
             store: CredentialStore(root: URL(fileURLWithPath: try Fixtures.temporaryFile("store")))

@@ -84,6 +84,23 @@ struct CredentialErrorFactoryTests {
         #expect(unexportable.subject == .credential("key"))
     }
 
+    @Test func theTeamFactoriesKeepTheirCodesAndRefusals() throws {
+        let cases: [(CredentialError, String, FailureKind)] = [
+            (.notAMember(path: "secrets/prod.age", "Not a recipient.", alias: "prod"), "not_a_member", .couldNotCheck),
+            (.teamConflict("Changed on both sides.", alias: "prod"), "team_conflict", .problem),
+            (.untrustedMembers(path: "team.json", "Not signed."), "untrusted_members", .problem),
+            (.historyRewritten("Rewritten."), "history_rewritten", .problem),
+            (.noSigningKey("No signing key."), "no_signing_key", .couldNotCheck),
+        ]
+        for (error, code, failure) in cases {
+            #expect(try Self.json(error)["code"] == code)
+            #expect(error.failure == failure)
+            #expect(error.file == #fileID)
+        }
+        #expect(cases[0].0.subject == .file("secrets/prod.age"))
+        #expect(cases[1].0.subject == .credential("prod"))
+    }
+
     @Test func equalityIgnoresWhereAndWordsButNotTheSubject() {
         let here = CredentialError.corrupt(path: "a.p12", "Damaged.")
         let there = CredentialError(

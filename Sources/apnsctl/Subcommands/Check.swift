@@ -215,7 +215,7 @@ struct Check: AsyncParsableCommand {
     /// command of this tool name it, with the credential, so that it works when pasted.
     private func hinted(_ result: CheckResult, stored: [StoredCredential]) -> CheckResult {
         var result = result
-        if let cause = result.cause { result.error?.hint = ErrorHints.hint(for: cause) }
+        result.error = result.error?.forCommandLine
         var subject = FindingHints.Subject(
             name: result.name,
             stored: result.origin == "store",

@@ -73,7 +73,7 @@ struct Handshake: AsyncParsableCommand {
         var check = await HandshakeCheck.run(plan, authCheck: authCheck)
         check.authCheck = check.authCheck?.forCommandLine
         // The report's error carries the command line's hint, as the printed error does.
-        if let error = check.error { check.handshake.error = error.forCommandLine.reported }
+        if let error = check.error { check.handshake.error = error.forCommandLine }
         if json {
             try printJSON(
                 HandshakeOutput(
@@ -85,7 +85,7 @@ struct Handshake: AsyncParsableCommand {
                     warnings: warnings,
                     handshake: check.handshake,
                     authCheck: check.authCheck,
-                    error: check.handshake.error
+                    error: check.handshake.error?.reported
                 )
             )
         } else {

@@ -224,8 +224,8 @@ struct Preflight: AsyncParsableCommand {
             )
         )
         if let error = report.connectionError {
-            report.error = error.forCommandLine.reported
-            report.handshake?.error = report.error
+            report.error = error.forCommandLine
+            report.handshake?.error = error.forCommandLine
         }
         report.authCheck = report.authCheck?.forCommandLine
         return report
@@ -238,7 +238,7 @@ struct Preflight: AsyncParsableCommand {
             : entry.fitness == .couldNotCheck ? style.paint("?", .red, .bold) : style.paint("✗", .red, .bold)
         var verdict: String
         var hint: String?
-        if let error = entry.error {
+        if let error = entry.error.map(PreflightCheck.reported) {
             // Whole, on a terminal or not: a CI log keeps the hint's end.
             verdict =
                 (entry.connectionError != nil ? "could not connect: " : "could not be checked: ")
