@@ -54,7 +54,14 @@ extension CredentialFile {
         // Find the password. The empty password is tried first so unprotected bundles open without a prompt.
         var secret: SecretBytes?
         if file.hasMAC {
-            if !file.verifyMAC(password: nil) {
+            // A password known up front (a stored bundle's, from the secret store) is tried
+            // first: one key derivation, where the empty password's two come first otherwise
+            // (docs/performance.md, "check over a store"). Only the bundle's own password
+            // verifies its MAC, so the outcome is the one the order below reaches; when it does
+            // not verify, everything below runs as before.
+            if let known = password.known, !known.isEmpty, file.verifyMAC(password: known) {
+                secret = known
+            } else if !file.verifyMAC(password: nil) {
                 var retry = false
                 while true {
                     guard

@@ -19,6 +19,9 @@ public struct PasswordRequest: Sendable {
 public struct PasswordSource: Sendable {
     /// Interactive sources (a prompt on a terminal) are asked again after a wrong answer.
     public var isInteractive: Bool
+    /// The password this source gives whatever is asked, when it is known up front (``fixed(_:)``):
+    /// a bundle can then be tried with it first.
+    public private(set) var known: SecretBytes?
     private let provide: @Sendable (PasswordRequest) throws -> SecretBytes?
 
     public init(isInteractive: Bool = false, _ provide: @escaping @Sendable (PasswordRequest) throws -> SecretBytes?) {
@@ -32,5 +35,9 @@ public struct PasswordSource: Sendable {
     /// A source that never has a password: files that need one fail with `passwordRequired`.
     public static let none = PasswordSource { _ in nil }
     /// Always gives `secret`.
-    public static func fixed(_ secret: SecretBytes) -> PasswordSource { PasswordSource { _ in secret } }
+    public static func fixed(_ secret: SecretBytes) -> PasswordSource {
+        var source = PasswordSource { _ in secret }
+        source.known = secret
+        return source
+    }
 }

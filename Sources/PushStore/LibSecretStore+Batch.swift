@@ -2,11 +2,12 @@ internal import CLibSecret
 import Foundation
 
 extension LibSecretStore {
-    /// The secrets of `items` read together: each item's path found by its attributes, as the
-    /// one-item lookup finds it, then every secret in one `GetSecrets` call, where asking item by
-    /// item costs a session and a `GetSecrets` round trip each (docs/performance.md, "check over
-    /// a store"). No proxy object is made per item: libsecret's search with its secrets loaded
-    /// makes one, at five D-Bus messages each.
+    /// The secrets of `items` read together: each store's items listed with their attributes in
+    /// one search (``listItems(matching:connection:what:)``), each item's path found among them by
+    /// the attributes the one-item lookup searches for, then every secret in one `GetSecrets`
+    /// call, where asking item by item costs a search, a session and a `GetSecrets` round trip
+    /// each (docs/performance.md, "check over a store"). No proxy object is made per item:
+    /// libsecret's search with its secrets loaded makes one, at five D-Bus messages each.
     ///
     /// Throws only what ``ensureReady()`` throws, the answer a lookup of any one item would
     /// start with. Nothing is unlocked and no prompt can appear: an item that is locked, that two
@@ -15,7 +16,19 @@ extension LibSecretStore {
     /// answers or says why as the one-item lookup does.
     public func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
         guard !items.isEmpty else { return [:] }
-        try ensureReady()
+        let connection = try readyConnection()
+        var paths: [String: SecretItem] = [:]
+        for (store, wanted) in Dictionary(grouping: Set(items), by: \.store) {
+            guard
+                let listed = try? listItems(
+                    matching: ["application": "apnsctl", "store": store],
+                    connection: connection,
+                    what: "find the secret"
+                )
+            else { continue }
+            for (path, item) in Self.onlyUnlockedPaths(of: wanted, among: listed) { paths[path] = item }
+        }
+        guard !paths.isEmpty else { return [:] }
         var service: OpaquePointer?
         try? call(what: "open a session with the Secret Service") { cancellable, error in
             service = OpaquePointer(secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, &error))
@@ -23,44 +36,29 @@ extension LibSecretStore {
         }
         guard let service else { return [:] }
         defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-        var paths: [String: SecretItem] = [:]
-        for item in Set(items) {
-            guard let path = onlyUnlockedPath(of: item, service: service) else { continue }
-            paths[path] = item
-        }
-        return paths.isEmpty ? [:] : secrets(at: paths, service: service)
+        return secrets(at: paths, service: service)
     }
 
-    /// The item's path when exactly one keyring item has its attributes and it is unlocked.
-    private func onlyUnlockedPath(of item: SecretItem, service: OpaquePointer) -> String? {
-        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        let searched: Void? = try? call(what: "find the secret") { cancellable, error in
-            withAttributes(item.attributes) { attributes in
-                secret_service_search_for_dbus_paths_sync(
-                    UnsafeMutablePointer(service),
-                    Self.schema,
-                    attributes,
-                    cancellable,
-                    &unlocked,
-                    &locked,
-                    &error
-                )
+    /// Each item's path where exactly one listed item has its attributes (as a search for them
+    /// would find) and that one is unlocked. An item whose attributes could not be read might be
+    /// any of them: then none is answered here.
+    static func onlyUnlockedPaths(of items: [SecretItem], among listed: [ListedItem]) -> [(String, SecretItem)] {
+        guard listed.allSatisfy({ $0.attributes != nil }) else { return [] }
+        // Only an item with the same alias and kind can have all of an item's attributes.
+        var byName: [String: [ListedItem]] = [:]
+        for entry in listed {
+            guard let attributes = entry.attributes, let alias = attributes["alias"], let kind = attributes["kind"]
+            else { continue }
+            byName["\(kind)\u{0}\(alias)", default: []].append(entry)
+        }
+        return items.compactMap { item in
+            let wanted = item.attributes
+            let matches = (byName["\(item.kind.rawValue)\u{0}\(item.alias)"] ?? []).filter { entry in
+                wanted.allSatisfy { entry.attributes?[$0.key] == $0.value }
             }
+            guard matches.count == 1, !matches[0].locked else { return nil }
+            return (matches[0].path, item)
         }
-        defer {
-            g_strfreev(unlocked)
-            g_strfreev(locked)
-        }
-        guard searched != nil, Self.count(locked) == 0, Self.count(unlocked) == 1, let path = unlocked?[0] else {
-            return nil
-        }
-        return String(cString: path)
-    }
-
-    private static func count(_ strings: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> Int {
-        guard let strings else { return 0 }
-        return Int(g_strv_length(strings))
     }
 
     /// One `GetSecrets` call for every path; what is not text (as the one-item lookup reads it)

@@ -4,33 +4,25 @@ import Foundation
 
 extension LibSecretStore {
     /// Every apnsctl item whose `store` attribute is `store`, found by its attributes without
-    /// unlocking anything or reading a single secret.
+    /// unlocking anything or reading a single secret: one search, and every item's attributes
+    /// asked for together (``listItems(matching:connection:what:)``), not a proxy per item.
     public func items(store: String) throws -> [SecretItem] {
-        try ensureReady()
-        var list: UnsafeMutablePointer<GList>?
-        try call(what: "list the store's secrets") { cancellable, error in
-            list = withAttributes(["application": "apnsctl", "store": store]) { attributes in
-                secret_password_searchv_sync(Self.schema, attributes, SECRET_SEARCH_ALL, cancellable, &error)
-            }
-            return 1
-        }
-        defer { if let list { g_list_free_full(list, g_object_unref) } }
+        let connection = try readyConnection()
+        let listed = try listItems(
+            matching: ["application": "apnsctl", "store": store],
+            connection: connection,
+            what: "list the store's secrets"
+        )
         var items: [SecretItem] = []
-        var node = list
-        while let current = node {
-            node = current.pointee.next
-            guard let table = secret_retrievable_get_attributes(OpaquePointer(current.pointee.data)) else { continue }
-            defer { g_hash_table_unref(table) }
-            func value(_ name: String) -> String? {
-                name.withCString { key in
-                    g_hash_table_lookup(table, key).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-                }
-            }
+        for entry in listed {
+            // An item whose attributes could not be read says nothing of what it is.
+            guard let attributes = entry.attributes else { continue }
             // An item of a kind this version does not know is not this version's to judge.
-            guard value("application") == "apnsctl", value("store") == store, let alias = value("alias"),
-                let kind = value("kind").flatMap(SecretItem.Kind.init(rawValue:))
+            guard attributes["application"] == "apnsctl", attributes["store"] == store,
+                let alias = attributes["alias"],
+                let kind = attributes["kind"].flatMap(SecretItem.Kind.init(rawValue:))
             else { continue }
-            let identifier = value(kind == .tokenKey ? "key-id" : "fingerprint") ?? ""
+            let identifier = attributes[kind == .tokenKey ? "key-id" : "fingerprint"] ?? ""
             items.append(SecretItem(store: store, alias: alias, kind: kind, identifier: identifier))
         }
         return items

@@ -10,7 +10,11 @@ extension LibSecretStore {
 
     /// Says which of "no session bus", "no provider", "no default collection" or "locked"
     /// stands in the way, before anything could trigger a prompt.
-    public func ensureReady() throws {
+    public func ensureReady() throws { _ = try readyConnection() }
+
+    /// ``ensureReady()``, giving the session-bus connection it asked on (kept for the life of the
+    /// process) for plain D-Bus calls that follow.
+    func readyConnection() throws -> OpaquePointer {
         BlockingWork.check("Asking D-Bus whether the Secret Service is ready")
         let environment = ProcessInfo.processInfo.environment
         let runtimeBus = environment["XDG_RUNTIME_DIR"].map { "\($0)/bus" }
@@ -101,6 +105,7 @@ extension LibSecretStore {
                     "Unlock it first (log in to the desktop session, or `echo -n PASSWORD | gnome-keyring-daemon --unlock --replace`)."
             )
         }
+        return connection
     }
 
     /// Asks the bus itself, with a short timeout, whether anything owns or can start

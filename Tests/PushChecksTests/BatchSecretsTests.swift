@@ -56,18 +56,91 @@ struct BatchSecretsTests {
         #expect(try secrets.lookup([SecretItem]()).isEmpty)
     }
 
+    /// Two keyring items with an item's attributes (one with an attribute more): the one-item
+    /// search finds both, so the batch must leave the item out for it to be read alone.
+    @Test func theBatchLeavesOutAnItemTwoKeyringItemsClaim() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.path("store")
+        let secrets = LibSecretStore()
+        let claimed = SecretItem(store: store, alias: "key", kind: .tokenKey, identifier: "KEY0000001")
+        let alone = SecretItem(store: store, alias: "other", kind: .tokenKey, identifier: "KEY0000002")
+        try secrets.store(SecretBytes([1, 2, 3]), for: claimed)
+        try secrets.store(SecretBytes([4, 5, 6]), for: alone)
+        try storeRawText("BAgI", for: claimed, extra: [("note", "a copy")])
+        defer {
+            _ = try? secrets.remove(claimed)
+            _ = try? secrets.remove(alone)
+        }
+        let batch = try secrets.lookup([claimed, alone])
+        #expect(Set(batch.keys) == [alone])
+        #expect(batch[alone]?.bytes == [4, 5, 6])
+    }
+
+    /// The store's items as the orphan search lists them: its own kinds only, not another
+    /// store's, not one stored under another schema, whatever their number.
+    @Test func aStoresItemsAreListedByTheirAttributes() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.path("store")
+        let secrets = LibSecretStore()
+        var expected: [SecretItem] = (1...40).map {
+            SecretItem(store: store, alias: "key\($0)", kind: .tokenKey, identifier: String(format: "KEY%07d", $0))
+        }
+        expected.append(SecretItem(store: store, alias: "bundle", kind: .pkcs12Password, identifier: "ab12"))
+        expected.append(SecretItem(store: store, alias: "pem", kind: .privateKey, identifier: "cd34"))
+        let otherStore = SecretItem(
+            store: folder.path("other"),
+            alias: "key1",
+            kind: .tokenKey,
+            identifier: "KEY0000001"
+        )
+        for item in expected + [otherStore] { try secrets.store(SecretBytes([7]), for: item) }
+        // A kind this version does not know, and an item of another schema with the same attributes.
+        let future = SecretItem(store: store, alias: "future", kind: .tokenKey, identifier: "KEY0000099")
+        try storeRawText("x", for: future, extra: [("kind", "future-kind")])
+        let foreign = SecretItem(store: store, alias: "foreign", kind: .tokenKey, identifier: "KEY0000098")
+        try storeRawText("x", for: foreign, schema: "org.example.Other")
+        defer {
+            for item in expected + [otherStore] { _ = try? secrets.remove(item) }
+            for alias in ["future", "foreign"] { try? removeRaw(store: store, alias: alias) }
+        }
+        let listed = try secrets.items(store: store)
+        #expect(listed.count == expected.count)
+        #expect(Set(listed) == Set(expected))
+        #expect(try secrets.items(store: folder.path("nothing here")).isEmpty)
+    }
+
+    /// Removes every item of `alias` in `store` whatever its other attributes, as `secret-tool clear` does.
+    private func removeRaw(store: String, alias: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["secret-tool", "clear", "application", "apnsctl", "store", store, "alias", alias]
+        try process.run()
+        process.waitUntilExit()
+    }
+
     /// Writes `text` as the item's secret as it is, as a program other than apnsctl would.
-    private func storeRawText(_ text: String, for item: SecretItem) throws {
+    private func storeRawText(
+        _ text: String,
+        for item: SecretItem,
+        extra: [(String, String)] = [],
+        schema: String = LibSecretStore.schemaName
+    ) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["secret-tool", "store", "--label", item.label]
         let identifierName = item.kind == .tokenKey ? "key-id" : "fingerprint"
-        for (name, value) in [
-            ("xdg:schema", LibSecretStore.schemaName), ("application", "apnsctl"), ("store", item.store),
+        var attributes = [
+            ("xdg:schema", schema), ("application", "apnsctl"), ("store", item.store),
             ("alias", item.alias), ("kind", item.kind.rawValue), (identifierName, item.identifier),
-        ] {
-            arguments += [name, value]
+        ]
+        for (name, value) in extra {
+            if let index = attributes.firstIndex(where: { $0.0 == name }) {
+                attributes[index].1 = value
+            } else {
+                attributes.append((name, value))
+            }
         }
+        for (name, value) in attributes { arguments += [name, value] }
         process.arguments = arguments
         let input = Pipe()
         process.standardInput = input
