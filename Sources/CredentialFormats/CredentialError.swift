@@ -35,7 +35,7 @@ public struct CredentialError: TypedCodeError, CustomStringConvertible, CustomDe
 
     /// An error of any code. Prefer the factories (`CredentialError.corrupt(path:_:hint:)`…):
     /// they name the code once and are where each code's wording lives.
-    public init(
+    package init(
         _ code: Code,
         path: String?,
         _ message: String,

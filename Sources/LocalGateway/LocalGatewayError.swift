@@ -22,7 +22,7 @@ public struct LocalGatewayError: TypedCodeError, CustomStringConvertible, Custom
     public let line: UInt
 
     /// An error of any code. Prefer the factories (`LocalGatewayError.cannotListen(path:_:hint:)`…).
-    public init(
+    package init(
         _ code: Code,
         path: String?,
         _ message: String,

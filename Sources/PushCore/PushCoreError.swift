@@ -22,7 +22,7 @@ public struct PushCoreError: TypedCodeError, CustomStringConvertible, CustomDebu
     public let line: UInt
 
     /// An error of any code. Prefer the factories (`PushCoreError.invalidTime(_:hint:)`…).
-    public init(_ code: Code, _ message: String, hint: String? = nil, file: String = #fileID, line: UInt = #line) {
+    package init(_ code: Code, _ message: String, hint: String? = nil, file: String = #fileID, line: UInt = #line) {
         self.code = code
         self.message = message
         self.hint = hint

@@ -40,7 +40,7 @@ public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebug
 
     /// An error of any code. Prefer the factories (`GatewayError.tlsUntrusted(_:hint:)`…): they
     /// name the code once and are where each code's wording lives.
-    public init(
+    package init(
         _ code: Code,
         _ message: String,
         hint: String? = nil,
