@@ -5,7 +5,7 @@ extension CredentialError {
     /// swift-certificates names its codes): compare with the constants (`error.code == .wrongPassword`)
     /// or switch on them; a new code is a new constant, never a new case that breaks a switch.
     /// Each is one of ``ErrorCode``'s, the string JSON reports give (``errorCode``).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         private enum Backing: Hashable, Sendable, CaseIterable {
             case fileNotFound, isDirectory, unreadable, emptyFile, excessiveWork, fileTooLarge
             case notACertificate, corrupt, truncated, noCertificate, passwordRequired, wrongPassword
@@ -136,13 +136,6 @@ extension CredentialError {
         /// Every code of this error.
         public static var all: [Code] { Backing.allCases.map(Code.init) }
 
-        /// The typed code a shared one names, or nil when this error never has it: for an
-        /// error rebuilt from another module's, which maps codes explicitly.
-        public init?(reported errorCode: ErrorCode) {
-            guard let code = Code.all.first(where: { $0.errorCode == errorCode }) else { return nil }
-            self = code
-        }
-
         /// The code as JSON reports give it, one of ``ErrorCode``'s static members.
         public var errorCode: ErrorCode {
             switch backing {
@@ -203,8 +196,5 @@ extension CredentialError {
             }
         }
 
-        /// The code as JSON gives it (`wrong_password`).
-        public var name: String { errorCode.rawValue }
-        public var description: String { errorCode.rawValue }
     }
 }

@@ -5,7 +5,7 @@ extension LocalGatewayError {
     /// swift-certificates names its codes): compare with the constants (`error.code == .cannotListen`)
     /// or switch on them; a new code is a new constant, never a new case that breaks a switch.
     /// Each is one of ``ErrorCode``'s, the string JSON reports give (``errorCode``).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         private enum Backing: Hashable, Sendable, CaseIterable {
             case invalidRegistry, invalidIdentity, invalidClientCA, logNotWritable, cannotListen, invalidCA
             case invalidMintRequest, invalidTokenKey
@@ -34,13 +34,6 @@ extension LocalGatewayError {
         /// Every code of this error.
         public static var all: [Code] { Backing.allCases.map(Code.init) }
 
-        /// The typed code a shared one names, or nil when this error never has it: for an
-        /// error rebuilt from another module's, which maps codes explicitly.
-        public init?(reported errorCode: ErrorCode) {
-            guard let code = Code.all.first(where: { $0.errorCode == errorCode }) else { return nil }
-            self = code
-        }
-
         /// The code as JSON reports give it, one of ``ErrorCode``'s static members.
         public var errorCode: ErrorCode {
             switch backing {
@@ -55,8 +48,5 @@ extension LocalGatewayError {
             }
         }
 
-        /// The code as JSON gives it (`cannot_listen`).
-        public var name: String { errorCode.rawValue }
-        public var description: String { errorCode.rawValue }
     }
 }

@@ -3,7 +3,7 @@ extension PushCoreError {
     /// swift-certificates names its codes): compare with the constants (`error.code == .invalidTime`)
     /// or switch on them; a new code is a new constant, never a new case that breaks a switch.
     /// Each is one of ``ErrorCode``'s, the string JSON reports give (``errorCode``).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         private enum Backing: Hashable, Sendable, CaseIterable {
             case invalidDeviceToken, invalidNotification, invalidTime, invalidLiveActivity, invalidChannel
             case invalidKeyID, invalidTeamID, invalidKey, writeFailed
@@ -34,13 +34,6 @@ extension PushCoreError {
         /// Every code of this error.
         public static var all: [Code] { Backing.allCases.map(Code.init) }
 
-        /// The typed code a shared one names, or nil when this error never has it: for an
-        /// error rebuilt from another module's, which maps codes explicitly.
-        public init?(reported errorCode: ErrorCode) {
-            guard let code = Code.all.first(where: { $0.errorCode == errorCode }) else { return nil }
-            self = code
-        }
-
         /// The code as JSON reports give it, one of ``ErrorCode``'s static members.
         public var errorCode: ErrorCode {
             switch backing {
@@ -56,8 +49,5 @@ extension PushCoreError {
             }
         }
 
-        /// The code as JSON gives it (`invalid_time`).
-        public var name: String { errorCode.rawValue }
-        public var description: String { errorCode.rawValue }
     }
 }

@@ -6,7 +6,7 @@ extension GatewayError {
     /// swift-certificates names its codes): compare with the constants (`error.code == .tlsUntrusted`)
     /// or switch on them; a new code is a new constant, never a new case that breaks a switch.
     /// Each is one of ``ErrorCode``'s, the string JSON reports give (``errorCode``).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ClosedErrorCode {
         private enum Backing: Hashable, Sendable, CaseIterable {
             case invalidEndpoint, invalidCredential, caFileUnreadable, caFileInvalid, invalidProxy, dnsFailed
             case dnsTimeout, noAddressForFamily, connectionRefused, connectFailed, connectTimeout
@@ -85,13 +85,6 @@ extension GatewayError {
         /// Every code of this error.
         public static var all: [Code] { Backing.allCases.map(Code.init) }
 
-        /// The typed code a shared one names, or nil when this error never has it: for an
-        /// error rebuilt from another module's, which maps codes explicitly.
-        public init?(reported errorCode: ErrorCode) {
-            guard let code = Code.all.first(where: { $0.errorCode == errorCode }) else { return nil }
-            self = code
-        }
-
         /// The code as JSON reports give it, one of ``ErrorCode``'s static members.
         public var errorCode: ErrorCode {
             switch backing {
@@ -129,8 +122,5 @@ extension GatewayError {
             }
         }
 
-        /// The code as JSON gives it (`tls_untrusted`).
-        public var name: String { errorCode.rawValue }
-        public var description: String { errorCode.rawValue }
     }
 }
