@@ -22,7 +22,7 @@ struct VaultMediumTests {
     @Test("Records are written, read, listed and removed; a removed one keeps its versions")
     func records() async throws {
         let medium = try medium()
-        try await Task.detached {
+        try await onThread {
             try medium.exclusive {
                 try medium.write([1, 2, 3], to: "credentials/a.p12")
                 try medium.writeIndex(Array("{}".utf8))
@@ -33,7 +33,7 @@ struct VaultMediumTests {
             #expect(try medium.read("credentials/a.p12") == nil)
             #expect(try medium.list("credentials").isEmpty)
             #expect(try !medium.remove("credentials/a.p12"))
-        }.value
+        }
         let metadata = try await medium.kv.metadata("\(medium.prefix)/files/credentials/a.p12")
         #expect(metadata.versions[1]?.destroyed == false, "deleted, not destroyed: an operator can undelete it")
     }
@@ -44,28 +44,30 @@ struct VaultMediumTests {
         waiting.lockWait = .seconds(20)
         let medium = waiting
         let entered = DispatchSemaphore(value: 0)
-        let first = Task.detached {
-            try medium.exclusive {
-                entered.signal()
-                Thread.sleep(forTimeInterval: 1.5)
-                try medium.writeIndex(Array("{\"first\":1}".utf8))
+        let first = Task {
+            try await onThread {
+                try medium.exclusive {
+                    entered.signal()
+                    Thread.sleep(forTimeInterval: 1.5)
+                    try medium.writeIndex(Array("{\"first\":1}".utf8))
+                }
             }
         }
         // The second writer starts once the first holds the lock.
-        await Task.detached { entered.wait() }.value
-        let second = await Task.detached { () -> (any Error)? in
+        await onThread { entered.wait() }
+        let second = await onThread { () -> (any Error)? in
             do {
                 try medium.exclusive { try medium.writeIndex(Array("{\"second\":1}".utf8)) }
                 return nil
             } catch {
                 return error
             }
-        }.value
+        }
         try await first.value
         let refusal = try #require(second as? CredentialError)
         #expect(refusal.message.contains("while this command waited"), "\(refusal.message)")
         #expect(refusal.message.contains("nothing was changed"))
-        let index = try await Task.detached { try medium.read("index.json") }.value
+        let index = try await onThread { try medium.read("index.json") }
         #expect(index == Array("{\"first\":1}".utf8))
     }
 
@@ -80,7 +82,7 @@ struct VaultMediumTests {
             cas: 0
         )
         let started = Date()
-        let outcome = await Task.detached { () -> (any Error)? in
+        let outcome = await onThread { () -> (any Error)? in
             do {
                 try medium.exclusive {
                     // Someone writes the index behind the lock's back (a writer that still thinks it holds it).
@@ -91,12 +93,12 @@ struct VaultMediumTests {
             } catch {
                 return error
             }
-        }.value
+        }
         #expect(Date().timeIntervalSince(started) < 5, "the stale lock was taken over at once")
         let refusal = try #require(outcome as? any ReportableError)
         #expect(refusal.code.rawValue == "vault_cas_mismatch", "\(refusal.message)")
         // The lock was released: the next writer gets it at once.
-        try await Task.detached { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }.value
+        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
     }
 }
 
@@ -115,5 +117,19 @@ enum VaultSecretStoreTestHook {
         }
         done.wait()
         return try result.get()
+    }
+}
+
+/// Runs blocking work (a medium's calls wait for Vault's answers) on a thread of its own, never
+/// on Swift's shared pool, whose few threads the other suites' requests need meanwhile.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }

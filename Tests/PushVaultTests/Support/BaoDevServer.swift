@@ -40,7 +40,7 @@ final class BaoDevServer: Sendable {
         self.process = process
     }
 
-    /// Starts a server and waits until it answers (30 s at most); with `tls`, on https with a CA
+    /// Starts a server and waits until it answers (90 s at most); with `tls`, on https with a CA
     /// of its own.
     static func start(tls: Bool = false) async throws -> BaoDevServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-bao-\(UUID().uuidString)")
@@ -74,7 +74,8 @@ final class BaoDevServer: Sendable {
             caFile: tls ? tlsFolder.appendingPathComponent("vault-ca.pem").path : nil,
             process: process
         )
-        let deadline = Date().addingTimeInterval(30)
+        // A loaded machine (the suites beside it, a build) may take a while to start it.
+        let deadline = Date().addingTimeInterval(90)
         while Date() < deadline {
             // With TLS the CA file appears once the server has made it.
             let caReady = server.caFile.map { FileManager.default.fileExists(atPath: $0) } ?? true
