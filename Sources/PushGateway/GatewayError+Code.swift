@@ -124,3 +124,67 @@ extension GatewayError {
 
     }
 }
+
+extension ErrorCode {
+    /// The endpoint text (a gateway address or port) cannot be understood.
+    public static let invalidEndpoint = ErrorCode("invalid_endpoint")
+    /// The credential cannot be used for TLS.
+    public static let invalidCredential = ErrorCode("invalid_credential")
+    /// A CA file given as an extra trust root cannot be read.
+    public static let caFileUnreadable = ErrorCode("ca_file_unreadable")
+    /// A CA file given as an extra trust root holds no readable certificate.
+    public static let caFileInvalid = ErrorCode("ca_file_invalid")
+    /// The proxy setting (given, or from HTTPS_PROXY) is not a proxy URL.
+    public static let invalidProxy = ErrorCode("invalid_proxy")
+    /// The host name does not resolve.
+    public static let dnsFailed = ErrorCode("dns_failed")
+    /// Name resolution took longer than its timeout.
+    public static let dnsTimeout = ErrorCode("dns_timeout")
+    /// The host has no address of the one family asked for.
+    public static let noAddressForFamily = ErrorCode("no_address_for_family")
+    /// Nothing listens on the port (TCP RST).
+    public static let connectionRefused = ErrorCode("connection_refused")
+    /// The TCP connection failed in another way (unreachable network, reset).
+    public static let connectFailed = ErrorCode("connect_failed")
+    /// TCP connect took longer than its timeout (a firewall dropping packets, usually).
+    public static let connectTimeout = ErrorCode("connect_timeout")
+    /// The proxy's scheme is not one spoken (only HTTP CONNECT is).
+    public static let unsupportedProxy = ErrorCode("unsupported_proxy")
+    /// The HTTP CONNECT proxy refused or failed the tunnel.
+    public static let proxyFailed = ErrorCode("proxy_failed")
+    /// The server's certificate chain does not lead to a trusted root.
+    public static let tlsUntrusted = ErrorCode("tls_untrusted")
+    /// The server's certificate is not valid for the host name connected to.
+    public static let tlsHostnameMismatch = ErrorCode("tls_hostname_mismatch")
+    /// The server's certificate (or one in its chain) has expired or is not yet valid.
+    public static let tlsCertificateExpired = ErrorCode("tls_certificate_expired")
+    /// The TLS handshake failed for another reason (protocol version, alert from the server:
+    /// often the server rejecting our client certificate).
+    public static let tlsHandshakeFailed = ErrorCode("tls_handshake_failed")
+    /// The server closed the connection during the TLS handshake.
+    public static let tlsServerClosed = ErrorCode("tls_server_closed")
+    /// The server refused our client certificate with a TLS alert (expired, revoked, unknown
+    /// CA, bad certificate): a finding about the credential, not a failure to check.
+    public static let clientCertificateRejected = ErrorCode("client_certificate_rejected")
+    /// The TLS handshake took longer than its timeout (the server accepted TCP but never answered).
+    public static let tlsTimeout = ErrorCode("tls_timeout")
+    /// The server negotiated an ALPN protocol other than h2.
+    public static let alpnRejected = ErrorCode("alpn_rejected")
+    /// The server's first HTTP/2 SETTINGS frame did not arrive in time.
+    public static let http2Timeout = ErrorCode("http2_timeout")
+    /// HTTP/2 failed (protocol error from either side).
+    public static let http2Failed = ErrorCode("http2_failed")
+    /// The server sent GOAWAY: the connection takes no new streams.
+    public static let goAway = ErrorCode("go_away")
+    /// The connection closed before the answer arrived.
+    public static let connectionClosed = ErrorCode("connection_closed")
+    /// The server reset the stream without answering (RST_STREAM other than NO_ERROR after a response).
+    public static let streamReset = ErrorCode("stream_reset")
+    /// No answer arrived within the request timeout.
+    public static let requestTimeout = ErrorCode("request_timeout")
+    /// The request was written and the connection closed before its answer: the server may
+    /// have delivered the notification.
+    public static let answerLost = ErrorCode("answer_lost")
+    /// The connection is not open (never connected, or closed by ``GatewayConnection/close()``).
+    public static let notConnected = ErrorCode("not_connected")
+}
