@@ -310,29 +310,7 @@ final class GatewayStreams: ChannelInboundHandler {
             if state.answerAbandoned() { closeLingering() }
             return
         }
-        if let limit = gateway.configuration.faults.dropAfterAccepted, decision.record != nil,
-            gateway.takeDrop(atAccepted: limit)
-        {
-            // Processed and recorded, then the connection is cut before the answer goes out:
-            // the client cannot know it was delivered. Answers already written still leave, and
-            // nothing more is processed on this connection, so this is the only answer lost.
-            var record = decision.record ?? [:]
-            record["connection"] = number
-            record["answer_dropped"] = true
-            let logged = gateway.log(record, on: context.eventLoop)
-            gateway.updateStatistics {
-                $0.accepted += 1
-                $0.answersDropped.append(decision.apnsID)
-            }
-            state.answerCut()
-            let channel = context.channel
-            channel.flush()
-            // The cut waits for the line, so the log holds what the client never heard about.
-            (logged ?? context.eventLoop.makeSucceededFuture(true)).whenComplete { _ in
-                channel.eventLoop.scheduleTask(in: .milliseconds(50)) { channel.close(promise: nil) }
-            }
-            return
-        }
+        if dropsAnswer(to: decision, context: context) { return }
         if var record = decision.record, gateway.validator.recordsNotifications {
             record["connection"] = number
             // What is answered 200 is in the log first; what cannot be logged is not accepted.
