@@ -88,6 +88,8 @@ let package = Package(
                 "CredentialFormats",
                 // ProcessProtection's C (prctl, the core size limit) is in the shim.
                 "COpenSSLShim",
+                // The Secret Service session's key exchange and cipher (SecretServiceSession).
+                "COpenSSL",
                 "CLibSecret",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -245,6 +247,14 @@ let package = Package(
                 "PushVaultStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            linkerSettings: [
+                // A release build links the Swift runtime statically, and the toolchain's static
+                // link then exports every symbol of the program (about 40,000) for the dynamic
+                // loader to hash and resolve at each start: a quarter of `apnsctl --version`'s
+                // time. Nothing looks them up (a debug build exports none), so none are exported
+                // (docs/performance.md, "The cold probe").
+                .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))
             ]
         ),
         // What the test targets share: fixture paths, temporary folders, the CLI runner, the test

@@ -1,6 +1,9 @@
 #ifndef APNSCTL_COPENSSL_SHIM_H
 #define APNSCTL_COPENSSL_SHIM_H
 #include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/hmac.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>

@@ -28,15 +28,13 @@ extension LibSecretStore {
             else { continue }
             for (path, item) in Self.onlyUnlockedPaths(of: wanted, among: listed) { paths[path] = item }
         }
-        guard !paths.isEmpty else { return [:] }
-        var service: OpaquePointer?
-        try? call(what: "open a session with the Secret Service") { cancellable, error in
-            service = OpaquePointer(secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, &error))
-            return service == nil ? 0 : 1
+        guard !paths.isEmpty, let session = SharedSession.shared.session(store: self) else { return [:] }
+        let texts = secrets(at: Array(paths.keys), in: session, connection: connection)
+        var found: [SecretItem: SecretBytes] = [:]
+        for (path, item) in paths {
+            if let text = texts[path], let secret = try? decode(text, kind: item.kind) { found[item] = secret }
         }
-        guard let service else { return [:] }
-        defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-        return secrets(at: paths, service: service)
+        return found
     }
 
     /// Each item's path where exactly one listed item has its attributes (as a search for them
@@ -59,43 +57,5 @@ extension LibSecretStore {
             guard matches.count == 1, !matches[0].locked else { return nil }
             return (matches[0].path, item)
         }
-    }
-
-    /// One `GetSecrets` call for every path; what is not text (as the one-item lookup reads it)
-    /// or does not decode is left out.
-    private func secrets(at paths: [String: SecretItem], service: OpaquePointer) -> [SecretItem: SecretBytes] {
-        var strings: [UnsafeMutablePointer<CChar>?] = paths.keys.map { strdup($0) }
-        defer { for string in strings { free(string) } }
-        strings.append(nil)
-        var table: OpaquePointer?
-        let read: Void? = strings.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<gchar>?.self, capacity: buffer.count) { list in
-                try? call(what: "read the store's secrets") { cancellable, error in
-                    table = secret_service_get_secrets_for_dbus_paths_sync(
-                        UnsafeMutablePointer(service),
-                        list,
-                        cancellable,
-                        &error
-                    )
-                    return table == nil ? 0 : 1
-                }
-            }
-        }
-        guard read != nil, let table else { return [:] }
-        defer { g_hash_table_unref(table) }
-        var found: [SecretItem: SecretBytes] = [:]
-        for (path, item) in paths {
-            let value = path.withCString { g_hash_table_lookup(table, $0) }
-            // As the one-item lookup reads it: the text up to its first NUL; nothing if not text.
-            guard let value, let characters = secret_value_get_text(OpaquePointer(value)) else { continue }
-            let text = [UInt8](
-                UnsafeBufferPointer(
-                    start: UnsafeRawPointer(characters).assumingMemoryBound(to: UInt8.self),
-                    count: strlen(characters)
-                )
-            )
-            if let secret = try? decode(text, kind: item.kind) { found[item] = secret }
-        }
-        return found
     }
 }

@@ -65,55 +65,27 @@ extension LibSecretStore {
     }
 
     /// Each path's attributes (`Properties.Get(Item, Attributes)`), nil where the call failed (a
-    /// proxy libsecret made would then have no attributes either). All calls are sent before any answer
-    /// is awaited; they share the call's deadline, and a run out of time throws as any call does.
+    /// proxy libsecret made would then have no attributes either). All calls are sent before any
+    /// answer is awaited (``callTogether(_:connection:what:)``).
     private func attributesOf(
         _ paths: [String],
         connection: OpaquePointer,
         what: String
     ) throws -> [[String: String]?] {
-        let batch = ReplyBatch(count: paths.count)
-        try call(what: what) { cancellable, error in
-            let context = g_main_context_new()
-            g_main_context_push_thread_default(context)
-            defer {
-                g_main_context_pop_thread_default(context)
-                g_main_context_unref(context)
-            }
-            let replyType = g_variant_type_new("(v)")
-            defer { g_variant_type_free(replyType) }
-            for (index, path) in paths.enumerated() {
-                var children: [OpaquePointer?] = [
+        let calls = paths.map { path in
+            MethodCall(
+                path: path,
+                interface: "org.freedesktop.DBus.Properties",
+                method: "Get",
+                arguments: [
                     g_variant_new_string("org.freedesktop.Secret.Item"), g_variant_new_string("Attributes"),
-                ]
-                let slot = Unmanaged.passRetained(ReplySlot(batch: batch, index: index)).toOpaque()
-                g_dbus_connection_call(
-                    connection,
-                    "org.freedesktop.secrets",
-                    path,
-                    "org.freedesktop.DBus.Properties",
-                    "Get",
-                    g_variant_new_tuple(&children, 2),
-                    replyType,
-                    G_DBUS_CALL_FLAGS_NONE,
-                    -1,
-                    cancellable,
-                    { source, result, data in
-                        guard let data else { return }
-                        let slot = Unmanaged<ReplySlot>.fromOpaque(data).takeRetainedValue()
-                        var failure: UnsafeMutablePointer<GError>?
-                        let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &failure)
-                        slot.batch.finish(slot.index, reply: reply, failure: failure)
-                    },
-                    slot
-                )
-            }
-            while batch.remaining > 0 { g_main_context_iteration(context, 1) }
-            // Out of time: said as any call that ran out of time says it.
-            error = batch.takeCancellation()
-            return 1
+                ],
+                replyType: "(v)"
+            )
         }
-        return batch.attributes
+        let replies = try callTogether(calls, connection: connection, what: what)
+        defer { for case let reply? in replies { g_variant_unref(reply) } }
+        return replies.map { reply in reply.flatMap { Self.attributes(inGetReply: $0) } }
     }
 
     /// `a{ss}` of `dictionary`, a floating reference.
@@ -127,7 +99,7 @@ extension LibSecretStore {
     }
 
     /// The `a{ss}` inside a `(v)` reply; nil when it is something else.
-    fileprivate static func attributes(inGetReply reply: OpaquePointer) -> [String: String]? {
+    private static func attributes(inGetReply reply: OpaquePointer) -> [String: String]? {
         let boxed = g_variant_get_child_value(reply, 0)
         defer { g_variant_unref(boxed) }
         let value = g_variant_get_variant(boxed)
@@ -148,53 +120,5 @@ extension LibSecretStore {
             )
         }
         return attributes
-    }
-}
-
-/// The answers of calls sent together, filled in by their callbacks on the thread that waits.
-private final class ReplyBatch {
-    var attributes: [[String: String]?]
-    var remaining: Int
-    private var cancellation: UnsafeMutablePointer<GError>?
-
-    init(count: Int) {
-        attributes = Array(repeating: nil, count: count)
-        remaining = count
-    }
-
-    func finish(_ index: Int, reply: OpaquePointer?, failure: UnsafeMutablePointer<GError>?) {
-        remaining -= 1
-        if let reply {
-            attributes[index] = LibSecretStore.attributes(inGetReply: reply)
-            g_variant_unref(reply)
-        }
-        guard let failure else { return }
-        if cancellation == nil, failure.pointee.domain == g_io_error_quark(),
-            failure.pointee.code == gint(G_IO_ERROR_CANCELLED.rawValue)
-        {
-            cancellation = failure
-        } else {
-            g_error_free(failure)
-        }
-    }
-
-    /// The first cancellation an answer reported, handed over (the caller frees it).
-    func takeCancellation() -> UnsafeMutablePointer<GError>? {
-        defer { cancellation = nil }
-        return cancellation
-    }
-
-    deinit {
-        if let cancellation { g_error_free(cancellation) }
-    }
-}
-
-private final class ReplySlot {
-    let batch: ReplyBatch
-    let index: Int
-
-    init(batch: ReplyBatch, index: Int) {
-        self.batch = batch
-        self.index = index
     }
 }

@@ -108,9 +108,11 @@ extension LibSecretStore {
         return connection
     }
 
-    /// Asks the bus itself, with a short timeout, whether anything owns or can start
-    /// org.freedesktop.secrets: libsecret would otherwise wait out D-Bus's 25-second default.
-    private func probeBus() throws -> OpaquePointer {
+    /// The session bus's connection, connected (and authenticated) once and kept for the life of
+    /// the process: GLib shares one session-bus connection per process while anyone holds it, so
+    /// libsecret's calls reuse this one instead of connecting and authenticating again, a cost
+    /// every command that reads a secret would pay (docs/performance.md).
+    func sessionBus() throws -> OpaquePointer {
         var error: UnsafeMutablePointer<GError>?
         // Connecting includes D-Bus authentication, which a broken bus may never answer.
         let cancellable = g_cancellable_new()
@@ -126,10 +128,14 @@ extension LibSecretStore {
                 hint: "Check DBUS_SESSION_BUS_ADDRESS, or start a session with `dbus-run-session -- bash`."
             )
         }
-        // Kept for the life of the process: GLib shares one session-bus connection per process
-        // while anyone holds it, so libsecret's calls reuse this one instead of connecting and
-        // authenticating again, a cost every command that reads a secret would pay (docs/performance.md).
         Self.keepBusConnection(connection)
+        return connection
+    }
+
+    /// Asks the bus itself, with a short timeout, whether anything owns or can start
+    /// org.freedesktop.secrets: libsecret would otherwise wait out D-Bus's 25-second default.
+    private func probeBus() throws -> OpaquePointer {
+        let connection = try sessionBus()
         let name = "org.freedesktop.secrets"
         func ask(_ method: String, withName: Bool) -> OpaquePointer? {
             var parameters: OpaquePointer?

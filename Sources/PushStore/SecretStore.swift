@@ -107,6 +107,9 @@ public struct LibSecretStore: SecretStore {
     }
 
     public func lookup(_ item: SecretItem) throws -> SecretBytes? {
+        // The plain case in three round trips; anything else is asked below, which checks
+        // readiness first and says what stands in the way.
+        if let secret = directLookup(item) { return secret }
         try ensureReady()
         var found: UnsafeMutablePointer<gchar>?
         try call(what: "read the secret") { cancellable, error in

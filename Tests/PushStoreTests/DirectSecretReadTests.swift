@@ -1,0 +1,155 @@
+import CredentialFormats
+import Foundation
+import PushCore
+import TestSupport
+import Testing
+
+@testable import PushStore
+
+/// The one-item read with plain D-Bus calls and an encrypted session of our own (OpenSSL's
+/// Diffie-Hellman, not libsecret's), against the real gnome-keyring of
+/// scripts/with-secret-service: every session's key must agree with the daemon's, sessions are
+/// closed, and what is not the plain case is left to the read that explains it.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["APNSCTL_INSIDE_SECRET_SERVICE"] == "1",
+        "needs the private Secret Service of scripts/with-secret-service"
+    ),
+    .serialized
+)
+struct DirectSecretReadTests {
+    /// A shared value with a leading zero byte (one exchange in 256) is where an encoding that
+    /// differs from gnome-keyring's shows: 1,500 fresh sessions miss such a value with a chance
+    /// of about 0.3 %. (An earlier draft without the padding failed here 5 times in 1,500.)
+    @Test func everySessionAgreesWithTheDaemon() throws {
+        let folder = try TemporaryFolder()
+        let secrets = LibSecretStore()
+        let item = SecretItem(store: folder.path("store"), alias: "key", kind: .tokenKey, identifier: "KEY0000001")
+        // Bytes of every value, and a length that is not a multiple of the cipher's block.
+        let stored = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        try secrets.store(SecretBytes(stored), for: item)
+        defer { _ = try? secrets.remove(item) }
+        #expect(secrets.directLookup(item)?.bytes == stored)
+        let connection = try secrets.sessionBus()
+        let encoded = Array(Data(stored).base64EncodedString().utf8)
+        let path = try #require(try SecretTool.itemPath(of: item))
+        var failures = 0
+        for _ in 0..<1_500 {
+            guard let opened = secrets.openSession(connection: connection) else {
+                failures += 1
+                continue
+            }
+            if secrets.secrets(at: [path], in: opened, connection: connection)[path] != encoded { failures += 1 }
+            LibSecretStore.close(sessionPath: opened.path, connection: connection)
+        }
+        #expect(failures == 0)
+    }
+
+    @Test func aPasswordReadsAsTheLibSecretLookupGivesIt() throws {
+        let folder = try TemporaryFolder()
+        let secrets = LibSecretStore()
+        let item = SecretItem(store: folder.path("store"), alias: "bundle", kind: .pkcs12Password, identifier: "ab12")
+        // Exactly one cipher block of text: PKCS#7 then adds a whole block of padding.
+        let password = "sixteen bytes ün"
+        try secrets.store(SecretBytes(password), for: item)
+        defer { _ = try? secrets.remove(item) }
+        #expect(secrets.directLookup(item)?.bytes == Array(password.utf8))
+        #expect(try secrets.lookup(item)?.bytes == Array(password.utf8))
+    }
+
+    /// Not the plain case: nothing is answered directly, and the public lookup still says what
+    /// it always said.
+    @Test func whatIsNotThePlainCaseIsLeftToTheLookupThatExplains() throws {
+        let folder = try TemporaryFolder()
+        let secrets = LibSecretStore()
+        let store = folder.path("store")
+        let missing = SecretItem(store: store, alias: "missing", kind: .tokenKey, identifier: "KEY0000002")
+        #expect(secrets.directLookup(missing) == nil)
+        #expect(try secrets.lookup(missing) == nil)
+
+        let damaged = SecretItem(store: store, alias: "damaged", kind: .tokenKey, identifier: "KEY0000003")
+        try SecretTool.store("not base64 !", for: damaged)
+        defer { _ = try? secrets.remove(damaged) }
+        #expect(secrets.directLookup(damaged) == nil)
+        #expect(throws: CredentialError.self) { try secrets.lookup(damaged) }
+
+        let claimed = SecretItem(store: store, alias: "claimed", kind: .tokenKey, identifier: "KEY0000004")
+        try secrets.store(SecretBytes([1, 2, 3]), for: claimed)
+        try SecretTool.store("BAgI", for: claimed, extra: [("note", "a copy")])
+        defer { _ = try? secrets.remove(claimed) }
+        #expect(secrets.directLookup(claimed) == nil)
+    }
+
+    /// One key exchange per process, as libsecret keeps one session: reads after the first
+    /// open no session of their own, so a long-running exporter leaves none behind.
+    @Test func aProcessKeepsOneSession() throws {
+        let folder = try TemporaryFolder()
+        let secrets = LibSecretStore()
+        let item = SecretItem(store: folder.path("store"), alias: "key", kind: .tokenKey, identifier: "KEY0000005")
+        try secrets.store(SecretBytes([9, 8, 7]), for: item)
+        defer { _ = try? secrets.remove(item) }
+        #expect(secrets.directLookup(item)?.bytes == [9, 8, 7])
+        let before = try SecretTool.openSessions()
+        for _ in 0..<60 { #expect(secrets.directLookup(item)?.bytes == [9, 8, 7]) }
+        let after = try SecretTool.openSessions()
+        #expect(after <= before, "sessions open before: \(before), after 60 reads: \(after)")
+    }
+}
+
+/// The keyring seen from outside, with the programs a user has: `secret-tool` to store an item
+/// as another program would, `gdbus` to count the daemon's open sessions.
+enum SecretTool {
+    static func store(_ text: String, for item: SecretItem, extra: [(String, String)] = []) throws {
+        var arguments = ["secret-tool", "store", "--label", item.label]
+        let identifierName = item.kind == .tokenKey ? "key-id" : "fingerprint"
+        var attributes = [
+            ("xdg:schema", LibSecretStore.schemaName), ("application", "apnsctl"), ("store", item.store),
+            ("alias", item.alias), ("kind", item.kind.rawValue), (identifierName, item.identifier),
+        ]
+        for (name, value) in extra where !attributes.contains(where: { $0.0 == name }) {
+            attributes.append((name, value))
+        }
+        for (name, value) in attributes { arguments += [name, value] }
+        let output = try run(arguments, input: Data(text.utf8))
+        #expect(output.status == 0)
+    }
+
+    /// The D-Bus path of the one keyring item with `item`'s attributes, as `gdbus` finds it.
+    static func itemPath(of item: SecretItem) throws -> String? {
+        var dictionary = item.attributes.map { "'\($0.key)': '\($0.value)'" }
+        dictionary.append("'xdg:schema': '\(LibSecretStore.schemaName)'")
+        let output = try run([
+            "gdbus", "call", "--session", "--dest", "org.freedesktop.secrets",
+            "--object-path", "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.SearchItems",
+            "{\(dictionary.joined(separator: ", "))}",
+        ])
+        let paths = output.text.split(separator: "'").filter { $0.hasPrefix("/org/freedesktop/secrets/collection/") }
+        return paths.count == 1 ? String(paths[0]) : nil
+    }
+
+    /// The sessions the daemon has open now, by introspecting its session folder.
+    static func openSessions() throws -> Int {
+        let output = try run([
+            "gdbus", "introspect", "--session", "--dest", "org.freedesktop.secrets",
+            "--object-path", "/org/freedesktop/secrets/session",
+        ])
+        #expect(output.status == 0)
+        return output.text.split(separator: "\n").filter { $0.contains("node ") && !$0.contains("/session") }.count
+    }
+
+    private static func run(_ arguments: [String], input: Data? = nil) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        let feed = Pipe()
+        process.standardInput = feed
+        try process.run()
+        if let input { feed.fileHandleForWriting.write(input) }
+        try feed.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}
