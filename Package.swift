@@ -88,11 +88,14 @@ let package = Package(
                 "CredentialFormats",
                 // ProcessProtection's C (prctl, the core size limit) is in the shim.
                 "COpenSSLShim",
-                // The Secret Service session's key exchange and cipher (SecretServiceSession).
+                // The Secret Service session's key exchange (SecretServiceSession): OpenSSL's
+                // big numbers, swift-crypto's HKDF and AES-CBC.
                 "COpenSSL",
                 "CLibSecret",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The team store: a store shared through git, its secrets in age files, the signed member

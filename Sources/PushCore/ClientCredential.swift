@@ -34,5 +34,5 @@ extension ClientCredential {
         }
     }
 
-    private static func hex(_ digest: SHA256.Digest) -> String { digest.map { String(format: "%02x", $0) }.joined() }
+    private static func hex(_ digest: SHA256.Digest) -> String { HexText.of(digest) }
 }

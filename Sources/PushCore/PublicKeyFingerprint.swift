@@ -6,6 +6,6 @@ import Foundation
 /// that a certificate and the key kept for its request are matched by this text.
 package enum PublicKeyFingerprint {
     package static func of(subjectPublicKeyInfo der: some DataProtocol) -> String {
-        SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
+        HexText.of(SHA256.hash(data: der), uppercase: true, separator: ":")
     }
 }

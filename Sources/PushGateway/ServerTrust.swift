@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
+import PushCore
 import SwiftASN1
 import X509
 
@@ -180,7 +181,7 @@ final class ServerTrustEvaluator: Sendable {
     static func info(_ certificate: Certificate) -> HandshakeReport.CertificateInfo {
         var serializer = DER.Serializer()
         let der = (try? serializer.serialize(certificate)).map { serializer.serializedBytes } ?? []
-        let digest = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
+        let digest = HexText.of(SHA256.hash(data: der), uppercase: true, separator: ":")
         return HandshakeReport.CertificateInfo(
             subject: certificate.subject.description,
             issuer: certificate.issuer.description,
@@ -207,10 +208,10 @@ final class ServerTrustEvaluator: Sendable {
     static func ipString(_ bytes: [UInt8]) -> String {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
         if bytes.count == 16 {
-            return stride(from: 0, to: 16, by: 2).map { String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) }
+            return stride(from: 0, to: 16, by: 2).map { String(Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]), radix: 16) }
                 .joined(separator: ":")
         }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return HexText.of(bytes)
     }
 
     static func isIPAddress(_ host: String) -> Bool {

@@ -1,6 +1,7 @@
 import CredentialFormats
 import Crypto
 import Foundation
+import PushCore
 import SwiftASN1
 import X509
 
@@ -110,7 +111,7 @@ public struct TrustStore: Sendable {
         // SubjectPublicKeyInfo (algorithm and key), as `openssl pkey -pubin -outform DER` writes it.
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(certificate.publicKey)) != nil else { return "" }
-        return SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
+        return HexText.of(SHA256.hash(data: serializer.serializedBytes))
     }
 
     /// Whether `root` (by subject and key) is among `certificates`.

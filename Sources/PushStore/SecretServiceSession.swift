@@ -1,5 +1,7 @@
 internal import COpenSSL
+import Crypto
 import Foundation
+import _CryptoExtras
 
 /// The client's half of a Secret Service session of the "dh-ietf1024-sha256-aes128-cbc-pkcs7"
 /// algorithm, as the freedesktop.org Secret Service API defines it and libsecret and
@@ -8,9 +10,11 @@ import Foundation
 /// SHA-256 (no salt, no info) to a 16-byte key, and every secret sent in AES-128-CBC with PKCS#7
 /// padding, its IV as the secret's parameters.
 ///
-/// The exchange is made with OpenSSL instead of libsecret's libgcrypt, whose key generation and
-/// first use cost a cold `send` more than its whole TLS handshake (docs/performance.md, "The cold
-/// probe"). The encryption is kept, not traded for the "plain" algorithm: it is what keeps a
+/// The exchange is OpenSSL's big-number arithmetic alone, instead of libsecret's libgcrypt, whose
+/// key generation and first use cost a cold `send` more than its whole TLS handshake: the
+/// exponent comes from the kernel's random source and the key derivation and cipher from
+/// swift-crypto, so neither OpenSSL's random generator nor its algorithm providers are started
+/// (about 4.5 ms, docs/performance.md, "The cold probe"). The encryption is kept, not traded for the "plain" algorithm: it is what keeps a
 /// secret out of the bus daemon's memory, which nothing locks against swap.
 final class SecretServiceSession {
     static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
@@ -18,7 +22,7 @@ final class SecretServiceSession {
     /// Our public value, to send in `OpenSession`.
     let publicValue: [UInt8]
     private let privateExponent: OpaquePointer
-    private var key: [UInt8] = []
+    private var key: SymmetricKey?
 
     /// A fresh exchange; nil when OpenSSL could not make one.
     init?() {
@@ -32,20 +36,25 @@ final class SecretServiceSession {
         publicValue = value
     }
 
-    /// `exponent` set to a random value in [2, p - 2]; nil when OpenSSL could not.
+    /// `exponent` set to a uniformly random value in [2, p - 2], from the kernel's random source
+    /// (rejection sampling: p is within 2^960 of 2^1024, so a draw is almost never refused); nil
+    /// when OpenSSL could not.
     private static func randomExponent(into exponent: OpaquePointer) -> OpaquePointer? {
-        guard let prime = BN_get_rfc2409_prime_1024(nil) else { return nil }
-        defer { BN_free(prime) }
-        // A random value below p - 3, plus 2.
-        guard BN_sub_word(prime, 3) == 1, BN_priv_rand_range(exponent, prime) == 1, BN_add_word(exponent, 2) == 1
-        else { return nil }
-        return exponent
+        guard let bound = BN_get_rfc2409_prime_1024(nil) else { return nil }
+        defer { BN_free(bound) }
+        guard BN_sub_word(bound, 3) == 1 else { return nil }
+        var generator = SystemRandomNumberGenerator()
+        var draw = [UInt8](repeating: 0, count: 128)
+        defer { draw.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
+        for _ in 0..<64 {
+            for index in draw.indices { draw[index] = generator.next() }
+            guard BN_bin2bn(draw, Int32(draw.count), exponent) != nil else { return nil }
+            if BN_cmp(exponent, bound) < 0 { return BN_add_word(exponent, 2) == 1 ? exponent : nil }
+        }
+        return nil
     }
 
-    deinit {
-        BN_clear_free(privateExponent)
-        key.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-    }
+    deinit { BN_clear_free(privateExponent) }
 
     /// Takes the service's public value from its `OpenSession` answer and derives the session's
     /// key; false when the value is not one a peer in the group could send.
@@ -61,35 +70,16 @@ final class SecretServiceSession {
             var shared = Self.power(of: peer, exponent: privateExponent, paddedTo: 128)
         else { return false }
         defer { shared.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-        guard let derived = Self.hkdfSHA256(shared, length: 16) else { return false }
-        key = derived
+        key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: 16)
         return true
     }
 
     /// The plaintext of a secret the service sent in this session; nil when it does not decrypt.
     func decrypt(parameters: [UInt8], value: [UInt8]) -> [UInt8]? {
-        guard key.count == 16, parameters.count == 16, !value.isEmpty, value.count % 16 == 0,
-            let context = EVP_CIPHER_CTX_new()
+        guard let key, let iv = try? AES._CBC.IV(ivBytes: parameters),
+            let plain = try? AES._CBC.decrypt(value, using: key, iv: iv)
         else { return nil }
-        defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_DecryptInit_ex(context, EVP_aes_128_cbc(), nil, key, parameters) == 1 else { return nil }
-        var plain = [UInt8](repeating: 0, count: value.count + 16)
-        var written: Int32 = 0
-        var final: Int32 = 0
-        let decrypted = plain.withUnsafeMutableBufferPointer { buffer -> Bool in
-            guard EVP_DecryptUpdate(context, buffer.baseAddress, &written, value, Int32(value.count)) == 1 else {
-                return false
-            }
-            return EVP_DecryptFinal_ex(context, buffer.baseAddress! + Int(written), &final) == 1
-        }
-        guard decrypted else {
-            plain.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-            return nil
-        }
-        let length = Int(written + final)
-        let result = Array(plain[0..<length])
-        plain.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-        return result
+        return [UInt8](plain)
     }
 
     /// base^exponent mod p as unsigned big-endian bytes, base being the group's generator when
@@ -122,18 +112,5 @@ final class SecretServiceSession {
         var bytes = [UInt8](repeating: 0, count: count)
         guard BN_bn2bin(result, &bytes) == count else { return nil }
         return bytes
-    }
-
-    /// HKDF (RFC 5869) with SHA-256, no salt (a hash-length run of zeros) and no info.
-    private static func hkdfSHA256(_ input: [UInt8], length: Int) -> [UInt8]? {
-        let salt = [UInt8](repeating: 0, count: 32)
-        var pseudorandom = [UInt8](repeating: 0, count: 32)
-        var size: UInt32 = 32
-        defer { pseudorandom.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-        guard HMAC(EVP_sha256(), salt, 32, input, input.count, &pseudorandom, &size) != nil else { return nil }
-        var block = [UInt8](repeating: 0, count: 32)
-        guard HMAC(EVP_sha256(), pseudorandom, 32, [0x01], 1, &block, &size) != nil else { return nil }
-        defer { block.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-        return Array(block[0..<length])
     }
 }

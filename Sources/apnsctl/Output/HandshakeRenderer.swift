@@ -119,7 +119,9 @@ struct HandshakeRenderer {
     }
 
     static func milliseconds(_ seconds: Double) -> String {
+        // Interpolated, not String(format:), which costs a cold `send` its variadic-argument
+        // machinery's first use for one number.
         seconds < 0.001
-            ? "<1 ms" : seconds < 10 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.1f s", seconds)
+            ? "<1 ms" : seconds < 10 ? "\(Int((seconds * 1000).rounded())) ms" : String(format: "%.1f s", seconds)
     }
 }
