@@ -33,7 +33,7 @@ final class RunContext: @unchecked Sendable {
         /// What is printed while a report is captured for a file.
         var captured: String?
         /// The stored credential of `send` and `handshake`, loading while the parser works.
-        var earlyCredential: PendingCredential?
+        var earlyCredential: Once<PendingCredential?>?
         var signalSources: [any DispatchSourceSignal] = []
     }
 

@@ -1,6 +1,8 @@
 import CredentialFormats
 import Foundation
 import PushChecks
+import PushCore
+import PushGateway
 import PushStore
 import PushTeam
 import PushVaultStore
@@ -16,10 +18,12 @@ import PushVaultStore
 /// command's own.
 enum EarlyCredential {
 
-    static let commands: Set<String> = ["send", "handshake"]
-
     static func begin(_ arguments: [String]) {
-        guard arguments.count > 2, commands.contains(arguments[1]) else { return }
+        // Compared as strings: a Set here would cost the parser's thread its first Set<String>.
+        guard arguments.count > 2, arguments[1] == "send" || arguments[1] == "handshake" else { return }
+        // The connection's shared parts (event loops, the TLS library) are made ready beside
+        // the parser too: nothing of them depends on the command's options.
+        GatewayConnection.warmUp()
         let credential = arguments[2]
         guard !credential.hasPrefix("-"), !CredentialReference.looksLikePath(credential) else { return }
         var explicitStore: String?
@@ -28,14 +32,24 @@ enum EarlyCredential {
             if argument == "--store", index + 1 < arguments.count { explicitStore = arguments[index + 1] }
             if argument.hasPrefix("--store=") { explicitStore = String(argument.dropFirst("--store=".count)) }
         }
+        // Which store it is, and the start of the load, are found on a thread of their own as
+        // well: the parser's thread is the longest of a cold probe's start-up.
+        let started = Once<PendingCredential?>()
+        RunContext.current[\.earlyCredential] = started
+        let store = explicitStore
+        Thread.detachNewThread {
+            started.complete(load(credential, explicitStore: store))
+        }
+    }
+
+    private static func load(_ credential: String, explicitStore: String?) -> PendingCredential? {
         // A store in Vault is read over the network by the command itself.
         let location = explicitStore ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"] ?? ""
-        if VaultStore.isVaultLocation(location) { return }
+        if VaultStore.isVaultLocation(location) { return nil }
         let root = CredentialStore.defaultRoot(explicit: explicitStore)
         // A team store's secrets are age files, not the Secret Service: nothing to overlap.
-        guard !TeamStore.isTeamStore(root) else { return }
-        let started = CredentialLoader(store: CredentialStore(root: root)).begin(credential)
-        RunContext.current[\.earlyCredential] = started
+        guard !TeamStore.isTeamStore(root) else { return nil }
+        return CredentialLoader(store: CredentialStore(root: root)).begin(credential)
     }
 
     /// The early load's credential when it is the one the command asks for, else nil. A Secret
@@ -43,10 +57,10 @@ enum EarlyCredential {
     /// credential asks it): asking it again would double a wait that may be a timeout.
     static func take(_ argument: String, storePath: String) throws -> LoadedCredential? {
         guard
-            let started = RunContext.current.with({ state -> PendingCredential? in
+            let early = RunContext.current.with({ state -> Once<PendingCredential?>? in
                 defer { state.earlyCredential = nil }
                 return state.earlyCredential
-            }), started.argument == argument, started.storePath == storePath
+            }), let started = wait(for: early), started.argument == argument, started.storePath == storePath
         else { return nil }
         do {
             let loaded = try started.wait()
@@ -56,5 +70,12 @@ enum EarlyCredential {
         } catch {
             return nil
         }
+    }
+
+    private static func wait(for early: Once<PendingCredential?>) -> PendingCredential? {
+        let done = DispatchSemaphore(value: 0)
+        early.whenComplete { _ in done.signal() }
+        done.wait()
+        return early.value { nil }
     }
 }
