@@ -16,18 +16,6 @@ extension LibSecretStore {
     /// process) for plain D-Bus calls that follow.
     func readyConnection() throws -> OpaquePointer {
         BlockingWork.check("Asking D-Bus whether the Secret Service is ready")
-        let environment = ProcessInfo.processInfo.environment
-        let runtimeBus = environment["XDG_RUNTIME_DIR"].map { "\($0)/bus" }
-        if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,
-            runtimeBus.map({ !FileManager.default.fileExists(atPath: $0) }) ?? true
-        {
-            throw Self.unavailable(
-                "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set).",
-                hint:
-                    "Run inside a desktop session, or start one: `dbus-run-session -- bash`, then unlock a keyring with "
-                    + "`echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`."
-            )
-        }
         let connection = try probeBus()
         // The default collection and its lock state asked with plain D-Bus calls on the kept
         // connection: libsecret's service and collection objects would each cost a proxy (a
@@ -112,7 +100,22 @@ extension LibSecretStore {
     /// the process: GLib shares one session-bus connection per process while anyone holds it, so
     /// libsecret's calls reuse this one instead of connecting and authenticating again, a cost
     /// every command that reads a secret would pay (docs/performance.md).
+    ///
+    /// Without a session bus in the environment this throws before asking GLib, which would
+    /// otherwise try to start one (`dbus-launch --autolaunch`).
     func sessionBus() throws -> OpaquePointer {
+        let environment = ProcessInfo.processInfo.environment
+        let runtimeBus = environment["XDG_RUNTIME_DIR"].map { "\($0)/bus" }
+        if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,
+            runtimeBus.map({ !FileManager.default.fileExists(atPath: $0) }) ?? true
+        {
+            throw Self.unavailable(
+                "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set).",
+                hint:
+                    "Run inside a desktop session, or start one: `dbus-run-session -- bash`, then unlock a keyring with "
+                    + "`echo -n PASSWORD | gnome-keyring-daemon --unlock --components=secrets`."
+            )
+        }
         var error: UnsafeMutablePointer<GError>?
         // Connecting includes D-Bus authentication, which a broken bus may never answer.
         let cancellable = g_cancellable_new()
