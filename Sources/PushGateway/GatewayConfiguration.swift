@@ -4,7 +4,7 @@ import Foundation
 /// How to reach a gateway and who to be there.
 public struct GatewayConfiguration: Sendable {
     /// Each phase of connecting has its own limit, so a failure names the phase that hung.
-    public struct Timeouts: Sendable {
+    public struct Timeouts: Sendable, Equatable {
         public var dns: Double = 10
         public var connect: Double = 10
         public var tls: Double = 10
@@ -23,7 +23,7 @@ public struct GatewayConfiguration: Sendable {
     /// every inbound RST_STREAM, answered or not, so its limit is put out of any real server's
     /// reach; the bulk engine counts only the streams reset without an answer
     /// (``BulkEngine/Configuration/unansweredResetsPerSecond``).
-    public struct HTTP2Limits: Sendable {
+    public struct HTTP2Limits: Sendable, Equatable {
         /// Inbound RST_STREAM frames tolerated within ``resetFrameWindow``.
         public var resetFrames: Int = 20_000
         /// The window for ``resetFrames``: one millisecond, so that only a flood trips it.
@@ -61,7 +61,7 @@ public struct GatewayConfiguration: Sendable {
     }
 
     /// HTTP/2 PING on a quiet connection (see ``KeepAliveHandler``).
-    public struct KeepAlive: Sendable {
+    public struct KeepAlive: Sendable, Equatable {
         /// Seconds without a byte from the server before a PING is sent.
         public var interval: Double = 60
         /// Seconds the PING's ACK may take before the connection is closed as dead.

@@ -19,9 +19,12 @@ import X509
 /// swift-nio-http2 holds back new streams above the server's current limit until others
 /// finish, so sends above the limit wait rather than fail.
 public final class GatewayConnection: Sendable {
-    public let configuration: GatewayConfiguration
+    /// What the connection was made with; a connection made ahead of its credential
+    /// (``connectAhead(_:)``) takes the credential when it is adopted.
+    public var configuration: GatewayConfiguration { settings.withLockedValue { $0.configuration } }
     let group: any EventLoopGroup
-    let tokens: ProviderTokenCache?
+    var tokens: ProviderTokenCache? { settings.withLockedValue { $0.tokens } }
+    let settings: NIOLockedValueBox<(configuration: GatewayConfiguration, tokens: ProviderTokenCache?)>
 
     struct State {
         var channel: (any Channel)?
@@ -80,15 +83,15 @@ public final class GatewayConnection: Sendable {
         self.readComplete = readComplete
         self.frameStreams = frameStreams
         self.events = events
-        self.configuration = configuration
         self.group = eventLoopGroup
-        tokens =
+        let tokens =
             tokenCache
             ?? ProviderTokenCache(
                 for: configuration.credential,
                 clock: configuration.clock,
                 renewAfter: configuration.tokenRenewAfter
             )
+        settings = NIOLockedValueBox((configuration, tokens))
         var report = HandshakeReport(endpoint: configuration.endpoint)
         report.proxy = configuration.proxy.flatMap(Self.proxyDisplay)
         state = NIOLockedValueBox(State(report: report))

@@ -38,18 +38,23 @@ enum EarlyCredential {
         RunContext.current[\.earlyCredential] = started
         let store = explicitStore
         Thread.detachNewThread {
-            started.complete(load(credential, explicitStore: store))
+            started.complete(load(credential, explicitStore: store, arguments: arguments))
         }
     }
 
-    private static func load(_ credential: String, explicitStore: String?) -> PendingCredential? {
+    private static func load(_ credential: String, explicitStore: String?, arguments: [String]) -> PendingCredential? {
         // A store in Vault is read over the network by the command itself.
         let location = explicitStore ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"] ?? ""
         if VaultStore.isVaultLocation(location) { return nil }
         let root = CredentialStore.defaultRoot(explicit: explicitStore)
         // A team store's secrets are age files, not the Secret Service: nothing to overlap.
         guard !TeamStore.isTeamStore(root) else { return nil }
-        return CredentialLoader(store: CredentialStore(root: root)).begin(credential)
+        let store = CredentialStore(root: root)
+        // The Secret Service's connection and key exchange first: they wait on the daemon longest.
+        (store.secrets as? LibSecretStore)?.openSessionAhead()
+        // The stored key's environment gives the gateway to start connecting to.
+        if let stored = try? store.credential(named: credential) { EarlyConnection.begin(arguments, stored: stored) }
+        return CredentialLoader(store: store).begin(credential)
     }
 
     /// The early load's credential when it is the one the command asks for, else nil. A Secret

@@ -1,0 +1,90 @@
+import CredentialFormats
+import Foundation
+import LocalGateway
+import NIOPosix
+import PushCore
+import PushGateway
+import TestSupport
+import Testing
+
+/// A connection started before its credential is known (`send`'s, while its options are parsed)
+/// against a real local gateway: taken over by the send with the same settings, so the gateway
+/// sees one connection and the token key it was given; left alone by a send with other settings;
+/// never taken by a client certificate; closed when nobody takes it.
+@Suite(.serialized)
+struct ConnectAheadTests {
+    static func settings(_ running: RunningGateway) -> ConnectionSettings {
+        ConnectionSettings(gateway: "127.0.0.1:\(running.port)", caFiles: [running.caFile], processEnvironment: [:])
+    }
+
+    @Test func theSendWithTheSameSettingsTakesItOver() async throws {
+        try await RunningGateway.with { running in
+            let settings = Self.settings(running)
+            GatewayConnection.connectAhead(try settings.configuration(for: .none, environment: .sandbox).configuration)
+            #expect(try await eventually { running.gateway.statistics.connections == 1 })
+            let key = ClientCredential.token(try Fixtures.providerKey())
+            let configuration = try settings.configuration(for: key, environment: .sandbox).configuration
+            let response = try await GatewayConnection.withConnection(configuration) { connection in
+                #expect(connection.handshakeReport.tlsVersion != nil)
+                return try await connection.send(try .alert())
+            }
+            // Sent with the key given after the handshake, on the connection made before it.
+            #expect(response.status == 200)
+            #expect(try await eventually { running.gateway.openConnections == 0 })
+            #expect(running.gateway.statistics.connections == 1)
+        }
+    }
+
+    @Test func aSendWithOtherSettingsConnectsAgainAndTheUnclaimedOneIsClosed() async throws {
+        try await RunningGateway.with { running in
+            var guessed = Self.settings(running)
+            guessed.timeout = 5
+            GatewayConnection.connectAhead(try guessed.configuration(for: .none, environment: .sandbox).configuration)
+            #expect(try await eventually { running.gateway.statistics.connections == 1 })
+            let key = ClientCredential.token(try Fixtures.providerKey())
+            let configuration = try Self.settings(running).configuration(for: key, environment: .sandbox).configuration
+            let response = try await GatewayConnection.withConnection(configuration) { try await $0.send(try .alert()) }
+            #expect(response.status == 200)
+            #expect(running.gateway.statistics.connections == 2)
+            // The guessed one, never taken, is closed once its time is up.
+            #expect(
+                try await eventually(timeout: GatewayConnection.unclaimedLifetime + 20) {
+                    running.gateway.openConnections == 0
+                }
+            )
+        }
+    }
+
+    @Test func aClientCertificateNeverTakesItOver() async throws {
+        try await RunningGateway.with { running in
+            let settings = Self.settings(running)
+            GatewayConnection.connectAhead(try settings.configuration(for: .none, environment: .sandbox).configuration)
+            #expect(try await eventually { running.gateway.statistics.connections == 1 })
+            let certificate = try ClientCredential.certificate(try Fixtures.sandbox())
+            let configuration = try settings.configuration(for: certificate, environment: .sandbox).configuration
+            let response = try await GatewayConnection.withConnection(configuration) { try await $0.send(try .alert()) }
+            #expect(response.status == 200)
+            #expect(running.gateway.statistics.connections == 2)
+        }
+    }
+
+    /// A gateway that is not there: the connection made ahead fails, and the send's own attempt
+    /// is what reports it.
+    @Test func aFailedConnectionIsNobodysError() async throws {
+        // Bind a port, then free it: nothing listens there any more.
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
+            host: "127.0.0.1",
+            port: 0
+        ).get()
+        let port = try #require(server.localAddress?.port)
+        try await server.close()
+        let settings = ConnectionSettings(gateway: "127.0.0.1:\(port)", processEnvironment: [:])
+        GatewayConnection.connectAhead(try settings.configuration(for: .none, environment: .sandbox).configuration)
+        let key = ClientCredential.token(try Fixtures.providerKey())
+        let configuration = try settings.configuration(for: key, environment: .sandbox).configuration
+        let error = await #expect(throws: GatewayError.self) {
+            try await GatewayConnection.withConnection(configuration) { try await $0.send(try .alert()) }
+        }
+        #expect(error?.code == .connectionRefused)
+    }
+}
