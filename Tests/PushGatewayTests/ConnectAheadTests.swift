@@ -1,7 +1,6 @@
 import CredentialFormats
 import Foundation
 import LocalGateway
-import NIOPosix
 import PushCore
 import PushGateway
 import TestSupport
@@ -71,13 +70,7 @@ struct ConnectAheadTests {
     /// A gateway that is not there: the connection made ahead fails, and the send's own attempt
     /// is what reports it.
     @Test func aFailedConnectionIsNobodysError() async throws {
-        // Bind a port, then free it: nothing listens there any more.
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
-            host: "127.0.0.1",
-            port: 0
-        ).get()
-        let port = try #require(server.localAddress?.port)
-        try await server.close()
+        let port = try unusedLoopbackPort()
         let settings = ConnectionSettings(gateway: "127.0.0.1:\(port)", processEnvironment: [:])
         GatewayConnection.connectAhead(try settings.configuration(for: .none, environment: .sandbox).configuration)
         let key = ClientCredential.token(try Fixtures.providerKey())

@@ -108,13 +108,7 @@ import Testing
     }
 
     @Test func serverNotListeningIsConnectionRefused() async throws {
-        // Bind a port, then free it: nothing listens there any more.
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
-            host: "127.0.0.1",
-            port: 0
-        ).get()
-        let port = try #require(server.localAddress?.port)
-        try await server.close()
+        let port = try unusedLoopbackPort()
         let configuration = GatewayConfiguration(endpoint: .custom(host: "127.0.0.1", port: port), credential: .none)
         let connection = GatewayConnection(configuration: configuration)
         let error = await gatewayError { try await connection.connect() }
