@@ -69,22 +69,6 @@ struct HelpExamplesTests {
         return examples
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -104,7 +88,7 @@ struct HelpExamplesTests {
     static func startVault(in folder: TemporaryFolder) throws -> (process: Process, address: String) {
         let bao = CLI.packageRoot.appendingPathComponent(".venv/bin/bao").path
         try #require(FileManager.default.isExecutableFile(atPath: bao), "OpenBao is not installed: run scripts/setup")
-        let port = try freePort()
+        let port = try unusedLoopbackPort()
         let address = "http://127.0.0.1:\(port)"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: bao)
@@ -128,7 +112,7 @@ struct HelpExamplesTests {
 
     @Test func everyExampleInEveryHelpWorksAsPrinted() throws {
         let folder = try TemporaryFolder()
-        let port = try Self.freePort()
+        let port = try unusedLoopbackPort()
         let binaryFolder = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
         var environment = [
             "PATH": binaryFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
@@ -243,7 +227,7 @@ struct HelpExamplesTests {
     /// A long-running example: started, scraped until it serves the store's series (and, with a
     /// gateway, a probe succeeds), then stopped with SIGTERM, which must end it with status 0.
     static func runExporter(_ printed: String, in folder: TemporaryFolder, environment: [String: String]) throws {
-        let port = try freePort()
+        let port = try unusedLoopbackPort()
         let example = printed.replacingOccurrences(of: "9797", with: String(port))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")

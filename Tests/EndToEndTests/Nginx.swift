@@ -53,7 +53,7 @@ final class NginxProcess: @unchecked Sendable {
     private static func launch(binary: String, folder: TemporaryFolder) throws -> (Int, Process) {
         var lastError = ""
         for _ in 0..<5 {
-            let port = try freePort()
+            let port = try unusedLoopbackPort()
             try configuration(port: port, folder: folder).write(
                 toFile: folder.path("nginx.conf"),
                 atomically: true,
@@ -116,25 +116,6 @@ final class NginxProcess: @unchecked Sendable {
             }
 
             """
-    }
-
-    /// A port nothing listens on now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw CLIError(message: "socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw CLIError(message: "could not find a free port: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Polls a TCP connect (at most 10 s) while nginx runs.

@@ -96,7 +96,7 @@ final class LoopbackSSH: @unchecked Sendable {
         try FileManager.default.copyItem(atPath: "\(folder)/client.pub", toPath: "\(folder)/authorized_keys")
         // sshd wants its privilege-separation folder.
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try unusedLoopbackPort()
         user = try CLI.runProgram("id", ["-un"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let config = """
             Port \(port)
@@ -139,23 +139,6 @@ final class LoopbackSSH: @unchecked Sendable {
     }
 
     func url(_ repository: String) -> String { "ssh://\(user)@127.0.0.1:\(port)\(repository)" }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw CLIError(message: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     deinit { kill(pid, SIGKILL) }
 }

@@ -310,7 +310,7 @@ struct VaultStoreCommandTests {
         try bench.importBoth()
         let gateway = try await RunningGateway.start(.sandbox)
         defer { Task { await gateway.stop() } }
-        let port = try BaoDevServer.freePort()
+        let port = try unusedLoopbackPort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = [

@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import PushVault
@@ -45,7 +46,7 @@ final class BaoDevServer: Sendable {
     static func start(tls: Bool = false) async throws -> BaoDevServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-bao-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let port = try freePort()
+        let port = try unusedLoopbackPort()
         let log = folder.appendingPathComponent("bao.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
@@ -137,26 +138,6 @@ final class BaoDevServer: Sendable {
         return token
     }
 
-    /// A free TCP port on 127.0.0.1 (bound and released: the server takes it right after).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BaoDevServerFailure(message: "socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-        }
-        guard bound == 0 else { throw BaoDevServerFailure(message: "bind() failed") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard named == 0 else { throw BaoDevServerFailure(message: "getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 struct BaoDevServerFailure: Error, CustomStringConvertible {
