@@ -41,7 +41,7 @@ struct BatchSecretsTests {
         ]
         for (item, bytes) in stored { try secrets.store(SecretBytes(bytes), for: item) }
         defer { for item in [key, password, privateKey, otherStore, damaged] { _ = try? secrets.remove(item) } }
-        try storeRawText("not base64 !", for: damaged)
+        try SecretTool.store("not base64 !", for: damaged)
 
         let asked = [key, password, privateKey, otherStore, damaged, missing, rotated]
         let batch = try secrets.lookup(asked)
@@ -66,7 +66,7 @@ struct BatchSecretsTests {
         let alone = SecretItem(store: store, alias: "other", kind: .tokenKey, identifier: "KEY0000002")
         try secrets.store(SecretBytes([1, 2, 3]), for: claimed)
         try secrets.store(SecretBytes([4, 5, 6]), for: alone)
-        try storeRawText("BAgI", for: claimed, extra: [("note", "a copy")])
+        try SecretTool.store("BAgI", for: claimed, extra: [("note", "a copy")])
         defer {
             _ = try? secrets.remove(claimed)
             _ = try? secrets.remove(alone)
@@ -96,9 +96,9 @@ struct BatchSecretsTests {
         for item in expected + [otherStore] { try secrets.store(SecretBytes([7]), for: item) }
         // A kind this version does not know, and an item of another schema with the same attributes.
         let future = SecretItem(store: store, alias: "future", kind: .tokenKey, identifier: "KEY0000099")
-        try storeRawText("x", for: future, extra: [("kind", "future-kind")])
+        try SecretTool.store("x", for: future, extra: [("kind", "future-kind")])
         let foreign = SecretItem(store: store, alias: "foreign", kind: .tokenKey, identifier: "KEY0000098")
-        try storeRawText("x", for: foreign, schema: "org.example.Other")
+        try SecretTool.store("x", for: foreign, schema: "org.example.Other")
         defer {
             for item in expected + [otherStore] { _ = try? secrets.remove(item) }
             for alias in ["future", "foreign"] { try? removeRaw(store: store, alias: alias) }
@@ -119,37 +119,6 @@ struct BatchSecretsTests {
     }
 
     /// Writes `text` as the item's secret as it is, as a program other than apnsctl would.
-    private func storeRawText(
-        _ text: String,
-        for item: SecretItem,
-        extra: [(String, String)] = [],
-        schema: String = LibSecretStore.schemaName
-    ) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["secret-tool", "store", "--label", item.label]
-        let identifierName = item.kind == .tokenKey ? "key-id" : "fingerprint"
-        var attributes = [
-            ("xdg:schema", schema), ("application", "apnsctl"), ("store", item.store),
-            ("alias", item.alias), ("kind", item.kind.rawValue), (identifierName, item.identifier),
-        ]
-        for (name, value) in extra {
-            if let index = attributes.firstIndex(where: { $0.0 == name }) {
-                attributes[index].1 = value
-            } else {
-                attributes.append((name, value))
-            }
-        }
-        for (name, value) in attributes { arguments += [name, value] }
-        process.arguments = arguments
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-    }
 
     @Test func aCheckOverTheStoreFindsWhatOneByOneFinds() throws {
         let fixture = try CheckJudgingTests.Fixture()
