@@ -133,6 +133,29 @@ struct ProviderKeyTests {
         #expect(!jwt.contains("="))
     }
 
+    /// The header and claims are written out directly: byte for byte what a JSON encoder with
+    /// sorted keys writes, at any time (a negative or a 10-digit and an 11-digit one).
+    @Test(arguments: [0, -1, 1_700_000_000, 99_999_999_999])
+    func writesTheSameJSONAsAnEncoder(seconds: Int) throws {
+        struct Header: Encodable {
+            let alg = "ES256"
+            let kid: String
+        }
+        struct Claims: Encodable {
+            let iss: String
+            let iat: Int
+        }
+        let key = try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "TEAM123456")
+        let parts = try key.makeJWT(issuedAt: Date(timeIntervalSince1970: Double(seconds))).split(separator: ".")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(try #require(Data(base64URLEncoded: String(parts[0]))) == encoder.encode(Header(kid: "ABC123DEFG")))
+        #expect(
+            try #require(Data(base64URLEncoded: String(parts[1])))
+                == encoder.encode(Claims(iss: "TEAM123456", iat: seconds))
+        )
+    }
+
     @Test(arguments: [("keys/AuthKey_RSA0000001.p8", "RSA"), ("keys/AuthKey_P384KEY001.p8", "P-384")])
     func wrongKeyTypesAreNamed(_ path: String, _ named: String) throws {
         let error = try #require(Result { try ProviderKey(path: Paths.cert(path), teamID: "TEAM123456") }.failure)
