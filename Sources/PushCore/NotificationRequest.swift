@@ -181,7 +181,12 @@ public struct NotificationRequest: Sendable {
         case .payload(let given): bytes = given
         case .liveActivity(let activity): bytes = try LiveActivity.payload(activity)
         }
-        try Payload.validate(bytes, pushType: resolvedPushType)
+        // A payload built here is a JSON object by construction; one given is read to check.
+        if case .payload = content {
+            try Payload.validate(bytes, pushType: resolvedPushType)
+        } else {
+            try Payload.checkSize(bytes, pushType: resolvedPushType)
+        }
         return bytes
     }
 

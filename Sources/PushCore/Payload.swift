@@ -18,16 +18,19 @@ public enum Payload {
         var aps: [String: Any] = ["alert": alert]
         if let sound { aps["sound"] = sound }
         if let badge { aps["badge"] = badge }
-        return try encode(aps: aps, custom: custom)
+        return try encode(aps: aps, custom: custom, apsIsPlain: true)
     }
 
     /// `{"aps":{"content-available":1}}` plus `custom` keys: no alert, sound or badge, as APNs
     /// requires for background pushes.
     public static func background(custom: [String: any Sendable] = [:]) throws -> [UInt8] {
-        try encode(aps: ["content-available": 1], custom: custom)
+        try encode(aps: ["content-available": 1], custom: custom, apsIsPlain: true)
     }
 
-    static func encode(aps: [String: Any], custom: [String: any Sendable]) throws -> [UInt8] {
+    /// `apsIsPlain`: `aps` holds only strings, integers and dictionaries of them, built here, so
+    /// only `custom` can hold something JSON cannot write; checking a plain object would cost a
+    /// cold `send` the checker's first use (a dynamic cast per type it knows) for nothing.
+    static func encode(aps: [String: Any], custom: [String: any Sendable], apsIsPlain: Bool = false) throws -> [UInt8] {
         guard custom["aps"] == nil else {
             throw PushCoreError.invalidNotification(
                 "Custom payload data cannot use the key \"aps\": it is Apple's.",
@@ -36,7 +39,7 @@ public enum Payload {
         }
         var object: [String: Any] = custom
         object["aps"] = aps
-        guard JSONSerialization.isValidJSONObject(object) else {
+        guard apsIsPlain && custom.isEmpty || JSONSerialization.isValidJSONObject(object) else {
             throw PushCoreError.invalidNotification(
                 "The custom payload data cannot be written as JSON.",
                 hint: "Use strings, numbers, booleans, arrays and dictionaries only."
