@@ -38,6 +38,19 @@ extension GatewayConnection {
         }
     }
 
+    /// Closes the connection started ahead, unless it was taken over: for a program that learns
+    /// before ``unclaimedLifetime`` that it will not connect that way (its credential turned out
+    /// to be a client certificate, say).
+    public static func dropAhead() {
+        guard
+            let entry = ahead.withLockedValue({ slot -> Ahead? in
+                defer { slot = nil }
+                return slot
+            })
+        else { return }
+        Task { await entry.connection.close() }
+    }
+
     /// How long a connection started ahead waits to be taken over.
     public static let unclaimedLifetime: Double = 10
 

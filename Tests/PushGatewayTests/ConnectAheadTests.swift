@@ -9,7 +9,7 @@ import Testing
 /// A connection started before its credential is known (`send`'s, while its options are parsed)
 /// against a real local gateway: taken over by the send with the same settings, so the gateway
 /// sees one connection and the token key it was given; left alone by a send with other settings;
-/// never taken by a client certificate; closed when nobody takes it.
+/// never taken by a client certificate; closed when nobody takes it, or at once when dropped.
 @Suite(.serialized)
 struct ConnectAheadTests {
     static func settings(_ running: RunningGateway) -> ConnectionSettings {
@@ -61,6 +61,28 @@ struct ConnectAheadTests {
             #expect(try await eventually { running.gateway.statistics.connections == 1 })
             let certificate = try ClientCredential.certificate(try Fixtures.sandbox())
             let configuration = try settings.configuration(for: certificate, environment: .sandbox).configuration
+            let response = try await GatewayConnection.withConnection(configuration) { try await $0.send(try .alert()) }
+            #expect(response.status == 200)
+            #expect(running.gateway.statistics.connections == 2)
+        }
+    }
+
+    /// A program that learns early that it will not connect that way (`send`'s credential is a
+    /// certificate) drops the connection: closed at once, not after ``unclaimedLifetime``, and
+    /// the send that follows connects anew.
+    @Test func aDroppedConnectionIsClosedAtOnce() async throws {
+        try await RunningGateway.with { running in
+            let settings = Self.settings(running)
+            GatewayConnection.connectAhead(try settings.configuration(for: .none, environment: .sandbox).configuration)
+            #expect(try await eventually { running.gateway.openConnections == 1 })
+            GatewayConnection.dropAhead()
+            #expect(
+                try await eventually(timeout: GatewayConnection.unclaimedLifetime / 2) {
+                    running.gateway.openConnections == 0
+                }
+            )
+            let key = ClientCredential.token(try Fixtures.providerKey())
+            let configuration = try settings.configuration(for: key, environment: .sandbox).configuration
             let response = try await GatewayConnection.withConnection(configuration) { try await $0.send(try .alert()) }
             #expect(response.status == 200)
             #expect(running.gateway.statistics.connections == 2)

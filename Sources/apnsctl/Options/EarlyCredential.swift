@@ -42,18 +42,25 @@ enum EarlyCredential {
         }
     }
 
-    private static func load(_ credential: String, explicitStore: String?, arguments: [String]) -> PendingCredential? {
+    private static func load(
+        _ credential: String,
+        explicitStore: String?,
+        arguments: [String]
+    ) -> PendingCredential? {
         // A store in Vault is read over the network by the command itself.
         let location = explicitStore ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"] ?? ""
-        if VaultStore.isVaultLocation(location) { return nil }
         let root = CredentialStore.defaultRoot(explicit: explicitStore)
         // A team store's secrets are age files, not the Secret Service: nothing to overlap.
-        guard !TeamStore.isTeamStore(root) else { return nil }
+        guard !VaultStore.isVaultLocation(location), !TeamStore.isTeamStore(root) else { return nil }
         let store = CredentialStore(root: root)
         // The Secret Service's connection and key exchange first: they wait on the daemon longest.
         (store.secrets as? LibSecretStore)?.openSessionAhead()
-        // The stored key's environment gives the gateway to start connecting to.
-        if let stored = try? store.credential(named: credential) { EarlyConnection.begin(arguments, stored: stored) }
+        // A gateway named on the command line needs nothing from the store to be connected to:
+        // the connection starts beside the index's read, not after it.
+        let connecting = EarlyConnection.beginFromCommandLine(arguments)
+        // The stored key's kind says whether a connection can be made before its secret is read,
+        // and its environment which gateway that is, unless the command line named it.
+        EarlyConnection.settle(arguments, startedEarly: connecting, stored: try? store.credential(named: credential))
         return CredentialLoader(store: store).begin(credential)
     }
 
