@@ -41,6 +41,16 @@ struct APNSCtl: AsyncParsableCommand {
         exit(withError: ExitStatus.ok)
     }
 
+    /// `send`'s command line parsed by `send` alone, without the tree of every command around it
+    /// (a cold probe's parsing is its longest step, docs/performance.md). Only a success is used:
+    /// anything else (help, a usage error) is parsed again from the top, so that every message,
+    /// usage line and exit status is the whole tree's.
+    nonisolated static func parseSendAlone() -> ParsableCommand? {
+        let arguments = CommandLine.arguments
+        guard arguments.count > 2, arguments[1] == "send" else { return nil }
+        return try? Send.parse(Array(arguments.dropFirst(2)))
+    }
+
     static func main() async {
         // A write past a file-size limit (ulimit -f) must fail with EFBIG, which is reported, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
@@ -55,7 +65,7 @@ struct APNSCtl: AsyncParsableCommand {
         EarlyCredential.begin(CommandLine.arguments)
         var parsed: ParsableCommand
         do {
-            parsed = try parseAsRoot(nil)
+            if let alone = parseSendAlone() { parsed = alone } else { parsed = try parseAsRoot(nil) }
         } catch {
             // Everything refused before a command runs (its options' own validation included)
             // is a usage error: 64, as the argument parser gives its own refusals.
