@@ -47,10 +47,12 @@ let package = Package(
             pkgConfig: "libcrypt",
             providers: [.apt(["libcrypt-dev"])]
         ),
-        .systemLibrary(
+        // The functions of libsecret and GLib the store calls, declared by the project and
+        // forwarded to the libraries, loaded on first use (dlopen), not at every start of the
+        // program; scripts/check-libsecret-header holds the declarations to the real headers.
+        .target(
             name: "CLibSecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // The APNs vocabulary shared by client, gateway and CLI (types, reasons, payload and
         // request rules, provider tokens): no NIO, no C of its own, no file system, no processes.

@@ -283,7 +283,7 @@ extension LibSecretStore {
                         guard let data else { return }
                         let slot = Unmanaged<ReplySlot>.fromOpaque(data).takeRetainedValue()
                         var failure: UnsafeMutablePointer<GError>?
-                        let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &failure)
+                        let reply = g_dbus_connection_call_finish(source, result, &failure)
                         slot.batch.finish(slot.index, reply: reply, failure: failure)
                     },
                     slot

@@ -104,6 +104,14 @@ extension LibSecretStore {
     /// Without a session bus in the environment this throws before asking GLib, which would
     /// otherwise try to start one (`dbus-launch --autolaunch`).
     func sessionBus() throws -> OpaquePointer {
+        // libsecret and GLib are loaded here, on first use, not at the program's start.
+        guard apnsctl_libsecret_load() != 0 else {
+            let why = apnsctl_libsecret_problem().map { String(cString: $0) } ?? "unknown reason"
+            throw Self.unavailable(
+                "libsecret cannot be loaded (\(why)).",
+                hint: "Install it: `sudo apt install libsecret-1-0`."
+            )
+        }
         let environment = ProcessInfo.processInfo.environment
         let runtimeBus = environment["XDG_RUNTIME_DIR"].map { "\($0)/bus" }
         if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,

@@ -144,7 +144,7 @@ public struct LibSecretStore: SecretStore {
     // MARK: libsecret plumbing
 
     /// The project's own schema, built once with the non-variadic constructor.
-    nonisolated(unsafe) static let schema: UnsafeMutablePointer<SecretSchema> = {
+    nonisolated(unsafe) static let schema: OpaquePointer? = {
         let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)
         for name in ["application", "store", "alias", "kind", "fingerprint", "key-id"] {
             // SECRET_SCHEMA_ATTRIBUTE_STRING is 0, stored as a NULL pointer value.
@@ -167,7 +167,7 @@ public struct LibSecretStore: SecretStore {
     /// a GError into a message that says what to do.
     func call(
         what: String,
-        _ body: (UnsafeMutablePointer<GCancellable>?, inout UnsafeMutablePointer<GError>?) -> gboolean
+        _ body: (OpaquePointer?, inout UnsafeMutablePointer<GError>?) -> gboolean
     ) throws {
         BlockingWork.check("The Secret Service's D-Bus call to \(what)")
         let cancellable = g_cancellable_new()
