@@ -16,12 +16,7 @@ struct CheckWithoutSecretServiceTests {
         let store = try StoreCommandTests.Store()
         let folder = try TemporaryFolder()
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        #expect(
-            try store.run([
-                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
-                "com.example.app", "--environment", "both",
-            ]).status == 0
-        )
+        try store.importTokenKey()
         let noBus = (environment: ["XDG_RUNTIME_DIR": folder.path("no-runtime")], remove: ["DBUS_SESSION_BUS_ADDRESS"])
 
         let human = try CLI.run(

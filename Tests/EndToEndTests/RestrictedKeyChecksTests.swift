@@ -15,12 +15,7 @@ import Testing
 struct RestrictedKeyChecksTests {
     @Test func checkAndPreflightSayWhenAKeyCannotServeTheEnvironmentOrTopicAsked() throws {
         let store = try StoreCommandTests.Store()
-        #expect(
-            try store.run([
-                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
-                "com.example.app", "--environment", "sandbox",
-            ]).status == 0
-        )
+        try store.importTokenKey(environment: "sandbox")
         let alias = "token-ABC123DEFG"
         #expect(try store.run(["check", alias, "--environment", "sandbox", "--topic", "com.example.app"]).status == 0)
         // Its app's derived topics are its own.

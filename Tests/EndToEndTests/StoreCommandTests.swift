@@ -30,6 +30,16 @@ struct StoreCommandTests {
             return result
         }
 
+        /// Imports the fixture token key (AuthKey_ABC123DEFG.p8, team ABCDE12345) for `topic` in
+        /// `environment`, and expects it stored.
+        func importTokenKey(topic: String = "com.example.app", environment: String = "both") throws {
+            let imported = try run([
+                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic", topic,
+                "--environment", environment,
+            ])
+            #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        }
+
         func listJSON() throws -> [[String: Any]] {
             let result = try run(["list", "--json"])
             #expect(result.status == 0)
@@ -581,12 +591,7 @@ struct StoreCommandTests {
         let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon3", days: 5)
         #expect(try store.run(["import", expiring]).status == 0)
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        #expect(
-            try store.run([
-                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
-                "com.example.app", "--environment", "both",
-            ]).status == 0
-        )
+        try store.importTokenKey()
         let metrics = try store.run(["check", "--format", "prometheus"])
         #expect(metrics.status == 0, "findings are in the metrics; the check itself succeeded")
         let file = folder.path("metrics.prom")

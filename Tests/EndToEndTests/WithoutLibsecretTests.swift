@@ -28,12 +28,7 @@ struct WithoutLibsecretTests {
 
     @Test func commandsWithoutSecretsWorkAndTheOthersNameTheLibrary() throws {
         let store = try StoreCommandTests.Store()
-        #expect(
-            try store.run([
-                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
-                "com.example.app", "--environment", "both",
-            ]).status == 0
-        )
+        try store.importTokenKey()
 
         // Nothing of these touches the Secret Service, so nothing of them needs libsecret.
         let version = try runWithoutLibsecret(["--version"])
