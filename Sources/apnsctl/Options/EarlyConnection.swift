@@ -25,9 +25,9 @@ enum EarlyConnection {
 
     /// Starts the connection when the command line names its gateway: then only the stored
     /// credential's kind is missing, and the early load checks it as soon as the index is read
-    /// (``settle(_:stored:)``). True when it started.
-    static func beginFromCommandLine(_ arguments: [String]) -> Bool {
-        guard let guess = guess(arguments), guess.settings.gateway != nil else { return false }
+    /// (``settle(_:startedEarly:stored:)``). True when it started.
+    static func beginFromCommandLine(_ guess: Guess) -> Bool {
+        guard guess.settings.gateway != nil else { return false }
         // An Apple host names its environment itself; a local gateway has none.
         let named = try? Endpoint.resolve(environment: nil, port: guess.settings.port, gateway: guess.settings.gateway)
         return start(guess, environment: guess.environment ?? named?.endpoint.environment ?? .sandbox)
@@ -36,12 +36,12 @@ enum EarlyConnection {
     /// After the index is read: a connection started from the command line is closed at once
     /// unless the credential is a token key (a certificate is part of the TLS handshake); with
     /// no gateway on the command line, the stored key's environment gives it, and it starts now.
-    static func settle(_ arguments: [String], startedEarly: Bool, stored: StoredCredential?) {
+    static func settle(_ guess: Guess, startedEarly: Bool, stored: StoredCredential?) {
         guard let stored, stored.kind == .tokenKey else {
             if startedEarly { GatewayConnection.dropAhead() }
             return
         }
-        guard !startedEarly, let guess = guess(arguments) else { return }
+        guard !startedEarly else { return }
         let environment =
             guess.environment ?? (stored.environments.count == 1 ? stored.environments[0] : .sandbox)
         _ = start(guess, environment: environment)

@@ -55,12 +55,15 @@ enum EarlyCredential {
         let store = CredentialStore(root: root)
         // The Secret Service's connection and key exchange first: they wait on the daemon longest.
         (store.secrets as? LibSecretStore)?.openSessionAhead()
-        // A gateway named on the command line needs nothing from the store to be connected to:
+        // The connection `send` asks for (nil for another command or kind of connection). A
+        // gateway named on the command line needs nothing from the store to be connected to:
         // the connection starts beside the index's read, not after it.
-        let connecting = EarlyConnection.beginFromCommandLine(arguments)
-        // The stored key's kind says whether a connection can be made before its secret is read,
-        // and its environment which gateway that is, unless the command line named it.
-        EarlyConnection.settle(arguments, startedEarly: connecting, stored: try? store.credential(named: credential))
+        if let guess = EarlyConnection.guess(arguments) {
+            let connecting = EarlyConnection.beginFromCommandLine(guess)
+            // The stored key's kind says whether a connection can be made before its secret is
+            // read, and its environment which gateway that is, unless the command line named it.
+            EarlyConnection.settle(guess, startedEarly: connecting, stored: try? store.credential(named: credential))
+        }
         return CredentialLoader(store: store).begin(credential)
     }
 
