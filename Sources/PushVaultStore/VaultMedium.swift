@@ -26,6 +26,9 @@ public struct VaultMedium: StoreMedium {
     /// A lock older than this was left by a writer that is gone (a change takes well under it).
     public var staleAfter: Duration = .seconds(60)
     private let held = HeldLock()
+    /// For tests: runs after a writer's create of the lock was refused, before it looks at who
+    /// holds it, the moment at which a holder's release makes the lock vanish in between.
+    var afterLockRefused: (@Sendable () async throws -> Void)?
 
     public init(kv: KVv2, prefix: String) {
         self.kv = kv
@@ -121,23 +124,38 @@ public struct VaultMedium: StoreMedium {
         let holder = "\(ProcessInfo.processInfo.hostName) pid \(getpid())"
         let stale = staleAfter
         let deadline = ContinuousClock.now + lockWait
+        let afterLockRefused = self.afterLockRefused
         var seen: KVEntry?
-        while true {
+        attempts: while true {
             let now = String(Int(Date().timeIntervalSince1970))
             let fields = ["nonce": nonce, "holder": holder, "since": now]
-            let outcome: KVEntry? = try VaultSecretStore.wait {
+            let outcome: LockAttempt = try VaultSecretStore.wait {
                 do {
                     _ = try await kv.write(lockPath, data: fields, cas: 0)
-                    return nil
+                    return .acquired
                 } catch let error as VaultError where error.code == .casMismatch {
+                    try await afterLockRefused?()
                     // Held, or left deleted (its metadata remains): look at it.
-                    if let current = try await kv.readIfPresent(lockPath) { return current }
-                    let metadata = try await kv.metadata(lockPath)
-                    _ = try await kv.write(lockPath, data: fields, cas: metadata.currentVersion)
-                    return nil
+                    if let current = try await kv.readIfPresent(lockPath) { return .held(current) }
+                    do {
+                        let metadata = try await kv.metadata(lockPath)
+                        _ = try await kv.write(lockPath, data: fields, cas: metadata.currentVersion)
+                        return .acquired
+                    } catch let error as VaultError where error.code == .notFound || error.code == .casMismatch {
+                        // Released by its holder (which destroys it, metadata and all) or taken by
+                        // another writer between these calls: the lock moved, so look again.
+                        return .moved
+                    }
                 }
             }
-            guard let current = outcome else { return seen?.data["holder"] }
+            let current: KVEntry
+            switch outcome {
+            case .acquired: return seen?.data["holder"]
+            case .moved:
+                if ContinuousClock.now > deadline { break attempts }
+                continue attempts
+            case .held(let entry): current = entry
+            }
             seen = current
             let since = Double(current.data["since"] ?? "") ?? 0
             if Date().timeIntervalSince1970 - since > Double(stale.components.seconds) {
@@ -168,6 +186,16 @@ public struct VaultMedium: StoreMedium {
             try await kv.destroyAll(lockPath)
         }
     }
+}
+
+/// What one try at creating the lock entry found.
+private enum LockAttempt: Sendable {
+    /// The entry is this writer's now.
+    case acquired
+    /// Another writer holds it, since this entry's `since`.
+    case held(KVEntry)
+    /// It changed hands between the calls of this try.
+    case moved
 }
 
 /// What one change holds: the index's version when it began.

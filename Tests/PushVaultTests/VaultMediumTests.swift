@@ -1,10 +1,10 @@
 import CredentialFormats
 import Foundation
 import PushStore
-import PushVaultStore
 import Testing
 
 @testable import PushVault
+@testable import PushVaultStore
 
 /// The store's index and files in KV: one writer at a time, a lock left by a dead writer taken
 /// over, and an index that moved under a writer never overwritten.
@@ -71,6 +71,73 @@ struct VaultMediumTests {
         #expect(index == Array("{\"first\":1}".utf8))
     }
 
+    @Test("A lock released between a waiting writer's refused create and its look is taken, not reported missing")
+    func lockReleasedInBetween() async throws {
+        var released = try medium()
+        let kv = released.kv
+        let lockPath = released.lockPath
+        let now = String(Int(Date().timeIntervalSince1970))
+        try await kv.write(lockPath, data: ["nonce": "other", "holder": "another writer", "since": now], cas: 0)
+        // The holder releases (destroying the entry, metadata and all) exactly when this writer's
+        // create has been refused and it has not yet looked: once only.
+        let refusals = Refusals()
+        released.afterLockRefused = {
+            guard refusals.count() == 1 else { return }
+            try await kv.destroyAll(lockPath)
+        }
+        let medium = released
+        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+        #expect(refusals.seen >= 1, "the release happened in between")
+        #expect(try await kv.readIfPresent(lockPath) == nil, "the lock was released after the change")
+        let index = try await onThread { try medium.read("index.json") }
+        #expect(index == Array("{}".utf8))
+    }
+
+    @Test("Six writers at once: each change lands once; a writer that waited is refused in words and tries again")
+    func manyWriters() async throws {
+        var waiting = try medium()
+        waiting.lockWait = .seconds(60)
+        let medium = waiting
+        let writers = 6
+        let writesEach = 4
+        // Each writer's outcomes: its changes that landed, and any failure other than the
+        // refusal a writer that waited gets. The lock changes hands often here, so a writer also
+        // meets it released between two of its own calls.
+        let outcomes = await withTaskGroup(of: (landed: Int, refused: Int, other: [String]).self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    await onThread {
+                        var landed = 0
+                        var refused = 0
+                        var other: [String] = []
+                        while landed < writesEach, other.isEmpty {
+                            do {
+                                try medium.exclusive {
+                                    try medium.writeIndex(Array("{\"writer\":\(writer),\"n\":\(landed)}".utf8))
+                                }
+                                landed += 1
+                            } catch let error as CredentialError
+                                where error.message.contains("while this command waited")
+                            {
+                                refused += 1
+                            } catch {
+                                other.append("\(error)")
+                            }
+                        }
+                        return (landed, refused, other)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.flatMap(\.other).isEmpty, "\(outcomes.flatMap(\.other))")
+        #expect(outcomes.map(\.landed) == Array(repeating: writesEach, count: writers))
+        // Every landed change is one version of the index: none lost, none written twice.
+        let metadata = try await medium.kv.metadata("\(medium.prefix)/files/index.json")
+        #expect(metadata.currentVersion == writers * writesEach)
+        print("six writers: \(outcomes.map(\.refused).reduce(0, +)) refusals on the way")
+    }
+
     @Test("A lock older than a minute is taken over; an index written by someone else meanwhile is not overwritten")
     func staleLockAndIndexCAS() async throws {
         let medium = try medium()
@@ -99,6 +166,20 @@ struct VaultMediumTests {
         #expect(refusal.code.rawValue == "vault_cas_mismatch", "\(refusal.message)")
         // The lock was released: the next writer gets it at once.
         try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+    }
+}
+
+/// How many times a writer's create of the lock was refused.
+private final class Refusals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var seen: Int { lock.withLock { value } }
+    /// Counts one more refusal; returns the count with it.
+    func count() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
     }
 }
 
