@@ -26,9 +26,17 @@ public struct VaultMedium: StoreMedium {
     /// A lock older than this was left by a writer that is gone (a change takes well under it).
     public var staleAfter: Duration = .seconds(60)
     private let held = HeldLock()
-    /// For tests: runs after a writer's create of the lock was refused, before it looks at who
-    /// holds it, the moment at which a holder's release makes the lock vanish in between.
-    var afterLockRefused: (@Sendable () async throws -> Void)?
+    /// For tests: runs at the steps of taking the lock where another writer's move (a release, a
+    /// create) changes what the next call finds.
+    var atLockStep: (@Sendable (LockStep) async throws -> Void)?
+
+    /// The steps ``atLockStep`` is called at.
+    enum LockStep: Sendable {
+        /// This writer's create was refused; it has not yet looked at who holds the lock.
+        case createRefused
+        /// It looked and found no live entry; it has not yet read the entry's metadata.
+        case foundNone
+    }
 
     public init(kv: KVv2, prefix: String) {
         self.kv = kv
@@ -124,7 +132,7 @@ public struct VaultMedium: StoreMedium {
         let holder = "\(ProcessInfo.processInfo.hostName) pid \(getpid())"
         let stale = staleAfter
         let deadline = ContinuousClock.now + lockWait
-        let afterLockRefused = self.afterLockRefused
+        let atLockStep = self.atLockStep
         var seen: KVEntry?
         attempts: while true {
             let now = String(Int(Date().timeIntervalSince1970))
@@ -134,11 +142,16 @@ public struct VaultMedium: StoreMedium {
                     _ = try await kv.write(lockPath, data: fields, cas: 0)
                     return .acquired
                 } catch let error as VaultError where error.code == .casMismatch {
-                    try await afterLockRefused?()
+                    try await atLockStep?(.createRefused)
                     // Held, or left deleted (its metadata remains): look at it.
                     if let current = try await kv.readIfPresent(lockPath) { return .held(current) }
+                    try await atLockStep?(.foundNone)
                     do {
+                        // Replaced only if its latest version is still a deleted one: a live one
+                        // is a writer that created it since the read, and holds it.
                         let metadata = try await kv.metadata(lockPath)
+                        let latest = metadata.versions[metadata.currentVersion]
+                        guard latest?.deletionTime != nil || latest?.destroyed == true else { return .moved }
                         _ = try await kv.write(lockPath, data: fields, cas: metadata.currentVersion)
                         return .acquired
                     } catch let error as VaultError where error.code == .notFound || error.code == .casMismatch {

@@ -81,8 +81,8 @@ struct VaultMediumTests {
         // The holder releases (destroying the entry, metadata and all) exactly when this writer's
         // create has been refused and it has not yet looked: once only.
         let refusals = Refusals()
-        released.afterLockRefused = {
-            guard refusals.count() == 1 else { return }
+        released.atLockStep = { step in
+            guard step == .createRefused, refusals.count() == 1 else { return }
             try await kv.destroyAll(lockPath)
         }
         let medium = released
@@ -91,6 +91,41 @@ struct VaultMediumTests {
         #expect(try await kv.readIfPresent(lockPath) == nil, "the lock was released after the change")
         let index = try await onThread { try medium.read("index.json") }
         #expect(index == Array("{}".utf8))
+    }
+
+    @Test("A lock another writer creates between a waiting writer's look and its takeover stays that writer's")
+    func lockCreatedInBetween() async throws {
+        var contended = try medium()
+        let kv = contended.kv
+        let lockPath = contended.lockPath
+        let indexPath = "\(contended.prefix)/files/index.json"
+        // A deleted lock (its metadata remains): the case a waiting writer replaces by version.
+        try await kv.write(lockPath, data: ["nonce": "gone", "holder": "an old writer", "since": "0"], cas: 0)
+        try await kv.delete(lockPath)
+        // Right after this writer found no live entry, a third writer creates the lock, holds
+        // it for a while and releases it, checking that it stayed its own and that nothing was
+        // written meanwhile.
+        let third = ThirdWriter()
+        contended.atLockStep = { step in
+            guard step == .foundNone, third.start() else { return }
+            let metadata = try await kv.metadata(lockPath)
+            let since = String(Int(Date().timeIntervalSince1970))
+            let fields = ["nonce": "third", "holder": "a third writer", "since": since]
+            _ = try await kv.write(lockPath, data: fields, cas: metadata.currentVersion)
+            Task.detached {
+                try await Task.sleep(for: .milliseconds(600))
+                let lock = try await kv.readIfPresent(lockPath)
+                let index = try await kv.readIfPresent(indexPath)
+                third.finish(heldToTheEnd: lock?.data["nonce"] == "third", indexUntouched: index == nil)
+                try await kv.destroyAll(lockPath)
+            }
+        }
+        let medium = contended
+        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+        let outcome = third.outcome
+        #expect(outcome.heldToTheEnd == true, "the third writer's lock was taken from it")
+        #expect(outcome.indexUntouched == true, "the index was written while the third writer held the lock")
+        #expect(try await onThread { try medium.read("index.json") } == Array("{}".utf8))
     }
 
     @Test("Six writers at once: each change lands once; a writer that waited is refused in words and tries again")
@@ -180,6 +215,24 @@ private final class Refusals: @unchecked Sendable {
             value += 1
             return value
         }
+    }
+}
+
+/// A third writer that takes the lock in the middle of another's takeover: what it saw.
+private final class ThirdWriter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var started = false
+    private var seen: (heldToTheEnd: Bool?, indexUntouched: Bool?) = (nil, nil)
+    var outcome: (heldToTheEnd: Bool?, indexUntouched: Bool?) { lock.withLock { seen } }
+    /// True the first time only.
+    func start() -> Bool {
+        lock.withLock {
+            defer { started = true }
+            return !started
+        }
+    }
+    func finish(heldToTheEnd: Bool, indexUntouched: Bool) {
+        lock.withLock { seen = (heldToTheEnd, indexUntouched) }
     }
 }
 
