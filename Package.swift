@@ -383,6 +383,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The command line's own reading, in process: `send`'s direct reader against the
+        // argument parser.
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: [
+                "apnsctl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

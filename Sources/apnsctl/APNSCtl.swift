@@ -42,13 +42,24 @@ struct APNSCtl: AsyncParsableCommand {
     }
 
     /// `send`'s command line parsed by `send` alone, without the tree of every command around it
-    /// (a cold probe's parsing is its longest step, docs/performance.md). Only a success is used:
-    /// anything else (help, a usage error) is parsed again from the top, so that every message,
-    /// usage line and exit status is the whole tree's.
-    nonisolated static func parseSendAlone() -> ParsableCommand? {
+    /// (a cold probe's parsing is its longest step, docs/performance.md): its plain forms
+    /// without reflection (`Send.parseDirectly`), the others by the argument parser. Only a
+    /// success is used: anything else (help, a usage error) is parsed again from the top, so
+    /// that every message, usage line and exit status is the whole tree's.
+    nonisolated static func parseSendAlone() throws -> ParsableCommand? {
         let arguments = CommandLine.arguments
         guard arguments.count > 2, arguments[1] == "send" else { return nil }
-        return try? Send.parse(Array(arguments.dropFirst(2)))
+        let sendArguments = Array(arguments.dropFirst(2))
+        if let send = try Send.parseDirectly(sendArguments) { return send }
+        do {
+            return try Send.parse(sendArguments)
+        } catch let error where Send.fullMessage(for: error).isEmpty && Send.exitCode(for: error) != .success {
+            // A failure without words was reported by the check that threw it (the store
+            // option's, for a folder that is not a store): parsed again, it would be reported twice.
+            throw error
+        } catch {
+            return nil
+        }
     }
 
     static func main() async {
@@ -65,7 +76,7 @@ struct APNSCtl: AsyncParsableCommand {
         EarlyCredential.begin(CommandLine.arguments)
         var parsed: ParsableCommand
         do {
-            if let alone = parseSendAlone() { parsed = alone } else { parsed = try parseAsRoot(nil) }
+            if let alone = try parseSendAlone() { parsed = alone } else { parsed = try parseAsRoot(nil) }
         } catch {
             // Everything refused before a command runs (its options' own validation included)
             // is a usage error: 64, as the argument parser gives its own refusals.
