@@ -1,7 +1,8 @@
 import Foundation
 
-/// Builds payloads with JSONSerialization, never by string concatenation, so that any text a
-/// user gives is escaped correctly.
+/// Builds payloads with a JSON writer, never by string concatenation, so that any text a user
+/// gives is escaped correctly: ``PlainJSON`` for those built from options alone,
+/// JSONSerialization for those with custom data.
 public enum Payload {
     /// `{"aps":{"alert":{"title":..,"body":..},"sound":..,"badge":..}}` plus `custom` keys at the top level.
     public static func alert(
@@ -12,19 +13,29 @@ public enum Payload {
         badge: Int? = nil,
         custom: [String: any Sendable] = [:]
     ) throws -> [UInt8] {
-        var alert: [String: Any] = ["body": body]
-        if let title { alert["title"] = title }
-        if let subtitle { alert["subtitle"] = subtitle }
-        var aps: [String: Any] = ["alert": alert]
-        if let sound { aps["sound"] = sound }
-        if let badge { aps["badge"] = badge }
-        return try encode(aps: aps, custom: custom, apsIsPlain: true)
+        guard custom.isEmpty else {
+            var alert: [String: Any] = ["body": body]
+            if let title { alert["title"] = title }
+            if let subtitle { alert["subtitle"] = subtitle }
+            var aps: [String: Any] = ["alert": alert]
+            if let sound { aps["sound"] = sound }
+            if let badge { aps["badge"] = badge }
+            return try encode(aps: aps, custom: custom, apsIsPlain: true)
+        }
+        var alert: [String: PlainJSON] = ["body": .string(body)]
+        if let title { alert["title"] = .string(title) }
+        if let subtitle { alert["subtitle"] = .string(subtitle) }
+        var aps: [String: PlainJSON] = ["alert": .object(alert)]
+        if let sound { aps["sound"] = .string(sound) }
+        if let badge { aps["badge"] = .integer(badge) }
+        return PlainJSON.object(["aps": .object(aps)]).bytes
     }
 
     /// `{"aps":{"content-available":1}}` plus `custom` keys: no alert, sound or badge, as APNs
     /// requires for background pushes.
     public static func background(custom: [String: any Sendable] = [:]) throws -> [UInt8] {
-        try encode(aps: ["content-available": 1], custom: custom, apsIsPlain: true)
+        guard custom.isEmpty else { return try encode(aps: ["content-available": 1], custom: custom, apsIsPlain: true) }
+        return PlainJSON.object(["aps": .object(["content-available": .integer(1)])]).bytes
     }
 
     /// `apsIsPlain`: `aps` holds only strings, integers and dictionaries of them, built here, so
@@ -70,5 +81,58 @@ public enum Payload {
                 hint: "Shorten it by \(payload.count - limit) bytes or more; APNs would answer 413 PayloadTooLarge."
             )
         }
+    }
+}
+
+/// A payload built from options (strings, integers and objects of them), written byte for byte
+/// as `JSONSerialization` writes it with sorted keys and slashes unescaped (a test holds the two
+/// together). Writing it here spares a cold `send` Foundation's bridging to `NSDictionary` and
+/// its writer's first use, a dynamic cast per type (docs/performance.md).
+enum PlainJSON: Sendable {
+    case string(String)
+    case integer(Int)
+    case object([String: PlainJSON])
+
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout [UInt8]) {
+        switch self {
+        case .string(let text): Self.write(text, to: &out)
+        case .integer(let number): out += Array(String(number).utf8)
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.write(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                members[key]?.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func write(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

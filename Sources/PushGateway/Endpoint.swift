@@ -117,8 +117,24 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Splits `HOST`, `HOST:PORT`, `[IPv6]`, `[IPv6]:PORT` or a bare IPv6 literal; tolerates an
     /// `https://` prefix and a trailing `/` (people paste URLs).
+    /// `text` without the spaces and tabs around it: what `trimmingCharacters(in: .whitespaces)`
+    /// removes (Unicode's space separators, the tab, and the zero-width space, a separator in
+    /// older Unicode that Foundation's set keeps), without Foundation's bridging to `NSString`,
+    /// which a cold `send` paid for on its first use (docs/performance.md).
+    static func trimmingSpaces(_ text: String) -> Substring {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex
+        var end = scalars.endIndex
+        while start < end, isSpace(scalars[start]) { start = scalars.index(after: start) }
+        while end > start, isSpace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        return Substring(scalars[start..<end])
+    }
+
     public static func parse(_ text: String) throws -> (host: String, port: Int?) {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var rest = Self.trimmingSpaces(text)
         for scheme in ["https://", "http://"] where rest.lowercased().hasPrefix(scheme) {
             rest = rest.dropFirst(scheme.count)
         }

@@ -57,6 +57,29 @@ import Testing
         #expect(endpoint.port == port)
     }
 
+    @Test("The spaces around a gateway address are those Foundation's whitespace set trims")
+    func spacesAroundAnAddressAreTrimmedAsFoundationTrimsThem() throws {
+        let texts = [
+            " localhost:8443", "\tlocalhost:8443\t", "\u{A0}localhost:8443\u{3000}", "\u{2003} [::1]:2197 ",
+            "localhost:8443\n", "\u{200B}localhost", "\u{FEFF}x", "   ", "", "a b", " \u{1F680} ",
+        ]
+        for text in texts {
+            let trimmed = String(Endpoint.trimmingSpaces(text))
+            #expect(trimmed == text.trimmingCharacters(in: .whitespaces), "\(text.debugDescription)")
+        }
+        // Every Unicode scalar, around a name.
+        var different: [String] = []
+        for value in 0...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "\(scalar)gw\(scalar)"
+            if String(Endpoint.trimmingSpaces(text)) != text.trimmingCharacters(in: .whitespaces) {
+                different.append("U+" + String(value, radix: 16, uppercase: true))
+            }
+        }
+        #expect(different.isEmpty, "trimmed differently: \(different)")
+        #expect(try Endpoint.parse("\u{A0}\tgw.example.com:2197 ") == ("gw.example.com", 2197))
+    }
+
     @Test func ipv6EndpointPrintsWithBrackets() {
         #expect(Endpoint.custom(host: "::1", port: 2197).description == "[::1]:2197")
     }
@@ -171,6 +194,32 @@ import Testing
         #expect(alert["title"] as? String == "Quote \" and \\ backslash")
         #expect(alert["body"] as? String == "Line\nbreak")
         #expect(aps["badge"] as? Int == 3)
+    }
+
+    @Test("A payload built from options is JSONSerialization's bytes, whatever its text")
+    func builtPayloadsAreJSONSerializationsBytes() throws {
+        // Every ASCII character alone, then text with quotes, slashes, controls and more.
+        var texts = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        texts += [
+            "", "Hello", "Quote \" and \\ backslash", "a/b</script>", "Line\nbreak\r\ttab", "\u{7F}\u{80}\u{9F}",
+            "caf\u{E9} \u{1F680} \u{2028}\u{2029} \u{A0}\u{FEFF}", String(repeating: "x", count: 300),
+        ]
+        func reference(_ aps: [String: Any]) throws -> [UInt8] {
+            let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+            return [UInt8](try JSONSerialization.data(withJSONObject: ["aps": aps], options: options))
+        }
+        for (index, text) in texts.enumerated() {
+            let other = texts[(index * 7 + 3) % texts.count]
+            #expect(try Payload.alert(body: text) == reference(["alert": ["body": text]]), "\(Array(text.utf8))")
+            let full = try Payload.alert(title: other, subtitle: text, body: other, sound: text, badge: index - 60)
+            let expected = try reference([
+                "alert": ["title": other, "subtitle": text, "body": other], "sound": text, "badge": index - 60,
+            ])
+            #expect(full == expected, "\(Array(text.utf8))")
+        }
+        #expect(try Payload.alert(body: "x", badge: Int.min) == reference(["alert": ["body": "x"], "badge": Int.min]))
+        #expect(try Payload.background() == reference(["content-available": 1]))
+        #expect(String(decoding: try Payload.background(), as: UTF8.self) == #"{"aps":{"content-available":1}}"#)
     }
 
     @Test func backgroundHasOnlyContentAvailable() throws {
