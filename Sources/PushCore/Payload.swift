@@ -96,27 +96,27 @@ enum PlainJSON: Sendable {
     var bytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128)
-        write(to: &out)
+        append(to: &out)
         return out
     }
 
-    private func write(to out: inout [UInt8]) {
+    private func append(to out: inout [UInt8]) {
         switch self {
-        case .string(let text): Self.write(text, to: &out)
+        case .string(let text): Self.appendString(text, to: &out)
         case .integer(let number): out += Array(String(number).utf8)
         case .object(let members):
             out.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.write(key, to: &out)
+                Self.appendString(key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]?.write(to: &out)
+                members[key]?.append(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func write(_ text: String, to out: inout [UInt8]) {
+    private static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
