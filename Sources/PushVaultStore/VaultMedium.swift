@@ -165,7 +165,10 @@ public struct VaultMedium: StoreMedium {
             switch outcome {
             case .acquired: return seen?.data["holder"]
             case .moved:
+                // Looked at again after a pause: short enough not to matter to a waiting writer,
+                // long enough that a store in a state not foreseen here is not asked in a tight loop.
                 if ContinuousClock.now > deadline { break attempts }
+                Thread.sleep(forTimeInterval: 0.02)
                 continue attempts
             case .held(let entry): current = entry
             }

@@ -110,7 +110,7 @@ private struct DirectLine {
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// The value of `name` converted as the argument parser converts it.
-    func value<T: ExpressibleByArgument>(_ name: String, as: T.Type = T.self) throws -> T? {
+    func value<T: ExpressibleByArgument>(_ name: String) throws -> T? {
         guard let text = string(name) else { return nil }
         guard let value = T(argument: text) else { throw NotPlain() }
         return value
