@@ -94,45 +94,25 @@ enum PlainJSON: Sendable {
     case object([String: PlainJSON])
 
     var bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(128)
-        append(to: &out)
-        return out
+        var text = ""
+        text.reserveCapacity(128)
+        append(to: &text)
+        return Array(text.utf8)
     }
 
-    private func append(to out: inout [UInt8]) {
+    private func append(to text: inout String) {
         switch self {
-        case .string(let text): Self.appendString(text, to: &out)
-        case .integer(let number): out += Array(String(number).utf8)
+        case .string(let value): TextEncoding.appendJSONString(value, to: &text)
+        case .integer(let number): text += String(number)
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
+            text += "{"
             for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.appendString(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                members[key]?.append(to: &out)
+                if index > 0 { text += "," }
+                TextEncoding.appendJSONString(key, to: &text)
+                text += ":"
+                members[key]?.append(to: &text)
             }
-            out.append(UInt8(ascii: "}"))
+            text += "}"
         }
-    }
-
-    private static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

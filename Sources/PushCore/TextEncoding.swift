@@ -3,7 +3,8 @@ import Foundation
 /// Small text encoders for paths that run once per notification (result lines, the gateway's
 /// delivery record), where Foundation's formatters cost more than the rest of the work.
 public enum TextEncoding {
-    /// Appends `value` as a JSON string literal (RFC 8259 escaping).
+    /// Appends `value` as a JSON string literal (RFC 8259 escaping), as `JSONSerialization`
+    /// writes it with slashes unescaped: `\b` and `\f` included, other controls as `\u00xx`.
     public static func appendJSONString(_ value: String, to text: inout String) {
         // Tokens, reasons and IDs need no escaping: appended whole, not scalar by scalar (a bulk
         // run writes a few of these per notification).
@@ -21,6 +22,8 @@ public enum TextEncoding {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
+            case "\u{8}": text += "\\b"
+            case "\u{C}": text += "\\f"
             case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
             default: text.unicodeScalars.append(scalar)
             }

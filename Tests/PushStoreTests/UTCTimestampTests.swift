@@ -1,7 +1,7 @@
+import CredentialFormats
 import Foundation
+import PushCore
 import Testing
-
-@testable import CredentialFormats
 
 /// The store's dates are read by arithmetic when they have the one form the tool writes, and by
 /// `Date.ISO8601FormatStyle` otherwise: both must read every text alike.
@@ -25,7 +25,7 @@ import Testing
         let style = Date.ISO8601FormatStyle()
         for date in Self.dates {
             let text = style.format(date)
-            let fast = try #require(UTCTimestamp.parse(text), "\(text)")
+            let fast = try #require(PushTime.utcTimestamp(text), "\(text)")
             #expect(fast == date, "\(text)")
             #expect(fast == (try style.parse(text)), "\(text)")
         }
@@ -45,9 +45,9 @@ import Testing
     @Test("Any other text is left to Date.ISO8601FormatStyle, and the decoder reads it as .iso8601 does")
     func otherTextsAreLeftToTheFormatStyle() throws {
         for text in Self.otherTexts where !text.hasPrefix("2024-02-29") {
-            #expect(UTCTimestamp.parse(text) == nil, "\(text)")
+            #expect(PushTime.utcTimestamp(text) == nil, "\(text)")
         }
-        #expect(UTCTimestamp.parse("2024-02-29T12:00:00Z") != nil)
+        #expect(PushTime.utcTimestamp("2024-02-29T12:00:00Z") != nil)
         let iso = JSONDecoder()
         iso.dateDecodingStrategy = .iso8601
         struct Stamp: Decodable { var at: Date }
