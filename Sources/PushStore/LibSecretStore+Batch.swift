@@ -29,7 +29,7 @@ extension LibSecretStore {
             for (path, item) in Self.onlyUnlockedPaths(of: wanted, among: listed) { paths[path] = item }
         }
         guard !paths.isEmpty, let session = SharedSession.shared.session(store: self) else { return [:] }
-        let texts = secrets(at: Array(paths.keys), in: session, connection: connection)
+        let texts = secrets(at: Array(paths.keys), in: session)
         var found: [SecretItem: SecretBytes] = [:]
         for (path, item) in paths {
             if let text = texts[path], let secret = try? decode(text, kind: item.kind) { found[item] = secret }

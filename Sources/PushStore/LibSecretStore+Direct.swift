@@ -2,176 +2,108 @@ internal import CLibSecret
 import Foundation
 
 extension LibSecretStore {
-    /// One item's secret read with plain D-Bus calls on the kept connection: a search for its
-    /// attributes, then one `GetSecrets` in the process's own session (``SharedSession``, whose
-    /// key exchange runs on a thread of its own meanwhile, or already ran). Two round trips, where
-    /// the readiness checks and libsecret's lookup take fourteen (its service object alone costs
-    /// seven: match rules, an activation check, a property fetch) and its libgcrypt key exchange
-    /// more time than the TLS handshake that follows (docs/performance.md, "The cold probe").
+    /// One item's secret read over the process's own connection to the session bus
+    /// (``SessionBusConnection``, no library loaded): a search for its attributes, then one
+    /// `GetSecrets` in the process's own session (``SharedSession``, whose key exchange runs on a
+    /// thread of its own meanwhile, or already ran). Two round trips, where the readiness checks
+    /// and libsecret's lookup take fourteen (its service object alone costs seven: match rules,
+    /// an activation check, a property fetch) and its libgcrypt key exchange more time than the
+    /// TLS handshake that follows (docs/performance.md, "The cold probe").
     ///
-    /// Answers only the plain case: the Secret Service is running, exactly one item has the
-    /// attributes, it is unlocked, and its secret is text that decodes. Anything else is nil, and
-    /// the caller asks the way that checks readiness first and says what stands in the way.
-    /// Nothing is started, unlocked or prompted for.
+    /// Answers only the plain case: the session bus is a Unix socket that takes EXTERNAL
+    /// authentication, the Secret Service is running, exactly one item has the attributes, it
+    /// is unlocked, and its secret is text that decodes. Anything else is nil, and the caller
+    /// asks the way that checks readiness first and says what stands in the way. Nothing is
+    /// started, unlocked or prompted for.
     func directLookup(_ item: SecretItem) -> SecretBytes? {
         SharedSession.shared.begin(store: self)
-        guard let connection = try? sessionBus() else { return nil }
+        guard let connection = try? SessionBusConnection.shared(timeout: timeout) else { return nil }
         var searched = item.attributes
         searched["xdg:schema"] = Self.schemaName
-        let search = MethodCall(
-            method: "SearchItems",
-            arguments: [Self.stringDictionary(searched)],
-            replyType: "(aoao)"
+        let search = SessionBusConnection.Call(
+            path: "/org/freedesktop/secrets",
+            interface: "org.freedesktop.Secret.Service",
+            member: "SearchItems",
+            arguments: [.stringDictionary(searched)]
         )
-        guard let replies = try? callTogether([search], connection: connection, what: "read the secret") else {
-            return nil
-        }
-        defer { for case let reply? in replies { g_variant_unref(reply) } }
-        guard let reply = replies[0] else { return nil }
-        let unlocked = Self.paths(in: reply, child: 0)
-        guard unlocked.count == 1, Self.paths(in: reply, child: 1).isEmpty,
+        guard let replies = try? connection.call([search], deadline: Deadline(after: timeout)),
+            let found = Self.searchResult(replies[0]),
+            found.unlocked.count == 1, found.locked.isEmpty,
             let session = SharedSession.shared.session(store: self),
-            let text = secrets(at: unlocked, in: session, connection: connection)[unlocked[0]]
+            let text = secrets(at: found.unlocked, in: session)[found.unlocked[0]]
         else { return nil }
         return try? decode(text, kind: item.kind)
     }
 
-    /// A new session, opened with `OpenSession` alone; nil when the service refused it.
-    func openSession(connection: OpaquePointer) -> SharedSession.Opened? {
-        guard let session = SecretServiceSession(),
-            let replies = try? callTogether(
-                [Self.openSession(session)],
-                connection: connection,
-                what: "read the secret"
-            )
+    /// A new session, opened with `OpenSession` alone on `connection`; nil when the service
+    /// refused it or the connection failed.
+    func openSession(on connection: SessionBusConnection) -> SharedSession.Opened? {
+        guard let session = SecretServiceSession() else { return nil }
+        let call = SessionBusConnection.Call(
+            path: "/org/freedesktop/secrets",
+            interface: "org.freedesktop.Secret.Service",
+            member: "OpenSession",
+            arguments: [.string(SecretServiceSession.algorithm), .variant(.bytes(session.publicValue))]
+        )
+        guard let replies = try? connection.call([call], deadline: Deadline(after: timeout)),
+            replies[0].kind == .methodReturn, replies[0].body.count == 2,
+            case .variant(.bytes(let peerValue)) = replies[0].body[0],
+            case .objectPath(let path) = replies[0].body[1],
+            session.accept(peerValue: peerValue)
         else { return nil }
-        defer { for case let reply? in replies { g_variant_unref(reply) } }
-        return replies[0].flatMap { Self.sessionPath(inReply: $0, session: session) }.map {
-            SharedSession.Opened(path: $0, session: session)
-        }
+        return SharedSession.Opened(path: path, session: session, connection: connection)
     }
 
-    /// The secrets at `paths`, read with one `GetSecrets` call in `opened` and decrypted: the
-    /// text up to its first NUL, as libsecret's password lookup gives it. What is not
-    /// "text/plain" or does not decrypt is left out, as is everything when the call fails (and
-    /// the session is forgotten, should the service no longer know it).
-    func secrets(at paths: [String], in opened: SharedSession.Opened, connection: OpaquePointer) -> [String: [UInt8]] {
-        let call = MethodCall(
-            method: "GetSecrets",
-            arguments: [Self.objectPaths(paths), g_variant_new_object_path(opened.path)],
-            replyType: "(a{o(oayays)})"
+    /// The secrets at `paths`, read with one `GetSecrets` call in `opened` (on the connection it
+    /// was opened on) and decrypted: the text up to its first NUL, as libsecret's password lookup
+    /// gives it. What is not "text/plain" or does not decrypt is left out, as is everything when
+    /// the call fails (and the session is forgotten, should the service no longer know it).
+    func secrets(at paths: [String], in opened: SharedSession.Opened) -> [String: [UInt8]] {
+        let call = SessionBusConnection.Call(
+            path: "/org/freedesktop/secrets",
+            interface: "org.freedesktop.Secret.Service",
+            member: "GetSecrets",
+            arguments: [.array(element: "o", paths.map(DBusValue.objectPath)), .objectPath(opened.path)]
         )
-        guard let replies = try? callTogether([call], connection: connection, what: "read the store's secrets"),
-            let reply = replies[0]
+        guard let replies = try? opened.connection.call([call], deadline: Deadline(after: timeout)),
+            replies[0].kind == .methodReturn, replies[0].body.count == 1,
+            case .array(element: "{o(oayays)}", let entries) = replies[0].body[0]
         else {
             SharedSession.shared.forget(opened)
             return [:]
         }
-        defer { g_variant_unref(reply) }
-        let table = g_variant_get_child_value(reply, 0)
-        defer { g_variant_unref(table) }
         var found: [String: [UInt8]] = [:]
-        for index in 0..<g_variant_n_children(table) {
-            let entry = g_variant_get_child_value(table, index)
-            let path = g_variant_get_child_value(entry, 0)
-            let secret = g_variant_get_child_value(entry, 1)
-            defer { for value in [entry, path, secret] { g_variant_unref(value) } }
-            let parameters = Self.bytes(ofChild: 1, in: secret)
-            let value = Self.bytes(ofChild: 2, in: secret)
-            let contentType = g_variant_get_child_value(secret, 3)
-            defer { g_variant_unref(contentType) }
-            guard String(cString: g_variant_get_string(contentType, nil)) == "text/plain",
+        for entry in entries {
+            guard case .dictEntry(.objectPath(let path), .structure(let secret)) = entry, secret.count == 4,
+                case .bytes(let parameters) = secret[1], case .bytes(let value) = secret[2],
+                case .string("text/plain") = secret[3],
                 var plain = opened.session.decrypt(parameters: parameters, value: value)
             else { continue }
-            found[String(cString: g_variant_get_string(path, nil))] = Array(plain.prefix { $0 != 0 })
+            found[path] = Array(plain.prefix { $0 != 0 })
             plain.withUnsafeMutableBufferPointer { buffer in for index in buffer.indices { buffer[index] = 0 } }
         }
         return found
     }
 
     /// Ends a session without waiting for the answer.
-    static func close(sessionPath: String, connection: OpaquePointer) {
-        g_dbus_connection_call(
-            connection,
-            "org.freedesktop.secrets",
-            sessionPath,
-            "org.freedesktop.Secret.Session",
-            "Close",
-            nil,
-            nil,
-            G_DBUS_CALL_FLAGS_NO_AUTO_START,
-            -1,
-            nil,
-            nil,
-            nil
+    static func close(_ opened: SharedSession.Opened) {
+        let call = SessionBusConnection.Call(
+            path: opened.path,
+            interface: "org.freedesktop.Secret.Session",
+            member: "Close",
+            arguments: []
         )
+        _ = try? opened.connection.call([call], deadline: Deadline(after: 2))
     }
 
-    // MARK: Messages
-
-    private static func openSession(_ session: SecretServiceSession) -> MethodCall {
-        MethodCall(
-            method: "OpenSession",
-            arguments: [
-                g_variant_new_string(SecretServiceSession.algorithm),
-                g_variant_new_variant(byteArray(session.publicValue)),
-            ],
-            replyType: "(vo)"
-        )
-    }
-
-    /// The session's path from an `OpenSession` answer, once its key is derived from the
-    /// service's public value; nil (and the session closed) when the value is unusable.
-    private static func sessionPath(inReply reply: OpaquePointer, session: SecretServiceSession) -> String? {
-        let boxed = g_variant_get_child_value(reply, 0)
-        let pathValue = g_variant_get_child_value(reply, 1)
-        defer {
-            g_variant_unref(boxed)
-            g_variant_unref(pathValue)
-        }
-        let path = String(cString: g_variant_get_string(pathValue, nil))
-        let output = g_variant_get_variant(boxed)
-        defer { g_variant_unref(output) }
-        guard String(cString: g_variant_get_type_string(output)) == "ay",
-            session.accept(peerValue: bytes(of: output))
+    /// The unlocked and the locked paths of a `SearchItems` answer; nil for an error or an
+    /// answer of another shape.
+    static func searchResult(_ reply: DBusMessage) -> (unlocked: [String], locked: [String])? {
+        guard reply.kind == .methodReturn, reply.body.count == 2,
+            case .array(element: "o", let unlocked) = reply.body[0],
+            case .array(element: "o", let locked) = reply.body[1]
         else { return nil }
-        return path
-    }
-
-    /// The object paths of child `child` of a `SearchItems` answer: 0 the unlocked, 1 the locked.
-    private static func paths(in reply: OpaquePointer, child: Int) -> [String] {
-        let list = g_variant_get_child_value(reply, gsize(child))
-        defer { g_variant_unref(list) }
-        return (0..<g_variant_n_children(list)).map { index in
-            let path = g_variant_get_child_value(list, index)
-            defer { g_variant_unref(path) }
-            return String(cString: g_variant_get_string(path, nil))
-        }
-    }
-
-    private static func objectPaths(_ paths: [String]) -> OpaquePointer? {
-        var children: [OpaquePointer?] = paths.map { g_variant_new_object_path($0) }
-        let type = g_variant_type_new("o")
-        defer { g_variant_type_free(type) }
-        return g_variant_new_array(type, &children, gsize(children.count))
-    }
-
-    private static func byteArray(_ bytes: [UInt8]) -> OpaquePointer? {
-        let type = g_variant_type_new("y")
-        defer { g_variant_type_free(type) }
-        return bytes.withUnsafeBytes { g_variant_new_fixed_array(type, $0.baseAddress, gsize(bytes.count), 1) }
-    }
-
-    private static func bytes(ofChild index: Int, in value: OpaquePointer?) -> [UInt8] {
-        let child = g_variant_get_child_value(value, gsize(index))
-        defer { g_variant_unref(child) }
-        return bytes(of: child)
-    }
-
-    private static func bytes(of value: OpaquePointer?) -> [UInt8] {
-        var count: gsize = 0
-        guard let start = g_variant_get_fixed_array(value, &count, 1) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: start, count: Int(count)))
+        return (unlocked.compactMap(\.stringValue), locked.compactMap(\.stringValue))
     }
 }
 
@@ -186,6 +118,8 @@ final class SharedSession: @unchecked Sendable {
     struct Opened {
         let path: String
         let session: SecretServiceSession
+        /// A session belongs to the connection that opened it.
+        let connection: SessionBusConnection
     }
 
     private let condition = NSCondition()
@@ -206,7 +140,7 @@ final class SharedSession: @unchecked Sendable {
     func session(store: LibSecretStore) -> Opened? {
         condition.lock()
         while opening { condition.wait() }
-        if let opened {
+        if let opened, !opened.connection.isBroken {
             condition.unlock()
             return opened
         }
@@ -218,12 +152,12 @@ final class SharedSession: @unchecked Sendable {
     func forget(_ stale: Opened) {
         condition.lock()
         defer { condition.unlock() }
-        if opened?.path == stale.path { opened = nil }
+        if opened?.path == stale.path, opened?.connection === stale.connection { opened = nil }
     }
 
     @discardableResult
     private func open(store: LibSecretStore) -> Opened? {
-        let result = (try? store.sessionBus()).flatMap { store.openSession(connection: $0) }
+        let result = (try? SessionBusConnection.shared(timeout: store.timeout)).flatMap { store.openSession(on: $0) }
         condition.lock()
         opened = result
         opening = false

@@ -30,17 +30,17 @@ struct DirectSecretReadTests {
         try secrets.store(SecretBytes(stored), for: item)
         defer { _ = try? secrets.remove(item) }
         #expect(secrets.directLookup(item)?.bytes == stored)
-        let connection = try secrets.sessionBus()
+        let connection = try SessionBusConnection.shared(timeout: 10)
         let encoded = Array(Data(stored).base64EncodedString().utf8)
         let path = try #require(try SecretTool.itemPath(of: item))
         var failures = 0
         for _ in 0..<1_500 {
-            guard let opened = secrets.openSession(connection: connection) else {
+            guard let opened = secrets.openSession(on: connection) else {
                 failures += 1
                 continue
             }
-            if secrets.secrets(at: [path], in: opened, connection: connection)[path] != encoded { failures += 1 }
-            LibSecretStore.close(sessionPath: opened.path, connection: connection)
+            if secrets.secrets(at: [path], in: opened)[path] != encoded { failures += 1 }
+            LibSecretStore.close(opened)
         }
         #expect(failures == 0)
     }
