@@ -32,14 +32,18 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
+        // OpenSSL 3's headers (Debian's libssl-dev puts them on the default include path). The
+        // library itself is not linked: COpenSSLShim forwards each function the program calls to
+        // libcrypto.so.3, loaded on first use, so that a command that needs no OpenSSL (a cold
+        // `send`) does not load it.
         .systemLibrary(
             name: "COpenSSL",
-            pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
         .target(
             name: "COpenSSLShim",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL"],
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // crypt_r from libxcrypt: verifies the bcrypt hashes of the exporter's basic_auth_users.
         .systemLibrary(
@@ -229,6 +233,7 @@ let package = Package(
             dependencies: [
                 "PushCore",
                 "COpenSSL",
+                "COpenSSLShim",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -6,6 +6,11 @@
 #include <openssl/pkcs12.h>
 #include <openssl/x509.h>
 
+/* Loads libcrypto.so.3 (once; every forwarded function does so itself, this asks ahead):
+ * 1 when it is loaded, else 0 and apnsctl_openssl_problem() says why. */
+int apnsctl_openssl_load(void);
+const char *apnsctl_openssl_problem(void);
+
 /* Helpers for OpenSSL macros and inline functions that Swift cannot import.
  * Everything else is called from Swift directly. */
 
