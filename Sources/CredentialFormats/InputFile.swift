@@ -119,6 +119,7 @@ public enum InputFile {
     /// it in messages. The caller closes it.
     public static func read(descriptor: Int32, path: String, kind: InputKind) throws -> [UInt8] {
         var status = stat()
+        var regularSize: Int?
         if fstat(descriptor, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFDIR {
                 throw CredentialError.isDirectory(
@@ -128,27 +129,41 @@ public enum InputFile {
                 )
             }
             // A regular file says its size: refused before a byte is read.
-            if status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) > kind.limit {
-                throw tooLarge(path: path, kind: kind, size: Int(status.st_size))
+            if status.st_mode & S_IFMT == S_IFREG {
+                if Int(status.st_size) > kind.limit {
+                    throw tooLarge(path: path, kind: kind, size: Int(status.st_size))
+                }
+                regularSize = Int(status.st_size)
             }
         }
 
         // Chunks, joined once at the end: a file refused at the limit never held more than the
-        // limit in memory, and one read whole is copied once rather than at every doubling.
+        // limit in memory, and one read whole is copied once rather than at every doubling. Each
+        // chunk is read into memory that is not zeroed first: zeroing a 256 KiB chunk for a file
+        // of a few hundred bytes touched 64 pages, twice per file (the read that finds the end
+        // took another), a millisecond of a cold `send` (docs/performance.md). A regular file's
+        // first chunk is its size and one byte more, so one read takes it all and a small one
+        // finds its end, unless it grew meanwhile.
         var chunks: [[UInt8]] = []
         var total = 0
-        let chunkSize = min(256 << 10, kind.limit + 1)
+        var chunkSize = min(regularSize.map { $0 + 1 } ?? 256 << 10, kind.limit + 1)
         while total <= kind.limit {
-            var chunk = [UInt8](repeating: 0, count: chunkSize)
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CredentialError.unreadable(path: path, reason: String(cString: strerror(errno)))
+            var failure: Int32 = 0
+            let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, initialized in
+                var count: Int
+                repeat {
+                    count = systemRead(descriptor, buffer.baseAddress, buffer.count)
+                } while count < 0 && errno == EINTR
+                if count < 0 { failure = errno }
+                initialized = max(count, 0)
             }
-            if count == 0 { break }
-            chunk.removeSubrange(count...)
+            if failure != 0 {
+                throw CredentialError.unreadable(path: path, reason: String(cString: strerror(failure)))
+            }
+            if chunk.isEmpty { break }
             chunks.append(chunk)
-            total += count
+            total += chunk.count
+            chunkSize = min(regularSize == nil ? 256 << 10 : 16 << 10, kind.limit + 1)
         }
         if total > kind.limit { throw tooLarge(path: path, kind: kind, size: nil) }
         if chunks.count == 1 { return chunks[0] }

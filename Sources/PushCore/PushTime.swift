@@ -139,6 +139,15 @@ public enum PushTime {
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
             (1970...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60
         else { return nil }
+        guard let midnight = utcMidnight(year: year, month: month, day: day) else { return nil }
+        return midnight + TimeInterval(hour * 3_600 + minute * 60 + second)
+    }
+
+    /// The start of a day of the proleptic Gregorian calendar in UTC, by arithmetic (no
+    /// `Calendar`, whose first use sets up ICU's calendar); nil for a month or day that does not
+    /// exist, or a year before 1970.
+    public static func utcMidnight(year: Int, month: Int, day: Int) -> Date? {
+        guard year >= 1970, (1...12).contains(month) else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard (1...monthDays[month - 1]).contains(day) else { return nil }
@@ -149,7 +158,7 @@ public enum PushTime {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400))
     }
 
     /// `2026-05-01T12:00:00Z`.

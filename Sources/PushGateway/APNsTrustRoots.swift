@@ -1,5 +1,6 @@
 import CredentialFormats
 import Foundation
+import PushCore
 
 /// A root certificate authority APNs' server certificates chain to, with the dates Apple gave.
 public struct APNsTrustRoot: Sendable, Codable, Equatable {
@@ -65,13 +66,9 @@ public enum APNsTrustRoots {
         table.first { $0.spkiSHA256 == spkiSHA256.lowercased() }
     }
 
+    /// Midnight UTC of the day, by arithmetic: the table is read by every handshake, and a
+    /// `Calendar` here cost a cold `send` about a millisecond (docs/performance.md).
     static func day(_ year: Int, _ month: Int, _ day: Int) -> Date {
-        var components = DateComponents()
-        components.calendar = Calendar(identifier: .gregorian)
-        components.timeZone = TimeZone(identifier: "UTC")
-        components.year = year
-        components.month = month
-        components.day = day
-        return components.date!
+        PushTime.utcMidnight(year: year, month: month, day: day)!
     }
 }

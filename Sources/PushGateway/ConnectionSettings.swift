@@ -35,7 +35,7 @@ public struct ConnectionSettings: Sendable {
         fixedAddresses: [FixedAddress] = [],
         proxy: String? = nil,
         timeout: Double = 10,
-        processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+        processEnvironment: [String: String] = ProcessEnvironment.subset(ProxySettings.variables)
     ) {
         self.environment = environment
         self.port = port

@@ -1,4 +1,6 @@
+import CredentialFormats
 import Foundation
+import PushCore
 
 /// The HTTP CONNECT proxy a connection goes through, and where that setting came from.
 public struct ProxySettings: Sendable, Equatable {
@@ -20,6 +22,9 @@ public struct ProxySettings: Sendable, Equatable {
     public var url: URL
     public var source: Source
 
+    /// The environment variables ``resolve(explicit:for:environment:)`` reads.
+    public static let variables = ["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"]
+
     public init(url: URL, source: Source) {
         self.url = url
         self.source = source
@@ -32,7 +37,7 @@ public struct ProxySettings: Sendable, Equatable {
     public static func resolve(
         explicit: String?,
         for host: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.subset(variables)
     ) throws -> ProxySettings? {
         if let explicit {
             guard let url = URL(string: explicit), url.host != nil else {

@@ -1,5 +1,6 @@
 import CredentialFormats
 import Foundation
+import PushCore
 
 #if canImport(Glibc)
 import Glibc
@@ -63,7 +64,7 @@ public struct CredentialStore: Sendable {
     /// The folder given (`explicit`), else `APNSCTL_STORE`, else `$XDG_DATA_HOME/apnsctl` (`~/.local/share/apnsctl`).
     public static func defaultRoot(
         explicit: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.subset(["APNSCTL_STORE", "XDG_DATA_HOME", "HOME"])
     ) -> URL {
         if let explicit, !explicit.isEmpty { return URL(fileURLWithPath: explicit) }
         if let fromEnvironment = environment["APNSCTL_STORE"], !fromEnvironment.isEmpty {

@@ -53,7 +53,10 @@ enum DBusValue: Equatable, Sendable {
 
     /// A dictionary of strings (`a{ss}`), in key order so that the bytes do not depend on hashing.
     static func stringDictionary(_ entries: [String: String]) -> DBusValue {
-        .array(element: "{ss}", entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .string($0.value)) })
+        .array(
+            element: "{ss}",
+            entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .string($0.value)) }
+        )
     }
 
     var stringValue: String? {
@@ -105,7 +108,12 @@ enum DBusSignature {
         return types
     }
 
-    private static func completeTypeEnd(_ characters: [UInt8], from start: Int, arrays: Int, structures: Int) throws
+    private static func completeTypeEnd(
+        _ characters: [UInt8],
+        from start: Int,
+        arrays: Int,
+        structures: Int
+    ) throws
         -> Int
     {
         guard start < characters.count else { throw DBusWireError("a signature that ends inside a type") }

@@ -107,8 +107,11 @@ final class SecretServiceSession {
     /// nil: without leading zeros (a public value), or padded with zeros to `length` bytes (the
     /// shared value, as gnome-keyring derives the key from it; one exchange in 256 has a leading
     /// zero, which DirectSecretReadTests makes sure to meet).
-    private static func power(of base: UnsafeMutablePointer<BIGNUM>?, exponent: UnsafeMutablePointer<BIGNUM>, paddedTo length: Int? = nil) -> [UInt8]?
-    {
+    private static func power(
+        of base: UnsafeMutablePointer<BIGNUM>?,
+        exponent: UnsafeMutablePointer<BIGNUM>,
+        paddedTo length: Int? = nil
+    ) -> [UInt8]? {
         guard let prime = prime(), let context = CCryptoBoringSSL_BN_CTX_new(), let result = CCryptoBoringSSL_BN_new()
         else { return nil }
         defer {

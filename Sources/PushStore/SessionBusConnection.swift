@@ -42,9 +42,14 @@ final class SessionBusConnection: @unchecked Sendable {
     private var received: [UInt8] = []
     private var broken = false
 
+    private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 32_768, alignment: 8)
+
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        chunk.deallocate()
+    }
 
     var isBroken: Bool { lock.withLock { broken } }
 
@@ -181,13 +186,13 @@ final class SessionBusConnection: @unchecked Sendable {
         }
     }
 
-    /// Reads more bytes into `received`.
+    /// Reads more bytes into `received`, through a buffer kept for the connection's life (not
+    /// one zeroed per read).
     private func receive(deadline: Deadline) throws {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            let count = recv(descriptor, chunk.baseAddress, chunk.count, 0)
             if count > 0 {
-                received += chunk[0..<count]
+                received.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
                 return
             }
             if count == 0 { throw Failure("the session bus closed the connection") }
@@ -343,7 +348,11 @@ struct BusAddress: Equatable {
             for (index, byte) in name.enumerated() { buffer[index] = byte }
         }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + name.count + (name.first == 0 ? 0 : 1))
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let descriptor = Glibc.socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
+        )
         guard descriptor >= 0 else {
             throw SessionBusConnection.Failure("no socket for the session bus (\(String(cString: strerror(errno))))")
         }

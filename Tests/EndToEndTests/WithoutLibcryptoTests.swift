@@ -39,7 +39,7 @@ struct WithoutLibcryptoTests {
             ]
         )
         defer { gateway.process.terminate() }
-        let alias = try #require(try store.listJSON().first?["alias"] as? String)
+        let alias = try #require(try store.listJSON().first?["credential"] as? String)
 
         // The whole probe: the store, the Secret Service, the key exchange, TLS, the answer.
         let sent = try runWithoutLibcrypto(
@@ -69,7 +69,8 @@ enum HiddenLibrary {
     /// The file `soname` resolves to, as the dynamic loader's cache names it.
     static func resolved(_ soname: String) -> String? {
         guard let listing = try? CLI.runProgram("ldconfig", ["-p"]), listing.status == 0 else { return nil }
-        let line = listing.stdout.split(separator: "\n").first { $0.contains("\(soname) ") && $0.contains("x86-64") }
+        let line =
+            listing.stdout.split(separator: "\n").first { $0.contains("\(soname) ") && $0.contains("x86-64") }
             ?? listing.stdout.split(separator: "\n").first { $0.contains("\(soname) ") }
         guard let path = line?.split(separator: " ").last else { return nil }
         return URL(fileURLWithPath: String(path)).resolvingSymlinksInPath().path

@@ -265,7 +265,10 @@ struct DBusWireTests {
 
     static func bigEndianReply() -> [UInt8] {
         // REPLY_SERIAL 2, then, at the next multiple of 8, SIGNATURE "us".
-        let fields: [UInt8] = [5, 1, UInt8(ascii: "u"), 0, 0, 0, 0, 2, 8, 1, UInt8(ascii: "g"), 0, 2, UInt8(ascii: "u"), UInt8(ascii: "s"), 0]
+        let fields: [UInt8] = [
+            5, 1, UInt8(ascii: "u"), 0, 0, 0, 0, 2, 8, 1, UInt8(ascii: "g"), 0, 2, UInt8(ascii: "u"), UInt8(ascii: "s"),
+            0,
+        ]
         let body: [UInt8] = [1, 2, 3, 4, 0, 0, 0, 2, UInt8(ascii: "o"), UInt8(ascii: "k"), 0]
         var message: [UInt8] = [UInt8(ascii: "B"), 2, 0, 1]
         message += [0, 0, 0, UInt8(body.count)]

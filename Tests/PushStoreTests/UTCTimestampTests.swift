@@ -58,4 +58,26 @@ import Testing
             #expect(read == expected, "\(text)")
         }
     }
+
+    @Test("A day's midnight by arithmetic is the Gregorian calendar's, and a day that does not exist is none")
+    func midnightsAreTheCalendars() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+        for date in Self.dates.prefix(5_000) {
+            let parts = calendar.dateComponents([.year, .month, .day], from: date)
+            let year = try #require(parts.year)
+            let month = try #require(parts.month)
+            let day = try #require(parts.day)
+            #expect(
+                PushTime.utcMidnight(year: year, month: month, day: day) == calendar.startOfDay(for: date),
+                "\(year)-\(month)-\(day)"
+            )
+        }
+        for (year, month, day) in [
+            (2026, 2, 29), (2100, 2, 29), (2026, 4, 31), (2026, 13, 1), (1969, 12, 31), (2026, 1, 0),
+        ] {
+            #expect(PushTime.utcMidnight(year: year, month: month, day: day) == nil, "\(year)-\(month)-\(day)")
+        }
+        #expect(PushTime.utcMidnight(year: 2000, month: 2, day: 29) != nil)
+    }
 }

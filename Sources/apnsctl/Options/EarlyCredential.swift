@@ -48,7 +48,7 @@ enum EarlyCredential {
         arguments: [String]
     ) -> PendingCredential? {
         // A store in Vault is read over the network by the command itself.
-        let location = explicitStore ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"] ?? ""
+        let location = explicitStore ?? ProcessEnvironment.value("APNSCTL_STORE") ?? ""
         let root = CredentialStore.defaultRoot(explicit: explicitStore)
         // A team store's secrets are age files, not the Secret Service: nothing to overlap.
         guard !VaultStore.isVaultLocation(location), !TeamStore.isTeamStore(root) else { return nil }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialFormats
 import Foundation
+import PushCore
 import PushStore
 import PushTeam
 import PushVaultStore
@@ -64,7 +65,7 @@ struct StoreOptions: ParsableArguments {
 
     /// `--store` or `APNSCTL_STORE` when it names a store in Vault (`vault:MOUNT/PREFIX`).
     var vaultLocation: String? {
-        let given = store ?? ProcessInfo.processInfo.environment["APNSCTL_STORE"]
+        let given = store ?? ProcessEnvironment.value("APNSCTL_STORE")
         return given.flatMap { VaultStore.isVaultLocation($0) ? $0 : nil }
     }
 

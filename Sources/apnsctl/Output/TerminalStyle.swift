@@ -1,4 +1,6 @@
+import CredentialFormats
 import Foundation
+import PushCore
 
 #if canImport(Glibc)
 import Glibc
@@ -26,9 +28,8 @@ struct TerminalStyle {
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
         isTerminal = isatty(fileDescriptor) == 1
-        let environment = ProcessInfo.processInfo.environment
-        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        enabled = isTerminal && !noColor && environment["TERM"] != "dumb"
+        let noColor = ProcessEnvironment.value("NO_COLOR").map { !$0.isEmpty } ?? false
+        enabled = isTerminal && !noColor && ProcessEnvironment.value("TERM") != "dumb"
     }
 
     static var stdout: TerminalStyle { TerminalStyle(fileDescriptor: STDOUT_FILENO) }
@@ -44,7 +45,7 @@ struct TerminalStyle {
     /// The width output must fit: the terminal's, or `COLUMNS` when it is set; nil for a file or a
     /// pipe without `COLUMNS`, where nothing needs shortening.
     var fittingWidth: Int? {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+        if let columns = ProcessEnvironment.value("COLUMNS").flatMap(Int.init), columns > 0 {
             return columns
         }
         return isTerminal ? width : nil
