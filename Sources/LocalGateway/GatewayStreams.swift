@@ -326,8 +326,14 @@ final class GatewayStreams: ChannelInboundHandler {
     }
 
     /// Answers a decision whose line, if any, is in the log.
+    ///
+    /// A connection the drop fault cut still answers what was recorded before the cut (its line
+    /// was being written when the fault came): those notifications were processed, and only the
+    /// one answer the fault takes may be lost. Nothing is processed after the cut (``write``
+    /// refuses), and the connection closes once the dropped line is written, after every line
+    /// before it.
     private func answer(_ decision: Decision, streamID: HTTP2StreamID, early: Bool) {
-        guard let context, !isClosed, streams[streamID] != nil, state.lifecycle != .cut else {
+        guard let context, !isClosed, streams[streamID] != nil else {
             if state.answerAbandoned() { closeLingering() }
             return
         }
