@@ -85,7 +85,7 @@ extension LibSecretStore {
         return found
     }
 
-    /// Ends a session without waiting for the answer.
+    /// Ends a session without waiting for an answer (none is asked for).
     static func close(_ opened: SharedSession.Opened) {
         let call = SessionBusConnection.Call(
             path: opened.path,
@@ -93,7 +93,7 @@ extension LibSecretStore {
             member: "Close",
             arguments: []
         )
-        _ = try? opened.connection.call([call], deadline: Deadline(after: 2))
+        try? opened.connection.send([call], deadline: Deadline(after: 2))
     }
 
     /// The unlocked and the locked paths of a `SearchItems` answer; nil for an error or an
@@ -130,7 +130,7 @@ final class SharedSession: @unchecked Sendable {
     func begin(store: LibSecretStore) {
         condition.lock()
         defer { condition.unlock() }
-        guard opened == nil, !opening else { return }
+        guard opened == nil || opened?.connection.isBroken == true, !opening else { return }
         opening = true
         Thread.detachNewThread { self.open(store: store) }
     }

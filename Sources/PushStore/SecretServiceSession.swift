@@ -112,13 +112,12 @@ final class SecretServiceSession {
         exponent: UnsafeMutablePointer<BIGNUM>,
         paddedTo length: Int? = nil
     ) -> [UInt8]? {
-        guard let prime = prime(), let context = CCryptoBoringSSL_BN_CTX_new(), let result = CCryptoBoringSSL_BN_new()
-        else { return nil }
-        defer {
-            CCryptoBoringSSL_BN_free(prime)
-            CCryptoBoringSSL_BN_CTX_free(context)
-            CCryptoBoringSSL_BN_clear_free(result)
-        }
+        guard let prime = prime() else { return nil }
+        defer { CCryptoBoringSSL_BN_free(prime) }
+        guard let context = CCryptoBoringSSL_BN_CTX_new() else { return nil }
+        defer { CCryptoBoringSSL_BN_CTX_free(context) }
+        guard let result = CCryptoBoringSSL_BN_new() else { return nil }
+        defer { CCryptoBoringSSL_BN_clear_free(result) }
         var generator: UnsafeMutablePointer<BIGNUM>?
         if base == nil {
             generator = CCryptoBoringSSL_BN_new()

@@ -40,7 +40,9 @@ final class SessionBusConnection: @unchecked Sendable {
     private let lock = NSLock()
     private var nextSerial: UInt32 = 1
     private var received: [UInt8] = []
-    private var broken = false
+    /// Set once anything fails; its own lock, so that asking does not wait for a call in flight.
+    private let brokenLock = NSLock()
+    private var brokenFlag = false
 
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 32_768, alignment: 8)
 
@@ -51,7 +53,9 @@ final class SessionBusConnection: @unchecked Sendable {
         chunk.deallocate()
     }
 
-    var isBroken: Bool { lock.withLock { broken } }
+    var isBroken: Bool { brokenLock.withLock { brokenFlag } }
+
+    private func markBroken() { brokenLock.withLock { brokenFlag = true } }
 
     // MARK: The process's connection
 
@@ -92,7 +96,8 @@ final class SessionBusConnection: @unchecked Sendable {
     /// them in order), then the bus's `OK` and `Hello`'s answer read back: one round trip.
     private func authenticate(deadline: Deadline) throws {
         // The user id's decimal digits, each as two hex digits (ASCII 0x30-0x39).
-        let user = String(getuid()).utf8.map { String($0, radix: 16) }.joined()
+        // The effective user id, which the bus compares with the socket's peer credentials.
+        let user = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
         let hello = DBusMessage(
             kind: .methodCall,
             serial: takeSerial(),
@@ -114,7 +119,7 @@ final class SessionBusConnection: @unchecked Sendable {
             }
             uniqueName = name
         } catch {
-            broken = true
+            markBroken()
             throw error
         }
     }
@@ -123,27 +128,13 @@ final class SessionBusConnection: @unchecked Sendable {
 
     /// Sends every call before reading any answer, then reads them all, until `deadline`: the
     /// answers in order, each a method return or an error message. Throws when the connection
-    /// fails (and is then broken).
+    /// fails (and is then broken); a call that cannot be encoded throws before anything is sent
+    /// and leaves the connection as it was.
     func call(_ calls: [Call], deadline: Deadline) throws -> [DBusMessage] {
         try lock.withLock {
-            guard !broken else { throw Failure("the connection to the session bus was lost") }
+            guard !isBroken else { throw Failure("the connection to the session bus was lost") }
+            let (serials, outgoing) = try encode(calls, flags: DBusMessage.noAutoStart)
             do {
-                var serials: [UInt32] = []
-                var outgoing: [UInt8] = []
-                for call in calls {
-                    let message = DBusMessage(
-                        kind: .methodCall,
-                        flags: DBusMessage.noAutoStart,
-                        serial: takeSerial(),
-                        path: call.path,
-                        interface: call.interface,
-                        member: call.member,
-                        destination: call.destination,
-                        body: call.arguments
-                    )
-                    serials.append(message.serial)
-                    outgoing += try message.encoded()
-                }
                 try write(outgoing, deadline: deadline)
                 var answers: [UInt32: DBusMessage] = [:]
                 while answers.count < serials.count {
@@ -157,10 +148,49 @@ final class SessionBusConnection: @unchecked Sendable {
                 }
                 return serials.map { answers[$0]! }
             } catch {
-                broken = true
+                markBroken()
                 throw error
             }
         }
+    }
+
+    /// Sends calls that want no answer (NO_REPLY_EXPECTED), without waiting for anything but
+    /// the socket.
+    func send(_ calls: [Call], deadline: Deadline) throws {
+        try lock.withLock {
+            guard !isBroken else { throw Failure("the connection to the session bus was lost") }
+            let (_, outgoing) = try encode(calls, flags: DBusMessage.noAutoStart | DBusMessage.noReplyExpected)
+            do {
+                try write(outgoing, deadline: deadline)
+            } catch {
+                markBroken()
+                throw error
+            }
+        }
+    }
+
+    /// The calls' serials and bytes; serials are taken only when every call encodes.
+    private func encode(_ calls: [Call], flags: UInt8) throws -> (serials: [UInt32], bytes: [UInt8]) {
+        var serials: [UInt32] = []
+        var outgoing: [UInt8] = []
+        var serial = nextSerial
+        for call in calls {
+            let message = DBusMessage(
+                kind: .methodCall,
+                flags: flags,
+                serial: serial,
+                path: call.path,
+                interface: call.interface,
+                member: call.member,
+                destination: call.destination,
+                body: call.arguments
+            )
+            serials.append(serial)
+            outgoing += try message.encoded()
+            serial = serial == UInt32.max ? 1 : serial + 1
+        }
+        nextSerial = serial
+        return (serials, outgoing)
     }
 
     private func takeSerial() -> UInt32 {
@@ -174,7 +204,7 @@ final class SessionBusConnection: @unchecked Sendable {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { buffer in
-                send(descriptor, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                Glibc.send(descriptor, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
             }
             if count > 0 {
                 sent += count
@@ -341,7 +371,8 @@ struct BusAddress: Equatable {
         case .abstract(let abstract): name = [0] + Array(abstract.utf8)
         }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard name.count < capacity else {
+        // A path needs room for its terminating NUL; an abstract name (its NUL first) does not.
+        guard name.first == 0 ? name.count <= capacity : name.count < capacity else {
             throw SessionBusConnection.Failure("the session bus's socket path is longer than a socket address holds")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import Testing
 
 @testable import PushStore
@@ -109,7 +110,7 @@ struct DBusWireTests {
             }
         }
         #expect(refusedPrefixes == valid.count)
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var refused = 0
         for _ in 0..<8_000 {
             var damaged = valid
@@ -261,6 +262,21 @@ struct DBusWireTests {
         // Calls go with NO_AUTO_START: a name nobody owns is not started, and the bus says so.
         #expect(replies[2].errorName == "org.freedesktop.DBus.Error.NameHasNoOwner")
         #expect(!connection.isBroken)
+
+        // A call that cannot be written (a NUL inside a string) is refused before anything is
+        // sent, and the connection goes on.
+        let nameHasOwner = SessionBusConnection.Call(
+            destination: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus",
+            member: "NameHasOwner",
+            arguments: [.string("org.freedesktop.secrets\u{0}")]
+        )
+        #expect(throws: DBusWireError.self) { try connection.call([nameHasOwner], deadline: Deadline(after: 5)) }
+        #expect(!connection.isBroken)
+        var fixed = nameHasOwner
+        fixed.arguments = [.string("org.freedesktop.secrets")]
+        #expect(try connection.call([fixed], deadline: Deadline(after: 5)).first?.body == [.boolean(true)])
     }
 
     static func bigEndianReply() -> [UInt8] {
@@ -277,19 +293,6 @@ struct DBusWireTests {
         message += fields
         while message.count % 8 != 0 { message.append(0) }
         return message + body
-    }
-}
-
-/// A deterministic generator, so that a failure can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
