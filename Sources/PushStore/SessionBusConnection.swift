@@ -98,22 +98,22 @@ final class SessionBusConnection: @unchecked Sendable {
         // The user id's decimal digits, each as two hex digits (ASCII 0x30-0x39).
         // The effective user id, which the bus compares with the socket's peer credentials.
         let user = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
-        let hello = DBusMessage(
-            kind: .methodCall,
-            serial: takeSerial(),
+        let hello = Call(
+            destination: "org.freedesktop.DBus",
             path: "/org/freedesktop/DBus",
             interface: "org.freedesktop.DBus",
             member: "Hello",
-            destination: "org.freedesktop.DBus"
+            arguments: []
         )
+        let (serials, helloBytes) = try encode([hello], flags: 0)
         let greeting = [0] + Array("AUTH EXTERNAL \(user)\r\nBEGIN\r\n".utf8)
         do {
-            try write(greeting + (try hello.encoded()), deadline: deadline)
+            try write(greeting + helloBytes, deadline: deadline)
             let answer = try readLine(deadline: deadline)
             guard answer.hasPrefix("OK ") else {
                 throw Failure("the session bus refused EXTERNAL authentication (\(answer.prefix(80)))")
             }
-            let reply = try readReply(to: hello.serial, deadline: deadline)
+            let reply = try readReply(to: serials[0], deadline: deadline)
             guard reply.kind == .methodReturn, case .string(let name)? = reply.body.first else {
                 throw Failure("the session bus did not answer Hello")
             }
@@ -191,11 +191,6 @@ final class SessionBusConnection: @unchecked Sendable {
         }
         nextSerial = serial
         return (serials, outgoing)
-    }
-
-    private func takeSerial() -> UInt32 {
-        defer { nextSerial = nextSerial == UInt32.max ? 1 : nextSerial + 1 }
-        return nextSerial
     }
 
     // MARK: The socket
