@@ -34,8 +34,6 @@ final class SessionBusConnection: @unchecked Sendable {
     /// message is a confused or hostile peer.
     static let maximumMessageLength = 16 << 20
 
-    /// The name the bus gave this connection.
-    private(set) var uniqueName = ""
     private let descriptor: Int32
     private let lock = NSLock()
     private var nextSerial: UInt32 = 1
@@ -63,11 +61,11 @@ final class SessionBusConnection: @unchecked Sendable {
     nonisolated(unsafe) private static var current: SessionBusConnection?
 
     /// The process's connection, connected on first use and again after one broke.
-    static func shared(environment: [String: String]? = nil, timeout: TimeInterval) throws -> SessionBusConnection {
+    static func shared(timeout: TimeInterval) throws -> SessionBusConnection {
         try sharedLock.withLock {
             if let current, !current.isBroken { return current }
             let connection = try connect(
-                addresses: try BusAddress.sessionAddresses(environment: environment),
+                addresses: try BusAddress.sessionAddresses(),
                 deadline: Deadline(after: timeout)
             )
             current = connection
@@ -114,10 +112,10 @@ final class SessionBusConnection: @unchecked Sendable {
                 throw Failure("the session bus refused EXTERNAL authentication (\(answer.prefix(80)))")
             }
             let reply = try readReply(to: serials[0], deadline: deadline)
-            guard reply.kind == .methodReturn, case .string(let name)? = reply.body.first else {
+            // The answer is the connection's unique name, which nothing here needs.
+            guard reply.kind == .methodReturn, case .string? = reply.body.first else {
                 throw Failure("the session bus did not answer Hello")
             }
-            uniqueName = name
         } catch {
             markBroken()
             throw error
