@@ -6,7 +6,7 @@ import Testing
 
 @testable import PushStore
 
-/// The one-item read with plain D-Bus calls and an encrypted session of our own (OpenSSL's
+/// The one-item read with plain D-Bus calls and an encrypted session of our own (BoringSSL's
 /// Diffie-Hellman, not libsecret's), against the real gnome-keyring of
 /// scripts/with-secret-service: every session's key must agree with the daemon's, sessions are
 /// closed, and what is not the plain case is left to the read that explains it.
