@@ -12,12 +12,23 @@ public enum TestPaths {
 
     public static func cert(_ relative: String) -> String { certs.appendingPathComponent(relative).path }
 
-    /// A path named `name` in a new temporary folder of its own.
+    /// A path named `name` in a new temporary folder of its own, inside the test process's one
+    /// folder, which is removed when the process exits (a folder per call, left behind, piled up
+    /// by the thousand on a machine that runs the suite often).
     public static func temporaryPath(_ name: String) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-tests-\(UUID().uuidString)")
+        let folder = processFolder.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent(name).path
     }
+
+    /// `apnsctl-tests-<pid>-<uuid>` in the temporary directory, made on first use; an exit
+    /// handler removes it with everything in it.
+    static let processFolder: URL = {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("apnsctl-tests-\(getpid())-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: TestPaths.processFolder) }
+        return folder
+    }()
 
     /// The same, with `contents` written to it.
     public static func temporaryFile(_ name: String, contents: String? = nil) throws -> String {
