@@ -189,13 +189,14 @@ public final class BulkSender: @unchecked Sendable {
     /// it as ``BulkEngine/inputFailed(_:)``); the feed only adds what it counted.
     private func finish(_ summary: BulkSummary) {
         finished = true
-        var summary = summary
-        summary.skipped = feed.skipped
-        summary.duplicates = feed.duplicates
+        var completed = summary
+        completed.skipped = feed.skipped
+        completed.duplicates = feed.duplicates
         // Handed over once the task that finished the run is over: the rest of it (a pump's last
         // flush, the batch's end) still writes the results file, which the caller goes on to
         // close on another thread as soon as it has the summary.
         let done = self.done
+        let summary = completed
         loop.execute { done?.succeed(summary) }
     }
 
