@@ -53,8 +53,12 @@ enum EarlyCredential {
         // A team store's secrets are age files, not the Secret Service: nothing to overlap.
         guard !VaultStore.isVaultLocation(location), !TeamStore.isTeamStore(root) else { return nil }
         let store = CredentialStore(root: root)
-        // The Secret Service's connection and key exchange first: they wait on the daemon longest.
-        (store.secrets as? LibSecretStore)?.openSessionAhead()
+        // The load first, on its own thread, with the Secret Service's connection and key
+        // exchange on another: they wait on the daemon longest, and the secret is what the
+        // request waits for last. Setting the connection up here first (its configuration, its
+        // TLS context) held the index's read and the secret's request back by some milliseconds
+        // on a two-core machine.
+        let pending = CredentialLoader(store: store).begin(credential)
         // The connection `send` asks for (nil for another command or kind of connection). A
         // gateway named on the command line needs nothing from the store to be connected to:
         // the connection starts beside the index's read, not after it.
@@ -64,7 +68,7 @@ enum EarlyCredential {
             // read, and its environment which gateway that is, unless the command line named it.
             EarlyConnection.settle(guess, startedEarly: connecting, stored: try? store.credential(named: credential))
         }
-        return CredentialLoader(store: store).begin(credential)
+        return pending
     }
 
     /// The early load's credential when it is the one the command asks for, else nil. A Secret
