@@ -32,7 +32,7 @@ public struct ChannelResponse: Sendable, Codable, Equatable {
 
     /// Decodes the status, headers and body as they came off the wire. Never fails.
     public init(status: Int, headers: [(String, String)], body: [UInt8], latency: Double) {
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+        func header(_ name: String) -> String? { APNsHeader.value(name, in: headers) }
         self.init(status: status, latency: latency)
         requestID = header(APNsHeader.requestID).flatMap(UUID.init(uuidString:)).map(TextEncoding.lowercaseUUID)
         channelID = header(APNsHeader.channelID)

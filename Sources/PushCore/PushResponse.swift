@@ -79,7 +79,7 @@ public struct PushResponse: Sendable, Codable, Equatable {
     /// Builds a response from the status, the headers and the body as they came off the wire.
     /// Never fails: whatever cannot be decoded is kept raw.
     public init(status: Int, headers: [(String, String)], body: [UInt8], latency: Double) {
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+        func header(_ name: String) -> String? { APNsHeader.value(name, in: headers) }
         self.init(status: status, latency: latency)
         apnsID = header(APNsHeader.id).flatMap(UUID.init(uuidString:))
         apnsUniqueID = header(APNsHeader.uniqueID)

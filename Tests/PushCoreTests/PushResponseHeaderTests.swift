@@ -31,4 +31,19 @@ struct PushResponseHeaderTests {
         )
         #expect(response.apnsID == nil && response.apnsUniqueID == nil && response.retryAfter == nil)
     }
+
+    /// Only letters fold: a byte that differs from the name's by the case bit but is not a
+    /// letter ("\r" is "-" without it, "\u{7F}" is "_" with it) is another name.
+    @Test func onlyLettersAreFoldedToLowerCase() {
+        let id = "7f1c3f5a-41e2-4b8a-9d8e-0b6e1d2c3a4f"
+        let response = PushResponse(
+            status: 200,
+            headers: [("APNS\rID", id), ("retry\rafter", "3"), ("apns-unique\u{7F}id", "u-1")],
+            body: [],
+            latency: 0
+        )
+        #expect(response.apnsID == nil && response.retryAfter == nil && response.apnsUniqueID == nil)
+        let channel = ChannelResponse(status: 200, headers: [("APNS-Request-ID", id)], body: [], latency: 0)
+        #expect(channel.requestID == id)
+    }
 }
