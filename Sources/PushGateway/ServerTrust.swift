@@ -67,8 +67,10 @@ final class ServerTrustEvaluator: Sendable {
     /// The callback for `NIOSSLClientHandler(context:serverHostname:customVerificationCallback:)`.
     func verify(_ presented: [NIOSSLCertificate], promise: EventLoopPromise<NIOSSLVerificationResult>) {
         let certificates: [Certificate]
+        let encoded: [[UInt8]]
         do {
-            certificates = try presented.map { try Certificate(derEncoded: $0.toDERBytes()) }
+            encoded = try presented.map { try $0.toDERBytes() }
+            certificates = try encoded.map { try Certificate(derEncoded: $0) }
         } catch {
             record(
                 verdict: .untrusted,
@@ -78,7 +80,7 @@ final class ServerTrustEvaluator: Sendable {
             promise.succeed(.failed)
             return
         }
-        let infos = certificates.map(Self.info)
+        let infos = zip(certificates, encoded).map { Self.info($0, der: $1) }
         guard let leaf = certificates.first else {
             record(verdict: .untrusted, detail: "the server presented no certificate", presented: [])
             promise.succeed(.failed)
@@ -167,28 +169,38 @@ final class ServerTrustEvaluator: Sendable {
         let spki = TrustStore.spkiSHA256(root)
         let origin: HandshakeReport.Anchor.Origin =
             customRoots.contains(root) ? .caFile : bundleRoots != nil ? .bundle : .system
+        let subject = root.subject.description
         let anchor = HandshakeReport.Anchor(
-            subject: root.subject.description,
+            subject: subject,
             spkiSHA256: spki,
-            sha256: Self.info(root).sha256,
+            sha256: Self.fingerprint(root),
             origin: origin,
-            apnsRoot: APNsTrustRoots.table.first { $0.spkiSHA256 == spki && $0.subject == root.subject.description }?
-                .name
+            apnsRoot: APNsTrustRoots.table.first { $0.spkiSHA256 == spki && $0.subject == subject }?.name
         )
         outcomeBox.withLockedValue { $0.anchor = anchor }
     }
 
-    static func info(_ certificate: Certificate) -> HandshakeReport.CertificateInfo {
-        var serializer = DER.Serializer()
-        let der = (try? serializer.serialize(certificate)).map { serializer.serializedBytes } ?? []
-        let digest = HexText.of(SHA256.hash(data: der), uppercase: true, separator: ":")
-        return HandshakeReport.CertificateInfo(
+    /// What the handshake report says of a certificate; `der`, when given, is the encoding it
+    /// was parsed from (as the server sent it), so that it is not encoded again to be hashed.
+    static func info(_ certificate: Certificate, der: [UInt8]? = nil) -> HandshakeReport.CertificateInfo {
+        HandshakeReport.CertificateInfo(
             subject: certificate.subject.description,
             issuer: certificate.issuer.description,
             notBefore: certificate.notValidBefore,
             notAfter: certificate.notValidAfter,
-            sha256: digest
+            sha256: fingerprint(certificate, der: der)
         )
+    }
+
+    /// The SHA-256 of the certificate's DER encoding, as colon-separated upper-case hex.
+    static func fingerprint(_ certificate: Certificate, der: [UInt8]? = nil) -> String {
+        let bytes =
+            der
+            ?? {
+                var serializer = DER.Serializer()
+                return (try? serializer.serialize(certificate)).map { serializer.serializedBytes } ?? []
+            }()
+        return HexText.of(SHA256.hash(data: bytes), uppercase: true, separator: ":")
     }
 
     static func names(_ certificate: Certificate) -> String {

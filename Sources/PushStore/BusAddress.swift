@@ -16,6 +16,13 @@ struct Deadline {
         guard end.uptimeNanoseconds > now else { return 0 }
         return Int32(clamping: (end.uptimeNanoseconds - now + 999_999) / 1_000_000)
     }
+
+    /// The same moment on the wall clock, for a condition's wait.
+    var date: Date {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let left = end.uptimeNanoseconds > now ? end.uptimeNanoseconds - now : 0
+        return Date(timeIntervalSinceNow: Double(left) / 1e9)
+    }
 }
 
 /// One address of a D-Bus server that this client can connect to: a Unix socket by path, or in

@@ -35,8 +35,18 @@ final class SessionBusConnection: @unchecked Sendable {
     static let maximumMessageLength = 16 << 20
 
     private let descriptor: Int32
-    private let lock = NSLock()
+    /// Held to take serials and write a batch of calls, so that batches do not interleave.
+    private let writeLock = NSLock()
     private var nextSerial: UInt32 = 1
+    /// Guards the replies read and not yet taken, the serials someone waits for, and which
+    /// caller reads the socket. Calls from several threads overlap: each writes its calls at
+    /// once, one of the waiting callers reads the socket for all of them, and each takes its own
+    /// replies (an item's search goes out while the session's key exchange is still awaited).
+    private let replies = NSCondition()
+    private var answered: [UInt32: DBusMessage] = [:]
+    private var awaited: Set<UInt32> = []
+    private var someoneReads = false
+    /// Read only by the caller that reads the socket (``someoneReads``), or while connecting.
     private var received: [UInt8] = []
     /// Set once anything fails; its own lock, so that asking does not wait for a call in flight.
     private let brokenLock = NSLock()
@@ -127,41 +137,97 @@ final class SessionBusConnection: @unchecked Sendable {
     /// Sends every call before reading any answer, then reads them all, until `deadline`: the
     /// answers in order, each a method return or an error message. Throws when the connection
     /// fails (and is then broken); a call that cannot be encoded throws before anything is sent
-    /// and leaves the connection as it was.
+    /// and leaves the connection as it was. Callers on other threads may have calls in flight
+    /// at the same time: the answers are matched to their calls by serial.
     func call(_ calls: [Call], deadline: Deadline) throws -> [DBusMessage] {
-        try lock.withLock {
+        let serials: [UInt32] = try writeLock.withLock {
             guard !isBroken else { throw Failure("the connection to the session bus was lost") }
             let (serials, outgoing) = try encode(calls, flags: DBusMessage.noAutoStart)
+            // Awaited before they are written: an answer read by another caller is kept for us.
+            replies.withLock { awaited.formUnion(serials) }
             do {
                 try write(outgoing, deadline: deadline)
-                var answers: [UInt32: DBusMessage] = [:]
-                while answers.count < serials.count {
-                    let message = try readMessage(deadline: deadline)
-                    if let serial = message.replySerial, serials.contains(serial),
-                        message.kind == .methodReturn || message.kind == .error
-                    {
-                        answers[serial] = message
-                    }
-                    // Signals (NameAcquired) and anything else are not ours to answer.
-                }
-                return serials.map { answers[$0]! }
             } catch {
-                markBroken()
+                fail(giving: serials)
                 throw error
             }
+            return serials
+        }
+        return try answers(to: serials, deadline: deadline)
+    }
+
+    /// Waits for the answers to `serials`, reading the socket when nobody else is.
+    private func answers(to serials: [UInt32], deadline: Deadline) throws -> [DBusMessage] {
+        replies.lock()
+        defer { replies.unlock() }
+        while true {
+            if serials.allSatisfy({ answered[$0] != nil }) {
+                awaited.subtract(serials)
+                return serials.map { answered.removeValue(forKey: $0)! }
+            }
+            if isBroken {
+                forget(serials)
+                throw Failure("the connection to the session bus was lost")
+            }
+            if someoneReads {
+                if !replies.wait(until: deadline.date) {
+                    forget(serials)
+                    markBroken()
+                    replies.broadcast()
+                    throw Failure("the session bus did not answer in time")
+                }
+                continue
+            }
+            someoneReads = true
+            replies.unlock()
+            let message: DBusMessage
+            do {
+                message = try readMessage(deadline: deadline)
+            } catch {
+                replies.lock()
+                someoneReads = false
+                forget(serials)
+                markBroken()
+                replies.broadcast()
+                throw error
+            }
+            replies.lock()
+            someoneReads = false
+            // Signals (NameAcquired) and answers nobody waits for any more are not kept.
+            if let serial = message.replySerial, awaited.contains(serial),
+                message.kind == .methodReturn || message.kind == .error
+            {
+                answered[serial] = message
+            }
+            replies.broadcast()
+        }
+    }
+
+    /// Drops what was kept for `serials`; called with ``replies`` locked.
+    private func forget(_ serials: [UInt32]) {
+        awaited.subtract(serials)
+        for serial in serials { answered[serial] = nil }
+    }
+
+    /// Breaks the connection after a failed write, waking whoever waits.
+    private func fail(giving serials: [UInt32]) {
+        replies.withLock {
+            forget(serials)
+            markBroken()
+            replies.broadcast()
         }
     }
 
     /// Sends calls that want no answer (NO_REPLY_EXPECTED), without waiting for anything but
     /// the socket.
     func send(_ calls: [Call], deadline: Deadline) throws {
-        try lock.withLock {
+        try writeLock.withLock {
             guard !isBroken else { throw Failure("the connection to the session bus was lost") }
             let (_, outgoing) = try encode(calls, flags: DBusMessage.noAutoStart | DBusMessage.noReplyExpected)
             do {
                 try write(outgoing, deadline: deadline)
             } catch {
-                markBroken()
+                fail(giving: [])
                 throw error
             }
         }
