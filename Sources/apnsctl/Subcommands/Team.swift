@@ -49,6 +49,16 @@ extension StoreOptions {
         )
     }
 
+    /// `--identity` on a command that makes this member's identity (`team init`, `team join`):
+    /// refused rather than ignored, since the identity made goes to the Secret Service and a file
+    /// given here would not be among the recipients afterwards.
+    func refuseIdentityFile(making command: String) throws {
+        guard identity != nil else { return }
+        throw ValidationError(
+            "--identity reads a team store where there is no Secret Service (CI, servers); `apnsctl team \(command)` makes your own age identity and signing key and keeps them in the Secret Service, so it takes no identity file. For a CI runner or a server, make its identity with age-keygen and have a member add its public line (age1…) to the team: see `apnsctl team add --help`."
+        )
+    }
+
     /// The team store at `--store`, or a refusal that says how to make one.
     func teamStore() throws -> TeamStore {
         try refuseVaultStore()
@@ -98,6 +108,8 @@ struct TeamInit: AsyncParsableCommand {
     var name: String
 
     @OptionGroup var store: StoreOptions
+
+    func validate() throws { try store.refuseIdentityFile(making: "init") }
 
     func run() async throws {
         try store.refuseVaultStore()
@@ -152,6 +164,8 @@ struct TeamJoin: AsyncParsableCommand {
     var name: String
 
     @OptionGroup var store: StoreOptions
+
+    func validate() throws { try store.refuseIdentityFile(making: "join") }
 
     func run() async throws {
         try store.refuseVaultStore()
