@@ -231,6 +231,18 @@ public enum TeamIdentity: Sendable {
         }
     }
 
+    /// Whether an identity given in the environment is, in fact, the name of a file that exists:
+    /// one line, no identity's prefix, a path to a regular file. (A common slip, since
+    /// `--identity` takes a file.)
+    static func looksLikeAFileName(_ value: SecretBytes) -> Bool {
+        let text = String(decoding: value.bytes, as: UTF8.self)
+        guard !text.contains("\n"), !text.hasPrefix("AGE-SECRET-KEY-"), !text.hasPrefix("-----BEGIN"),
+            text.contains("/")
+        else { return false }
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: text, isDirectory: &isFolder) && !isFolder.boolValue
+    }
+
     public var describes: String {
         switch self {
         case .environment: return Self.environmentVariable

@@ -116,6 +116,16 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                 remedy: .askToBeAdded
             )
         case .failure(.badIdentity):
+            if case .environment(let value) = identity, TeamIdentity.looksLikeAFileName(value) {
+                // Not echoed: the variable names a file here, but its value is never printed.
+                throw CredentialError.notAMember(
+                    path: nil,
+                    "\(TeamIdentity.environmentVariable) holds the name of a file, not an identity: it takes the AGE-SECRET-KEY-1… line itself.",
+                    hint:
+                        "Give that file with --identity instead, or set \(TeamIdentity.environmentVariable) to the line inside it.",
+                    alias: alias
+                )
+            }
             throw CredentialError.notAMember(
                 path: nil,
                 "The identity from \(identity.describes) is not an age identity (an AGE-SECRET-KEY-1… line, or an ssh-ed25519 private key).",

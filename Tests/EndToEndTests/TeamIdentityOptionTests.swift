@@ -45,4 +45,43 @@ struct TeamIdentityOptionTests {
         #expect(joined.stderr.contains("`apnsctl team join` makes your own age identity"), "\(joined.stderr)")
         #expect(!FileManager.default.fileExists(atPath: work.path("bob/.git")))
     }
+
+    /// `APNSCTL_IDENTITY` set to the name of an identity file (the slip `--identity FILE`
+    /// invites) is told apart from a damaged identity, without printing the variable's value.
+    @Test func anIdentityVariableThatNamesAFileSaysSo() throws {
+        let work = try TemporaryFolder()
+        let bare = work.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
+        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let keys = try TeamStoreTests.newIdentity()
+        #expect(try alice.run(["team", "add", "ci", keys.recipient]).status == 0)
+        let imported = try alice.run([
+            "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+            "com.example.app", "--environment", "sandbox", "--alias", "key",
+        ])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let identityFile = work.path("ci identity.key")
+        try (keys.identity + "\n").write(toFile: identityFile, atomically: true, encoding: .utf8)
+        let clone = work.path("ci")
+        #expect(try CLI.runProgram("git", ["clone", "--quiet", bare, clone]).status == 0)
+        func ci(_ identity: String) -> Member {
+            Member(
+                name: "ci",
+                store: clone,
+                environment: ["APNSCTL_IDENTITY": identity],
+                removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
+            )
+        }
+        let named = try ci(identityFile).run(["export", "key", "--format", "pem"])
+        #expect(named.status != 0)
+        #expect(named.stderr.contains("APNSCTL_IDENTITY holds the name of a file"), "\(named.stderr)")
+        #expect(!named.stderr.contains(identityFile) && !named.stdout.contains(identityFile))
+        // A value that is no identity and names no file keeps the general message.
+        let garbled = try ci("not-an-identity").run(["export", "key", "--format", "pem"])
+        #expect(garbled.stderr.contains("is not an age identity"), "\(garbled.stderr)")
+        // The file given as the hint says works.
+        let given = try ci("").run(["export", "key", "--format", "pem", "--identity", identityFile])
+        #expect(given.status == 0 && given.stdout.contains("BEGIN PRIVATE KEY"), "\(given.stderr)")
+    }
 }
