@@ -148,7 +148,7 @@ final class SessionBusConnection: @unchecked Sendable {
             do {
                 try write(outgoing, deadline: deadline)
             } catch {
-                fail(giving: serials)
+                breakConnection(forgetting: serials)
                 throw error
             }
             return serials
@@ -210,7 +210,7 @@ final class SessionBusConnection: @unchecked Sendable {
     }
 
     /// Breaks the connection after a failed write, waking whoever waits.
-    private func fail(giving serials: [UInt32]) {
+    private func breakConnection(forgetting serials: [UInt32]) {
         replies.withLock {
             forget(serials)
             markBroken()
@@ -227,7 +227,7 @@ final class SessionBusConnection: @unchecked Sendable {
             do {
                 try write(outgoing, deadline: deadline)
             } catch {
-                fail(giving: [])
+                breakConnection(forgetting: [])
                 throw error
             }
         }
