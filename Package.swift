@@ -293,7 +293,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore"]
+            dependencies: ["PushCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "PushBulkTests",
@@ -360,6 +360,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import PushTransport
 import X509
 
 /// Notes connection-level errors: a client that broke the stream limit after acknowledging it.
@@ -44,7 +45,7 @@ final class GatewayConnectionObserver: ChannelInboundHandler {
             streams.shed()
             return
         }
-        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
+        guard let idle = userEvent(event, as: IdleStateHandler.IdleStateEvent.self), idle == .read else {
             context.fireUserInboundEventTriggered(event)
             return
         }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import PushTransport
 
 /// Serves a connection's streams at the HTTP/2 frame level: counts each against the
 /// connection's limit, collects its request, answers as APNs would, and applies the
@@ -201,9 +202,9 @@ final class GatewayStreams: ChannelInboundHandler {
     /// notification, and nothing after this handler wants them (passing each on through the
     /// observer's type checks was a noticeable share of the CPU per notification).
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let window = event as? NIOHTTP2WindowUpdatedEvent {
+        if let window = userEvent(event, as: NIOHTTP2WindowUpdatedEvent.self) {
             if let size = window.inboundWindowSize { giveBackWindow(window.streamID, size: size, context: context) }
-        } else if let closed = event as? StreamClosedEvent {
+        } else if let closed = userEvent(event, as: StreamClosedEvent.self) {
             creditPending[closed.streamID] = nil
             if let stream = streams.removeValue(forKey: closed.streamID) {
                 release(stream)

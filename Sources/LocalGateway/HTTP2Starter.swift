@@ -2,6 +2,7 @@ import CredentialFormats
 import NIOCore
 import NIOSSL
 import NIOTLS
+import PushTransport
 
 /// Sent through a connection's pipeline when the gateway stops: GOAWAY `Shutdown`.
 struct GatewayShutdownEvent {}
@@ -22,7 +23,7 @@ final class HTTP2Starter: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
+        if let tls = userEvent(event, as: TLSUserEvent.self), case .handshakeCompleted = tls {
             do {
                 try start(context.channel)
             } catch {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOTLS
+import PushTransport
 
 /// Closes a connection whose TLS handshake has not finished within its deadline, so that a
 /// client that connects and sends nothing (or stalls mid-handshake) does not hold a connection
@@ -30,7 +31,7 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
         // Passed on before this handler leaves: a context that has left the pipeline no longer
         // reaches the handlers after it (the HTTP/2 set-up waits for this event).
         context.fireUserInboundEventTriggered(event)
-        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
+        if let tls = userEvent(event, as: TLSUserEvent.self), case .handshakeCompleted = tls {
             deadline?.cancel()
             deadline = nil
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)

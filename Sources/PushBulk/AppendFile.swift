@@ -83,6 +83,14 @@ public final class AppendFile: @unchecked Sendable {
 
     public func append(bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
 
+    /// Lets `write` append to the buffer in place (a result line, encoded where it lands). With
+    /// `flushingWhenFull` a full buffer goes to the kernel at once, as when a `String` is
+    /// appended; without, it waits for ``flush()`` (the journal commits its records in groups).
+    public func append(flushingWhenFull: Bool = true, _ write: (inout [UInt8]) -> Void) {
+        write(&buffer)
+        if flushingWhenFull, buffer.count >= 1 << 16 { flush() }
+    }
+
     public func flush() {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }

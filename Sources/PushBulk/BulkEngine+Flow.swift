@@ -18,9 +18,11 @@ extension BulkEngine {
                 connections[id]?.limit ?? configuration.maxInFlightPerConnection,
                 configuration.maxInFlightPerConnection
             )
-            while (connections[id]?.inFlight.count ?? limit) < limit, !stopping,
-                var item = nextItem(now: now, into: &actions)
-            {
+            // Counted here rather than read back from the connection at every turn: nothing
+            // below but this loop's own insertions changes its streams in flight.
+            var inFlight = connections[id]?.inFlight.count ?? limit
+            while inFlight < limit, !stopping, var item = nextItem(now: now, into: &actions) {
+                inFlight += 1
                 item.attempts += 1
                 let send = Send(
                     id: nextSendID,
@@ -216,8 +218,8 @@ extension BulkEngine {
 
     /// Removes an answered send from its connection.
     mutating func take(_ sendID: SendID) -> InFlight? {
-        guard let id = sendConnection[sendID], let flight = connections[id]?.inFlight[sendID] else { return nil }
-        finishStream(sendID, on: id)
+        guard let id = sendConnection[sendID], let flight = connections[id]?.finishStream(sendID) else { return nil }
+        sendConnection[sendID] = nil
         return flight
     }
 
@@ -225,11 +227,7 @@ extension BulkEngine {
     /// streams in flight at every answer.
     mutating func finishStream(_ sendID: SendID, on id: ConnectionID) {
         sendConnection[sendID] = nil
-        connections[id]?.inFlight[sendID] = nil
-        if connections[id]?.inFlight.isEmpty == true, case .draining? = connections[id]?.state {
-            // Nothing left to wait for.
-            connections[id]?.state = .draining(deadline: -.infinity)
-        }
+        connections[id]?.finishStream(sendID)
     }
 
     mutating func connect(slot: Int, delay: Double, into actions: inout [Action]) {

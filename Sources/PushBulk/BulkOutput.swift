@@ -24,25 +24,49 @@ public final class BulkOutput: @unchecked Sendable {
     }
 
     public func record(_ result: BulkResult) {
-        results.append(result.jsonLine)
+        results.append { result.appendJSONLine(to: &$0) }
         openLines[result.line] = nil
     }
 
     public func journalSend(line: Int, token: String, apnsID: String, attempt: Int) {
         guard journal != nil else { return }
         openLines[line] = token
-        journalRecord("S \(line) \(token) \(apnsID) \(attempt)\n")
+        journalRecord { bytes in
+            bytes.append(contentsOf: [UInt8(ascii: "S"), UInt8(ascii: " ")])
+            TextEncoding.appendDecimal(line, to: &bytes)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: token.utf8)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: apnsID.utf8)
+            bytes.append(UInt8(ascii: " "))
+            TextEncoding.appendDecimal(attempt, to: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
     }
 
     public func journalClear(line: Int) {
         guard journal != nil, let token = openLines.removeValue(forKey: line) else { return }
-        journalRecord("C \(line) \(token)\n")
+        journalRecord { bytes in
+            bytes.append(contentsOf: [UInt8(ascii: "C"), UInt8(ascii: " ")])
+            TextEncoding.appendDecimal(line, to: &bytes)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: token.utf8)
+            bytes.append(UInt8(ascii: "\n"))
+        }
     }
 
-    private func journalRecord(_ text: String) {
+    /// Appends one record, written by `write` straight into the journal's buffer, to the group
+    /// that the next ``flushJournal()`` commits.
+    private func journalRecord(_ write: (inout [UInt8]) -> Void) {
+        guard let journal else { return }
         groupCount += 1
-        groupHash = BulkJournal.hash(text.utf8, from: groupHash)
-        journal?.append(bytes: text.utf8)
+        var hash = groupHash
+        journal.append(flushingWhenFull: false) { bytes in
+            let start = bytes.count
+            write(&bytes)
+            hash = BulkJournal.hash(bytes[start...], from: hash)
+        }
+        groupHash = hash
     }
 
     /// Commits the records written since the last flush and hands them to the kernel.

@@ -71,38 +71,57 @@ public struct BulkResult: Sendable, Equatable {
     /// One JSON line, keys always in the same order: `line`, `token`, `status`, `reason`,
     /// `apns_id`, `attempts`, then the optional ones.
     public var jsonLine: String {
-        var text = "{\"line\":\(line),\"token\":"
-        text.reserveCapacity(192)
-        Self.appendString(token, to: &text)
-        text += ",\"status\":" + (status.map(String.init) ?? "null")
-        text += ",\"reason\":"
-        if let reason { Self.appendString(reason.rawValue, to: &text) } else { text += "null" }
-        text += ",\"apns_id\":"
-        if let apnsID { text += "\"" + apnsID + "\"" } else { text += "null" }
-        text += ",\"attempts\":\(attempts)"
-        if uncertain { text += ",\"uncertain\":true" }
-        if let uncertainBecause { text += ",\"uncertain_because\":\"" + uncertainBecause.rawValue + "\"" }
+        var bytes: [UInt8] = []
+        appendJSONLine(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``jsonLine``'s bytes, appended: a bulk run writes one per notification straight into the
+    /// results file's buffer.
+    public func appendJSONLine(to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 192)
+        append("{\"line\":", to: &bytes)
+        TextEncoding.appendDecimal(line, to: &bytes)
+        append(",\"token\":", to: &bytes)
+        TextEncoding.appendJSONString(token, to: &bytes)
+        append(",\"status\":", to: &bytes)
+        if let status { TextEncoding.appendDecimal(status, to: &bytes) } else { append("null", to: &bytes) }
+        append(",\"reason\":", to: &bytes)
+        if let reason { TextEncoding.appendJSONString(reason.rawValue, to: &bytes) } else { append("null", to: &bytes) }
+        append(",\"apns_id\":", to: &bytes)
+        if let apnsID { TextEncoding.appendJSONString(apnsID, to: &bytes) } else { append("null", to: &bytes) }
+        append(",\"attempts\":", to: &bytes)
+        TextEncoding.appendDecimal(attempts, to: &bytes)
+        if uncertain { append(",\"uncertain\":true", to: &bytes) }
+        if let uncertainBecause {
+            append(",\"uncertain_because\":", to: &bytes)
+            TextEncoding.appendJSONString(uncertainBecause.rawValue, to: &bytes)
+        }
         if let timestamp {
-            text += ",\"timestamp\":\"" + Self.dateFormatter.string(from: timestamp) + "\""
+            append(",\"timestamp\":", to: &bytes)
+            TextEncoding.appendJSONString(Self.dateFormatter.string(from: timestamp), to: &bytes)
         }
         if let reason, status != 200 {
-            text += ",\"explanation\":"
-            Self.appendString(reason.explanation, to: &text)
-            text += ",\"fix\":"
-            Self.appendString(reason.fix, to: &text)
+            append(",\"explanation\":", to: &bytes)
+            TextEncoding.appendJSONString(reason.explanation, to: &bytes)
+            append(",\"fix\":", to: &bytes)
+            TextEncoding.appendJSONString(reason.fix, to: &bytes)
         }
         if let error {
             // The error object of every report: {code, message}.
-            text += ",\"error\":{\"code\":"
-            Self.appendString(error.rawValue, to: &text)
+            append(",\"error\":{\"code\":", to: &bytes)
+            TextEncoding.appendJSONString(error.rawValue, to: &bytes)
             if let message {
-                text += ",\"message\":"
-                Self.appendString(message, to: &text)
+                append(",\"message\":", to: &bytes)
+                TextEncoding.appendJSONString(message, to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         }
-        text += "}\n"
-        return text
+        append("}\n", to: &bytes)
+    }
+
+    private func append(_ text: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     nonisolated(unsafe) private static let dateFormatter: ISO8601DateFormatter = {
@@ -110,10 +129,6 @@ public struct BulkResult: Sendable, Equatable {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
     }()
-
-    static func appendString(_ value: String, to text: inout String) {
-        TextEncoding.appendJSONString(value, to: &text)
-    }
 }
 
 /// Why a run ended before every line was done.

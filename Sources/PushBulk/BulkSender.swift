@@ -47,6 +47,8 @@ public final class BulkSender: @unchecked Sendable {
     private var ticks = 0
     private var done: EventLoopPromise<BulkSummary>?
     private let origin = DispatchTime.now()
+    private var lastAuthorization: (bearer: String, value: String)?
+    private var headerCount = 10
 
     /// `template` is the notification sent to every token.
     public init(
@@ -296,12 +298,26 @@ public final class BulkSender: @unchecked Sendable {
             batchingLanes.append(lane)
             lane.batching?.beginBatch()
         }
-        let headers = HPACKHeaders(encoded: encoder.headers(deviceHex: send.token, apnsID: send.apnsID, bearer: bearer))
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(headerCount)
+        encoder.forEachHeader(deviceHex: send.token, apnsID: send.apnsID, authorization: authorization(bearer)) {
+            headers.add(name: $0, value: $1, indexing: $2 ? .indexable : .nonIndexable)
+        }
+        headerCount = max(headerCount, headers.count)
         if let streamID = lane.streams.open(send.id, headers: headers, body: body) {
             engine.streamOpened(send.id, streamID: Int(streamID))
         } else {
             perform(engine.streamClosed(send.id, now: now()))  // never opened: not processed
         }
+    }
+
+    /// The `authorization` value for `bearer`, made once per token rather than per request.
+    private func authorization(_ bearer: String?) -> String? {
+        guard let bearer else { return nil }
+        if let last = lastAuthorization, last.bearer == bearer { return last.value }
+        let value = RequestEncoder.authorization(bearer: bearer)
+        lastAuthorization = (bearer, value)
+        return value
     }
 
     // MARK: Called by the streams, on the event loop

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import PushGateway
+import PushTransport
 
 /// The bulk sender's notifications as HTTP/2 streams driven at the connection's frame level.
 ///
@@ -53,7 +54,6 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
     private var context: ChannelHandlerContext?
     private var nextStreamID = 1
     private var streams: [HTTP2StreamID: Entry] = [:]
-    private var streamsBySend: [BulkEngine.SendID: HTTP2StreamID] = [:]
     private var unacknowledgedBytes = 0
     private var isClosed = false
 
@@ -72,7 +72,6 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
         let streamID = HTTP2StreamID(nextStreamID)
         nextStreamID += 2
         streams[streamID] = Entry(sendID: sendID, startedAt: DispatchTime.now())
-        streamsBySend[sendID] = streamID
         let hasBody = body.readableBytes > 0
         // A HEADERS write fails when swift-nio-http2 drops the stream before it was sent (held
         // above the server's limit when the connection went away).
@@ -97,8 +96,10 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
     }
 
     /// Cancels a stream still waiting for its answer (RST_STREAM CANCEL); it ends as closed.
+    /// Found by a search of the streams in flight: a request timing out is rare, and a second
+    /// table kept for it would cost two more hash-table updates per notification.
     func cancel(_ sendID: BulkEngine.SendID) {
-        guard let streamID = streamsBySend[sendID] else { return }
+        guard let streamID = streams.first(where: { $0.value.sendID == sendID })?.key else { return }
         if let context, !isClosed {
             context.writeAndFlush(
                 wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))),
@@ -119,13 +120,19 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
         }
         switch frame.payload {
         case .headers(let head):
-            if streams[streamID]?.status == nil, let text = head.headers.first(name: ":status"), let code = Int(text),
-                code >= 200
-            {
-                streams[streamID]?.status = code
-                streams[streamID]?.headers = head.headers.map { ($0.name, $0.value) }
+            guard let status = streams[streamID]?.status == nil ? Self.finalStatus(head.headers) : nil else {
+                if head.endStream { answer(streamID) }  // trailers, or an ending after 1xx only
+                return
             }
-            if head.endStream { answer(streamID) }
+            let headers = head.headers.map { ($0.name, $0.value) }
+            if head.endStream {
+                // The whole answer in one frame, as APNs sends every 200: answered without being
+                // written into the table first.
+                answer(streamID, status: status, headers: headers, body: [])
+            } else {
+                streams[streamID]?.status = status
+                streams[streamID]?.headers = headers
+            }
         case .data(let payload):
             let length = payload.data.readableBytes
             acknowledge(length + (payload.paddingBytes.map { $0 + 1 } ?? 0), context: context)
@@ -144,7 +151,7 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let closed = event as? StreamClosedEvent, streams[closed.streamID] != nil {
+        if let closed = userEvent(event, as: StreamClosedEvent.self), streams[closed.streamID] != nil {
             // Dropped by a GOAWAY (CANCEL), or closed with no END_STREAM seen here.
             if let reason = closed.reason { reset(closed.streamID, reason) } else { answer(closed.streamID) }
         }
@@ -189,15 +196,26 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
+    /// A final (not 1xx) `:status`.
+    private static func finalStatus(_ headers: HPACKHeaders) -> Int? {
+        guard let text = headers.first(name: ":status"), let code = Int(text), code >= 200 else { return nil }
+        return code
+    }
+
     private func answer(_ streamID: HTTP2StreamID) {
         guard let entry = streams[streamID] else { return }
         guard let status = entry.status else {
             end(streamID, .reset(.other("an answer without :status")))
             return
         }
+        answer(streamID, status: status, headers: entry.headers, body: entry.body)
+    }
+
+    private func answer(_ streamID: HTTP2StreamID, status: Int, headers: [(String, String)], body: [UInt8]) {
+        guard let entry = streams[streamID] else { return }
         // Only a rejection has a reason to wait for: an accepted answer skips the header search.
         if status != 200,
-            entry.body.count < entry.headers.first(where: { $0.0 == "content-length" }).flatMap({ Int($0.1) }) ?? 0
+            body.count < headers.first(where: { $0.0 == "content-length" }).flatMap({ Int($0.1) }) ?? 0
         {
             // A rejection whose body (its reason) never came in full: the stream ended (a
             // RST_STREAM NO_ERROR, which does not wait for flow control, overtook the server's
@@ -208,13 +226,12 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
         let latency = GatewayConnection.seconds(since: entry.startedAt)
         end(
             streamID,
-            .answered(PushResponse(status: status, headers: entry.headers, body: entry.body, latency: latency))
+            .answered(PushResponse(status: status, headers: headers, body: body, latency: latency))
         )
     }
 
     private func end(_ streamID: HTTP2StreamID, _ outcome: Outcome) {
         guard let entry = streams.removeValue(forKey: streamID) else { return }
-        streamsBySend[entry.sendID] = nil
         switch outcome {
         case .answered, .reset(.refusedStream), .reset(.noError):
             ended(entry.sendID, outcome)

@@ -75,20 +75,24 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
 
     /// Lower-case hex, as APNs expects it in the request path.
     public var hex: String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            var index = 0
-            for byte in bytes {
-                buffer[index] = Self.hexDigits[Int(byte >> 4)]
-                buffer[index + 1] = Self.hexDigits[Int(byte & 0x0F)]
-                index += 2
+        // Digits from a static string and bytes through a buffer pointer: a bulk send makes this
+        // text for every token, and a global array's lazy start and bounds checks cost more than
+        // the conversion.
+        let digits: StaticString = "0123456789abcdef"
+        return bytes.withUnsafeBufferPointer { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+                var index = 0
+                for byte in bytes {
+                    buffer[index] = digits.utf8Start[Int(byte >> 4)]
+                    buffer[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    index += 2
+                }
+                return index
             }
-            return index
         }
     }
 
     public var description: String { hex }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Parses plain hex (either case, nothing else) straight from bytes: the form token files
     /// nearly always hold. Returns nil for anything else, which ``init(_:)`` then explains.

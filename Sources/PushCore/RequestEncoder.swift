@@ -57,17 +57,35 @@ public struct RequestEncoder: Sendable {
     public func headers(deviceHex hex: String, apnsID: String?, bearer: String?) -> [Header] {
         var headers: [Header] = []
         headers.reserveCapacity(common.count + 7)
-        headers.append(Header(":method", "POST"))
-        headers.append(Header(":scheme", "https"))
-        headers.append(Header(":path", Self.path(deviceHex: hex), indexable: false))
-        headers.append(Header(":authority", authority))
-        headers.append(contentsOf: common)
-        if let apnsID { headers.append(Header(APNsHeader.id, apnsID, indexable: false)) }
-        // The same provider token goes with every request for up to an hour: indexed, it costs a
-        // byte or two per request instead of some two hundred.
-        if let bearer { headers.append(Header(APNsHeader.authorization, "bearer " + bearer)) }
+        forEachHeader(deviceHex: hex, apnsID: apnsID, authorization: bearer.map(Self.authorization(bearer:))) {
+            headers.append(Header($0, $1, indexable: $2))
+        }
         return headers
     }
+
+    /// The same headers, in the same order, handed to `body` one by one (name, value, whether
+    /// it is worth indexing) instead of gathered: a bulk run builds its transport's header block
+    /// directly. `authorization` is ``authorization(bearer:)``'s value, which a caller sending
+    /// many requests with one token makes once.
+    public func forEachHeader(
+        deviceHex hex: String,
+        apnsID: String?,
+        authorization: String?,
+        _ body: (_ name: String, _ value: String, _ indexable: Bool) -> Void
+    ) {
+        body(":method", "POST", true)
+        body(":scheme", "https", true)
+        body(":path", Self.path(deviceHex: hex), false)
+        body(":authority", authority, true)
+        for header in common { body(header.name, header.value, header.indexable) }
+        if let apnsID { body(APNsHeader.id, apnsID, false) }
+        // The same provider token goes with every request for up to an hour: indexed, it costs a
+        // byte or two per request instead of some two hundred.
+        if let authorization { body(APNsHeader.authorization, authorization, true) }
+    }
+
+    /// The `authorization` header's value for a provider token.
+    public static func authorization(bearer: String) -> String { "bearer " + bearer }
 
     /// The headers of one notification.
     public func headers(for notification: PushNotification, bearer: String?) -> [Header] {

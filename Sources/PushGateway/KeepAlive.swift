@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP2
+import PushTransport
 
 /// HTTP/2 PING on a connection the server has gone quiet on, and the verdict when it does not
 /// answer: a connection kept open between notifications (a bulk run's, a long-lived sender's)
@@ -29,7 +30,7 @@ final class KeepAliveHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, outstanding == nil {
+        if let idle = userEvent(event, as: IdleStateHandler.IdleStateEvent.self), idle == .read, outstanding == nil {
             sendPing(context: context)
             return
         }

@@ -5,6 +5,7 @@ import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import NIOTLS
+import PushTransport
 
 /// Waits for the TLS handshake, then (synchronously, from inside the event) lets the
 /// connection put HTTP/2 on the pipeline.
@@ -27,7 +28,9 @@ final class TLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let tls = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = tls, !result.isCompleted {
+        if let tls = userEvent(event, as: TLSUserEvent.self), case .handshakeCompleted(let negotiated) = tls,
+            !result.isCompleted
+        {
             do {
                 try onHandshake(context, negotiated)
                 result.complete(.success(negotiated))

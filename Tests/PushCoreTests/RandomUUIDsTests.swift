@@ -61,4 +61,23 @@ import Testing
         #expect(decoded == [value])
         #expect(!text.utf8.dropFirst().dropLast().contains { $0 < 0x20 })
     }
+
+    @Test(arguments: [
+        "740f4707bebcf74f", "BadDeviceToken", "", "é ✓ 日本", "a\"b", "back\\slash", "line\nbreak\r\t",
+        "\u{1B}]0;title\u{07}", "\u{00}\u{1F}", "\u{7F}", "\u{8}\u{C}/",
+    ])
+    func theByteFormWritesWhatTheStringFormWrites(value: String) {
+        var text = ""
+        TextEncoding.appendJSONString(value, to: &text)
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        TextEncoding.appendJSONString(value, to: &bytes)
+        #expect(bytes.dropFirst().elementsEqual(text.utf8), "\(String(decoding: bytes, as: UTF8.self)) vs \(text)")
+    }
+
+    @Test(arguments: [0, 7, -1, -42, 10, 99, 100, 65_535, Int.max, Int.min])
+    func decimalsAreWrittenAsStringWritesThem(value: Int) {
+        var bytes: [UInt8] = []
+        TextEncoding.appendDecimal(value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == String(value))
+    }
 }
