@@ -48,13 +48,20 @@ public struct ProviderKey: Sendable {
     /// Written out directly, keys sorted as a JSON encoder sorts them: both identifiers are ten
     /// upper-case letters and digits (checked when the key was made), so nothing in them needs
     /// escaping, and a cold `send` does not pay for the JSON encoder's first use.
+    /// The token is assembled as bytes: going through `Data` and Foundation's string
+    /// replacements cost a cold `send` more than the signature itself (each first use of a
+    /// generic type there is a search of every protocol conformance in the program).
     public func makeJWT(issuedAt: Date = Date()) throws -> String {
-        let header = Data(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8).base64URLEncodedString()
         let seconds = Int(issuedAt.timeIntervalSince1970)
-        let claims = Data(#"{"iat":\#(seconds),"iss":"\#(teamID)"}"#.utf8).base64URLEncodedString()
-        let signingInput = "\(header).\(claims)"
-        let signature = try privateKey.signature(for: Data(signingInput.utf8))
-        return "\(signingInput).\(signature.rawRepresentation.base64URLEncodedString())"
+        var token: [UInt8] = []
+        token.reserveCapacity(200)
+        Base64URL.append(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8), to: &token)
+        token.append(UInt8(ascii: "."))
+        Base64URL.append(Array(#"{"iat":\#(seconds),"iss":"\#(teamID)"}"#.utf8), to: &token)
+        let signature = try privateKey.signature(for: token)
+        token.append(UInt8(ascii: "."))
+        signature.rawRepresentation.withUnsafeBytes { Base64URL.append($0, to: &token) }
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// `AuthKey_ABC123DEFG.p8` → `ABC123DEFG`.
@@ -82,14 +89,35 @@ public struct ProviderKey: Sendable {
     }
 }
 
+/// Base64url without padding (RFC 7515, RFC 4648 section 5), encoded byte by byte.
+public enum Base64URL {
+    /// Appends the encoding of `bytes` to `output`.
+    public static func append(_ bytes: some Collection<UInt8>, to output: inout [UInt8]) {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        let digits = alphabet.utf8Start
+        output.reserveCapacity(output.count + (bytes.count * 4 + 2) / 3)
+        var iterator = bytes.makeIterator()
+        while let first = iterator.next() {
+            let second = iterator.next()
+            let third = second == nil ? nil : iterator.next()
+            let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+            output.append(digits[Int(group >> 18 & 0x3F)])
+            output.append(digits[Int(group >> 12 & 0x3F)])
+            if second != nil { output.append(digits[Int(group >> 6 & 0x3F)]) }
+            if third != nil { output.append(digits[Int(group & 0x3F)]) }
+        }
+    }
+
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        var output: [UInt8] = []
+        append(bytes, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
 extension Data {
     /// Base64url without padding (RFC 7515).
-    public func base64URLEncodedString() -> String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    public func base64URLEncodedString() -> String { Base64URL.encode(self) }
 
     /// Decodes base64url with or without padding.
     public init?(base64URLEncoded text: String) {

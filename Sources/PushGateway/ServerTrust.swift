@@ -169,7 +169,7 @@ final class ServerTrustEvaluator: Sendable {
         let spki = TrustStore.spkiSHA256(root)
         let origin: HandshakeReport.Anchor.Origin =
             customRoots.contains(root) ? .caFile : bundleRoots != nil ? .bundle : .system
-        let subject = root.subject.description
+        let subject = NameText.describe(root.subject)
         let anchor = HandshakeReport.Anchor(
             subject: subject,
             spkiSHA256: spki,
@@ -184,8 +184,8 @@ final class ServerTrustEvaluator: Sendable {
     /// was parsed from (as the server sent it), so that it is not encoded again to be hashed.
     static func info(_ certificate: Certificate, der: [UInt8]? = nil) -> HandshakeReport.CertificateInfo {
         HandshakeReport.CertificateInfo(
-            subject: certificate.subject.description,
-            issuer: certificate.issuer.description,
+            subject: NameText.describe(certificate.subject),
+            issuer: NameText.describe(certificate.issuer),
             notBefore: certificate.notValidBefore,
             notAfter: certificate.notValidAfter,
             sha256: fingerprint(certificate, der: der)

@@ -116,6 +116,6 @@ public struct TrustStore: Sendable {
 
     /// Whether `root` (by subject and key) is among `certificates`.
     static func holds(_ root: APNsTrustRoot, in certificates: [Certificate]) -> Bool {
-        certificates.contains { $0.subject.description == root.subject && spkiSHA256($0) == root.spkiSHA256 }
+        certificates.contains { NameText.describe($0.subject) == root.subject && spkiSHA256($0) == root.spkiSHA256 }
     }
 }

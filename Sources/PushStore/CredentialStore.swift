@@ -99,9 +99,7 @@ public struct CredentialStore: Sendable {
         if try folderState() != .store { return StoreIndex() }
         do {
             // Not through a link: an index that is a link may lead out of the store.
-            return try StoreIndexCache.read(root: root, relative: "index.json") { bytes in
-                try ReportSchema.decoder().decode(StoreIndex.self, from: Data(bytes))
-            }
+            return try StoreIndexCache.read(root: root, relative: "index.json", decode: StoreIndexReader.index)
         } catch {
             let files = credentialFilesPresent()
             throw CredentialError.indexUnreadable(

@@ -87,7 +87,7 @@ struct LiveActivityOptions: ParsableArguments {
     var standardInputReaders: Int { [contentState, attributes].filter { $0 == "-" }.count }
 
     func validate() throws {
-        guard let event else {
+        guard event != nil else {
             if let first = given.first { throw ValidationError("\(first) goes with --event start|update|end.") }
             return
         }
