@@ -57,11 +57,11 @@ apnsctl_dh *apnsctl_dh_new(void) {
     BN_CTX *context = BN_CTX_new();
     exchange->prime = BN_bin2bn(prime_bytes, sizeof(prime_bytes), NULL);
     exchange->exponent = BN_new();
-    BIGNUM *bound = exchange->prime == NULL ? NULL : BN_dup(exchange->prime);
     int ok = generator != NULL && value != NULL && context != NULL && exchange->exponent != NULL &&
-             bound != NULL && BN_set_word(generator, 2) && BN_sub_word(bound, 1) &&
-             /* [2, p - 1): the kernel's random source, by rejection sampling. */
-             BN_rand_range_ex(exchange->exponent, 2, bound) &&
+             exchange->prime != NULL && BN_set_word(generator, 2) &&
+             /* APNSCTL_DH_EXPONENT_BITS random bits from the kernel's source, the top one set:
+              * in [2^255, 2^256), so far inside [2, p - 2]. */
+             BN_rand(exchange->exponent, APNSCTL_DH_EXPONENT_BITS, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ANY) &&
              (exchange->montgomery = BN_MONT_CTX_new_for_modulus(exchange->prime, context)) != NULL &&
              power(exchange, value, generator);
     if (ok) {
@@ -71,7 +71,6 @@ apnsctl_dh *apnsctl_dh_new(void) {
     }
     BN_free(generator);
     BN_free(value);
-    BN_free(bound);
     BN_CTX_free(context);
     if (!ok) {
         apnsctl_dh_free(exchange);

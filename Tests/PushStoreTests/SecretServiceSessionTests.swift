@@ -53,7 +53,7 @@ struct SecretServiceSessionTests {
         }
     }
 
-    /// A public value is 2^x mod p for x in [2, p - 2]: never 0, 1 or p - 1, always below p,
+    /// A public value is 2^x mod p for a 256-bit x: never 0, 1 or p - 1, always below p,
     /// and written without leading zeros.
     @Test func thePublicValueIsInTheGroup() throws {
         for _ in 0..<200 {

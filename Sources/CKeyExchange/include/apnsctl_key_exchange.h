@@ -15,8 +15,17 @@
 
 typedef struct apnsctl_dh apnsctl_dh;
 
-/* A fresh exchange: a private exponent drawn uniformly from [2, p - 2] by the kernel's random
- * source, and its public value. NULL when memory or the arithmetic failed. */
+/* The private exponent's length. The group's prime is a safe prime (p = 2q + 1), so the best
+ * attack on an exponent of n random bits costs about 2^(n/2) steps: 256 bits give 128-bit
+ * security, more than the 1024-bit group itself offers (about 80 bits against the number field
+ * sieve), as RFC 3526 (section 8) and RFC 7919 (section 5.2) advise sizing it. A full-length
+ * exponent would only make both exponentiations four times slower: they are the largest part
+ * of opening a session, which every cold command that reads a secret waits for. */
+#define APNSCTL_DH_EXPONENT_BITS 256
+
+/* A fresh exchange: a private exponent of APNSCTL_DH_EXPONENT_BITS random bits (the top one
+ * set) from the kernel's random source, and its public value. NULL when memory or the
+ * arithmetic failed. */
 apnsctl_dh *apnsctl_dh_new(void);
 
 /* Our public value, 2^x mod p, as unsigned big-endian bytes without leading zeros, written to
