@@ -74,7 +74,7 @@ public struct GatewayPlan: Sendable {
 
     /// Connects, sends `notification`, and closes.
     public func send(_ notification: PushNotification) async throws -> PushResponse {
-        try await withConnection { try await $0.send(notification) }
+        try await GatewayConnection.withConnection(configuration.forOneExchange) { try await $0.send(notification) }
     }
 
     /// The app a channel request is about: `given`, else the credential's bundle ID.
@@ -93,7 +93,9 @@ public struct GatewayPlan: Sendable {
 extension GatewayPlan {
     /// Connects, sends one broadcast to a channel, and closes.
     public func broadcast(_ notification: BroadcastNotification) async throws -> ChannelResponse {
-        try await withConnection { try await $0.broadcast(notification) }
+        try await GatewayConnection.withConnection(configuration.forOneExchange) {
+            try await $0.broadcast(notification)
+        }
     }
 }
 

@@ -94,6 +94,16 @@ public struct GatewayConfiguration: Sendable {
     public var http2Limits = HTTP2Limits()
     /// PINGs on a quiet connection; nil sends none.
     public var keepAlive: KeepAlive? = KeepAlive()
+
+    /// This configuration for a connection that makes one exchange and closes (one notification,
+    /// one broadcast): no PINGs. A quiet spell of ``KeepAlive/interval`` cannot happen before the
+    /// request's own timeout, so the keep-alive's two handlers would only cost the connection's
+    /// setup their first use.
+    public var forOneExchange: GatewayConfiguration {
+        var configuration = self
+        configuration.keepAlive = nil
+        return configuration
+    }
     /// Dates provider tokens; tests inject their own.
     public var clock: GatewayClock = .system
     /// Provider tokens are renewed at this age (APNs wants 20 to 60 minutes).

@@ -1,6 +1,7 @@
 import CredentialFormats
 import Foundation
 import LocalGateway
+import PushChecks
 import PushCore
 import PushGateway
 import TestSupport
@@ -101,5 +102,24 @@ struct ConnectAheadTests {
             try await GatewayConnection.withConnection(configuration) { try await $0.send(try .alert()) }
         }
         #expect(error?.code == .connectionRefused)
+    }
+
+    /// `send` starts its connection before it knows the credential (`GatewayConnection.connectAhead`,
+    /// with the one-exchange configuration) and the plan's send takes it over: one connection in
+    /// all, and a configuration made for one exchange sends no PINGs.
+    @Test func aPlansSendTakesOverTheConnectionStartedAheadForIt() async throws {
+        try await RunningGateway.with { running in
+            let settings = Self.settings(running)
+            let ahead = try settings.configuration(for: .none, environment: .sandbox).configuration
+            #expect(ahead.keepAlive != nil && ahead.forOneExchange.keepAlive == nil)
+            GatewayConnection.connectAhead(ahead.forOneExchange)
+            #expect(try await eventually { running.gateway.statistics.connections == 1 })
+            let key = LoadedCredential(name: "AuthKey_ABC123DEFG.p8", key: try Fixtures.providerKey())
+            let plan = try GatewayPlan(key, settings: settings, topic: "com.example.app")
+            let response = try await plan.send(try .alert(topic: plan.topic))
+            #expect(response.status == 200)
+            #expect(try await eventually { running.gateway.openConnections == 0 })
+            #expect(running.gateway.statistics.connections == 1)
+        }
     }
 }

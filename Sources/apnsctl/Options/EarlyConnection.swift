@@ -49,7 +49,8 @@ enum EarlyConnection {
 
     private static func start(_ guess: Guess, environment: PushEnvironment) -> Bool {
         guard let plan = try? guess.settings.configuration(for: .none, environment: environment) else { return false }
-        GatewayConnection.connectAhead(plan.configuration)
+        // The connection `GatewayPlan.send` asks for: one notification's.
+        GatewayConnection.connectAhead(plan.configuration.forOneExchange)
         return true
     }
 
