@@ -31,39 +31,33 @@ public final class BulkOutput: @unchecked Sendable {
     public func journalSend(line: Int, token: String, apnsID: String, attempt: Int) {
         guard journal != nil else { return }
         openLines[line] = token
-        journalRecord { bytes in
-            bytes.append(contentsOf: [UInt8(ascii: "S"), UInt8(ascii: " ")])
-            TextEncoding.appendDecimal(line, to: &bytes)
-            bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: token.utf8)
-            bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: apnsID.utf8)
-            bytes.append(UInt8(ascii: " "))
-            TextEncoding.appendDecimal(attempt, to: &bytes)
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        journalRecord(UInt8(ascii: "S"), line: line, token: token, send: (apnsID, attempt))
     }
 
     public func journalClear(line: Int) {
         guard journal != nil, let token = openLines.removeValue(forKey: line) else { return }
-        journalRecord { bytes in
-            bytes.append(contentsOf: [UInt8(ascii: "C"), UInt8(ascii: " ")])
-            TextEncoding.appendDecimal(line, to: &bytes)
-            bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: token.utf8)
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        journalRecord(UInt8(ascii: "C"), line: line, token: token, send: nil)
     }
 
-    /// Appends one record, written by `write` straight into the journal's buffer, to the group
-    /// that the next ``flushJournal()`` commits.
-    private func journalRecord(_ write: (inout [UInt8]) -> Void) {
+    /// Appends one record (`S line token apns-id attempt` or `C line token`), written straight
+    /// into the journal's buffer, to the group that the next ``flushJournal()`` commits.
+    private func journalRecord(_ letter: UInt8, line: Int, token: String, send: (apnsID: String, attempt: Int)?) {
         guard let journal else { return }
         groupCount += 1
         var hash = groupHash
         journal.append(flushingWhenFull: false) { bytes in
             let start = bytes.count
-            write(&bytes)
+            bytes.append(contentsOf: [letter, UInt8(ascii: " ")])
+            TextEncoding.appendDecimal(line, to: &bytes)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: token.utf8)
+            if let send {
+                bytes.append(UInt8(ascii: " "))
+                bytes.append(contentsOf: send.apnsID.utf8)
+                bytes.append(UInt8(ascii: " "))
+                TextEncoding.appendDecimal(send.attempt, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "\n"))
             hash = BulkJournal.hash(bytes[start...], from: hash)
         }
         groupHash = hash

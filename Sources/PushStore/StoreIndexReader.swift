@@ -271,53 +271,52 @@ private struct JSONReader {
     }
 
     private mutating func array() -> JSONValue? {
-        guard depth < 16 else { return nil }
-        depth += 1
-        defer { depth -= 1 }
-        position += 1  // [
         var values: [JSONValue] = []
-        skipSpace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            position += 1
-            return .array(values)
-        }
-        while true {
-            guard let value = value() else { return nil }
+        let complete = members(closing: UInt8(ascii: "]")) { reader in
+            guard let value = reader.value() else { return false }
             values.append(value)
-            skipSpace()
-            guard position < bytes.count else { return nil }
-            let separator = bytes[position]
-            position += 1
-            if separator == UInt8(ascii: "]") { return .array(values) }
-            guard separator == UInt8(ascii: ",") else { return nil }
+            return true
         }
+        return complete ? .array(values) : nil
     }
 
     private mutating func object() -> JSONValue? {
-        guard depth < 16 else { return nil }
+        var pairs: [(String, JSONValue)] = []
+        let complete = members(closing: UInt8(ascii: "}")) { reader in
+            reader.skipSpace()
+            guard reader.next(is: UInt8(ascii: "\"")), let key = reader.string() else { return false }
+            reader.skipSpace()
+            guard reader.next(is: UInt8(ascii: ":")) else { return false }
+            reader.position += 1
+            guard let value = reader.value() else { return false }
+            pairs.append((key, value))
+            return true
+        }
+        return complete ? .object(pairs) : nil
+    }
+
+    private func next(is byte: UInt8) -> Bool { position < bytes.count && bytes[position] == byte }
+
+    /// Reads an array's or an object's members, the reader on its opening bracket: `member`
+    /// reads one, and says whether it could. False for anything that is not JSON.
+    private mutating func members(closing: UInt8, _ member: (inout JSONReader) -> Bool) -> Bool {
+        guard depth < 16 else { return false }
         depth += 1
         defer { depth -= 1 }
-        position += 1  // {
-        var pairs: [(String, JSONValue)] = []
+        position += 1  // [ or {
         skipSpace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+        if next(is: closing) {
             position += 1
-            return .object(pairs)
+            return true
         }
         while true {
+            guard member(&self) else { return false }
             skipSpace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\""), let key = string() else { return nil }
-            skipSpace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return nil }
-            position += 1
-            guard let value = value() else { return nil }
-            pairs.append((key, value))
-            skipSpace()
-            guard position < bytes.count else { return nil }
+            guard position < bytes.count else { return false }
             let separator = bytes[position]
             position += 1
-            if separator == UInt8(ascii: "}") { return .object(pairs) }
-            guard separator == UInt8(ascii: ",") else { return nil }
+            if separator == closing { return true }
+            guard separator == UInt8(ascii: ",") else { return false }
         }
     }
 
