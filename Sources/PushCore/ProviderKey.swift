@@ -48,6 +48,7 @@ public struct ProviderKey: Sendable {
     /// Written out directly, keys sorted as a JSON encoder sorts them: both identifiers are ten
     /// upper-case letters and digits (checked when the key was made), so nothing in them needs
     /// escaping, and a cold `send` does not pay for the JSON encoder's first use.
+    ///
     /// The token is assembled as bytes: going through `Data` and Foundation's string
     /// replacements cost a cold `send` more than the signature itself (each first use of a
     /// generic type there is a search of every protocol conformance in the program).
