@@ -380,3 +380,15 @@ extension BulkEngine {
         return !perDevice.contains(reason)
     }
 }
+
+extension BulkEngine.Connection {
+    /// Takes the send off this connection's streams in flight and returns what it was.
+    @discardableResult
+    mutating func finishStream(_ sendID: BulkEngine.SendID) -> BulkEngine.InFlight? {
+        guard let flight = inFlight.removeValue(forKey: sendID) else { return nil }
+        if inFlight.isEmpty, case .draining = state {
+            state = .draining(deadline: -.infinity)  // nothing left to wait for
+        }
+        return flight
+    }
+}

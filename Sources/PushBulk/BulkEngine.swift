@@ -153,16 +153,6 @@ public struct BulkEngine {
             }
         }
         var takesNewStreams: Bool { state == .ready }
-
-        /// Takes the send off this connection's streams in flight and returns what it was.
-        @discardableResult
-        mutating func finishStream(_ sendID: SendID) -> InFlight? {
-            guard let flight = inFlight.removeValue(forKey: sendID) else { return nil }
-            if inFlight.isEmpty, case .draining = state {
-                state = .draining(deadline: -.infinity)  // nothing left to wait for
-            }
-            return flight
-        }
     }
 
     /// One notification (a token line) while it is not final. It lives in exactly one place at
