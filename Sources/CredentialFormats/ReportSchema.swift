@@ -20,13 +20,19 @@ public enum ReportSchema {
         return encoder
     }
 
+    /// A date as reports and the store write it (`2026-11-28T06:33:47Z`), or in any other
+    /// ISO 8601 form; nil for anything else.
+    public static func date(from text: String) -> Date? {
+        PushTime.utcTimestamp(text) ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
+
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            if let date = PushTime.utcTimestamp(text) ?? (try? Date.ISO8601FormatStyle().parse(text)) { return date }
+            if let date = date(from: text) { return date }
             throw DecodingError.dataCorruptedError(
                 in: container,
                 debugDescription: "Expected date string to be ISO8601-formatted."

@@ -6,33 +6,14 @@ public enum TextEncoding {
     /// Appends `value` as a JSON string literal (RFC 8259 escaping), as `JSONSerialization`
     /// writes it with slashes unescaped: `\b` and `\f` included, other controls as `\u00xx`.
     public static func appendJSONString(_ value: String, to text: inout String) {
-        // Tokens, reasons and IDs need no escaping: appended whole, not scalar by scalar (a bulk
-        // run writes a few of these per notification).
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            text += "\""
-            text += value
-            text += "\""
-            return
-        }
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{8}": text += "\\b"
-            case "\u{C}": text += "\\f"
-            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count + 2)
+        appendJSONString(value, to: &bytes)
+        text += String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The same literal as the `String` form above, appended as UTF-8 bytes: what a file's write
-    /// buffer takes without a `String` in between.
+    /// The same literal appended as UTF-8 bytes: what a file's write buffer takes without a
+    /// `String` in between. The `String` form above is written from this one.
     public static func appendJSONString(_ value: String, to bytes: inout [UInt8]) {
         var value = value
         value.withUTF8 { appendJSONString(utf8: $0, to: &bytes) }

@@ -1,5 +1,5 @@
+import CredentialFormats
 import Foundation
-import PushCore
 
 /// A JSON value as the index reader needs it.
 enum IndexJSON {
@@ -34,7 +34,7 @@ enum IndexJSON {
 
     var date: Date? {
         guard case .string(let text) = self else { return nil }
-        return PushTime.utcTimestamp(text) ?? (try? Date.ISO8601FormatStyle().parse(text))
+        return ReportSchema.date(from: text)  // the decoder's own rule
     }
 
     /// An object's fields by key: nil for another value, a key not in `allowed`, or a key twice.
