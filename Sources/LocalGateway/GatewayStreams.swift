@@ -364,21 +364,33 @@ final class GatewayStreams: ChannelInboundHandler {
             ),
             promise: nil
         )
+        // As nginx: answered early, the unread request body is not wanted, and the stream is
+        // reset with NO_ERROR once the answer is complete. The stream may already count as
+        // closed then (the body's END_STREAM can arrive in the same read); swift-nio-http2 always
+        // lets a RST_STREAM out.
+        let reset = early ? HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)) : nil
         if !bodyBytes.isEmpty {
             let buffer = context.channel.allocator.buffer(bytes: bodyBytes)
+            // The DATA frame waits in swift-nio-http2's flow-control buffer until a flush (and
+            // the client's window) lets it out, while a RST_STREAM goes straight through and
+            // drops what the stream still buffers: the reset is written only once the DATA,
+            // which holds the rejection's reason, has left.
+            let written = reset.map { _ in context.eventLoop.makePromise(of: Void.self) }
             context.write(
                 wrapOutboundOut(
                     HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))
                 ),
-                promise: nil
+                promise: written
             )
-        }
-        if early {
-            // As nginx: the answer is complete; the unread request body is not wanted. The
-            // stream may already count as closed here (the body's END_STREAM can arrive in the
-            // same read), and swift-nio-http2 always lets a RST_STREAM out; the client sees what
-            // nginx's clients see.
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError))), promise: nil)
+            if let reset, let written {
+                written.futureResult.assumeIsolated().whenComplete { [self] _ in
+                    guard let context = self.context, !isClosed else { return }
+                    context.write(wrapOutboundOut(reset), promise: nil)
+                    flush(context: context)
+                }
+            }
+        } else if let reset {
+            context.write(wrapOutboundOut(reset), promise: nil)
         }
         flush(context: context)
         perform(next.goAway)

@@ -267,8 +267,10 @@ public struct BulkEngine {
     /// run ends as stopped, since the lines after it were never read (a resume reads them).
     public mutating func inputFailed(_ message: String) {
         guard !isFinished, summary.stoppedBy == nil else { return }
-        summary.stoppedBy = .outputFailed
+        summary.stoppedBy = .inputFailed
         summary.stopMessage = "The tokens could not all be read: \(message)."
+        summary.stopHint =
+            "Give a file (or standard input) of device tokens, one per line; the lines already read have their results."
     }
 
     // MARK: Connections

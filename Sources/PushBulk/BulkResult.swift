@@ -137,6 +137,9 @@ public enum BulkStopCause: String, Sendable, Codable {
     case credentialRejected = "credential_rejected"
     case connectionFailed = "connection_failed"
     case outputFailed = "output_failed"
+    /// The tokens could not be read to the end (a read error, or a line with no end: not a
+    /// file of device tokens).
+    case inputFailed = "input_failed"
     /// A resume read no tokens while the run it continues is unfinished.
     case noTokens = "no_tokens"
 }

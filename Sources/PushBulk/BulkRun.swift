@@ -64,8 +64,15 @@ public final class BulkRun: @unchecked Sendable {
 
     /// Opens the files of a run described by `header`: a new results file (`results`), the
     /// continuation of `resume` (appending to it, or to a new `results`), or neither (results on
-    /// standard output, no journal).
-    public static func open(header: BulkRunHeader, results: String?, resume: String?) throws -> BulkRun {
+    /// standard output, no journal). A resume of an unfinished run whose journal is gone is
+    /// refused (``BulkRunError/journalMissing(path:inFlightBound:)``) unless
+    /// `acceptMissingJournal` takes the risk of sending again what was in flight.
+    public static func open(
+        header: BulkRunHeader,
+        results: String?,
+        resume: String?,
+        acceptMissingJournal: Bool = false
+    ) throws -> BulkRun {
         var locks: [FileLock] = []
         var state: ResumeState?
         var credentialChanged = false
@@ -74,6 +81,13 @@ public final class BulkRun: @unchecked Sendable {
             locks.append(try FileLock.acquire(resume))
             let loaded = try ResumeState.load(resultsPath: resume)
             credentialChanged = try checkSameRun(loaded, header, path: resume)
+            if loaded.journalMissing, !acceptMissingJournal {
+                let connections = loaded.header?.parameters?.connections ?? 1
+                throw BulkRunError.journalMissing(
+                    path: resume,
+                    inFlightBound: max(connections, 1) * BulkEngine.Configuration().maxInFlightPerConnection
+                )
+            }
             state = loaded
         }
         guard let path = results ?? resume else {
@@ -193,6 +207,14 @@ public final class BulkRun: @unchecked Sendable {
             )
         }
         let complete = summary.stoppedBy == nil && output.failure == nil
+        if complete, resultsPath != nil {
+            // Written before the journal goes: a file without it and without its journal is a
+            // run that did not finish and lost what says which notifications were in flight.
+            output.results.append(
+                BulkEndRecord(credential: header.credential, results: summary.resultsWritten).jsonLine
+            )
+            output.flushResults()
+        }
         output.close()
         if complete, let resultsPath {
             unlink(ResumeState.journalPath(forResults: resultsPath))

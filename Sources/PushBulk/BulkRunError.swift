@@ -11,7 +11,7 @@ public struct BulkRunError: TypedCodeError, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: Hashable, Sendable {
             case resultsExist, resultsLocked, resultsUnreadable, notAResultsFile, runMismatch, writeFailed
-            case terminalInput
+            case terminalInput, journalMissing
         }
 
         private let backing: Backing
@@ -33,6 +33,8 @@ public struct BulkRunError: TypedCodeError, CustomStringConvertible {
         public static let writeFailed = Code(.writeFailed)
         /// Tokens would be read from a terminal.
         public static let terminalInput = Code(.terminalInput)
+        /// The run to resume did not finish and its journal is gone.
+        public static let journalMissing = Code(.journalMissing)
 
         /// The code as JSON reports give it (`results_exist`...).
         public var errorCode: ErrorCode {
@@ -44,6 +46,7 @@ public struct BulkRunError: TypedCodeError, CustomStringConvertible {
             case .runMismatch: return .runMismatch
             case .writeFailed: return .writeFailed
             case .terminalInput: return .terminalInput
+            case .journalMissing: return .journalMissing
             }
         }
 
@@ -80,7 +83,7 @@ public struct BulkRunError: TypedCodeError, CustomStringConvertible {
     /// A results file that exists is a refusal (exit 1, nothing changed), as every output file
     /// that exists is; the others are usage errors or could not be done.
     public var failure: FailureKind {
-        if code == .resultsExist { return .problem }
+        if code == .resultsExist || code == .journalMissing { return .problem }
         return isUsageError ? .invalidRequest : .couldNotCheck
     }
 }
@@ -219,6 +222,28 @@ extension BulkRunError {
         )
     }
 
+    /// The run recorded in `path` did not finish and its journal is gone: up to `inFlightBound`
+    /// notifications may have been in flight, and a resume would send them again unmarked.
+    public static func journalMissing(
+        path: String,
+        inFlightBound: Int,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> BulkRunError {
+        BulkRunError(
+            .journalMissing,
+            path: path,
+            "The run in this results file did not finish, and its journal (\(ResumeState.journalPath(forResults: path))) "
+                + "is missing: up to \(inFlightBound) notifications may have been in flight when it stopped, and which "
+                + "ones cannot be known. Resuming would send them again, and those devices would get them twice. Nothing was sent.",
+            hint:
+                "Put the journal back beside the results file (it is the results file's name with .journal added), "
+                + "or resume accepting that up to \(inFlightBound) devices may get the notification twice.",
+            file: file,
+            line: line
+        )
+    }
+
     /// Tokens would be read from standard input, and it is a terminal.
     public static func terminalInput(file: String = #fileID, line: UInt = #line) -> BulkRunError {
         BulkRunError(
@@ -241,4 +266,6 @@ extension ErrorCode {
     public static let resultsUnreadable = ErrorCode("results_unreadable")
     /// Tokens would be read from a terminal.
     public static let terminalInput = ErrorCode("terminal_input")
+    /// The run to resume did not finish and its journal is gone.
+    public static let journalMissing = ErrorCode("journal_missing")
 }

@@ -166,3 +166,34 @@ public struct BulkStopRecord: Codable, Equatable, Sendable {
         return try? JSONDecoder().decode(Line.self, from: Data(line)).stop
     }
 }
+
+/// The last line of a run that gave every token a result: `{"end":{"credential":"sha256:…","results":N}}`.
+/// A results file that ends without it (or with result lines after it) belongs to a run that did
+/// not finish, whose journal says what was in flight: a resume without that journal is refused
+/// unless the caller takes the risk of sending those again.
+public struct BulkEndRecord: Codable, Equatable, Sendable {
+    /// The credential's fingerprint, as in the run header.
+    public var credential: String
+    /// Result lines the run wrote (this run only, not the ones before it).
+    public var results: Int
+
+    public init(credential: String, results: Int) {
+        self.credential = credential
+        self.results = results
+    }
+
+    private struct Line: Codable { var end: BulkEndRecord }
+
+    /// `{"end":{...}}` and a newline.
+    public var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Line(end: self))) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    public static func parse(_ line: some Collection<UInt8>) -> BulkEndRecord? {
+        guard line.starts(with: Array(#"{"end":"#.utf8)) else { return nil }
+        return try? JSONDecoder().decode(Line.self, from: Data(line)).end
+    }
+}

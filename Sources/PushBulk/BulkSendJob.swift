@@ -30,6 +30,9 @@ public enum BulkSendJob {
         public var resume: String?
         public var options: BulkEngine.Configuration
         public var allowDuplicates: Bool
+        /// Resume a run that did not finish although its journal is gone, accepting that what
+        /// was in flight when it stopped is sent again (``BulkRunError/journalMissing(path:inFlightBound:)``).
+        public var resumeWithoutJournal: Bool
         /// The options that started the run, recorded in its header (its token input and
         /// results file are filled in from this request) so that a stopped run can say how to
         /// continue it; nil for a program that resumes through this call instead.
@@ -43,6 +46,7 @@ public enum BulkSendJob {
             resume: String? = nil,
             options: BulkEngine.Configuration = .init(),
             allowDuplicates: Bool = false,
+            resumeWithoutJournal: Bool = false,
             parameters: BulkRunParameters? = nil
         ) {
             self.configuration = configuration
@@ -52,6 +56,7 @@ public enum BulkSendJob {
             self.resume = resume
             self.options = options
             self.allowDuplicates = allowDuplicates
+            self.resumeWithoutJournal = resumeWithoutJournal
             self.parameters = parameters
         }
     }
@@ -118,7 +123,12 @@ public enum BulkSendJob {
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
             _ = try TokenFeed.open(path: "-")  // refused, with its message
         }
-        let run = try BulkRun.open(header: header, results: request.results, resume: request.resume)
+        let run = try BulkRun.open(
+            header: header,
+            results: request.results,
+            resume: request.resume,
+            acceptMissingJournal: request.resumeWithoutJournal
+        )
         let feed: TokenFeed
         let sender: BulkSender
         do {

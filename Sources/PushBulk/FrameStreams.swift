@@ -213,16 +213,11 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
 
     private func answer(_ streamID: HTTP2StreamID, status: Int, headers: [(String, String)], body: [UInt8]) {
         guard let entry = streams[streamID] else { return }
-        // Only a rejection has a reason to wait for: an accepted answer skips the header search.
-        if status != 200,
-            body.count < headers.first(where: { $0.0 == "content-length" }).flatMap({ Int($0.1) }) ?? 0
-        {
-            // A rejection whose body (its reason) never came in full: the stream ended (a
-            // RST_STREAM NO_ERROR, which does not wait for flow control, overtook the server's
-            // DATA). A rejected notification was not delivered, so it is sent again to learn why.
-            end(streamID, .reset(.refusedStream))
-            return
-        }
+        // A rejection whose body (its reason) never came in full (a RST_STREAM NO_ERROR, which
+        // does not wait for flow control, overtook the server's DATA) is still the server's
+        // answer: its `:status` decides, as APNs' own status codes do without a reason (a 4xx is
+        // final, a 429 or 5xx is sent again). Sending it again only to learn the reason would
+        // deliver it twice if the server took it after all.
         let latency = GatewayConnection.seconds(since: entry.startedAt)
         end(
             streamID,

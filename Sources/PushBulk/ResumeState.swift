@@ -36,6 +36,13 @@ public final class ResumeState: @unchecked Sendable {
     public let lastStop: BulkStopRecord?
     /// True when a journal exists: a run that finished every line deletes it.
     public let journalExists: Bool
+    /// True when the file ends with the record of a run that gave every token a result.
+    public let finished: Bool
+
+    /// The run did not finish and its journal is gone (deleted, or the results file moved
+    /// without it): what was in flight when it stopped cannot be known, and a resume would send
+    /// those notifications again without marking them uncertain.
+    public var journalMissing: Bool { header != nil && !journalExists && !finished }
 
     /// The run is not finished: a journal is left, or the last run recorded a stop.
     public var isUnfinished: Bool { journalExists || lastStop != nil }
@@ -48,7 +55,8 @@ public final class ResumeState: @unchecked Sendable {
         journalValidLength: Int,
         header: BulkRunHeader?,
         lastStop: BulkStopRecord?,
-        journalExists: Bool
+        journalExists: Bool,
+        finished: Bool
     ) {
         self.done = done
         self.inFlight = inFlight
@@ -58,6 +66,7 @@ public final class ResumeState: @unchecked Sendable {
         self.header = header
         self.lastStop = lastStop
         self.journalExists = journalExists
+        self.finished = finished
     }
 
     public func status(token: DeviceToken) -> Status { status(key: BulkResult.key(token: token.hex)) }
@@ -87,6 +96,7 @@ public final class ResumeState: @unchecked Sendable {
         var validLength = 0
         var header: BulkRunHeader?
         var lastStop: BulkStopRecord?
+        var finished = false
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
@@ -98,8 +108,12 @@ public final class ResumeState: @unchecked Sendable {
                 if let found = BulkRunHeader.parse(record) {
                     header = found
                     lastStop = nil
+                    finished = false
                 } else if let stop = BulkStopRecord.parse(record) {
                     lastStop = stop
+                    finished = false
+                } else if BulkEndRecord.parse(record) != nil {
+                    finished = true
                 } else if !record.isEmpty {
                     guard let (_, key) = BulkResult.parseKey(record) else {
                         throw BulkRunError.notAResultLine(path: path, number: lineNumber)
@@ -109,6 +123,7 @@ public final class ResumeState: @unchecked Sendable {
                     // A result after a stop record: a later run went on, and its own stop (if
                     // any) comes after.
                     lastStop = nil
+                    finished = false
                 }
                 start = newline + 1
                 validLength = start
@@ -145,7 +160,8 @@ public final class ResumeState: @unchecked Sendable {
             journalValidLength: journalValidLength,
             header: header,
             lastStop: lastStop,
-            journalExists: journalData != nil
+            journalExists: journalData != nil,
+            finished: finished
         )
     }
 }

@@ -29,6 +29,7 @@ import Testing
             "--quiet", "--allow-duplicates", "--alert", "New release",
         ],
         ["app", "--tokens", "tokens.txt", "--resume", "sent.jsonl", "--resend-uncertain", "--alert", "x"],
+        ["app", "--tokens", "tokens.txt", "--resume", "sent.jsonl", "--resume-without-journal", "--alert", "x"],
         ["app", "--channel", channel, "--event", "update", "--content-state", "{\"score\":1}"],
         [
             "app", "--token", token, "--event", "start", "--attributes-type", "Match", "--attributes", "{}",

@@ -48,8 +48,8 @@ struct BulkSendTests {
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
         }
         #expect(objects.first?["run"] is [String: Any], "a results file starts with its run header")
-        // Run headers and stop records describe the run; they are not results.
-        return objects.filter { $0["run"] == nil && $0["stop"] == nil }
+        // Run headers, stop and end records describe the run; they are not results.
+        return objects.filter { $0["run"] == nil && $0["stop"] == nil && $0["end"] == nil }
     }
 
     static func stats(_ path: String) throws -> [String: Any] {
@@ -365,6 +365,9 @@ struct BulkSendTests {
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("no end within its first MiB"), "\(run.stderr)")
         #expect(try gateway.deliveries().isEmpty)
+        // The stop names its real cause: the input, not the results file.
+        let written = try String(contentsOfFile: folder.path("results.jsonl"), encoding: .utf8)
+        #expect(written.contains(#""cause":"input_failed""#), "\(written)")
     }
 
     @Test func sigtermDuringStartUpIsAStopWithStatus130() throws {

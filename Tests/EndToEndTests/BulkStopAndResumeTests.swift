@@ -247,4 +247,63 @@ struct BulkStopAndResumeTests {
             "the refused resume changed the results file"
         )
     }
+
+    /// A run killed mid-way whose journal is then deleted: the resume is refused (nothing sent,
+    /// the file unchanged), naming the journal and how many may have been in flight; with
+    /// --resume-without-journal it finishes, every token with one result.
+    @Test func aResumeWithoutItsJournalIsRefusedUntilTheRiskIsTaken() throws {
+        let (pki, gateway, _) = try BulkSendTests().gateway(["--latency-ms", "3", "--max-concurrent-streams", "50"])
+        let folder = try TemporaryFolder()
+        let (tokens, lines, tokenFile) = try BulkSendTests.makeTokens(8_000, seed: 61, in: folder)
+        let resultsFile = folder.path("results.jsonl")
+        let arguments =
+            [
+                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
+                "--password-env", "MINT",
+            ] + gateway.connection
+        let process = try BulkSendTests.startSend(
+            arguments + ["--results", resultsFile],
+            stderr: FileHandle.nullDevice
+        )
+        BulkSendTests.waitForResults(resultsFile, atLeast: 2_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let firstRun = try Self.results(resultsFile).count
+        #expect(firstRun >= 2_000 && firstRun < tokens.count, "killed mid-run: \(firstRun) results")
+        #expect(unlink(resultsFile + ".journal") == 0, "the kill left a journal, which is now deleted")
+        let before = try Data(contentsOf: URL(fileURLWithPath: resultsFile))
+        let deliveredBefore = try gateway.deliveries().count
+
+        let refused = try CLI.runProgram(
+            CLI.throughputBinary,
+            arguments + ["--resume", resultsFile],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 120
+        )
+        #expect(refused.status == 1, "exit \(refused.status): \(refused.stderr)")
+        #expect(refused.stderr.contains("results.jsonl.journal) is missing"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("up to 1000 notifications"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--resume-without-journal"), "the hint names the way on: \(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: resultsFile)) == before, "the refusal changed the results")
+        #expect(!FileManager.default.fileExists(atPath: resultsFile + ".journal"))
+        #expect(try gateway.deliveries().count == deliveredBefore, "the refusal sent nothing")
+
+        let resumed = try CLI.runProgram(
+            CLI.throughputBinary,
+            arguments + ["--resume", resultsFile, "--resume-without-journal"],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: 300
+        )
+        #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
+        let results = try Self.results(resultsFile)
+        BulkSendTests.expectOneResultPerLine(results, lines: lines)
+        #expect(results.count == tokens.count)
+        var delivered: [String: Int] = [:]
+        for record in try gateway.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        #expect(Set(delivered.keys) == Set(tokens), "every token delivered")
+        let twice = delivered.values.filter { $0 > 1 }.count
+        #expect(twice <= 50, "at most what was in flight (50 streams) is delivered twice: \(twice)")
+        let text = try String(contentsOfFile: resultsFile, encoding: .utf8)
+        #expect(text.hasSuffix("}}\n") && text.split(separator: "\n").last?.hasPrefix(#"{"end":"#) == true)
+    }
 }

@@ -183,4 +183,30 @@ import Testing
         let reset = try #require(received.firstIndex(of: "1 RST_STREAM NO_ERROR"))
         #expect(answer < reset)
     }
+
+    /// A rejection answered early keeps its reason: the DATA frame that holds it goes out
+    /// before the RST_STREAM, which would otherwise overtake it (the reset is not flow
+    /// controlled) and drop it from swift-nio-http2's buffer.
+    @Test func anEarlyRejectionSendsItsReasonBeforeTheReset() throws {
+        let pair = try makePair { $0.faults.answerEarlyAndReset = true }
+        try pair.interact()
+        _ = try pair.received()
+        try pair.request(1, signed: false, endStream: false)  // no provider token: 403
+        try pair.interact()
+        var order: [String] = []
+        for frame in try EmbeddedHTTP2.frames(pair.client) where Int(frame.streamID) == 1 {
+            switch frame.payload {
+            case .headers(let head): order.append(":status \(head.headers.first(name: ":status") ?? "none")")
+            case .data(let data):
+                guard case .byteBuffer(let buffer) = data.data else { continue }
+                order.append("DATA " + String(decoding: buffer.readableBytesView, as: UTF8.self))
+            case .rstStream(let code): order.append("RST_STREAM \(Self.name(code))")
+            default: break
+            }
+        }
+        #expect(order.count == 3, "\(order)")
+        #expect(order.first == ":status 403", "\(order)")
+        #expect(order.dropFirst().first?.contains("MissingProviderToken") == true, "the reason arrives: \(order)")
+        #expect(order.last == "RST_STREAM NO_ERROR", "and only then the reset: \(order)")
+    }
 }

@@ -30,6 +30,7 @@ struct BulkRunErrorTests {
             (.cannotOpenForWriting(path: "a/b.jsonl", reason: "denied"), "write_failed", "a/b.jsonl", .couldNotCheck),
             (.cannotRepair(path: "b.jsonl", reason: "disk full"), "write_failed", "b.jsonl", .couldNotCheck),
             (.terminalInput(), "terminal_input", nil, .invalidRequest),
+            (.journalMissing(path: "sent.jsonl", inFlightBound: 2000), "journal_missing", "sent.jsonl", .problem),
         ]
         for (error, code, path, failure) in cases {
             #expect(error.code.description == code)

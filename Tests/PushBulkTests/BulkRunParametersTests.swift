@@ -82,6 +82,7 @@ struct BulkRunParametersTests {
         let results = folder.file("r.jsonl")
         try (BulkRunTests.header().jsonLine + BulkRunTests.result(line: 1, token: BulkRunTests.token(1)).jsonLine)
             .write(toFile: results, atomically: true, encoding: .utf8)
+        try Data().write(to: URL(fileURLWithPath: results + ".journal"))  // the unfinished run's journal
         #expect(BulkRunTests.header().version == 1)
         var current = BulkRunTests.header()
         current.version = 2

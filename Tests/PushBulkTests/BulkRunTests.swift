@@ -51,6 +51,8 @@ struct BulkRunTests {
             Self.header().jsonLine + Self.result(line: 1, token: Self.token(1)).jsonLine
             + Self.result(line: 2, token: Self.token(2)).jsonLine + #"{"line":3,"token":"\#(Self.token(3))","sta"#
         try text.write(toFile: results, atomically: true, encoding: .utf8)
+        // The crash that tore the line left the run's journal beside it (here, empty).
+        try Data().write(to: URL(fileURLWithPath: results + ".journal"))
         let run = try BulkRun.open(header: Self.header(), results: nil, resume: results)
         let state = try #require(run.state)
         #expect(state.finalCount == 2)
@@ -59,7 +61,8 @@ struct BulkRunTests {
         run.output.record(Self.result(line: 3, token: Self.token(3)))
         _ = run.conclude(BulkSummary(), tokensRead: 3)
         let lines = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 4 && lines.allSatisfy { $0.hasSuffix("}") }, "the torn line is gone: \(lines)")
+        #expect(lines.count == 5 && lines.allSatisfy { $0.hasSuffix("}") }, "the torn line is gone: \(lines)")
+        #expect(lines.last?.hasPrefix(#"{"end":"#) == true, "the complete run ends with its end record")
     }
 
     @Test func committedInFlightEntriesAreUncertainAndATornGroupIsIgnored() throws {
@@ -144,5 +147,67 @@ struct BulkRunTests {
         first.release()
         let second = try BulkRun.open(header: Self.header(), results: nil, resume: results)
         second.release()
+    }
+
+    /// A run killed with its journal deleted (or its results file moved without it): which
+    /// notifications were in flight cannot be known, so a resume is refused with the bound, and
+    /// goes on only when asked to take that risk.
+    @Test func aResumeOfAnUnfinishedRunWithoutItsJournalIsRefusedUnlessAccepted() throws {
+        let folder = Folder()
+        let results = folder.file("r.jsonl")
+        let run = try BulkRun.open(header: Self.header(), results: results, resume: nil)
+        run.output.journalSend(line: 2, token: Self.token(2), apnsID: UUID().uuidString.lowercased(), attempt: 1)
+        run.output.flushJournal()
+        run.output.record(Self.result(line: 1, token: Self.token(1)))
+        run.output.flushResults()
+        run.release()  // killed: no stop record, no end record; then the journal is deleted
+        #expect(unlink(results + ".journal") == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: results))
+        #expect(try ResumeState.load(resultsPath: results).journalMissing)
+        do {
+            _ = try BulkRun.open(header: Self.header(), results: nil, resume: results)
+            Issue.record("a resume without the journal of an unfinished run was accepted")
+        } catch let error as BulkRunError {
+            #expect(error.code == .journalMissing)
+            #expect(error.message.contains("up to 1000 notifications"), "\(error.message)")
+            #expect(error.message.contains("r.jsonl.journal"))
+            #expect(error.failure == .problem)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: results)) == before, "a refused resume changes nothing")
+        #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "and makes no journal")
+
+        let accepted = try BulkRun.open(
+            header: Self.header(),
+            results: nil,
+            resume: results,
+            acceptMissingJournal: true
+        )
+        #expect(accepted.state?.status(token: try DeviceToken(Self.token(1))) == .done)
+        #expect(accepted.state?.status(token: try DeviceToken(Self.token(2))) == .pending, "sent again, as accepted")
+        accepted.release()
+    }
+
+    /// A complete run ends its file with an end record and deletes its journal: resuming it
+    /// (a token file that grew) needs no journal; a result after the end makes it unfinished again.
+    @Test func aFinishedRunNeedsNoJournalAndNewResultsMakeItUnfinished() throws {
+        let folder = Folder()
+        let results = folder.file("r.jsonl")
+        let run = try BulkRun.open(header: Self.header(), results: results, resume: nil)
+        run.output.record(Self.result(line: 1, token: Self.token(1)))
+        var summary = BulkSummary()
+        summary.results = 1
+        _ = run.conclude(summary, tokensRead: 1)
+        let text = try String(contentsOfFile: results, encoding: .utf8)
+        #expect(text.hasSuffix(#"{"end":{"credential":"sha256:aa","results":1}}"# + "\n"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: results + ".journal"))
+        let state = try ResumeState.load(resultsPath: results)
+        #expect(state.finished && !state.journalMissing && !state.isUnfinished)
+
+        let grown = try BulkRun.open(header: Self.header(), results: nil, resume: results)
+        grown.output.record(Self.result(line: 2, token: Self.token(2)))
+        grown.output.flushResults()
+        grown.release()  // killed after one more result, and its new journal deleted
+        #expect(unlink(results + ".journal") == 0)
+        #expect(try ResumeState.load(resultsPath: results).journalMissing, "a result after the end: unfinished")
     }
 }

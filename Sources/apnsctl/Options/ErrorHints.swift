@@ -120,6 +120,9 @@ enum ErrorHints {
                 "Give the CA files that `apnsctl gateway serve --ca-out FILE` wrote, or certs/ca/*.pem with its .key."
         case .resultsExist:
             return "Continue that run with --resume, or choose another results file."
+        case .journalMissing:
+            return
+                "Put the journal back beside the results file (its name with .journal added), or add --resume-without-journal to send again what was in flight, knowing those devices may get the notification twice."
         case .terminalInput:
             return "Pipe the tokens in (for example: cat tokens.txt | apnsctl send …) or give the file itself."
         case .invalidMintRequest:

@@ -32,6 +32,7 @@ extension Send {
                 resume: resume,
                 options: options,
                 allowDuplicates: allowDuplicates,
+                resumeWithoutJournal: resumeWithoutJournal,
                 parameters: recordedParameters(environment: prepared.plan.environment)
             )
             return try await BulkSendJob.run(request, observer: display)

@@ -35,7 +35,8 @@ extension Send {
 
     /// Flags, by long name; `-4` and `-6` are `ipv4` and `ipv6`.
     static let directFlags: Set<String> = [
-        "resend-uncertain", "allow-duplicates", "quiet", "background", "json", "input-push-token", "ipv4", "ipv6",
+        "resend-uncertain", "resume-without-journal", "allow-duplicates", "quiet", "background", "json",
+        "input-push-token", "ipv4", "ipv6",
         "password-stdin",
     ]
 
@@ -166,6 +167,7 @@ private struct DirectLine {
         send.results = string("results")
         send.resume = string("resume")
         send.resendUncertain = flag("resend-uncertain")
+        send.resumeWithoutJournal = flag("resume-without-journal")
         send.allowDuplicates = flag("allow-duplicates")
         send.connections = try value("connections") ?? 1
         send.maxAttempts = try value("max-attempts") ?? 5

@@ -117,6 +117,13 @@ struct Send: AsyncParsableCommand {
     )
     var resendUncertain = false
 
+    @Flag(
+        name: .customLong("resume-without-journal"),
+        help:
+            "With --resume: continue a run whose journal is missing, knowing that what it had in flight is sent again (those devices may get the notification twice)."
+    )
+    var resumeWithoutJournal = false
+
     @Flag(help: "With --tokens: send to every line, a token listed twice too (default: each token once).")
     var allowDuplicates = false
 
@@ -209,9 +216,11 @@ struct Send: AsyncParsableCommand {
                 "Give --token TOKEN for one device, --tokens FILE for many, or --channel ID for a broadcast."
             )
         }
-        if tokens == nil, results != nil || resume != nil || resendUncertain || quiet || allowDuplicates {
+        if tokens == nil,
+            results != nil || resume != nil || resendUncertain || resumeWithoutJournal || quiet || allowDuplicates
+        {
             throw ValidationError(
-                "--results, --resume, --resend-uncertain, --allow-duplicates and --quiet go with --tokens."
+                "--results, --resume, --resend-uncertain, --resume-without-journal, --allow-duplicates and --quiet go with --tokens."
             )
         }
         if tokens != nil {
@@ -224,6 +233,9 @@ struct Send: AsyncParsableCommand {
                 throw ValidationError("Give --results FILE (or --json to write the results to standard output).")
             }
             if resendUncertain, resume == nil { throw ValidationError("--resend-uncertain goes with --resume.") }
+            if resumeWithoutJournal, resume == nil {
+                throw ValidationError("--resume-without-journal goes with --resume.")
+            }
             if tokens == "-", payload == "-" {
                 throw ValidationError("--tokens - and --payload - cannot both read standard input.")
             }
