@@ -110,13 +110,13 @@ struct BoundedInputTests {
 
     /// A FIFO nobody writes to, read by a command that takes a certificate file: refused once the
     /// wait for a stream is over, not waited on for ever (the run's own deadline is four times that).
-    @Test(arguments: ["inspect", "import", "check"])
+    @Test(arguments: ["inspect", "import", "check", "send", "handshake"])
     func aFIFONobodyWritesToIsRefused(_ command: String) throws {
         let folder = try TemporaryFolder()
         let fifo = folder.path("bundle.p12")
         #expect(mkfifo(fifo, 0o600) == 0)
         let result = try CLI.run(
-            [command, fifo, "--password-env", "P12"] + (command == "import" ? ["--store", folder.path("store")] : []),
+            Self.bundleCommands(fifo, store: folder.path("store")).first { $0[0] == command } ?? [],
             environment: ["P12": Self.password],
             timeout: 120
         )
@@ -126,6 +126,27 @@ struct BoundedInputTests {
         #expect(said.contains("Nothing came from this pipe, FIFO or device in 30 seconds"), "\(said)")
         #expect(said.contains("hint:") || said.contains("→"), "\(said)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("store/index.json")))
+    }
+
+    /// A folder, named where a certificate file goes: refused before anything is read.
+    @Test func aFolderIsRefusedByEveryCommand() throws {
+        let folder = try TemporaryFolder()
+        for arguments in Self.bundleCommands(folder.url.path, store: folder.path("store")) {
+            let result = try CLI.run(arguments, environment: ["P12": Self.password])
+            let said = result.stdout + result.stderr
+            #expect(result.status == 2, "\(arguments): \(said)")
+            #expect(said.contains("This is a folder, not a certificate file"), "\(arguments): \(said)")
+        }
+    }
+
+    /// A password file that is a FIFO nobody writes to: the same bound.
+    @Test func aPasswordFIFONobodyWritesToIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.path("password")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let result = try CLI.run(["inspect", Self.credential, "--password-file", fifo], timeout: 120)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("No password line came from \(fifo) in 30 seconds"), "\(result.stderr)")
     }
 
     /// A FIFO with a writer, and a writer that stops without closing it.
