@@ -32,6 +32,9 @@ struct CredentialFileWrongPasswordTests {
             )
             try #require(made.status == 0, "\(made.stderr)")
             encrypt = #"openssl ec -in "$KEY" -aes256 -passout env:PW -out "$OUT""#
+        case "PKCS#8 DER":
+            key = CLI.cert("identities/sandbox.key")
+            encrypt = #"openssl pkcs8 -topk8 -in "$KEY" -v2 aes-256-cbc -passout env:PW -outform DER -out "$OUT""#
         default:
             key = CLI.cert("identities/sandbox.key")
             encrypt = #"openssl pkcs8 -topk8 -in "$KEY" -v2 aes-256-cbc -passout env:PW -out "$OUT""#
@@ -51,13 +54,15 @@ struct CredentialFileWrongPasswordTests {
         return (1...copies).map { folder.path("key-\($0).pem") }
     }
 
-    @Test(arguments: ["PKCS#1", "EC", "PKCS#8"])
+    @Test(arguments: ["PKCS#1", "EC", "PKCS#8", "PKCS#8 DER"])
     func aWrongPasswordIsAlwaysAWrongPassword(_ kind: String) throws {
         let folder = try TemporaryFolder()
         let paths = try Self.encryptedCopies(of: kind, in: folder)
-        let header = kind == "PKCS#8" ? "-----BEGIN ENCRYPTED PRIVATE KEY-----" : "DEK-Info: AES-256-CBC"
-        let first = try String(contentsOfFile: paths[0], encoding: .utf8)
-        #expect(first.contains(header), "\(first)")
+        if kind != "PKCS#8 DER" {
+            let header = kind == "PKCS#8" ? "-----BEGIN ENCRYPTED PRIVATE KEY-----" : "DEK-Info: AES-256-CBC"
+            let first = try String(contentsOfFile: paths[0], encoding: .utf8)
+            #expect(first.contains(header), "\(first)")
+        }
 
         var misread: [String] = []
         for (index, path) in paths.enumerated() {
