@@ -133,6 +133,45 @@ struct CredentialFileWrongPasswordTests {
         #expect(misread.isEmpty, "\(misread.count) misread: \(misread.prefix(5))")
     }
 
+    /// The accident itself, found with the openssl tool as the judge: bundles are written until
+    /// one whose empty-password try ends without "bad decrypt" (one in about 200), and that one
+    /// opens with its password and refuses another as a wrong password.
+    @Test func aBundleWhoseEmptyPasswordTryLeavesValidPaddingIsRead() throws {
+        let folder = try TemporaryFolder()
+        let script = """
+            for i in $(seq 1 3000); do
+                openssl pkcs12 -export -in "$CERT" -inkey "$KEY" -iter 1 -nomac -certpbe AES-256-CBC \\
+                    -keypbe AES-256-CBC -passout env:PW -out "$FOLDER/bundle.p12" 2>/dev/null || exit 2
+                openssl pkcs12 -in "$FOLDER/bundle.p12" -passin pass: -noout 2>&1 | grep -q "bad decrypt" || exit 0
+            done
+            exit 1
+            """
+        let made = try CLI.runProgram(
+            "bash",
+            ["-c", script],
+            environment: [
+                "FOLDER": folder.url.path, "CERT": CLI.cert("identities/sandbox.pem"),
+                "KEY": CLI.cert("identities/sandbox.key"), "PW": "right-1",
+            ],
+            timeout: 600
+        )
+        try #require(made.status == 0, "no such bundle was written: \(made.stdout)\(made.stderr)")
+        let path = folder.path("bundle.p12")
+        let file = try CredentialFile.read(path: path, password: .fixed(SecretBytes("right-1")))
+        // -iter sets the MAC's count too, so -nomac comes after it.
+        #expect(file.protection?.mac == "none")
+        #expect(file.privateKeyPKCS8 != nil)
+        #expect(file.certificate.bundleID == "com.example.app")
+        #expect(throws: CredentialError.self) {
+            do {
+                _ = try CredentialFile.read(path: path, password: .fixed(SecretBytes("not-the-password")))
+            } catch let error as CredentialError {
+                #expect(error.code == .wrongPassword, "\(error)")
+                throw error
+            }
+        }
+    }
+
     /// An encryption OpenSSL cannot run is still told apart from a wrong password.
     @Test func anUnknownCipherIsNotAWrongPassword() throws {
         let folder = try TemporaryFolder()
