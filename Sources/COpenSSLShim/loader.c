@@ -37,9 +37,12 @@
     X(BIO *, BIO_new_mem_buf, (const void *a0, int a1), (a0, a1)) \
     X(long unsigned int, ERR_get_error, (void), ()) \
     X(EVP_CIPHER_CTX *, EVP_CIPHER_CTX_new, (void), ()) \
+    X(EVP_CIPHER *, EVP_CIPHER_fetch, (OSSL_LIB_CTX *a0, const char *a1, const char *a2), (a0, a1, a2)) \
+    X(const char *, EVP_CIPHER_get0_name, (const EVP_CIPHER *a0), (a0)) \
     X(int, EVP_EncryptFinal_ex, (EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2), (a0, a1, a2)) \
     X(int, EVP_EncryptInit_ex, (EVP_CIPHER_CTX *a0, const EVP_CIPHER *a1, ENGINE *a2, const unsigned char *a3, const unsigned char *a4), (a0, a1, a2, a3, a4)) \
     X(int, EVP_EncryptUpdate, (EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2, const unsigned char *a3, int a4), (a0, a1, a2, a3, a4)) \
+    X(int, EVP_PBE_CipherInit_ex, (ASN1_OBJECT *a0, const char *a1, int a2, ASN1_TYPE *a3, EVP_CIPHER_CTX *a4, int a5, OSSL_LIB_CTX *a6, const char *a7), (a0, a1, a2, a3, a4, a5, a6, a7)) \
     X(EVP_PKEY *, EVP_PKCS82PKEY, (const PKCS8_PRIV_KEY_INFO *a0), (a0)) \
     X(PKCS8_PRIV_KEY_INFO *, EVP_PKEY2PKCS8, (const EVP_PKEY *a0), (a0)) \
     X(EVP_PKEY_CTX *, EVP_PKEY_CTX_new_from_name, (OSSL_LIB_CTX *a0, const char *a1, const char *a2), (a0, a1, a2)) \
@@ -67,6 +70,8 @@
     X(const ASN1_ITEM *, PBE2PARAM_it, (void), ()) \
     X(const ASN1_ITEM *, PBEPARAM_it, (void), ()) \
     X(const ASN1_ITEM *, PBKDF2PARAM_it, (void), ()) \
+    X(int, PEM_get_EVP_CIPHER_INFO, (char *a0, EVP_CIPHER_INFO *a1), (a0, a1)) \
+    X(int, PEM_read_bio, (BIO *a0, char **a1, char **a2, unsigned char **a3, long int *a4), (a0, a1, a2, a3, a4)) \
     X(EVP_PKEY *, PEM_read_bio_PrivateKey, (BIO *a0, EVP_PKEY **a1, pem_password_cb (*a2), void *a3), (a0, a1, a2, a3)) \
     X(const X509_SIG *, PKCS12_SAFEBAG_get0_pkcs8, (const PKCS12_SAFEBAG *a0), (a0)) \
     X(const struct stack_st_PKCS12_SAFEBAG *, PKCS12_SAFEBAG_get0_safes, (const PKCS12_SAFEBAG *a0), (a0)) \
@@ -104,9 +109,12 @@
     X(int, i2d_X509_REQ, (const X509_REQ *a0, unsigned char **a1), (a0, a1))
 
 #define RETURNING_NOTHING(X) \
+    X(CRYPTO_clear_free, (void *a0, size_t a1, const char *a2, int a3), (a0, a1, a2, a3)) \
+    X(CRYPTO_free, (void *a0, const char *a1, int a2), (a0, a1, a2)) \
     X(ERR_clear_error, (void), ()) \
     X(ERR_error_string_n, (long unsigned int a0, char *a1, size_t a2), (a0, a1, a2)) \
     X(EVP_CIPHER_CTX_free, (EVP_CIPHER_CTX *a0), (a0)) \
+    X(EVP_CIPHER_free, (EVP_CIPHER *a0), (a0)) \
     X(EVP_CIPHER_CTX_set_flags, (EVP_CIPHER_CTX *a0, int a1), (a0, a1)) \
     X(EVP_PKEY_CTX_free, (EVP_PKEY_CTX *a0), (a0)) \
     X(EVP_PKEY_free, (EVP_PKEY *a0), (a0)) \

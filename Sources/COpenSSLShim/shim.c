@@ -1,7 +1,9 @@
 #include "apnsctl_openssl_shim.h"
 
 #include <string.h>
+#include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/pem.h>
 #include <openssl/pkcs7.h>
 #include <openssl/x509.h>
 #include <sys/resource.h>
@@ -308,4 +310,55 @@ uint64_t apnsctl_pkcs8_iterations(const unsigned char *der, long len) {
     uint64_t count = pbe_iterations(alg);
     X509_SIG_free(sig);
     return count;
+}
+
+int apnsctl_pkcs8_encryption_usable(const unsigned char *der, long len, const char *pass, int passlen) {
+    const unsigned char *cursor = der;
+    X509_SIG *sig = d2i_X509_SIG(NULL, &cursor, len);
+    if (sig == NULL) return -1;
+    const X509_ALGOR *alg = NULL;
+    X509_SIG_get0(sig, &alg, NULL);
+    const ASN1_OBJECT *oid = NULL;
+    const void *parameter = NULL;
+    int type = 0;
+    X509_ALGOR_get0(&oid, &type, &parameter, alg);
+    int usable = 0;
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    if (context != NULL && oid != NULL) {
+        /* What PKCS8_decrypt does before decrypting: derive the key and set up the cipher. */
+        usable = EVP_PBE_CipherInit_ex((ASN1_OBJECT *)oid, pass, passlen, (ASN1_TYPE *)alg->parameter, context, 0,
+                                       NULL, NULL) == 1;
+    }
+    EVP_CIPHER_CTX_free(context);
+    X509_SIG_free(sig);
+    return usable;
+}
+
+int apnsctl_pem_key_encryption_usable(const char *pem, int len, const char *pass, int passlen) {
+    BIO *bio = BIO_new_mem_buf(pem, len);
+    if (bio == NULL) return -1;
+    char *name = NULL, *header = NULL;
+    unsigned char *data = NULL;
+    long length = 0;
+    int result = -1;
+    if (PEM_read_bio(bio, &name, &header, &data, &length) == 1) {
+        if (strcmp(name, PEM_STRING_PKCS8) == 0) {
+            result = apnsctl_pkcs8_encryption_usable(data, length, pass, passlen);
+        } else if (header != NULL && header[0] != 0) {
+            EVP_CIPHER_INFO info;
+            if (PEM_get_EVP_CIPHER_INFO(header, &info) != 1) {
+                result = 0; /* a DEK-Info cipher OpenSSL does not know */
+            } else if (info.cipher != NULL) {
+                /* Known by name is not enough: DES and others need the legacy provider. */
+                EVP_CIPHER *fetched = EVP_CIPHER_fetch(NULL, EVP_CIPHER_get0_name(info.cipher), NULL);
+                result = fetched != NULL;
+                EVP_CIPHER_free(fetched);
+            }
+        }
+    }
+    if (data != NULL) OPENSSL_clear_free(data, (size_t)length);
+    OPENSSL_free(name);
+    OPENSSL_free(header);
+    BIO_free(bio);
+    return result;
 }

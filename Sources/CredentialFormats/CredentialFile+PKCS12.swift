@@ -105,8 +105,10 @@ extension CredentialFile {
         do {
             contents = try file.parse(password: secret)
         } catch let failure as OpenSSL.DecryptFailure {
-            if !file.hasMAC, secret == nil, failure.looksLikeBadDecrypt {
-                // With no MAC the password can only be checked by decrypting: the empty one failed.
+            if !file.hasMAC, secret == nil, raw.isEncrypted, !failure.looksUnsupported {
+                // With no MAC the password can only be checked by decrypting: the empty one failed,
+                // with a decryption error or, when the wrong key happened to leave valid padding,
+                // with a parse error of what it decrypted to. Neither says the file is damaged.
                 guard let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: false))
                 else {
                     throw CredentialError.passwordRequired(
@@ -117,18 +119,13 @@ extension CredentialFile {
                 }
                 do {
                     return try finish(try file.parse(password: candidate), candidate)
-                } catch let second as OpenSSL.DecryptFailure {
-                    if second.looksLikeBadDecrypt {
-                        throw CredentialError.wrongPassword(
-                            path: path,
-                            "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
-                            hint: "Use the password chosen when the bundle was exported."
-                        )
-                    }
-                    throw CredentialError.corrupt(
+                } catch let second as OpenSSL.DecryptFailure where !second.looksUnsupported {
+                    // Again either error: a wrong password as often as not ends in a parse error.
+                    throw CredentialError.wrongPassword(
                         path: path,
-                        "The bundle's contents are damaged (\(second.errors.last.map(UserFacing.sanitize) ?? "decryption failed")).",
-                        hint: "Export the bundle again."
+                        "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
+                        hint:
+                            "Use the password chosen when the bundle was exported; if it is right, the file was changed after export: export it again."
                     )
                 }
             }

@@ -108,18 +108,26 @@ public enum InputFile {
         if path == "-" {
             descriptor = STDIN_FILENO
         } else {
-            descriptor = openForReading(path)
+            // Without blocking: a FIFO nobody has opened for writing would hold open(2) for ever.
+            descriptor = openForReading(path, flags: O_NONBLOCK)
             if descriptor < 0 { throw openFailure(path: path, kind: kind, errno: errno) }
         }
         defer { if path != "-" { close(descriptor) } }
         return try read(descriptor: descriptor, path: path, kind: kind)
     }
 
-    /// Reads an open descriptor to its end, or throws once `kind.limit` is passed; `path` names
-    /// it in messages. The caller closes it.
+    /// How long a pipe, FIFO, socket or device may take to reach its end: a regular file ends
+    /// where its size says, these only when their writer closes them, which a FIFO nobody writes
+    /// to, a terminal or a stalled command never does.
+    public static let streamDeadline: Duration = .seconds(30)
+
+    /// Reads an open descriptor to its end, or throws once `kind.limit` is passed or, for
+    /// anything but a regular file, once ``streamDeadline`` has passed; `path` names it in
+    /// messages. The caller closes it.
     public static func read(descriptor: Int32, path: String, kind: InputKind) throws -> [UInt8] {
         var status = stat()
         var regularSize: Int?
+        var deadline: ContinuousClock.Instant?
         if fstat(descriptor, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFDIR {
                 throw CredentialError.isDirectory(
@@ -136,6 +144,7 @@ public enum InputFile {
                 regularSize = Int(status.st_size)
             }
         }
+        if regularSize == nil { deadline = .now + streamDeadline }
 
         // Chunks, joined once at the end: a file refused at the limit never held more than the
         // limit in memory, and one read whole is copied once rather than at every doubling. Each
@@ -148,6 +157,7 @@ public enum InputFile {
         var total = 0
         var chunkSize = min(regularSize.map { $0 + 1 } ?? 256 << 10, kind.limit + 1)
         while total <= kind.limit {
+            if let deadline { try waitForInput(descriptor, until: deadline, path: path, kind: kind, read: total) }
             var failure: Int32 = 0
             let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, initialized in
                 var count: Int
@@ -157,6 +167,8 @@ public enum InputFile {
                 if count < 0 { failure = errno }
                 initialized = max(count, 0)
             }
+            // Readiness can be stale (another reader of the same pipe took the bytes): wait again.
+            if failure == EAGAIN || failure == EWOULDBLOCK { continue }
             if failure != 0 {
                 throw CredentialError.unreadable(path: path, reason: String(cString: strerror(failure)))
             }
@@ -173,13 +185,72 @@ public enum InputFile {
         return bytes
     }
 
-    /// Opens `path` for reading by the bytes the user gave; -1 (and errno) when it cannot.
-    public static func openForReading(_ path: String) -> Int32 {
+    /// Opens `path` for reading by the bytes the user gave, with `flags` added to
+    /// `O_RDONLY | O_CLOEXEC`; -1 (and errno) when it cannot.
+    public static func openForReading(_ path: String, flags: Int32 = 0) -> Int32 {
         var raw = RawPath.bytes(path)
         raw.append(0)
         return raw.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC | flags) }
         }
+    }
+
+    /// Waits until `descriptor` has bytes (or its end) to read, or throws once `deadline` has
+    /// passed: the one wait of a read that is not of a regular file.
+    static func waitForInput(
+        _ descriptor: Int32,
+        until deadline: ContinuousClock.Instant,
+        path: String,
+        kind: InputKind,
+        read total: Int
+    ) throws {
+        do throws(WaitFailure) {
+            if try waitUntilReadable(descriptor, until: deadline) { return }
+        } catch {
+            throw CredentialError.unreadable(path: path, reason: String(cString: strerror(error.code)))
+        }
+        throw stalled(path: path, kind: kind, read: total)
+    }
+
+    /// What poll(2) failed with.
+    package struct WaitFailure: Error {
+        package var code: Int32
+    }
+
+    /// Waits until `descriptor` has bytes (or its end) to read: false when `deadline` passed
+    /// first.
+    package static func waitUntilReadable(
+        _ descriptor: Int32,
+        until deadline: ContinuousClock.Instant
+    ) throws(WaitFailure) -> Bool {
+        while true {
+            let left = deadline - .now
+            let milliseconds = max(
+                0,
+                left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            )
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(clamping: milliseconds))
+            if ready > 0 { return true }
+            if ready == 0 { return false }
+            if errno != EINTR { throw WaitFailure(code: errno) }
+        }
+    }
+
+    static func stalled(path: String, kind: InputKind, read total: Int) -> CredentialError {
+        let seconds = streamDeadline.components.seconds
+        let source = path == "-" ? "standard input" : "this pipe, FIFO or device"
+        let what =
+            total == 0
+            ? "Nothing came from \(source) in \(seconds) seconds"
+            : "The \(kind.name) from \(source) did not end within \(seconds) seconds (\(describe(size: total)) came)"
+        return CredentialError.unreadable(
+            path: path,
+            "\(what): apnsctl waits at most \(seconds) seconds for a \(kind.name) that is not a regular file to end.",
+            hint: path == "-"
+                ? "Give the \(kind.name)'s path instead of -, or feed standard input from a file or a command that ends."
+                : "Give the \(kind.name) as a regular file, or make sure the command writing to the FIFO writes it whole and closes it."
+        )
     }
 
     /// Whether `path` names something that exists, asked by the bytes the user gave.

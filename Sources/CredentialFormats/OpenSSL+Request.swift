@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSLShim
 import Crypto
 import Foundation
 
@@ -160,7 +161,13 @@ extension OpenSSL {
         defer { X509_SIG_free(encrypted) }
         guard let password else { return .wrongPassword }
         let info = password.withCString { pass, length in PKCS8_decrypt(encrypted, pass, length) }
-        guard let info else { return .wrongPassword }
+        guard let info else {
+            // A wrong password, unless the algorithm itself cannot run here.
+            let usable = password.withCString { pass, length in
+                der.withUnsafeBufferPointer { apnsctl_pkcs8_encryption_usable($0.baseAddress, $0.count, pass, length) }
+            }
+            return usable == 0 ? .failed : .wrongPassword
+        }
         defer { PKCS8_PRIV_KEY_INFO_free(info) }
         guard let key = EVP_PKCS82PKEY(info) else { return .failed }
         defer { EVP_PKEY_free(key) }

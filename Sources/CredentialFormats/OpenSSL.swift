@@ -62,6 +62,8 @@ package enum OpenSSL {
         var certificates: [String]
         var keys: [String]
         var hasUnknownAlgorithm: Bool
+        /// Whether any safe or key bag is encrypted (a password is needed to read it).
+        var isEncrypted: Bool { (certificates + keys).contains { $0 != "none" } }
     }
 
     struct PKCS12Contents {
@@ -358,6 +360,17 @@ package enum OpenSSL {
             }
             let errors = drainErrors()
             guard let key else {
+                // Asked of the algorithm, not read from the errors: a wrong password can leave
+                // valid padding, and the parse error that follows names no decryption.
+                if let password {
+                    let usable = password.withCString { pass, length in
+                        buffer.withMemoryRebound(to: CChar.self) {
+                            apnsctl_pem_key_encryption_usable($0.baseAddress, Int32($0.count), pass, length)
+                        }
+                    }
+                    ERR_clear_error()
+                    if usable >= 0 { return usable == 1 ? .wrongPassword : .failed }
+                }
                 let badDecrypt = errors.contains { $0.text.contains("bad decrypt") || $0.text.contains("decrypt") }
                 return badDecrypt ? .wrongPassword : .failed
             }

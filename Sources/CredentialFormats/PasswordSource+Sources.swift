@@ -40,7 +40,8 @@ extension PasswordSource {
     /// The first line of the file at `path`, read each time a password is needed.
     public static func file(_ path: String, namedBy: String? = nil) -> PasswordSource {
         PasswordSource { _ in
-            let descriptor = InputFile.openForReading(path)
+            // Without blocking, as every file is opened: a FIFO nobody writes to would hold open(2).
+            let descriptor = InputFile.openForReading(path, flags: O_NONBLOCK)
             guard descriptor >= 0 else {
                 throw CredentialError.fileNotFound(
                     path: path,
@@ -63,14 +64,32 @@ extension PasswordSource {
     }
 
     /// Reads up to the first newline; a trailing CR is dropped too. The password may be empty.
-    /// Byte by byte, so that nothing after the line is taken from a pipe others read on.
+    /// Byte by byte, so that nothing after the line is taken from a pipe others read on. The
+    /// line must come within ``InputFile/streamDeadline``, as any file's end must.
     public static func readLine(from descriptor: Int32, what: String) throws -> SecretBytes {
         var bytes: [UInt8] = []
         defer { for index in bytes.indices { bytes[index] = 0 } }
+        let deadline = ContinuousClock.now + InputFile.streamDeadline
         while true {
+            let readable: Bool
+            do throws(InputFile.WaitFailure) {
+                readable = try InputFile.waitUntilReadable(descriptor, until: deadline)
+            } catch {
+                throw CredentialError.unreadable(
+                    "The password cannot be read from \(what) (\(String(cString: strerror(error.code)))).",
+                    hint: "Give a file (not a folder) or a pipe that holds the password."
+                )
+            }
+            guard readable else {
+                let seconds = InputFile.streamDeadline.components.seconds
+                throw CredentialError.unreadable(
+                    "No password line came from \(what) in \(seconds) seconds: apnsctl waits at most \(seconds) seconds for one.",
+                    hint: "Give a file that holds the password, or a pipe from a command that writes it and ends."
+                )
+            }
             var byte: UInt8 = 0
             let count = systemRead(descriptor, &byte, 1)
-            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
             if count < 0 {
                 throw CredentialError.unreadable(
                     "The password cannot be read from \(what) (\(String(cString: strerror(errno)))).",

@@ -106,6 +106,77 @@ struct BoundedInputTests {
         #expect((error["message"] as? String)?.contains("is 70 KiB, more than the 64 KiB") == true, "\(error)")
     }
 
+    // MARK: Files that never end
+
+    /// A FIFO nobody writes to, read by a command that takes a certificate file: refused once the
+    /// wait for a stream is over, not waited on for ever (the run's own deadline is four times that).
+    @Test(arguments: ["inspect", "import", "check", "send", "handshake"])
+    func aFIFONobodyWritesToIsRefused(_ command: String) throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.path("bundle.p12")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let result = try CLI.run(
+            Self.bundleCommands(fifo, store: folder.path("store")).first { $0[0] == command } ?? [],
+            environment: ["P12": Self.password],
+            timeout: 120
+        )
+        let said = result.stdout + result.stderr
+        #expect(result.status == 2, "\(said)")
+        #expect(said.contains(fifo), "\(said)")
+        #expect(said.contains("Nothing came from this pipe, FIFO or device in 30 seconds"), "\(said)")
+        #expect(said.contains("hint:") || said.contains("→"), "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("store/index.json")))
+    }
+
+    /// A folder, named where a certificate file goes: refused before anything is read.
+    @Test func aFolderIsRefusedByEveryCommand() throws {
+        let folder = try TemporaryFolder()
+        for arguments in Self.bundleCommands(folder.url.path, store: folder.path("store")) {
+            let result = try CLI.run(arguments, environment: ["P12": Self.password])
+            let said = result.stdout + result.stderr
+            #expect(result.status == 2, "\(arguments): \(said)")
+            #expect(said.contains("This is a folder, not a certificate file"), "\(arguments): \(said)")
+        }
+    }
+
+    /// A password file that is a FIFO nobody writes to: the same bound.
+    @Test func aPasswordFIFONobodyWritesToIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.path("password")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let result = try CLI.run(["inspect", Self.credential, "--password-file", fifo], timeout: 120)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("No password line came from \(fifo) in 30 seconds"), "\(result.stderr)")
+    }
+
+    /// A FIFO with a writer, and a writer that stops without closing it.
+    @Test func aFIFOIsReadWhenWrittenAndRefusedWhenItStalls() throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.path("bundle.p12")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let written = try CLI.runProgram(
+            "bash",
+            ["-c", #"cat "$1" > "$2" & "$0" inspect "$2" --password-env P12"#, CLI.binary, Self.credential, fifo],
+            environment: ["P12": Self.password]
+        )
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(written.stdout.contains("PKCS#12 bundle"), "\(written.stdout)")
+
+        // The start of the bundle, and the FIFO held open for writing by the shell, which
+        // writes no more: no end ever comes.
+        let stalled = try CLI.runProgram(
+            "bash",
+            [
+                "-c", #"exec 3<>"$2"; head -c 100 "$1" >&3; "$0" inspect "$2" --password-env P12 3>&-"#,
+                CLI.binary, Self.credential, fifo,
+            ],
+            environment: ["P12": Self.password],
+            timeout: 120
+        )
+        #expect(stalled.status == 2, "\(stalled.stderr)")
+        #expect(stalled.stderr.contains("did not end within 30 seconds (100 bytes came)"), "\(stalled.stderr)")
+    }
+
     // MARK: PKCS#12 iteration counts
 
     static let hostileCount = Int(Int32.max)

@@ -48,6 +48,19 @@ int apnsctl_pkcs12_inner_iterations(PKCS12 *p12, const char *pass, int passlen,
  * 0 when the structure is not one. */
 uint64_t apnsctl_pkcs8_iterations(const unsigned char *der, long len);
 
+/* Whether the encryption of an encrypted PKCS#8 key (EncryptedPrivateKeyInfo in DER) is one
+ * this OpenSSL can run, with its providers as loaded: 1 when it is (the key is derived from
+ * `pass` and the cipher set up, as decrypting would), 0 when not, -1 when the bytes are not such
+ * a key. After a failed decryption, 1 means the password (or the data) was wrong, not the
+ * algorithm: a wrong key can leave valid padding, and the parse error that follows says nothing
+ * about the algorithm. */
+int apnsctl_pkcs8_encryption_usable(const unsigned char *der, long len, const char *pass, int passlen);
+
+/* The same for one PEM private-key block: "ENCRYPTED PRIVATE KEY" as above, a traditional
+ * block by its DEK-Info cipher (known by name and fetchable from the loaded providers); -1 when
+ * the block is not an encrypted key. */
+int apnsctl_pem_key_encryption_usable(const char *pem, int len, const char *pass, int passlen);
+
 /* Keeps secrets held in this process's memory out of core dumps: marks the process not
  * dumpable (prctl(PR_SET_DUMPABLE, 0), which Swift cannot call: it is variadic) and sets the
  * core size limit to 0. Returns 0 when both took effect. */
