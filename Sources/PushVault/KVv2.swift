@@ -107,7 +107,11 @@ public struct KVv2: Sendable {
     /// The entry a data path's answer holds.
     private func entry(_ data: VaultJSON, path apiPath: String) throws -> KVEntry {
         guard let fields = data["data"].object, let number = data["metadata"]["version"].int else {
-            throw VaultError.badResponse(address: client.address, path: apiPath, reason: "no data.data or metadata.version")
+            throw VaultError.badResponse(
+                address: client.address,
+                path: apiPath,
+                reason: "no data.data or metadata.version"
+            )
         }
         var strings: [String: String] = [:]
         for (key, value) in fields {

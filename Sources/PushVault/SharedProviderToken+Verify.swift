@@ -57,7 +57,8 @@ extension SharedProviderToken {
     func publicKeyForVerifying() async throws -> P256.Signing.PublicKey {
         if let known = memory.knownPublicKey { return known }
         let info = try await transit.keyInfo(name: transitKey)
-        guard let pem = info.publicKeys[info.latestVersion], let key = try? P256.Signing.PublicKey(pemRepresentation: pem)
+        guard let pem = info.publicKeys[info.latestVersion],
+            let key = try? P256.Signing.PublicKey(pemRepresentation: pem)
         else {
             throw VaultError.badResponse(
                 address: kv.client.address,

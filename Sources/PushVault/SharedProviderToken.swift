@@ -71,7 +71,8 @@ public struct SharedProviderToken: Sendable {
     /// Told, once per entry version, why a shared token is not used, and when this process
     /// signs a token of its own; by default written to standard error.
     public let warn: @Sendable (String) -> Void
-    /// What this value remembers between calls (shared by its copies).
+    /// What this value remembers between calls: shared by its copies and by every value of the
+    /// same entry made with the same client.
     let memory: SharedTokenMemory
 
     /// A shared token for the APNs key `keyID` of team `teamID`, signed by the Transit key
@@ -114,7 +115,8 @@ public struct SharedProviderToken: Sendable {
         self.refreshAge = refreshAge
         self.clock = clock
         self.warn = warn
-        memory = SharedTokenMemory(publicKey: publicKey)
+        memory = kv.client.tokenMemory(for: "\(kv.mount)/\(path) \(transit.mount)/keys/\(self.transitKey)")
+        if let publicKey { memory.knownPublicKey = publicKey }
     }
 
     /// Writes `message` to standard error as a warning.
@@ -146,7 +148,13 @@ public struct SharedProviderToken: Sendable {
                 }
             }
             if let own = memory.ownToken(now: now, refreshAge: refreshAge) {
-                return SharedToken(token: own.jwt, issuedAt: own.issuedAt, keyID: keyID, version: current, minted: false)
+                return SharedToken(
+                    token: own.jwt,
+                    issuedAt: own.issuedAt,
+                    keyID: keyID,
+                    version: current,
+                    minted: false
+                )
             }
             let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
             let token = try await transit.makeProviderToken(
@@ -195,7 +203,6 @@ final class SharedTokenMemory: @unchecked Sendable {
     private var warned: Set<Int> = []
     private var own: IssuedProviderToken?
 
-    init(publicKey: P256.Signing.PublicKey?) { self.publicKey = publicKey }
 
     var knownPublicKey: P256.Signing.PublicKey? {
         get { lock.withLock { publicKey } }

@@ -20,6 +20,20 @@ public final class VaultClient: Sendable {
     let logins = NIOLockedValueBox(0)
     /// KV mounts already checked to be version 2.
     let checkedMounts = NIOLockedValueBox<Set<String>>([])
+    /// What the shared provider tokens of this client remember, by entry: every store opened
+    /// with this client (an exporter's probe after probe) shares one, so a token of its own is
+    /// signed once per refresh age, not once per use.
+    private let tokenMemories = NIOLockedValueBox<[String: SharedTokenMemory]>([:])
+
+    /// The memory of the shared token entry `name`.
+    func tokenMemory(for name: String) -> SharedTokenMemory {
+        tokenMemories.withLockedValue { memories in
+            if let known = memories[name] { return known }
+            let made = SharedTokenMemory()
+            memories[name] = made
+            return made
+        }
+    }
 
     /// A client for `configuration`; nothing is sent until the first request.
     public init(configuration: VaultConfiguration) throws {

@@ -1,11 +1,11 @@
 import Foundation
+import PushCore
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import PushCore
 
 /// Where a Vault (or OpenBao) server is and how to authenticate to it, read from the
 /// environment the way Vault's own clients read it.
@@ -186,7 +186,10 @@ public struct VaultConfiguration: Sendable {
     /// reads the token file again) and a device such as /dev/zero never ends.
     static func readSecretFile(_ path: String, setting: String?, address: String) throws -> SecretBytes {
         let named = setting.map { "\($0) names \(path)" } ?? "The file \(path)"
-        let fix = setting.map { "Point \($0) at a file holding only the secret (Vault Agent's sink file is one), or unset it." }
+        let fix =
+            setting.map {
+                "Point \($0) at a file holding only the secret (Vault Agent's sink file is one), or unset it."
+            }
             ?? "Write the secret alone into the file, or remove it."
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {

@@ -25,7 +25,8 @@ struct SharedTokenVerificationTests {
     }
 
     /// An instance of the fleet with `client` (the root token unless given), its warnings kept.
-    static func instance(_ fixture: Fixture, _ client: VaultClient, _ warnings: Warnings) throws -> SharedProviderToken {
+    static func instance(_ fixture: Fixture, _ client: VaultClient, _ warnings: Warnings) throws -> SharedProviderToken
+    {
         try SharedProviderToken(
             kv: client.kv(),
             transit: client.transit(),
@@ -45,9 +46,14 @@ struct SharedTokenVerificationTests {
         let now = fixture.clock.now.withLockedValue { $0 }
         let seconds = Int(now.timeIntervalSince1970)
         let real = try ProviderKey(keyID: fixture.keyID, teamID: fixture.teamID, privateKey: fixture.key)
-        let foreign = try ProviderKey(keyID: fixture.keyID, teamID: fixture.teamID, privateKey: P256.Signing.PrivateKey())
+        let foreign = try ProviderKey(
+            keyID: fixture.keyID,
+            teamID: fixture.teamID,
+            privateKey: P256.Signing.PrivateKey()
+        )
         let valid = try real.makeJWT(issuedAt: now)
-        let forged = valid.split(separator: ".").prefix(2).joined(separator: ".") + "."
+        let forged =
+            valid.split(separator: ".").prefix(2).joined(separator: ".") + "."
             + Data(repeating: 0x41, count: 64).base64URLEncodedString()
         let expired = try real.makeJWT(issuedAt: now.addingTimeInterval(-2 * 3_600))
         let future = try real.makeJWT(issuedAt: now.addingTimeInterval(3_600))
@@ -59,14 +65,20 @@ struct SharedTokenVerificationTests {
             ("expired", ["token": expired, "iat": String(seconds), "key_id": fixture.keyID], "iat field"),
             ("future", ["token": future, "iat": String(seconds + 3_600), "key_id": fixture.keyID], "in the future"),
             (
-                "foreign key", ["token": try foreign.makeJWT(issuedAt: now), "iat": String(seconds), "key_id": fixture.keyID],
+                "foreign key",
+                ["token": try foreign.makeJWT(issuedAt: now), "iat": String(seconds), "key_id": fixture.keyID],
                 "signature"
             ),
-            ("other team", ["token": try otherTeam.makeJWT(issuedAt: now), "iat": String(seconds), "key_id": fixture.keyID], "team"),
+            (
+                "other team",
+                ["token": try otherTeam.makeJWT(issuedAt: now), "iat": String(seconds), "key_id": fixture.keyID], "team"
+            ),
         ]
     }
 
-    @Test("A forged, expired, future, foreign-key or other-team token is replaced by a writer, with a warning naming it")
+    @Test(
+        "A forged, expired, future, foreign-key or other-team token is replaced by a writer, with a warning naming it"
+    )
     func badTokensAreReplaced() async throws {
         let server = try server()
         let fixture = try await Fixture(server: server)
@@ -117,7 +129,10 @@ struct SharedTokenVerificationTests {
         #expect(again.token == own.token, "its own token is kept for the refresh age, not signed anew")
         #expect(try await kv.read(path).version == planted, "the entry was not written")
         #expect(warnings.all.contains { $0.contains("signature") && $0.contains("secret/\(path)") }, "\(warnings.all)")
-        #expect(warnings.all.contains { $0.contains("may not replace") && $0.contains("secret/\(path)") }, "\(warnings.all)")
+        #expect(
+            warnings.all.contains { $0.contains("may not replace") && $0.contains("secret/\(path)") },
+            "\(warnings.all)"
+        )
         #expect(warnings.all.count == 2, "one warning per entry version and one per token of its own: \(warnings.all)")
 
         // Once a role that mints puts a valid token there, the shared one is used again.

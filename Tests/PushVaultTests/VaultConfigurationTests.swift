@@ -1,12 +1,13 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import NIOHTTP1
 import PushCore
 import Testing
 
 @testable import PushVault
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Configuration from the environment, error wording and the key wrap: no server needed.
 @Suite("Vault configuration, errors and key wrap")

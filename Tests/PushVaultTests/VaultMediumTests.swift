@@ -210,7 +210,11 @@ struct VaultMediumTests {
         let medium = waiting
         let kv = medium.kv
         let future = String(Int(Date().timeIntervalSince1970) + 3_600)
-        try await kv.write(medium.lockPath, data: ["nonce": "ahead", "holder": "a clock an hour ahead", "since": future], cas: 0)
+        try await kv.write(
+            medium.lockPath,
+            data: ["nonce": "ahead", "holder": "a clock an hour ahead", "since": future],
+            cas: 0
+        )
         let started = Date()
         try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
         #expect(Date().timeIntervalSince(started) < 5, "taken over, not waited for")
@@ -235,7 +239,11 @@ struct VaultMediumTests {
         let error = try #require(refusal as? CredentialError)
         #expect(error.message.contains("a live writer"), "\(error.message)")
         #expect(
-            VaultMedium.isStale(KVEntry(data: ["since": "x"], version: 1, createdTime: nil), now: Date(), bound: .seconds(60))
+            VaultMedium.isStale(
+                KVEntry(data: ["since": "x"], version: 1, createdTime: nil),
+                now: Date(),
+                bound: .seconds(60)
+            )
         )
     }
 }
