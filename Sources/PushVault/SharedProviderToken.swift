@@ -203,7 +203,6 @@ final class SharedTokenMemory: @unchecked Sendable {
     private var warned: Set<Int> = []
     private var own: IssuedProviderToken?
 
-
     var knownPublicKey: P256.Signing.PublicKey? {
         get { lock.withLock { publicKey } }
         set { lock.withLock { publicKey = newValue } }
