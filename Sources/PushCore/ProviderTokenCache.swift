@@ -125,6 +125,23 @@ public final class ProviderTokenCache: @unchecked Sendable {
         }
     }
 
+    /// APNs answered `InvalidProviderToken` to the cached token of a key held elsewhere: it is
+    /// dropped and its source told, so that the next ``prepare()`` fetches another. False (and
+    /// nothing done) for a key in memory, or when `jwt` is no longer the cached token (another
+    /// request dropped it already).
+    public func dropRejected(_ jwt: String) async -> Bool {
+        guard case .remote(let key) = minter else { return false }
+        let dropped: IssuedProviderToken? = lock.withLock {
+            guard state.token == jwt, let issuedAt = state.issuedAt else { return nil }
+            state.token = nil
+            state.issuedAt = nil
+            return IssuedProviderToken(jwt: jwt, issuedAt: issuedAt)
+        }
+        guard let dropped else { return false }
+        await key.source.tokenRejected(dropped)
+        return true
+    }
+
     /// When the cached token was issued (nil before the first request).
     public var issuedAt: Date? { lock.withLock { state.issuedAt } }
     /// How many tokens were made (or, from elsewhere, taken) so far.

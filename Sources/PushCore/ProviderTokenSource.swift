@@ -24,6 +24,14 @@ public protocol ProviderTokenSource: Sendable {
     var teamID: String { get }
     /// A token that is valid now, with its issue time. May wait on the network.
     func currentToken() async throws -> IssuedProviderToken
+    /// APNs answered `InvalidProviderToken` to `token`: the source must not answer it again
+    /// (a shared token that is not what it claims is replaced).
+    func tokenRejected(_ token: IssuedProviderToken) async
+}
+
+extension ProviderTokenSource {
+    /// By default a refused token is simply asked for again.
+    public func tokenRejected(_ token: IssuedProviderToken) async {}
 }
 
 /// A token key whose private key is not here: its identifiers, its public key when known (for

@@ -18,6 +18,14 @@ extension GatewayConnection {
         }
         let encoder = RequestEncoder(template: notification.template, authority: authority)
         try await prepareToken()
+        let presented = try bearer()
+        let response = try await send(encoder.headers(for: notification, bearer: presented), body: notification.payload)
+        // A token from elsewhere (a fleet's shared one) that APNs calls invalid is dropped and
+        // a new one fetched, once: the source replaces a token that is not what it claims.
+        guard response.status == 403, response.reason == .invalidProviderToken, let presented, let tokens,
+            await tokens.dropRejected(presented)
+        else { return response }
+        try await prepareToken()
         return try await send(encoder.headers(for: notification, bearer: try bearer()), body: notification.payload)
     }
 

@@ -119,7 +119,8 @@ public struct CredentialStore: Sendable {
             throw CredentialError.storeError("\(credential.alias) is not a certificate.", hint: nil)
         }
         let file = try readEntryFile(relative, of: credential)
-        return try CredentialFile.decode(file.bytes, path: file.name, password: .none)
+        let decoded = try CredentialFile.decode(file.bytes, path: file.name, password: .none)
+        return try checkIndexed(decoded, of: credential, name: file.name)
     }
 
     /// The certificate with its private key, reading the secret from the Secret Service.
@@ -159,7 +160,8 @@ public struct CredentialStore: Sendable {
                 throw CredentialError.storeError("\(credential.alias) has no bundle file.", hint: nil)
             }
             let file = try readEntryFile(bundle, of: credential)
-            return try CredentialFile.decode(file.bytes, path: file.name, password: .fixed(secret))
+            let decoded = try CredentialFile.decode(file.bytes, path: file.name, password: .fixed(secret))
+            return try checkIndexed(decoded, of: credential, name: file.name)
         case .privateKey:
             let certificate = try self.certificate(of: credential)
             return certificate.replacingKey(secret)
@@ -178,7 +180,13 @@ public struct CredentialStore: Sendable {
         try withSharedLock {
             let current = try current(credential)
             guard current.kind == .tokenKey, let keyID = current.keyID, let teamID = current.teamID else { return nil }
-            return try secrets.remoteTokenKey(for: current.secretItem(store: path), keyID: keyID, teamID: teamID)
+            let item = current.secretItem(store: path)
+            guard let remote = try secrets.remoteTokenKey(for: item, keyID: keyID, teamID: teamID) else { return nil }
+            if let der = remote.publicKeyDER {
+                let fingerprint = PublicKeyFingerprint.of(subjectPublicKeyInfo: der)
+                try checkIndexed(publicKeyFingerprint: fingerprint, of: current, place: secrets.placeOf(item))
+            }
+            return remote
         }
     }
 
@@ -203,7 +211,9 @@ public struct CredentialStore: Sendable {
                 alias: credential.alias
             )
         }
-        return try ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret)
+        let key = try ProviderKey(keyID: keyID, teamID: teamID, pkcs8: secret)
+        try checkIndexed(publicKeyFingerprint: key.publicKeyFingerprint, of: credential, place: secrets.placeOf(item))
+        return key
     }
 
     // MARK: Helpers

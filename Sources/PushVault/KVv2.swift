@@ -100,8 +100,13 @@ public struct KVv2: Sendable {
             context: context
         )
         let data = json["data"]
+        if data["data"].isNull { throw VaultError.notFound(address: client.address, path: apiPath) }
+        return try entry(data, path: apiPath)
+    }
+
+    /// The entry a data path's answer holds.
+    private func entry(_ data: VaultJSON, path apiPath: String) throws -> KVEntry {
         guard let fields = data["data"].object, let number = data["metadata"]["version"].int else {
-            if data["data"].isNull { throw VaultError.notFound(address: client.address, path: apiPath) }
             throw VaultError.badResponse(
                 address: client.address,
                 path: apiPath,
@@ -120,6 +125,27 @@ public struct KVv2: Sendable {
             strings[key] = text
         }
         return KVEntry(data: strings, version: number, createdTime: data["metadata"]["created_time"].string)
+    }
+
+    /// The latest version of the entry at `path` as its data path tells it, which `read` alone
+    /// may ask: the entry when that version is live, and its number either way (0 when there is
+    /// no entry). A version deleted (`kv delete`, `delete_version_after`) or destroyed keeps its
+    /// number, and a check-and-set write that replaces it must name that number.
+    public func latest(_ path: String) async throws -> (entry: KVEntry?, version: Int) {
+        let apiPath = "\(mount)/data/\(Self.trim(path))"
+        try await checked(apiPath, capability: "read")
+        let json: VaultJSON
+        do {
+            json = try await client.call(.GET, apiPath, capability: "read", context: context, answerOfNotFound: true)
+        } catch let error as VaultError where error.code == .notFound {
+            return (nil, 0)
+        }
+        let data = json["data"]
+        guard let number = data["metadata"]["version"].int else {
+            throw VaultError.badResponse(address: client.address, path: apiPath, reason: "no data.metadata.version")
+        }
+        if data["data"].isNull { return (nil, number) }
+        return (try entry(data, path: apiPath), number)
     }
 
     /// ``read(_:version:)``, with nil for an entry that does not exist (or whose latest version

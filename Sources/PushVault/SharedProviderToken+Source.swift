@@ -12,6 +12,10 @@ extension SharedProviderToken: ProviderTokenSource {
             throw error.reportable
         }
     }
+
+    /// APNs refused `token` (`InvalidProviderToken`): it is dropped, and the next
+    /// ``currentToken()`` signs a new one (see ``reject(_:)``).
+    public func tokenRejected(_ token: IssuedProviderToken) async { reject(token.jwt) }
 }
 
 /// A ``VaultError`` in the shape every library error has (``ReportableError``): its code by

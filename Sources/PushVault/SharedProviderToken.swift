@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PushCore
 
@@ -9,10 +10,10 @@ public struct SharedToken: Sendable, CustomStringConvertible {
     public let issuedAt: Date
     /// The APNs key ID in its header.
     public let keyID: String
-    /// The KV version that holds it.
+    /// The KV version that holds it (for a token of the process's own, the version it stands in for).
     public let version: Int
-    /// True when this call made the token (it won the check-and-set write); false when it took
-    /// one another process (or an earlier call) made.
+    /// True when this call made the token (it won the check-and-set write, or signed one for
+    /// this process alone); false when it took one another process (or an earlier call) made.
     public let minted: Bool
 
     /// Never the token itself.
@@ -29,11 +30,16 @@ public struct SharedToken: Sendable, CustomStringConvertible {
 /// every instance reads `PREFIX/tokens/KEYID`, `{token, iat, key_id}`:
 ///
 /// 1. a token younger than ``refreshAge`` (40 minutes by default, 20 to 50 allowed) is used as
-///    it is;
+///    it is, once it is verified (see ``verify(_:now:)``): its ES256 signature by the key's
+///    public key, its `kid`, its `iss` and its `iat`. An entry that fails is not used, and a
+///    warning names it;
 /// 2. otherwise a new JWT (header `{alg: ES256, kid}`, claims `{iss: team ID, iat}`) is signed
-///    by the key in Transit and written with `cas` = the version read;
+///    by the key in Transit and written with `cas` = the entry's current version (a deleted
+///    or destroyed version keeps its number);
 /// 3. a write that loses the check-and-set means another instance minted first: its token is
-///    read and used.
+///    read and used;
+/// 4. a token whose policies may not write the entry (the exporter's) uses the token it signed
+///    for itself until the shared one is valid again.
 ///
 /// So of N instances that find the token old at once, exactly one writes a new one; the others
 /// use it. (The losers' signatures are discarded unused: APNs only counts tokens it is sent.)
@@ -62,9 +68,17 @@ public struct SharedProviderToken: Sendable {
     public let refreshAge: TimeInterval
     /// The clock that dates tokens and judges their age.
     public let clock: GatewayClock
+    /// Told, once per entry version, why a shared token is not used, and when this process
+    /// signs a token of its own; by default written to standard error.
+    public let warn: @Sendable (String) -> Void
+    /// What this value remembers between calls: shared by its copies and by every value of the
+    /// same entry made with the same client.
+    let memory: SharedTokenMemory
 
     /// A shared token for the APNs key `keyID` of team `teamID`, signed by the Transit key
     /// `transitKey` (by default ``Transit/keyName(for:)``) and kept under `prefix` in `kv`.
+    /// A shared token is verified against `publicKey`, the key's public key as the store knows
+    /// it; without one, against the public key of the Transit key's latest version.
     public init(
         kv: KVv2,
         transit: Transit,
@@ -73,7 +87,9 @@ public struct SharedProviderToken: Sendable {
         transitKey: String? = nil,
         prefix: String = "apnsctl",
         refreshAge: TimeInterval = SharedProviderToken.defaultRefreshAge,
-        clock: GatewayClock = .system
+        clock: GatewayClock = .system,
+        publicKey: P256.Signing.PublicKey? = nil,
+        warn: @escaping @Sendable (String) -> Void = SharedProviderToken.warnOnStandardError
     ) throws {
         guard ProviderKey.isIdentifier(keyID), ProviderKey.isIdentifier(teamID) else {
             throw VaultError.invalidConfiguration(
@@ -98,62 +114,125 @@ public struct SharedProviderToken: Sendable {
         self.path = (trimmed.isEmpty ? "" : trimmed + "/") + "tokens/" + keyID
         self.refreshAge = refreshAge
         self.clock = clock
+        self.warn = warn
+        memory = kv.client.tokenMemory(for: "\(kv.mount)/\(path) \(transit.mount)/keys/\(self.transitKey)")
+        if let publicKey { memory.knownPublicKey = publicKey }
     }
 
+    /// Writes `message` to standard error as a warning.
+    public static let warnOnStandardError: @Sendable (String) -> Void = { message in
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    }
+
+    /// The entry as Vault's CLI names it.
+    var entryName: String { "\(kv.mount)/\(path)" }
+
     /// The token to send now: the fleet's current one, or a new one when it is
-    /// ``refreshAge`` old (made by this call only if no other instance made it first).
+    /// ``refreshAge`` old or not valid (made by this call only if no other instance made it
+    /// first).
     public func token() async throws -> SharedToken {
-        var expected: Int?
         var lastError: VaultError?
         for _ in 0..<4 {
             let now = clock.now()
-            let entry = try await kv.readIfPresent(path)
-            if let entry, let found = parse(entry), isFresh(found.issuedAt, now: now) { return found }
-            // The version a new token replaces: the one read, or (no readable latest version)
-            // none, unless a lost write said the entry has deleted versions.
-            let cas = entry?.version ?? expected ?? 0
+            let (entry, current) = try await kv.latest(path)
+            if let entry {
+                switch try await verify(entry, now: now) {
+                case .valid(let token): return token
+                case .old: break
+                case .refused(let why):
+                    if memory.firstWarning(for: entry.version) {
+                        warn(
+                            "The shared provider token at \(entryName) (version \(entry.version)) at \(kv.client.address) is not used: \(why). A new one is signed with Transit in its place."
+                        )
+                    }
+                }
+            }
+            if let own = memory.ownToken(now: now, refreshAge: refreshAge) {
+                return SharedToken(
+                    token: own.jwt,
+                    issuedAt: own.issuedAt,
+                    keyID: keyID,
+                    version: current,
+                    minted: false
+                )
+            }
+            let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
             let token = try await transit.makeProviderToken(
                 name: transitKey,
                 keyID: keyID,
                 teamID: teamID,
-                issuedAt: now
+                issuedAt: issuedAt
             )
-            let issuedAt = Int(now.timeIntervalSince1970)
-            let data = ["token": token, "iat": String(issuedAt), "key_id": keyID]
+            let data = ["token": token, "iat": String(Int(issuedAt.timeIntervalSince1970)), "key_id": keyID]
             do {
-                let version = try await kv.write(path, data: data, cas: cas)
-                return SharedToken(
-                    token: token,
-                    issuedAt: Date(timeIntervalSince1970: TimeInterval(issuedAt)),
-                    keyID: keyID,
-                    version: version,
-                    minted: true
-                )
+                let version = try await kv.write(path, data: data, cas: current)
+                return SharedToken(token: token, issuedAt: issuedAt, keyID: keyID, version: version, minted: true)
             } catch let error as VaultError where error.code == .casMismatch {
+                // Another instance won: the next read finds its token.
                 lastError = error
-                // Another instance won: the next read finds its token. When the latest version
-                // is deleted there is none to read, and the metadata says what to replace.
-                if entry == nil { expected = try? await kv.metadata(path).currentVersion }
+            } catch let error as VaultError where error.code == .permissionDenied {
+                // This token may read the fleet's entry but not replace it: the process sends
+                // with the token it signed, until the shared one is valid again.
+                memory.keepOwn(IssuedProviderToken(jwt: token, issuedAt: issuedAt))
+                warn(
+                    "This process may not replace the shared provider token at \(entryName) at \(kv.client.address) (its policies do not grant \"\(error.subject.capability ?? "update")\" on \(error.subject.path ?? entryName)), so it sends with a token it signed with Transit for itself until that entry holds a valid token again; a role that mints (docs/vault-policies/reader.hcl) renews the entry."
+                )
+                return SharedToken(token: token, issuedAt: issuedAt, keyID: keyID, version: current, minted: true)
             }
         }
-        throw lastError ?? VaultError.casMismatch(address: kv.client.address, path: path, expected: expected ?? 0)
+        throw lastError ?? VaultError.casMismatch(address: kv.client.address, path: path, expected: 0)
     }
 
-    func parse(_ entry: KVEntry) -> SharedToken? {
-        guard let token = entry.data["token"], let iat = entry.data["iat"].flatMap({ Int($0) }),
-            entry.data["key_id"] == keyID
-        else { return nil }
-        return SharedToken(
-            token: token,
-            issuedAt: Date(timeIntervalSince1970: TimeInterval(iat)),
-            keyID: keyID,
-            version: entry.version,
-            minted: false
-        )
-    }
+    /// APNs answered `InvalidProviderToken` to `jwt`: it is not used again, whether the entry
+    /// or this process holds it, and the next ``token()`` signs a new one.
+    public func reject(_ jwt: String) { memory.reject(jwt) }
 
     func isFresh(_ issuedAt: Date, now: Date) -> Bool {
         let age = now.timeIntervalSince(issuedAt)
         return age >= -Self.clockSkew && age < refreshAge
     }
+}
+
+/// What a ``SharedProviderToken`` remembers between calls: the public key that verifies shared
+/// tokens, the tokens APNs refused, the entry versions already warned about, and a token of the
+/// process's own when it may not write the entry.
+final class SharedTokenMemory: @unchecked Sendable {
+    private let lock = NSLock()
+    private var publicKey: P256.Signing.PublicKey?
+    private var rejected: Set<String> = []
+    private var warned: Set<Int> = []
+    private var own: IssuedProviderToken?
+
+    var knownPublicKey: P256.Signing.PublicKey? {
+        get { lock.withLock { publicKey } }
+        set { lock.withLock { publicKey = newValue } }
+    }
+
+    func reject(_ jwt: String) {
+        let digest = Self.digest(jwt)
+        lock.withLock {
+            rejected.insert(digest)
+            if own.map({ Self.digest($0.jwt) }) == digest { own = nil }
+        }
+    }
+
+    func isRejected(_ jwt: String) -> Bool {
+        let digest = Self.digest(jwt)
+        return lock.withLock { rejected.contains(digest) }
+    }
+
+    /// True the first time an entry version is warned about.
+    func firstWarning(for version: Int) -> Bool { lock.withLock { warned.insert(version).inserted } }
+
+    func keepOwn(_ token: IssuedProviderToken) { lock.withLock { own = token } }
+
+    /// The process's own token while it is younger than `refreshAge`.
+    func ownToken(now: Date, refreshAge: TimeInterval) -> IssuedProviderToken? {
+        lock.withLock {
+            guard let own, now.timeIntervalSince(own.issuedAt) < refreshAge, now >= own.issuedAt else { return nil }
+            return own
+        }
+    }
+
+    private static func digest(_ jwt: String) -> String { HexText.of(SHA256.hash(data: Data(jwt.utf8))) }
 }

@@ -20,6 +20,20 @@ public final class VaultClient: Sendable {
     let logins = NIOLockedValueBox(0)
     /// KV mounts already checked to be version 2.
     let checkedMounts = NIOLockedValueBox<Set<String>>([])
+    /// What the shared provider tokens of this client remember, by entry: every store opened
+    /// with this client (an exporter's probe after probe) shares one, so a token of its own is
+    /// signed once per refresh age, not once per use.
+    private let tokenMemories = NIOLockedValueBox<[String: SharedTokenMemory]>([:])
+
+    /// The memory of the shared token entry `name`.
+    func tokenMemory(for name: String) -> SharedTokenMemory {
+        tokenMemories.withLockedValue { memories in
+            if let known = memories[name] { return known }
+            let made = SharedTokenMemory()
+            memories[name] = made
+            return made
+        }
+    }
 
     /// A client for `configuration`; nothing is sent until the first request.
     public init(configuration: VaultConfiguration) throws {
@@ -76,12 +90,20 @@ public final class VaultClient: Sendable {
         capability: String,
         authenticated: Bool = true,
         timeout: Duration? = nil,
-        context: Context = Context()
+        context: Context = Context(),
+        answerOfNotFound: Bool = false
     ) async throws -> VaultJSON {
         var retried = false
         while true {
             let token = authenticated ? try await currentToken() : nil
             let response = try await send(method, path, query: query, body: body, token: token, timeout: timeout)
+            // KV version 2 answers a deleted or destroyed latest version with 404 and the
+            // version's metadata, which says what a check-and-set write must name.
+            if answerOfNotFound, response.status == 404, let json = VaultJSON(parsing: response.body),
+                json["data"]["metadata"]["version"].int != nil
+            {
+                return json
+            }
             if (200..<300).contains(response.status) {
                 guard let json = VaultJSON(parsing: response.body) else {
                     throw VaultError.badResponse(address: address, path: path, reason: "the body is not JSON")
@@ -145,9 +167,17 @@ public final class VaultClient: Sendable {
     func currentToken() async throws -> SecretBytes {
         switch configuration.tokenSource {
         case .token(let token):
+            try VaultConfiguration.checkToken(token, origin: "VAULT_TOKEN (or BAO_TOKEN)", address: address)
             return token
         case .file(let path):
-            return try VaultConfiguration.readSecretFile(path, address: address)
+            let setting = configuration.tokenFileSetting
+            let token = try VaultConfiguration.readSecretFile(path, setting: setting, address: address)
+            try VaultConfiguration.checkToken(
+                token,
+                origin: setting.map { "\($0) (\(path))" } ?? "the token file \(path)",
+                address: address
+            )
+            return token
         case .appRole(let mount, let roleID, let secretID):
             if let token = loginToken.withLockedValue({ $0 }) { return token }
             let token = try await logIn(mount: mount, roleID: roleID, secretID: secretID)

@@ -60,6 +60,28 @@ extension VaultError {
         )
     }
 
+    /// A change of a store refused to a token whose policies only read it (a reader's or the
+    /// exporter's): the change wants a writer's token, not a reader's policy widened.
+    @inline(never)
+    public static func readOnlyToken(
+        address: String,
+        path: String,
+        capability: String,
+        store: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> VaultError {
+        VaultError(
+            .permissionDenied,
+            "Permission denied: this token may read the store \(store) but not change it (its policies do not grant \"\(capability)\" on \(path)); nothing was changed.",
+            hint:
+                "Run the command with a writer's token (a token with the apnsctl-writer policy of docs/vault-policies/writer.hcl, in VAULT_TOKEN or from vault login); leave the reader's policy as it is, so that servers cannot change the store.",
+            subject: Subject(address: address, path: path, capability: capability),
+            file: file,
+            line: line
+        )
+    }
+
     /// No token in any of the places looked at.
     @inline(never)
     public static func tokenMissing(address: String, file: String = #fileID, line: UInt = #line) -> VaultError {

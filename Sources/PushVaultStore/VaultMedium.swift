@@ -133,6 +133,7 @@ public struct VaultMedium: StoreMedium {
         let stale = staleAfter
         let deadline = ContinuousClock.now + lockWait
         let atLockStep = self.atLockStep
+        let name = self.name
         var seen: KVEntry?
         attempts: while true {
             let now = String(Int(Date().timeIntervalSince1970))
@@ -141,6 +142,15 @@ public struct VaultMedium: StoreMedium {
                 do {
                     _ = try await kv.write(lockPath, data: fields, cas: 0)
                     return .acquired
+                } catch let error as VaultError where error.code == .permissionDenied {
+                    // Every change starts here: a token that may not take the lock only reads
+                    // the store, and the change wants a writer's token.
+                    throw VaultError.readOnlyToken(
+                        address: kv.client.address,
+                        path: error.subject.path ?? "\(kv.mount)/data/\(lockPath)",
+                        capability: error.subject.capability ?? "create",
+                        store: name
+                    )
                 } catch let error as VaultError where error.code == .casMismatch {
                     try await atLockStep?(.createRefused)
                     // Held, or left deleted (its metadata remains): look at it.
@@ -173,8 +183,7 @@ public struct VaultMedium: StoreMedium {
             case .held(let entry): current = entry
             }
             seen = current
-            let since = Double(current.data["since"] ?? "") ?? 0
-            if Date().timeIntervalSince1970 - since > Double(stale.components.seconds) {
+            if Self.isStale(current, now: Date(), bound: stale) {
                 // Its writer is gone: take the lock over, unless another writer just did.
                 let taken = try? VaultSecretStore.wait {
                     try await kv.write(lockPath, data: fields, cas: current.version)
@@ -191,6 +200,15 @@ public struct VaultMedium: StoreMedium {
             hint:
                 "Run the command again once that change ends; a lock left by a process that died is taken over after a minute."
         )
+    }
+
+    /// Whether a lock entry was left by a writer that is gone: its `since` lies more than
+    /// `bound` away from now, in the past (a change takes well under it) or in the future (no
+    /// clock that dated a live lock is that far ahead; a lock from the future would otherwise
+    /// never age). An entry without a readable `since` was not written by apnsctl: stale too.
+    static func isStale(_ entry: KVEntry, now: Date, bound: Duration) -> Bool {
+        guard let since = entry.data["since"].flatMap({ Double($0) }), since.isFinite else { return true }
+        return abs(now.timeIntervalSince1970 - since) > Double(bound.components.seconds)
     }
 
     /// Removes the lock entry, if it is still this writer's.

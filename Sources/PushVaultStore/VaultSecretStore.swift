@@ -171,10 +171,19 @@ public struct VaultSecretStore: SecretStore {
         } catch let error as ReportedVaultError where error.error.code == .notFound {
             return nil
         }
-        let source = try SharedProviderToken(kv: kv, transit: transit, keyID: keyID, teamID: teamID, prefix: prefix)
         let publicKey = info.publicKeys[info.latestVersion].flatMap {
             try? P256.Signing.PublicKey(pemRepresentation: $0)
         }
+        // Shared tokens are verified against the key the store reads (and checks against its
+        // index), so that a token in the entry that this key did not sign is never sent.
+        let source = try SharedProviderToken(
+            kv: kv,
+            transit: transit,
+            keyID: keyID,
+            teamID: teamID,
+            prefix: prefix,
+            publicKey: publicKey
+        )
         return RemoteProviderKey(source: source, publicKeyDER: publicKey.map { [UInt8]($0.derRepresentation) })
     }
 

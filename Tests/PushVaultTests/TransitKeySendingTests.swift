@@ -20,7 +20,12 @@ struct TransitKeySendingTests {
     static let deviceToken = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"
 
     /// A local gateway that knows only the key's public half, logging every delivery.
-    func gateway(for fixture: SharedProviderTokenTests.Fixture) async throws -> (LocalGateway, Int, String, String) {
+    /// With `teamID`, the gateway knows the key under another team and answers every token
+    /// InvalidProviderToken.
+    func gateway(
+        for fixture: SharedProviderTokenTests.Fixture,
+        teamID: String? = nil
+    ) async throws -> (LocalGateway, Int, String, String) {
         var configuration = LocalGateway.Configuration(environment: .sandbox)
         configuration.handshakeTimeout = 60
         // The fleet's clock and APNs' agree: the test moves both.
@@ -28,7 +33,7 @@ struct TransitKeySendingTests {
         configuration.tokenKeys = [
             .init(
                 keyID: fixture.keyID,
-                teamID: fixture.teamID,
+                teamID: teamID ?? fixture.teamID,
                 publicKeyPEM: fixture.key.publicKey.pemRepresentation,
                 environment: nil,
                 topics: []
@@ -108,6 +113,48 @@ struct TransitKeySendingTests {
         let kv = try server.rootClient().kv()
         let metadata = try await kv.metadata("\(fixture.prefix)/tokens/\(fixture.keyID)")
         #expect(metadata.currentVersion == 2, "one token per refresh period: two versions in all")
+    }
+
+    @Test("A shared token entry deleted, destroyed or removed whole is written again, and sends go on")
+    func deletedEntry() async throws {
+        let server = try server()
+        let fixture = try await SharedProviderTokenTests.Fixture(server: server)
+        let (gateway, port, ca, _) = try await gateway(for: fixture)
+        defer { Task { try? await gateway.stop() } }
+        let kv = try server.rootClient().kv()
+        let path = "\(fixture.prefix)/tokens/\(fixture.keyID)"
+        #expect(try await send(fixture, server: server, port: port, ca: ca).status == 200)
+        try await kv.delete(path)
+        #expect(try await send(fixture, server: server, port: port, ca: ca).status == 200)
+        #expect(try await kv.read(path).version == 2, "the deleted version 1 replaced")
+        try await kv.destroy(path, versions: [2])
+        #expect(try await send(fixture, server: server, port: port, ca: ca).status == 200)
+        try await kv.destroyAll(path)
+        #expect(try await send(fixture, server: server, port: port, ca: ca).status == 200)
+        #expect(try await kv.read(path).version == 1)
+    }
+
+    @Test("InvalidProviderToken to a shared token drops it and mints a new one, once")
+    func invalidProviderTokenMintsOnce() async throws {
+        let server = try server()
+        let fixture = try await SharedProviderTokenTests.Fixture(server: server)
+        // The gateway knows the key under another team: it refuses every token, as APNs does a
+        // token it cannot verify.
+        let (gateway, port, ca, _) = try await gateway(for: fixture, teamID: "OTHER12345")
+        defer { Task { try? await gateway.stop() } }
+        let kv = try server.rootClient().kv()
+        let path = "\(fixture.prefix)/tokens/\(fixture.keyID)"
+        let response = try await send(fixture, server: server, port: port, ca: ca)
+        #expect(response.status == 403)
+        #expect(response.reason == .invalidProviderToken)
+        let entry = try await kv.read(path)
+        #expect(entry.version == 2, "the first token minted, refused, then one new one: not a loop")
+
+        // A token APNs accepts is not dropped: the shared token stays at its version.
+        let (good, goodPort, goodCA, _) = try await self.gateway(for: fixture)
+        defer { Task { try? await good.stop() } }
+        #expect(try await send(fixture, server: server, port: goodPort, ca: goodCA).status == 200)
+        #expect(try await kv.read(path).version == 2)
     }
 
     @Test("A key whose store refuses the signature stops before anything is sent, saying why")

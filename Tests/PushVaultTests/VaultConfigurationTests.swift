@@ -1,8 +1,13 @@
 import Foundation
+import NIOHTTP1
 import PushCore
 import Testing
 
 @testable import PushVault
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Configuration from the environment, error wording and the key wrap: no server needed.
 @Suite("Vault configuration, errors and key wrap")
@@ -77,6 +82,57 @@ struct VaultConfigurationTests {
         var halfRole = base
         halfRole["VAULT_ROLE_ID"] = "role"
         #expect(throws: VaultError.self) { try VaultConfiguration.fromEnvironment(halfRole) }
+    }
+
+    @Test(
+        "VAULT_TOKEN_FILE as a FIFO or /dev/zero is refused at once, naming the variable; a token with a line break is malformed",
+        .timeLimit(.minutes(1))
+    )
+    func tokenFileBounds() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-token-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("agent-sink").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let broken = folder.appendingPathComponent("two-lines").path
+        try "s.first-half\nsecond-half\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let large = folder.appendingPathComponent("large").path
+        try Data(repeating: 0x41, count: 65 * 1024).write(to: URL(fileURLWithPath: large))
+        // Nothing listens on port 1: a request that got as far as connecting would be "unreachable".
+        let address = "http://127.0.0.1:1"
+
+        /// The error of one authenticated request with `environment`.
+        func failure(_ environment: [String: String]) async throws -> VaultError? {
+            let client = try VaultClient(environment: ["VAULT_ADDR": address].merging(environment) { $1 })
+            return await #expect(throws: VaultError.self) {
+                _ = try await client.call(.GET, "auth/token/lookup-self", capability: "read")
+            }
+        }
+        for (variable, path) in [("VAULT_TOKEN_FILE", fifo), ("BAO_TOKEN_FILE", "/dev/zero")] {
+            let error = try await failure([variable: path])
+            #expect(error?.code == .invalidConfiguration, "\(String(describing: error))")
+            #expect(error?.message.contains("\(variable) names \(path)") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("not a regular file") == true)
+            #expect(error?.hint?.contains(variable) == true)
+        }
+        let tooLarge = try await failure(["VAULT_TOKEN_FILE": large])
+        #expect(tooLarge?.code == .invalidConfiguration)
+        #expect(tooLarge?.message.contains("more than the 64 KiB") == true, "\(tooLarge?.message ?? "")")
+
+        for environment in [["VAULT_TOKEN_FILE": broken], ["VAULT_TOKEN": "s.first-half\nsecond-half"]] {
+            let error = try await failure(environment)
+            #expect(error?.code == .invalidConfiguration, "\(String(describing: error))")
+            #expect(error?.message.contains("malformed") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("a line break") == true)
+            #expect(error?.message.contains("cannot be reached") == false)
+            #expect(error?.message.contains("first-half") == false, "the token never appears in an error")
+        }
+        let named = try await failure(["VAULT_TOKEN_FILE": broken])
+        #expect(named?.message.contains("VAULT_TOKEN_FILE (\(broken))") == true, "\(named?.message ?? "")")
+        // A token file that ends in a line break, as `vault login` and Vault Agent write it, is fine.
+        try "s.one-line\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        let client = try VaultClient(environment: ["VAULT_ADDR": address, "VAULT_TOKEN_FILE": broken])
+        #expect(try await client.currentToken() == SecretBytes("s.one-line"))
     }
 
     @Test("Plain http is refused to any but a loopback address")

@@ -202,6 +202,50 @@ struct VaultMediumTests {
         // The lock was released: the next writer gets it at once.
         try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
     }
+
+    @Test("A lock dated past its age bound in the future is stale and taken over at once; one within it is held")
+    func lockFromTheFuture() async throws {
+        var waiting = try medium()
+        waiting.lockWait = .seconds(1)
+        let medium = waiting
+        let kv = medium.kv
+        let future = String(Int(Date().timeIntervalSince1970) + 3_600)
+        try await kv.write(
+            medium.lockPath,
+            data: ["nonce": "ahead", "holder": "a clock an hour ahead", "since": future],
+            cas: 0
+        )
+        let started = Date()
+        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+        #expect(Date().timeIntervalSince(started) < 5, "taken over, not waited for")
+        #expect(try await kv.readIfPresent(medium.lockPath) == nil, "released by the writer that took it over")
+
+        // Within the bound the lock is another writer's: the writer waits, then gives up in words.
+        let soon = String(Int(Date().timeIntervalSince1970) + 30)
+        let lockVersion = try await kv.latest(medium.lockPath).version
+        try await kv.write(
+            medium.lockPath,
+            data: ["nonce": "live", "holder": "a live writer", "since": soon],
+            cas: lockVersion
+        )
+        let refusal = await onThread { () -> (any Error)? in
+            do {
+                try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let error = try #require(refusal as? CredentialError)
+        #expect(error.message.contains("a live writer"), "\(error.message)")
+        #expect(
+            VaultMedium.isStale(
+                KVEntry(data: ["since": "x"], version: 1, createdTime: nil),
+                now: Date(),
+                bound: .seconds(60)
+            )
+        )
+    }
 }
 
 /// How many times a writer's create of the lock was refused.

@@ -1,6 +1,9 @@
 # apnsctl reader: servers and CI that send notifications and check the store.
-# Reads the store's index, files and secrets; shares the fleet's provider tokens;
-# has Transit sign with the token keys. Cannot import, replace or remove anything.
+# Reads the store's index, files and secrets; has Transit sign with the token
+# keys. It mints the fleet's shared provider tokens (create and update on
+# tokens/): a token there is used only once verified against the key's public
+# key, so a reader can replace the shared token but never make others send with
+# a token the key did not sign. Cannot import, replace or remove anything.
 # Written for --store vault:secret/apnsctl and Transit at transit/; change the
 # mount and prefix to yours.
 path "secret/data/apnsctl/files/*"   { capabilities = ["read"] }

@@ -1,0 +1,183 @@
+import Crypto
+import Foundation
+import NIOConcurrencyHelpers
+import PushCore
+import Testing
+
+@testable import PushVault
+
+/// A shared provider token is used only once verified: an entry any role may have written is
+/// never sent unless the key signed it for this team, recently. Against a real OpenBao dev server.
+@Suite(
+    "Shared provider token, verified",
+    .enabled(if: BaoDevServer.isAvailable, Comment(rawValue: BaoDevServer.missingMessage)),
+    .baoDevServer,
+    .timeLimit(.minutes(2))
+)
+struct SharedTokenVerificationTests {
+    typealias Fixture = SharedProviderTokenTests.Fixture
+
+    /// What an instance warned about.
+    final class Warnings: Sendable {
+        let said = NIOLockedValueBox<[String]>([])
+        var all: [String] { said.withLockedValue { $0 } }
+        var sink: @Sendable (String) -> Void { { [self] text in said.withLockedValue { $0.append(text) } } }
+    }
+
+    /// An instance of the fleet with `client` (the root token unless given), its warnings kept.
+    static func instance(_ fixture: Fixture, _ client: VaultClient, _ warnings: Warnings) throws -> SharedProviderToken
+    {
+        try SharedProviderToken(
+            kv: client.kv(),
+            transit: client.transit(),
+            keyID: fixture.keyID,
+            teamID: fixture.teamID,
+            prefix: fixture.prefix,
+            clock: fixture.clock.clock,
+            warn: warnings.sink
+        )
+    }
+
+    static func entryPath(_ fixture: Fixture) -> String { "\(fixture.prefix)/tokens/\(fixture.keyID)" }
+
+    /// The tokens someone with write access to `tokens/` may leave there, each with the words
+    /// its warning must hold.
+    static func bad(_ fixture: Fixture) throws -> [(name: String, data: [String: String], reason: String)] {
+        let now = fixture.clock.now.withLockedValue { $0 }
+        let seconds = Int(now.timeIntervalSince1970)
+        let real = try ProviderKey(keyID: fixture.keyID, teamID: fixture.teamID, privateKey: fixture.key)
+        let foreign = try ProviderKey(
+            keyID: fixture.keyID,
+            teamID: fixture.teamID,
+            privateKey: P256.Signing.PrivateKey()
+        )
+        let valid = try real.makeJWT(issuedAt: now)
+        let forged =
+            valid.split(separator: ".").prefix(2).joined(separator: ".") + "."
+            + Data(repeating: 0x41, count: 64).base64URLEncodedString()
+        let expired = try real.makeJWT(issuedAt: now.addingTimeInterval(-2 * 3_600))
+        let future = try real.makeJWT(issuedAt: now.addingTimeInterval(3_600))
+        let otherTeam = try ProviderKey(keyID: fixture.keyID, teamID: "OTHER12345", privateKey: fixture.key)
+        return [
+            ("forged", ["token": forged, "iat": String(seconds), "key_id": fixture.keyID], "signature"),
+            ("garbage", ["token": "eyJhbGciOi.AAAA", "iat": String(seconds), "key_id": fixture.keyID], "not a JWT"),
+            // Signed long ago, its iat field rewritten to now so that it would look fresh.
+            ("expired", ["token": expired, "iat": String(seconds), "key_id": fixture.keyID], "iat field"),
+            ("future", ["token": future, "iat": String(seconds + 3_600), "key_id": fixture.keyID], "in the future"),
+            (
+                "foreign key",
+                ["token": try foreign.makeJWT(issuedAt: now), "iat": String(seconds), "key_id": fixture.keyID],
+                "signature"
+            ),
+            (
+                "other team",
+                ["token": try otherTeam.makeJWT(issuedAt: now), "iat": String(seconds), "key_id": fixture.keyID], "team"
+            ),
+        ]
+    }
+
+    @Test(
+        "A forged, expired, future, foreign-key or other-team token is replaced by a writer, with a warning naming it"
+    )
+    func badTokensAreReplaced() async throws {
+        let server = try server()
+        let fixture = try await Fixture(server: server)
+        let kv = try server.rootClient().kv()
+        let path = Self.entryPath(fixture)
+        for bad in try Self.bad(fixture) {
+            let current = try await kv.latest(path).version
+            let planted = try await kv.write(path, data: bad.data, cas: current)
+            let warnings = Warnings()
+            let token = try await Self.instance(fixture, try server.rootClient(), warnings).token()
+            #expect(token.minted, "\(bad.name)")
+            #expect(token.token != bad.data["token"], "\(bad.name) was used")
+            #expect(token.version == planted + 1, "\(bad.name): replaced with check-and-set")
+            try fixture.verify(token)
+            #expect(warnings.all.count == 1, "\(bad.name): \(warnings.all)")
+            let warning = warnings.all.first ?? ""
+            #expect(warning.contains("secret/\(path) (version \(planted))"), "\(warning)")
+            #expect(warning.contains(bad.reason), "\(bad.name): \(warning)")
+            #expect(!warning.contains(bad.data["token"] ?? "-"), "a token never appears in a warning")
+            #expect(try await kv.read(path).data["token"] == token.token)
+        }
+    }
+
+    @Test("A role that may not write tokens/ sends with a token of its own, once, and warns; the entry is untouched")
+    func readOnlyRoleBypasses() async throws {
+        let server = try server()
+        let fixture = try await Fixture(server: server)
+        let kv = try server.rootClient().kv()
+        let path = Self.entryPath(fixture)
+        let bad = try #require(try Self.bad(fixture).first)
+        let planted = try await kv.write(path, data: bad.data, cas: 0)
+        let exporter = try await server.token(
+            policy: "exporter-\(fixture.prefix)",
+            hcl: """
+                path "secret/data/\(fixture.prefix)/tokens/*" { capabilities = ["read"] }
+                path "transit/keys/apns-*" { capabilities = ["read"] }
+                path "transit/sign/apns-*" { capabilities = ["update"] }
+                path "sys/internal/ui/mounts/secret" { capabilities = ["read"] }
+                """
+        )
+        let warnings = Warnings()
+        let instance = try Self.instance(fixture, try server.client(token: exporter), warnings)
+        let own = try await instance.token()
+        #expect(own.minted)
+        #expect(own.token != bad.data["token"])
+        try fixture.verify(own)
+        let again = try await instance.token()
+        #expect(again.token == own.token, "its own token is kept for the refresh age, not signed anew")
+        #expect(try await kv.read(path).version == planted, "the entry was not written")
+        #expect(warnings.all.contains { $0.contains("signature") && $0.contains("secret/\(path)") }, "\(warnings.all)")
+        #expect(
+            warnings.all.contains { $0.contains("may not replace") && $0.contains("secret/\(path)") },
+            "\(warnings.all)"
+        )
+        #expect(warnings.all.count == 2, "one warning per entry version and one per token of its own: \(warnings.all)")
+
+        // Once a role that mints puts a valid token there, the shared one is used again.
+        fixture.clock.advance(minutes: 1)
+        let minted = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        #expect(minted.minted)
+        #expect(try await instance.token().token == minted.token)
+    }
+
+    @Test("A token entry deleted (soft), destroyed or removed whole is written again by a reader's role")
+    func deletedEntryIsRecreated() async throws {
+        let server = try server()
+        let fixture = try await Fixture(server: server)
+        let root = try server.rootClient().kv()
+        let path = Self.entryPath(fixture)
+        // The reader's capabilities on tokens/ as docs/vault-policies/reader.hcl gives them: no
+        // metadata, so the version to replace comes from the data path alone.
+        let reader = try await server.token(
+            policy: "minter-\(fixture.prefix)",
+            hcl: """
+                path "secret/data/\(fixture.prefix)/tokens/*" { capabilities = ["read", "create", "update"] }
+                path "transit/keys/apns-*" { capabilities = ["read"] }
+                path "transit/sign/apns-*" { capabilities = ["update"] }
+                path "sys/internal/ui/mounts/secret" { capabilities = ["read"] }
+                """
+        )
+        let instance = try Self.instance(fixture, try server.client(token: reader), Warnings())
+        let first = try await instance.token()
+        #expect(first.minted)
+
+        try await root.delete(path)
+        let afterDelete = try await instance.token()
+        #expect(afterDelete.minted, "the deleted version is replaced")
+        #expect(afterDelete.version == first.version + 1)
+        try fixture.verify(afterDelete)
+
+        try await root.destroy(path, versions: [afterDelete.version])
+        let afterDestroy = try await instance.token()
+        #expect(afterDestroy.minted)
+        #expect(afterDestroy.version == afterDelete.version + 1)
+
+        try await root.destroyAll(path)
+        let afterRemoval = try await instance.token()
+        #expect(afterRemoval.minted)
+        #expect(afterRemoval.version == 1)
+        #expect(try await root.read(path).data["token"] == afterRemoval.token)
+    }
+}
