@@ -29,7 +29,7 @@ extension TeamStore {
             throw CredentialError.invalidArgument(
                 path: nil,
                 "The member list is not forked here: there is nothing for --resolve-fork to settle.",
-                hint: "Run `apnsctl team sync` without --resolve-fork."
+                hint: "Run the sync again without --resolve-fork."
             )
         }
         let named = commit.lowercased()
@@ -47,7 +47,7 @@ extension TeamStore {
                 path: nil,
                 "The member list of commit \(commit) cannot be kept: \(refusal).",
                 hint: fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit.map {
-                    "Keep the other side's list, after asking its signer: apnsctl team sync --resolve-fork \($0.prefix(12))"
+                    "Keep the other side's list instead (commit \($0.prefix(12))), after asking its signer: run the sync again with --resolve-fork and that commit."
                 }
             )
         }

@@ -180,6 +180,9 @@ struct TeamForkTests {
             restore.stderr.contains("forked") && restore.stderr.contains("nothing was restored"),
             "\(restore.stderr)"
         )
+        let status = try carol.run(["team", "status"])
+        #expect(status.stdout.contains("The member list is forked"), "\(status.stdout)")
+        #expect(!status.stdout.contains("--restore-members"), "\(status.stdout)")
         // Her next import is not for mallory (bob, whom she has not seen removed, still reads it).
         try team.expectShutOut(writtenBy: carol, bob: false)
 
@@ -193,6 +196,7 @@ struct TeamForkTests {
         let settled = try alice.run(["team", "sync", "--resolve-fork", String(removal.prefix(12))])
         #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
         #expect(settled.stdout.contains("Settled the forked member list"), "\(settled.stdout)")
+        #expect(settled.stdout.contains("secret(s) again to the settled member list"), "\(settled.stdout)")
         // Bob's -s ours merge put back the secrets as they were before the removal: named for rotation.
         #expect(settled.stderr.contains("rotate each one") && settled.stderr.contains("for bob"), "\(settled.stderr)")
 

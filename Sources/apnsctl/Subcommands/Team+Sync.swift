@@ -97,7 +97,9 @@ struct TeamSync: AsyncParsableCommand {
         }
         for change in result.acceptedMembers { print(TeamWording.accepted(change)) }
         if result.reencrypted > 0 {
-            print("Encrypted \(result.reencrypted) secret(s) again to the merged member list.")
+            print(
+                "Encrypted \(result.reencrypted) secret(s) again to the \(result.settledFork == nil ? "merged" : "settled") member list."
+            )
         }
         if let restored = result.restoredMembers {
             print(
