@@ -84,7 +84,8 @@ extension TeamStore {
     /// recipient, so the list is judged by the history: apnsctl encrypts to the list a clone
     /// trusts, which is the list committed with the secret or an older one; a secret written under
     /// a list that named an outsider is taken as readable by them (this may name a credential
-    /// that was in fact encrypted to fewer people; it never leaves out one that was not).
+    /// that was in fact encrypted to fewer people). For the files this clone wrote, what it
+    /// recorded (``WrittenRecipients``) is used instead: it is exact.
     func exposedCredentials(trusted: TeamFile) -> [ExposedCredential] {
         guard
             let log = try? git.run(["log", "--format=%x01%H", "--name-only", "HEAD", "--", TeamSecretStore.folder]),
@@ -100,16 +101,26 @@ extension TeamStore {
             }
         }
         let recipients = Set(trusted.recipients)
-        var outsidersAt: [String: [String]] = [:]
+        let written = WrittenRecipients(root: root).load()
+        var lists: [String: TeamFile?] = [:]
         var exposed: [ExposedCredential] = []
         for credential in (try? credentialStore().list()) ?? [] {
             let file = TeamSecretStore.relativePath(of: credential.secretItem(store: root.path))
             guard let writer = lastWriter[file] else { continue }
-            if outsidersAt[writer] == nil {
-                let team = git.show(writer, TeamFile.fileName).flatMap { try? TeamFile.decode([UInt8]($0)) }
-                outsidersAt[writer] = (team?.members ?? []).filter { !recipients.contains($0.recipient) }.map(\.name)
+            if lists[writer] == nil {
+                lists[writer] = git.show(writer, TeamFile.fileName).flatMap { try? TeamFile.decode([UInt8]($0)) }
             }
-            if let outsiders = outsidersAt[writer], !outsiders.isEmpty {
+            let members = (lists[writer] ?? nil)?.members ?? []
+            var outsiders = members.filter { !recipients.contains($0.recipient) }.map(\.name)
+            // Written by this clone: what it was encrypted to is known exactly.
+            if let bytes = try? StoreFile.readIfPresent(root: root, relative: file, kind: .encryptedSecret),
+                let recorded = written[WrittenRecipients.key(of: bytes)]
+            {
+                outsiders = recorded.filter { !recipients.contains($0) }.map { recipient in
+                    members.first { $0.recipient == recipient }?.name ?? "the recipient \(recipient.prefix(16))…"
+                }
+            }
+            if !outsiders.isEmpty {
                 exposed.append(ExposedCredential(credential: credential, outsiders: outsiders, commit: writer))
             }
         }

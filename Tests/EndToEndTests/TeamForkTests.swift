@@ -191,6 +191,7 @@ struct TeamForkTests {
         #expect(aliceSync.status == 1, "\(aliceSync.stdout)\(aliceSync.stderr)")
         Self.expectFork(aliceSync.stdout + aliceSync.stderr, removal: removal, fork: fork, store: alice.store)
         try team.expectShutOut(writtenBy: alice)
+        let alicesOwn = "com.example.fork\(team.round)-universal"
         let refusedSide = try alice.run(["team", "sync", "--resolve-fork", String(fork.prefix(12))])
         #expect(refusedSide.status != 0 && refusedSide.stderr.contains("whom the other side removed"))
         let settled = try alice.run(["team", "sync", "--resolve-fork", String(removal.prefix(12))])
@@ -199,6 +200,8 @@ struct TeamForkTests {
         #expect(settled.stdout.contains("secret(s) again to the settled member list"), "\(settled.stdout)")
         // Bob's -s ours merge put back the secrets as they were before the removal: named for rotation.
         #expect(settled.stderr.contains("rotate each one") && settled.stderr.contains("for bob"), "\(settled.stderr)")
+        // What alice wrote herself she knows the recipients of: it is not named.
+        #expect(!settled.stderr.contains(alicesOwn), "\(settled.stderr)")
 
         // Carol takes alice's settling list: bob and mallory are shut out of what she writes next.
         let taken = try carol.run(["team", "sync"])
