@@ -260,6 +260,40 @@ struct TeamForkTests {
         try team.expectShutOut(writtenBy: carol)
     }
 
+    /// Two members' own signed changes made at the same time are a fork too: the sync of a member
+    /// of both sides merges them, signed by that member, which settles it on every clone.
+    @Test func twoMembersChangesAtOnceAreMergedAndSigned() throws {
+        let work = try TemporaryFolder()
+        let fixtures = try TemporaryFolder()
+        let bare = work.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let keyring = try MemberKeyring(work, name: "bob")
+        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
+        let bob = Member(name: "bob", store: work.path("bob"), environment: keyring.environment)
+        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let joined = try bob.run(["team", "join", bare, "--name", "bob"])
+        #expect(try alice.run(try TeamStoreTests.addCommand(in: joined.stdout)).status == 0)
+        #expect(try bob.run(["team", "sync"]).status == 0)
+        let (dave, erin) = (try TeamStoreTests.newIdentity(), try TeamStoreTests.newIdentity())
+        // Alice adds dave while the remote is away (committed here only); bob adds erin meanwhile.
+        try FileManager.default.moveItem(atPath: bare, toPath: bare + ".away")
+        let offline = try alice.run(["team", "add", "dave", dave.recipient])
+        #expect(offline.status == 0, "\(offline.stdout)\(offline.stderr)")
+        try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
+        #expect(try bob.run(["team", "add", "erin", erin.recipient]).status == 0)
+
+        let merged = try alice.run(["team", "sync"])
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        #expect(merged.stdout.contains("signed by alice") && merged.stdout.contains("adds erin"), "\(merged.stdout)")
+        let taken = try bob.run(["team", "sync"])
+        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
+        #expect(taken.stdout.contains("signed by alice") && taken.stdout.contains("adds dave"), "\(taken.stdout)")
+        let certificate = try TestPKI.mint(in: fixtures, name: "both", bundle: "com.example.both", days: 300)
+        #expect(try bob.run(["import", certificate]).status == 0)
+        let file = try TeamTrustSupport.secretFile(of: "com.example.both-universal", in: bob.store)
+        #expect(try TeamTrustSupport.decrypts(dave.identity, file) && TeamTrustSupport.decrypts(erin.identity, file))
+    }
+
     @Test func namesAreASCIIWithoutRegardToCaseAndRecipientsEd25519() throws {
         let work = try TemporaryFolder()
         let bare = work.path("team.git")
