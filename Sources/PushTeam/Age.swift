@@ -95,8 +95,8 @@ public struct AgeTool: Sendable {
 
     /// Checks that `recipient` is one age accepts (`age1…` or `ssh-ed25519 …`), by encrypting nothing to it.
     public func validate(recipient: String) throws {
-        let looksRight =
-            recipient.hasPrefix("age1") || recipient.hasPrefix("ssh-ed25519 ") || recipient.hasPrefix("ssh-rsa ")
+        // ssh-rsa, which age also takes, is not a team recipient (docs/team.md).
+        let looksRight = TeamFile.isRecipient(recipient)
         let result =
             looksRight
             ? try Subprocess(
@@ -107,7 +107,9 @@ public struct AgeTool: Sendable {
         guard let result, result.succeeded else {
             throw CredentialError.invalidArgument(
                 path: nil,
-                "\"\(recipient)\" is not an age recipient.",
+                recipient.hasPrefix("ssh-rsa ")
+                    ? "An ssh-rsa key is not taken as a team member's recipient: only age recipients and ssh-ed25519 keys are."
+                    : "\"\(recipient)\" is not an age recipient.",
                 hint:
                     "Give the recipient (age1…) that joining the team printed for the new member, or an ssh-ed25519 public key line."
             )

@@ -62,11 +62,19 @@ public struct UntrustedMembership: Sendable {
     public var difference: MemberDifference
     /// Whether it is refused only for being no newer than the trusted list (an older signed list).
     public var isStale = false
+    /// Set when the history holds two lists that each follow the same trusted one on different
+    /// lines: neither is taken, and `--restore-members` is refused (see ``MembershipFork``).
+    public var fork: MembershipFork?
 }
 
 /// The rule by which a member list becomes trusted (docs/team.md, "Signed membership"): a new
 /// version is taken only when it is signed by a member of the list trusted before it, counts
-/// higher than that list, and is a usable list (members, no name twice, recipients age takes).
+/// higher than that list, follows it in the history (its commit descends from that list's), and
+/// is a usable list (members, no name twice, recipients age takes).
+///
+/// Two lists that each follow the same trusted list on different lines of the history are a
+/// fork: neither is taken, and only a later list that descends from both and is signed by a
+/// member of both settles it (see ``MembershipFork``).
 ///
 /// The first list of a repository is trusted when it is signed by one of its own members (the
 /// founder); a member who joins sees every member's name and key fingerprints at that moment.
@@ -78,45 +86,22 @@ public enum MembershipChain {
         public var trusted: SignedMemberList?
         /// The changes taken, oldest first.
         public var accepted: [AcceptedMembershipChange] = []
-        /// The newest list, when it is not the trusted one.
+        /// The newest list, when it is not the trusted one; or the fork that stops the walk.
         public var pending: UntrustedMembership?
     }
 
-    /// Walks `candidates` (oldest first) from `anchor`, taking each version the rule allows.
-    /// Versions that do not pass are passed over: a later one signed by a trusted member still
-    /// counts (a merge of two members' signed changes), but the newest decides `pending`.
-    public static func evaluate(anchor: SignedMemberList?, candidates: [SignedMemberList]) -> Evaluation {
-        var evaluation = Evaluation(trusted: anchor)
-        var lastRefusal: Refusal?
-        for candidate in candidates {
-            if let current = evaluation.trusted, current.bytes == candidate.bytes { continue }
-            switch verdict(from: evaluation.trusted, to: candidate) {
-            case .success(let signer):
-                evaluation.accepted.append(
-                    AcceptedMembershipChange(
-                        commit: candidate.commit,
-                        signer: signer,
-                        difference: MemberDifference(from: evaluation.trusted?.team, to: candidate.team),
-                        members: candidate.team?.members ?? []
-                    )
-                )
-                evaluation.trusted = candidate
-                lastRefusal = nil
-            case .failure(let refusal):
-                lastRefusal = refusal
-            }
-        }
-        if let newest = candidates.last, newest.bytes != evaluation.trusted?.bytes {
-            let refusal = lastRefusal ?? refusalOf(from: evaluation.trusted, to: newest)
-            evaluation.pending = UntrustedMembership(
-                commit: newest.commit,
-                author: nil,
-                reason: refusal.reason,
-                difference: MemberDifference(from: evaluation.trusted?.team, to: newest.team),
-                isStale: refusal.isStale
-            )
-        }
-        return evaluation
+    /// Walks `candidates` (oldest first, in the history's topological order) from `anchor`,
+    /// taking each version the rule allows. Versions that do not pass are passed over: a later
+    /// one signed by a trusted member still counts, but the newest decides `pending`. A fork
+    /// stops the walk at the list both sides follow (or at `anchor`) until a list settles it.
+    public static func evaluate(
+        anchor: SignedMemberList?,
+        candidates: [SignedMemberList],
+        history: MembershipHistory = .linear
+    ) -> Evaluation {
+        var walk = Walk(anchor: anchor, history: history)
+        for candidate in candidates { walk.take(candidate) }
+        return walk.finish(newest: candidates.last)
     }
 
     struct Refusal: Error {
@@ -124,7 +109,7 @@ public enum MembershipChain {
         var isStale = false
     }
 
-    private static func refusalOf(from trusted: SignedMemberList?, to candidate: SignedMemberList) -> Refusal {
+    static func refusalOf(from trusted: SignedMemberList?, to candidate: SignedMemberList) -> Refusal {
         if case .failure(let refusal) = verdict(from: trusted, to: candidate) { return refusal }
         return Refusal(reason: "it is not the trusted list")
     }

@@ -59,7 +59,12 @@ public struct TeamFile: Codable, Sendable, Equatable {
 
     public var recipients: [String] { members.map(\.recipient) }
 
-    public func member(named name: String) -> Member? { members.first { $0.name == name } }
+    /// The member of that name, compared without regard to case (`Carol` is `carol`).
+    public func member(named name: String) -> Member? { members.first { Self.sameName($0.name, name) } }
+
+    /// Whether two member names are the same name: names are ASCII (see ``validateName(_:)``), so
+    /// comparing them case-insensitively leaves no two that look alike.
+    static func sameName(_ one: String, _ other: String) -> Bool { one.lowercased() == other.lowercased() }
 
     /// The member whose signing key is `key`.
     public func member(signingWith key: SigningPublicKey) -> Member? { members.first { $0.signingKey == key } }
@@ -102,16 +107,24 @@ public struct TeamFile: Codable, Sendable, Equatable {
     /// The bytes written for this list: what a signature covers.
     func encoded() throws -> [UInt8] { [UInt8](try ReportSchema.encoder().encode(self)) }
 
+    /// Member names are ASCII letters, digits, '.', '-', '_' and '@', up to 64, compared without
+    /// regard to case: no name can be another's look-alike (a Cyrillic о for an o, `Carol` for `carol`).
     static func validateName(_ name: String) throws {
-        guard !name.isEmpty, name.count <= 64,
-            name.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) })
+        guard !name.isEmpty, name.utf8.count <= 64,
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && (isASCIIAlphanumeric($0) || "._-@".unicodeScalars.contains($0))
+            })
         else {
             throw CredentialError.invalidArgument(
                 path: nil,
-                "The member name \"\(name)\" may use only letters, digits, '.', '-', '_' and '@'.",
+                "The member name \"\(name)\" may use only ASCII letters, digits, '.', '-', '_' and '@' (up to 64).",
                 hint: "For example alice or ci-deploy."
             )
         }
+    }
+
+    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }
 
     /// What makes this list unusable as a member list, in words; empty when it is usable.
@@ -119,31 +132,34 @@ public struct TeamFile: Codable, Sendable, Equatable {
         var problems: [String] = []
         if !Self.isValidTeamID(teamID) { problems.append("its team ID is not one apnsctl makes") }
         if members.isEmpty { problems.append("it has no members") }
-        var names: Set<String> = []
+        var names: Set<String> = []  // lowercased: names are compared without regard to case
         var recipients: Set<String> = []
         for member in members {
             if (try? Self.validateName(member.name)) == nil {
                 problems.append("the member name \"\(member.name.prefix(64))\" is not one apnsctl accepts")
             }
-            if !names.insert(member.name).inserted { problems.append("it names \(member.name) twice") }
+            if !names.insert(member.name.lowercased()).inserted {
+                problems.append("it names \(member.name) twice")
+            }
             if !recipients.insert(member.recipient).inserted {
                 problems.append("two members share the recipient of \(member.name)")
             }
             if !Self.isRecipient(member.recipient) {
-                problems.append("the recipient of \(member.name) is not an age recipient or ssh public key")
+                problems.append("the recipient of \(member.name) is not an age recipient or ssh-ed25519 public key")
             }
         }
         return problems
     }
 
-    /// `age1` and 58 bech32 characters, or an `ssh-ed25519`/`ssh-rsa` public key line: the forms age takes.
+    /// `age1` and 58 bech32 characters, or an `ssh-ed25519` public key line: the forms a team takes
+    /// (age also takes `ssh-rsa`; a team store does not, as docs/team.md says).
     static func isRecipient(_ text: String) -> Bool {
         let bech32 = Set("qpzry9x8gf2tvdw0s3jn54khce6mua7l")
         if text.hasPrefix("age1") {
             return text.count == 62 && text.dropFirst(4).allSatisfy { bech32.contains($0) }
         }
         let words = text.split(separator: " ")
-        guard words.count >= 2, words[0] == "ssh-ed25519" || words[0] == "ssh-rsa",
+        guard words.count >= 2, words[0] == "ssh-ed25519",
             let blob = Data(base64Encoded: String(words[1]))
         else { return false }
         var reader = SSHReader([UInt8](blob))

@@ -82,13 +82,15 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     }
 
     public func store(_ secret: SecretBytes, for item: SecretItem) throws {
-        let encrypted = try age.encrypt(secret, to: try trustedRecipients())
+        let recipients = try trustedRecipients()
+        let encrypted = try age.encrypt(secret, to: recipients)
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent(Self.folder),
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
         try PrivateFile.write(encrypted, to: url(of: item).path, overwrite: true)
+        WrittenRecipients(root: root).record([encrypted], to: recipients)
     }
 
     public func lookup(_ item: SecretItem) throws -> SecretBytes? {
@@ -181,6 +183,7 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     /// brought secrets encrypted to another member set). Each file is replaced whole.
     func reencryptAll(to recipients: [String]) throws -> Int {
         var count = 0
+        var written: [[UInt8]] = []
         for relative in secretFiles() {
             let url = root.appendingPathComponent(relative)
             let secret = try decrypt(
@@ -188,9 +191,12 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                 file: relative,
                 alias: nil
             )
-            try PrivateFile.write(try age.encrypt(secret, to: recipients), to: url.path, overwrite: true)
+            let encrypted = try age.encrypt(secret, to: recipients)
+            try PrivateFile.write(encrypted, to: url.path, overwrite: true)
+            written.append(encrypted)
             count += 1
         }
+        WrittenRecipients(root: root).record(written, to: recipients, replacing: true)
         return count
     }
 }

@@ -67,7 +67,7 @@ extension TeamStore {
                     hint: "The members: \(team.members.map(\.name).joined(separator: ", "))."
                 )
             }
-            if name == self.memberName {
+            if self.memberName.map({ TeamFile.sameName($0, name) }) == true {
                 throw CredentialError.teamError(
                     path: nil,
                     "You cannot remove yourself: the secrets are encrypted again by someone who stays.",
@@ -77,7 +77,7 @@ extension TeamStore {
             guard team.members.count > 1 else {
                 throw CredentialError.teamError(path: nil, "\(name) is the team's last member.", hint: nil)
             }
-            team.members.removeAll { $0.name == name }
+            team.members.removeAll { $0.name == member.name }
             return member
         }
         change.exposed = (try? credentialStore().list()) ?? []

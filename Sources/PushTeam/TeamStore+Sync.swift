@@ -26,6 +26,11 @@ extension TeamStore {
         public var untrustedMembers: UntrustedMembership?
         /// Set by `restoreMembers`: the trusted list signed again, as a new version.
         public var restoredMembers: [TeamFile.Member]?
+        /// Set by `resolveFork`: the side of a fork signed again, as a new version.
+        public var settledFork: SettledFork?
+        /// Credentials whose secrets, as the head holds them, were written for someone outside
+        /// the trusted list: to be rotated.
+        public var exposed: [ExposedCredential] = []
     }
 
     /// What a sync may do beyond taking in and pushing.
@@ -36,11 +41,19 @@ extension TeamStore {
         public var acceptRewrite: Bool
         /// Commit the trusted member list again, signed, over an untrusted one.
         public var restoreMembers: Bool
+        /// Settle a forked member list with the list of this commit (one of the two sides).
+        public var resolveFork: String?
 
-        public init(keep: [String: Side] = [:], acceptRewrite: Bool = false, restoreMembers: Bool = false) {
+        public init(
+            keep: [String: Side] = [:],
+            acceptRewrite: Bool = false,
+            restoreMembers: Bool = false,
+            resolveFork: String? = nil
+        ) {
             self.keep = keep
             self.acceptRewrite = acceptRewrite
             self.restoreMembers = restoreMembers
+            self.resolveFork = resolveFork
         }
     }
 
@@ -115,7 +128,12 @@ extension TeamStore {
         let theirs = git.revision(upstream) != nil ? try trust.evaluate(at: upstream) : nil
         // An older signed list (a remote rewound past a change) is superseded by this
         // clone's newer one in the merge; a replayed one on top is caught at HEAD below.
-        if let pending = theirs?.pending, !pending.isStale { result.untrustedMembers = pending }
+        // A fork of two members' signed changes, this member on both sides, is settled by the
+        // merge below: the union, signed by this member, descends from both.
+        let mergeable = theirs?.pending?.fork.map { fork in
+            fork.sides.allSatisfy { $0.refusal == nil } && memberName.map { fork.settlers.contains($0) } == true
+        }
+        if let pending = theirs?.pending, !pending.isStale, mergeable != true { result.untrustedMembers = pending }
         if behind > 0, ahead == 0 {
             try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
             result.pulled += behind
@@ -123,12 +141,16 @@ extension TeamStore {
             result.reencrypted += try mergeDiverged(
                 upstream: upstream,
                 keep: options.keep,
-                theirsTrusted: theirs?.pending == nil
+                theirsTrusted: theirs?.pending == nil || mergeable == true
             )
             result.pulled += behind
             result.merged = true
         }
-        try settleTrust(&result, restore: options.restoreMembers && attempt == 0)
+        try settleTrust(
+            &result,
+            restore: options.restoreMembers && attempt == 0,
+            resolveFork: attempt == 0 ? options.resolveFork : nil
+        )
         let waiting = try git.aheadBehind(upstream: upstream).ahead
         if waiting == 0 { try recordSynced(upstream) }
         return (waiting, git.revision("HEAD"))
@@ -137,7 +159,7 @@ extension TeamStore {
     /// Moves this clone's trust along what HEAD now holds, and reports the changes taken and a
     /// newest list that is not trusted. With `restore`, an untrusted list is replaced by the
     /// trusted one, signed again as a new version and committed.
-    private func settleTrust(_ result: inout SyncResult, restore: Bool) throws {
+    private func settleTrust(_ result: inout SyncResult, restore: Bool, resolveFork: String?) throws {
         let evaluation = try trust.evaluate(at: "HEAD")
         if let trusted = evaluation.trusted {
             var list = trusted
@@ -146,7 +168,21 @@ extension TeamStore {
         }
         result.acceptedMembers += evaluation.accepted
         if let pending = evaluation.pending { result.untrustedMembers = pending }
+        if let resolveFork { return try settleFork(evaluation.pending?.fork, choosing: resolveFork, into: &result) }
+        if let trusted = evaluation.trusted?.team { result.exposed = exposedCredentials(trusted: trusted) }
         guard restore else { return }
+        if let fork = evaluation.pending?.fork {
+            throw CredentialError.untrustedMembers(
+                path: nil,
+                "The member list is forked, so --restore-members would sign one side over the other unseen: "
+                    + "nothing was restored.",
+                hint: "Ask who signed each side which is real; then a member of both sides ("
+                    + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", "))
+                    + ") runs the sync again with --resolve-fork and that side's commit ("
+                    + fork.sides.filter { $0.refusal == nil }.compactMap { $0.commit?.prefix(12) }
+                    .joined(separator: " or ") + ")."
+            )
+        }
         let key = try signingKey()
         var team = try trust.trustedTeam()
         let onDisk = (try? TeamFile.read(root: root))?.version ?? 0

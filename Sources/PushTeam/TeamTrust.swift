@@ -48,22 +48,38 @@ struct TeamTrust {
         )
     }
 
-    /// Every version of the member list in `revision`'s history, oldest first; only those after
-    /// `since` when it is one of its ancestors.
+    /// Every version of the member list in `revision`'s history, oldest first (every line of
+    /// it: a merge that keeps one side's list hides nothing); only those `since` does not hold
+    /// when that commit is known here.
     func history(upTo revision: String, since: String? = nil) throws -> [SignedMemberList] {
-        var range = revision
-        if let since, (try? git.run(["merge-base", "--is-ancestor", since, revision]))?.succeeded == true {
-            range = "\(since)..\(revision)"
+        var range = [revision]
+        if let since, (try? git.run(["cat-file", "-e", "\(since)^{commit}"]))?.succeeded == true {
+            range = ["^\(since)", revision]
         }
         let commits = try git.must(
-            [
-                "log", "--reverse", "--topo-order", "--format=%H", range, "--", TeamFile.fileName,
-                TeamFile.signatureFileName,
-            ],
+            ["log", "--reverse", "--topo-order", "--full-history", "--format=%H"] + range
+                + ["--", TeamFile.fileName, TeamFile.signatureFileName],
             what: "read the member list's history"
         )
         .split(separator: "\n").map(String.init)
-        return commits.compactMap { version(at: $0) }
+        // A merge that carries one side's list on brings no new list: each list once, where it
+        // first appears (versions only rise, so a list seen again is never a new change).
+        var seen: Set<[UInt8]> = []
+        return commits.compactMap { version(at: $0) }.filter {
+            seen.insert($0.bytes + [0] + Array(($0.signature ?? "").utf8)).inserted
+        }
+    }
+
+    /// The history as the member-list walk asks it: ancestry, and the list a commit was written over.
+    var ancestry: MembershipHistory {
+        let git = self.git
+        let trust = self
+        return MembershipHistory(
+            descends: { descendant, ancestor in
+                (try? git.run(["merge-base", "--is-ancestor", ancestor, descendant]))?.succeeded == true
+            },
+            listBefore: { commit in trust.version(at: "\(commit)^") }
+        )
     }
 
     /// The member list as `revision` holds it.
@@ -80,7 +96,8 @@ struct TeamTrust {
         let anchor = state?.list
         var evaluation = MembershipChain.evaluate(
             anchor: anchor,
-            candidates: try history(upTo: revision, since: anchor?.commit)
+            candidates: try history(upTo: revision, since: anchor?.commit),
+            history: ancestry
         )
         if var pending = evaluation.pending, let commit = pending.commit {
             pending.author = (try? git.run(["log", "-1", "--format=%an <%ae>", commit]))?.output.trimmed

@@ -105,25 +105,7 @@ struct TeamRemove: AsyncParsableCommand {
             guard !change.exposed.isEmpty else { return }
             print("")
             print("\(change.member.name) could read these and may have kept them; rotate each one:")
-            for credential in change.exposed {
-                switch credential.kind {
-                case .certificate:
-                    print(
-                        "  \(credential.alias): revoke the certificate in the Apple Developer portal, make a new one, then "
-                            + "`apnsctl import NEW.p12 --password-stdin --replace \(credential.alias)\(store.storeSuffix)`"
-                    )
-                case .tokenKey:
-                    // The import keeps these by itself; they are spelled out so that the command
-                    // says what the new key will serve.
-                    let serves =
-                        credential.topics.map { " --topic \(ErrorHints.shellQuoted($0))" }.joined()
-                        + (EnvironmentScope(credential.environments).map { " --environment \($0.rawValue)" } ?? "")
-                    print(
-                        "  \(credential.alias): revoke key \(credential.keyID ?? "") in the Apple Developer portal, make a new one, then "
-                            + "`apnsctl import AuthKey_NEWKEYID.p8 --team-id \(credential.teamID ?? "TEAMID")\(serves) --replace \(ErrorHints.shellQuoted(credential.alias))\(store.storeSuffix)`"
-                    )
-                }
-            }
+            for credential in change.exposed { print("  " + TeamWording.rotation(credential, store: store)) }
         }
     }
 }

@@ -16,8 +16,13 @@ struct TeamSync: AsyncParsableCommand {
             already trusts; each one taken is listed with its signer. One that is not (unsigned, \
             signed by a removed member or by no member) is named with its commit and author, \
             nothing is encrypted to it, and the sync exits 1; --restore-members commits the \
-            trusted list again, signed. A remote whose history was rewritten (it no longer holds \
-            the commit this clone last synced) stops the sync before anything is merged.
+            trusted list again, signed. Two lists that each follow the same trusted one on \
+            different lines of the history (a fork) are both refused, with both commits and \
+            signers named; --restore-members is refused then, and a member of both sides keeps \
+            one with --resolve-fork COMMIT. A remote whose history was rewritten (it no longer \
+            holds the commit this clone last synced) stops the sync before anything is merged. \
+            Secrets the head holds encrypted to someone outside the trusted members are named, \
+            each with the rotation to run.
 
             Exit status: 0 in step with the remote; 1 a conflict, an untrusted member list or a \
             rewritten history (nothing was encrypted to an untrusted list); 2 not a team store, \
@@ -49,11 +54,22 @@ struct TeamSync: AsyncParsableCommand {
     @Flag(help: "Commit the trusted member list again, signed, over an untrusted one, and push it.")
     var restoreMembers = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Settle a forked member list with the list of this commit (one of the two sides), signed by you.",
+            valueName: "COMMIT"
+        )
+    )
+    var resolveFork: String?
+
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
         if let both = Set(keepMine).intersection(keepTheirs).first {
             throw ValidationError("Keep either mine or theirs for \(both), not both.")
+        }
+        if restoreMembers, resolveFork != nil {
+            throw ValidationError("Give --restore-members or --resolve-fork, not both.")
         }
     }
 
@@ -65,7 +81,12 @@ struct TeamSync: AsyncParsableCommand {
         // A conflict, a rewritten history or an untrusted member list is a refusal: exit 1.
         let result = try await withUserErrors {
             try team.sync(
-                TeamStore.SyncOptions(keep: keep, acceptRewrite: acceptRewrite, restoreMembers: restoreMembers)
+                TeamStore.SyncOptions(
+                    keep: keep,
+                    acceptRewrite: acceptRewrite,
+                    restoreMembers: restoreMembers,
+                    resolveFork: resolveFork
+                )
             )
         }
         if result.committedPending { print("Committed changes of the store that no commit held.") }
@@ -76,11 +97,19 @@ struct TeamSync: AsyncParsableCommand {
         }
         for change in result.acceptedMembers { print(TeamWording.accepted(change)) }
         if result.reencrypted > 0 {
-            print("Encrypted \(result.reencrypted) secret(s) again to the merged member list.")
+            print(
+                "Encrypted \(result.reencrypted) secret(s) again to the \(result.settledFork == nil ? "merged" : "settled") member list."
+            )
         }
         if let restored = result.restoredMembers {
             print(
                 "Committed the trusted member list again, signed by you: \(restored.map(\.name).joined(separator: ", "))."
+            )
+        }
+        if let settled = result.settledFork {
+            print(
+                "Settled the forked member list with the list of commit \(settled.commit.prefix(12)), signed by you "
+                    + "as version \(settled.version): \(settled.members.map(\.name).joined(separator: ", "))."
             )
         }
         if result.pushed > 0 { print("Pushed \(result.pushed) commit(s).") }
@@ -90,9 +119,10 @@ struct TeamSync: AsyncParsableCommand {
             )
             throw ExitStatus.couldNotCheck
         }
-        if result.pulled == 0, result.pushed == 0, result.restoredMembers == nil {
+        if result.pulled == 0, result.pushed == 0, result.restoredMembers == nil, result.settledFork == nil {
             print("Up to date with the remote.")
         }
+        if !result.exposed.isEmpty { printError(TeamWording.exposed(result.exposed, store: store)) }
         if let untrusted = result.untrustedMembers {
             printError(TeamWording.untrusted(untrusted, trusted: (try? team.status())?.trustedMembers, store: store))
             throw ExitStatus.problem

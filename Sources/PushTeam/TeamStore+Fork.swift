@@ -1,0 +1,129 @@
+import CredentialFormats
+import Foundation
+import PushStore
+
+extension TeamStore {
+    /// A credential whose secret, as HEAD holds it, was written when the member list named people
+    /// the trusted list does not: they may have read it, so it is to be rotated.
+    public struct ExposedCredential: Sendable {
+        public var credential: StoredCredential
+        /// The names of the people outside the trusted list it was encrypted to.
+        public var outsiders: [String]
+        /// The commit that wrote the secret as HEAD holds it.
+        public var commit: String
+    }
+
+    /// The side of a fork `team sync --resolve-fork` signed again, as a new version.
+    public struct SettledFork: Sendable {
+        public var commit: String
+        public var members: [TeamFile.Member]
+        public var version: Int
+    }
+
+    /// Settles a forked member list: the list of the side `commit` names is signed again by this
+    /// member, numbered above both sides, every secret is encrypted again to it, and it is
+    /// committed. Only a member of both sides may, and never for a side signed by a member the
+    /// other side removed.
+    func settleFork(_ fork: MembershipFork?, choosing commit: String, into result: inout SyncResult) throws {
+        guard let fork else {
+            throw CredentialError.invalidArgument(
+                path: nil,
+                "The member list is not forked here: there is nothing for --resolve-fork to settle.",
+                hint: "Run the sync again without --resolve-fork."
+            )
+        }
+        let named = commit.lowercased()
+        let commits = fork.sides.compactMap(\.commit)
+        guard named.count >= 7, let side = fork.sides.first(where: { $0.commit?.hasPrefix(named) == true }) else {
+            throw CredentialError.invalidArgument(
+                path: nil,
+                "\(commit) is not one of the two forked member lists (commits "
+                    + commits.map { String($0.prefix(12)) }.joined(separator: " and ") + ").",
+                hint: "Give one of those commits to --resolve-fork."
+            )
+        }
+        if let refusal = side.refusal {
+            throw CredentialError.untrustedMembers(
+                path: nil,
+                "The member list of commit \(commit) cannot be kept: \(refusal).",
+                hint: fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit.map {
+                    "Keep the other side's list instead (commit \($0.prefix(12))), after asking its signer: run the sync again with --resolve-fork and that commit."
+                }
+            )
+        }
+        guard let me = memberName, fork.settlers.contains(me) else {
+            throw CredentialError.untrustedMembers(
+                path: nil,
+                "Only a member of both sides of the fork can settle it ("
+                    + (fork.settlers.isEmpty ? "none is" : fork.settlers.joined(separator: ", ")) + ").",
+                hint: "Ask one of them to run the same command."
+            )
+        }
+        let key = try signingKey()
+        let trusted = try trust.trustedTeam()
+        let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
+        let version = ([onDisk, trusted.version ?? 0] + fork.sides.map { $0.version ?? 0 }).max()! + 1
+        let team = TeamFile(teamID: trusted.teamID, version: version, members: side.members)
+        result.exposed = exposedCredentials(trusted: team)
+        result.reencrypted += try secrets.reencryptAll(to: team.recipients)
+        var list = try writeSigned(team, with: key)
+        try git.commitAll(
+            "Settle the forked member list with the list of commit \(side.commit?.prefix(12) ?? "?")\n\n"
+                + "Signed by \(me) (\(key.publicKey.fingerprint)), version \(version): "
+                + team.members.map(\.name).joined(separator: ", ") + "\nForked lists: "
+                + commits.map { String($0.prefix(12)) }.joined(separator: ", ")
+        )
+        list.commit = git.revision("HEAD")
+        try trust.trust(list)
+        result.settledFork = SettledFork(commit: side.commit ?? "", members: team.members, version: version)
+        result.untrustedMembers = nil
+    }
+
+    /// The credentials whose secret files, as HEAD holds them, were last written by a commit whose
+    /// member list names someone `trusted` does not. age's X25519 stanzas do not name their
+    /// recipient, so the list is judged by the history: apnsctl encrypts to the list a clone
+    /// trusts, which is the list committed with the secret or an older one; a secret written under
+    /// a list that named an outsider is taken as readable by them (this may name a credential
+    /// that was in fact encrypted to fewer people). For the files this clone wrote, what it
+    /// recorded (``WrittenRecipients``) is used instead: it is exact.
+    func exposedCredentials(trusted: TeamFile) -> [ExposedCredential] {
+        guard
+            let log = try? git.run(["log", "--format=%x01%H", "--name-only", "HEAD", "--", TeamSecretStore.folder]),
+            log.succeeded
+        else { return [] }
+        var lastWriter: [String: String] = [:]
+        var commit = ""
+        for line in log.output.split(separator: "\n").map(String.init) {
+            if line.hasPrefix("\u{1}") {
+                commit = String(line.dropFirst())
+            } else if !line.isEmpty, lastWriter[line] == nil {
+                lastWriter[line] = commit
+            }
+        }
+        let recipients = Set(trusted.recipients)
+        let written = WrittenRecipients(root: root).load()
+        var lists: [String: TeamFile?] = [:]
+        var exposed: [ExposedCredential] = []
+        for credential in (try? credentialStore().list()) ?? [] {
+            let file = TeamSecretStore.relativePath(of: credential.secretItem(store: root.path))
+            guard let writer = lastWriter[file] else { continue }
+            if lists[writer] == nil {
+                lists[writer] = git.show(writer, TeamFile.fileName).flatMap { try? TeamFile.decode([UInt8]($0)) }
+            }
+            let members = (lists[writer] ?? nil)?.members ?? []
+            var outsiders = members.filter { !recipients.contains($0.recipient) }.map(\.name)
+            // Written by this clone: what it was encrypted to is known exactly.
+            if let bytes = try? StoreFile.readIfPresent(root: root, relative: file, kind: .encryptedSecret),
+                let recorded = written[WrittenRecipients.key(of: bytes)]
+            {
+                outsiders = recorded.filter { !recipients.contains($0) }.map { recipient in
+                    members.first { $0.recipient == recipient }?.name ?? "the recipient \(recipient.prefix(16))…"
+                }
+            }
+            if !outsiders.isEmpty {
+                exposed.append(ExposedCredential(credential: credential, outsiders: outsiders, commit: writer))
+            }
+        }
+        return exposed
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A removed member who can still push tries to put an outsider on the team through a fork of
+/// the member list: by merging the remote's branch into his own with `-s ours`, and by resetting
+/// the remote to before the removal. alice, bob and carol have all synced version 3; alice removes
+/// bob. Over ssh on loopback, each member with their own Secret Service; decryption is asked of
+/// the age CLI.
+@Suite(
+    .serialized,
+    .enabled(
+        if: insideSecretService,
+        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+    )
+)
+struct TeamForkTests {
+    typealias Member = TeamStoreTests.Member
+
+    /// Three members who have all synced version 3 of the list, a credential imported, bob's keys
+    /// as he kept them, and an outsider's.
+    final class Team: @unchecked Sendable {
+        let work: TemporaryFolder
+        let fixtures: TemporaryFolder
+        let ssh: LoopbackSSH
+        let remote: String
+        let keyrings: [MemberKeyring]
+        let alice: Member
+        let bob: Member
+        let carol: Member
+        let mallory: OutsiderKeys
+        /// Bob's signing key file and age identity, recovered from his keyring.
+        var bobKey = ""
+        var bobIdentity = ""
+        var aliceIdentity = ""
+        var round = 0
+
+        init() throws {
+            work = try TemporaryFolder()
+            fixtures = try TemporaryFolder()
+            let bare = work.path("team.git")
+            #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+            ssh = try LoopbackSSH(work)
+            remote = ssh.url(bare)
+            let transport = ["GIT_SSH_COMMAND": ssh.gitSSHCommand]
+            keyrings = [try MemberKeyring(work, name: "bob"), try MemberKeyring(work, name: "carol")]
+            alice = Member(name: "alice", store: work.path("alice"), environment: transport)
+            bob = Member(
+                name: "bob",
+                store: work.path("bob"),
+                environment: keyrings[0].environment.merging(transport) { $1 }
+            )
+            carol = Member(
+                name: "carol",
+                store: work.path("carol"),
+                environment: keyrings[1].environment.merging(transport) { $1 }
+            )
+            mallory = try OutsiderKeys(work, name: "mallory")
+            let started = try alice.run(["team", "init", remote, "--name", "alice"])
+            #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+            try importNew(by: alice)
+            for member in [bob, carol] {
+                let joined = try member.run(["team", "join", remote, "--name", member.name])
+                #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
+                let added = try alice.run(try TeamStoreTests.addCommand(in: joined.stdout))
+                #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+            }
+            for member in [bob, carol] {
+                let synced = try member.run(["team", "sync"])
+                #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
+            }
+            let shown = try CLI.runProgram("git", ["-C", carol.store, "show", "HEAD:team.json"]).stdout
+            let list = try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any]
+            #expect(list?["version"] as? Int == 3, "\(shown)")
+            bobKey = try TeamTrustSupport.signingKeyFile(
+                of: "bob",
+                in: bob.store,
+                environment: keyrings[0].environment,
+                folder: work
+            )
+            bobIdentity = try TeamTrustSupport.identity(of: "bob", in: bob.store, environment: keyrings[0].environment)
+            aliceIdentity = try TeamTrustSupport.identity(of: "alice", in: alice.store, environment: [:])
+            #expect(bobIdentity.hasPrefix("AGE-SECRET-KEY-1") && aliceIdentity.hasPrefix("AGE-SECRET-KEY-1"))
+        }
+
+        var transport: [String: String] { ["GIT_SSH_COMMAND": ssh.gitSSHCommand] }
+
+        /// Imports a new certificate as `member`; returns its secret file in that member's clone.
+        @discardableResult
+        func importNew(by member: Member) throws -> String {
+            round += 1
+            let bundle = "com.example.fork\(round)"
+            let certificate = try TestPKI.mint(in: fixtures, name: "fork\(round)", bundle: bundle, days: 300)
+            let imported = try member.run(["import", certificate])
+            #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+            return try TeamTrustSupport.secretFile(of: "\(bundle)-universal", in: member.store)
+        }
+
+        /// Bob's list from version 3: mallory added, signed with his own key (as ssh-keygen signs it).
+        func bobsFork(from pusher: Pusher) throws -> String {
+            let path = pusher.clone + "/team.json"
+            var team = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+            )
+            var members = team["members"] as? [[String: Any]] ?? []
+            #expect(team["version"] as? Int == 3 && members.count == 3)
+            team["version"] = 4
+            members.append(
+                Pusher.entry(
+                    name: "mallory",
+                    recipient: mallory.recipient,
+                    signingKey: mallory.signingKey,
+                    like: members[0]
+                )
+            )
+            team["members"] = members
+            try JSONSerialization.data(withJSONObject: team, options: [.prettyPrinted, .sortedKeys])
+                .write(to: URL(fileURLWithPath: path))
+            try? FileManager.default.removeItem(atPath: path + ".sig")
+            let signed = try CLI.runProgram("ssh-keygen", ["-Y", "sign", "-f", bobKey, "-n", "apnsctl-team", path])
+            #expect(signed.status == 0, "\(signed.stderr)")
+            #expect(try pusher.git(["add", "--all"]).status == 0)
+            #expect(try pusher.git(["commit", "--quiet", "-m", "Add member mallory"]).status == 0)
+            return try pusher.git(["rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// The branch the team's repository uses, as a plain clone sees it.
+        func branch(of pusher: Pusher) throws -> String {
+            try pusher.git(["rev-parse", "--abbrev-ref", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func head(of member: Member) throws -> String {
+            try member.git(["rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Neither bob nor mallory opens a secret written now by `member`; alice does.
+        func expectShutOut(writtenBy member: Member, bob bobShutOut: Bool = true) throws {
+            let file = try importNew(by: member)
+            #expect(try !TeamTrustSupport.decrypts(mallory.identity, file), "mallory reads \(file)")
+            if bobShutOut { #expect(try !TeamTrustSupport.decrypts(bobIdentity, file), "bob reads \(file)") }
+            #expect(try TeamTrustSupport.decrypts(aliceIdentity, file))
+        }
+    }
+
+    /// What a sync says of the fork: both commits and signers, the list kept, the settling
+    /// command for alice's side only, and never --restore-members.
+    static func expectFork(_ said: String, removal: String, fork: String, store: String) {
+        #expect(said.contains("The member list is forked"), "\(said)")
+        #expect(said.contains(String(removal.prefix(12))) && said.contains(String(fork.prefix(12))), "\(said)")
+        #expect(said.contains("signed by alice") && said.contains("signed by bob"), "\(said)")
+        #expect(said.contains("whom the other side removed"), "\(said)")
+        #expect(said.contains("apnsctl team sync --resolve-fork \(removal.prefix(12)) --store \(store)"), "\(said)")
+        #expect(!said.contains("--resolve-fork \(fork.prefix(12))"), "\(said)")
+        #expect(!said.contains("--restore-members"), "\(said)")
+    }
+
+    @Test func aForkByMergeIsRefusedUntilAMemberOfBothSidesSettlesIt() throws {
+        let team = try Team()
+        let (alice, carol) = (team.alice, team.carol)
+        let bobPusher = try Pusher(team.work, name: "bob", remote: team.remote, environment: team.transport)
+        let removed = try alice.run(["team", "remove", "bob"])
+        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        let removal = try team.head(of: alice)
+        let fork = try team.bobsFork(from: bobPusher)
+        #expect(try bobPusher.git(["fetch", "--quiet", "origin"]).status == 0)
+        let branch = try team.branch(of: bobPusher)
+        let merged = try bobPusher.git(["merge", "--quiet", "-s", "ours", "-m", "Merge", "origin/\(branch)"])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let pushed = try bobPusher.git(["push", "--quiet", "origin", "HEAD:\(branch)"])
+        #expect(pushed.status == 0, "a fast-forward: \(pushed.stderr)")
+
+        // Carol, who has not synced the removal, refuses both lists and keeps version 3.
+        let carolSync = try carol.run(["team", "sync"])
+        #expect(carolSync.status == 1, "\(carolSync.stdout)\(carolSync.stderr)")
+        Self.expectFork(carolSync.stdout + carolSync.stderr, removal: removal, fork: fork, store: carol.store)
+        #expect(!carolSync.stdout.contains("adds mallory"), "nothing is taken: \(carolSync.stdout)")
+        let restore = try carol.run(["team", "sync", "--restore-members"])
+        #expect(restore.status != 0, "\(restore.stdout)\(restore.stderr)")
+        #expect(
+            restore.stderr.contains("forked") && restore.stderr.contains("nothing was restored"),
+            "\(restore.stderr)"
+        )
+        let status = try carol.run(["team", "status"])
+        #expect(status.stdout.contains("The member list is forked"), "\(status.stdout)")
+        #expect(!status.stdout.contains("--restore-members"), "\(status.stdout)")
+        // Her next import is not for mallory (bob, whom she has not seen removed, still reads it).
+        try team.expectShutOut(writtenBy: carol, bob: false)
+
+        // Alice keeps her list, and settles the fork with it.
+        let aliceSync = try alice.run(["team", "sync"])
+        #expect(aliceSync.status == 1, "\(aliceSync.stdout)\(aliceSync.stderr)")
+        Self.expectFork(aliceSync.stdout + aliceSync.stderr, removal: removal, fork: fork, store: alice.store)
+        try team.expectShutOut(writtenBy: alice)
+        let alicesOwn = "com.example.fork\(team.round)-universal"
+        let refusedSide = try alice.run(["team", "sync", "--resolve-fork", String(fork.prefix(12))])
+        #expect(refusedSide.status != 0 && refusedSide.stderr.contains("whom the other side removed"))
+        let settled = try alice.run(["team", "sync", "--resolve-fork", String(removal.prefix(12))])
+        #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
+        #expect(settled.stdout.contains("Settled the forked member list"), "\(settled.stdout)")
+        #expect(settled.stdout.contains("secret(s) again to the settled member list"), "\(settled.stdout)")
+        // Bob's -s ours merge put back the secrets as they were before the removal: named for rotation.
+        #expect(settled.stderr.contains("rotate each one") && settled.stderr.contains("for bob"), "\(settled.stderr)")
+        // What alice wrote herself she knows the recipients of: it is not named.
+        #expect(!settled.stderr.contains(alicesOwn), "\(settled.stderr)")
+
+        // Carol takes alice's settling list: bob and mallory are shut out of what she writes next.
+        let taken = try carol.run(["team", "sync"])
+        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
+        #expect(taken.stdout.contains("signed by alice") && taken.stdout.contains("removes bob"), "\(taken.stdout)")
+        try team.expectShutOut(writtenBy: carol)
+    }
+
+    @Test func aForkByResetIsTakenByAStaleCloneAndTheRemoverIsWarned() throws {
+        let team = try Team()
+        let (alice, carol) = (team.alice, team.carol)
+        let bobPusher = try Pusher(team.work, name: "bob", remote: team.remote, environment: team.transport)
+        let removed = try alice.run(["team", "remove", "bob"])
+        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        let removal = try team.head(of: alice)
+        let fork = try team.bobsFork(from: bobPusher)
+        let reset = try bobPusher.git([
+            "push", "--quiet", "--force", "origin", "HEAD:\(try team.branch(of: bobPusher))",
+        ])
+        #expect(reset.status == 0, "\(reset.stderr)")
+
+        // The known limit: a clone that never saw the removal cannot see it was rewritten away.
+        let stale = try carol.run(["team", "sync"])
+        #expect(stale.status == 0, "\(stale.stdout)\(stale.stderr)")
+        #expect(stale.stdout.contains("signed by bob") && stale.stdout.contains("adds mallory"), "\(stale.stdout)")
+        let readable = try team.importNew(by: carol)
+        #expect(try TeamTrustSupport.decrypts(team.mallory.identity, readable), "the documented limit")
+        #expect(try carol.run(["team", "sync"]).status == 0)
+
+        // The remover is stopped, then, accepting the rewrite, told of the fork and of the secret to rotate.
+        let stopped = try alice.run(["team", "sync"])
+        #expect(stopped.status == 1 && stopped.stderr.contains("history was rewritten"), "\(stopped.stderr)")
+        let accepted = try alice.run(["team", "sync", "--accept-rewrite"])
+        #expect(accepted.status == 1, "\(accepted.stdout)\(accepted.stderr)")
+        Self.expectFork(accepted.stdout + accepted.stderr, removal: removal, fork: fork, store: alice.store)
+        let alias = "com.example.fork\(team.round)-universal"
+        let rotation = try #require(
+            accepted.stderr.split(separator: "\n").first { $0.contains(alias) },
+            "\(accepted.stderr)"
+        )
+        #expect(rotation.contains("mallory") && rotation.contains("--replace \(alias) --store \(alice.store)"))
+        try team.expectShutOut(writtenBy: alice)
+        let settled = try alice.run(["team", "sync", "--resolve-fork", String(removal.prefix(12))])
+        #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
+        #expect(
+            try !TeamTrustSupport.decrypts(
+                team.mallory.identity,
+                try TeamTrustSupport.secretFile(of: alias, in: alice.store)
+            )
+        )
+
+        // Carol, told of the fork by alice's merge, leaves bob's list and takes alice's.
+        let taken = try carol.run(["team", "sync"])
+        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
+        #expect(taken.stdout.contains("signed by alice"), "\(taken.stdout)")
+        try team.expectShutOut(writtenBy: carol)
+    }
+
+    /// Two members' own signed changes made at the same time are a fork too: the sync of a member
+    /// of both sides merges them, signed by that member, which settles it on every clone.
+    @Test func twoMembersChangesAtOnceAreMergedAndSigned() throws {
+        let work = try TemporaryFolder()
+        let fixtures = try TemporaryFolder()
+        let bare = work.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let keyring = try MemberKeyring(work, name: "bob")
+        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
+        let bob = Member(name: "bob", store: work.path("bob"), environment: keyring.environment)
+        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let joined = try bob.run(["team", "join", bare, "--name", "bob"])
+        #expect(try alice.run(try TeamStoreTests.addCommand(in: joined.stdout)).status == 0)
+        #expect(try bob.run(["team", "sync"]).status == 0)
+        let (dave, erin) = (try TeamStoreTests.newIdentity(), try TeamStoreTests.newIdentity())
+        // Alice adds dave while the remote is away (committed here only); bob adds erin meanwhile.
+        try FileManager.default.moveItem(atPath: bare, toPath: bare + ".away")
+        let offline = try alice.run(["team", "add", "dave", dave.recipient])
+        #expect(offline.status == 0, "\(offline.stdout)\(offline.stderr)")
+        try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
+        #expect(try bob.run(["team", "add", "erin", erin.recipient]).status == 0)
+
+        let merged = try alice.run(["team", "sync"])
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        #expect(merged.stdout.contains("signed by alice") && merged.stdout.contains("adds erin"), "\(merged.stdout)")
+        let taken = try bob.run(["team", "sync"])
+        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
+        #expect(taken.stdout.contains("signed by alice") && taken.stdout.contains("adds dave"), "\(taken.stdout)")
+        let certificate = try TestPKI.mint(in: fixtures, name: "both", bundle: "com.example.both", days: 300)
+        #expect(try bob.run(["import", certificate]).status == 0)
+        let file = try TeamTrustSupport.secretFile(of: "com.example.both-universal", in: bob.store)
+        #expect(try TeamTrustSupport.decrypts(dave.identity, file) && TeamTrustSupport.decrypts(erin.identity, file))
+    }
+
+    @Test func namesAreASCIIWithoutRegardToCaseAndRecipientsEd25519() throws {
+        let work = try TemporaryFolder()
+        let bare = work.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
+        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let carol = try TeamStoreTests.newIdentity()
+        #expect(try alice.run(["team", "add", "carol", carol.recipient]).status == 0)
+        for name in ["Carol", "ALICE"] {
+            let twin = try alice.run(["team", "add", name, try TeamStoreTests.newIdentity().recipient])
+            #expect(twin.status != 0 && twin.stderr.contains("already has a member named"), "\(name): \(twin.stderr)")
+        }
+        for name in ["carоl", "аlice"] {
+            let lookAlike = try alice.run(["team", "add", name, try TeamStoreTests.newIdentity().recipient])
+            #expect(lookAlike.status == 64 || lookAlike.status == 2, "\(lookAlike.status)")
+            #expect(lookAlike.stderr.contains("ASCII letters"), "\(lookAlike.stderr)")
+        }
+        let made = try CLI.runProgram("ssh-keygen", ["-q", "-t", "rsa", "-N", "", "-f", work.path("rsa")])
+        #expect(made.status == 0)
+        let rsa = try String(contentsOfFile: work.path("rsa.pub"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try alice.run(["team", "add", "server", rsa])
+        #expect(refused.status != 0 && refused.stderr.contains("ssh-rsa"), "\(refused.stderr)")
+        let members = try String(contentsOfFile: alice.store + "/team.json", encoding: .utf8)
+        #expect(!members.contains("ssh-rsa") && !members.contains("Carol"))
+    }
+}
