@@ -35,7 +35,9 @@ struct Import: AsyncParsableCommand {
             or --environment say otherwise, and refuses (exit 1) a replacement that would serve fewer \
             apps or environments, or another team, unless you add --force. An alias made from the old \
             key's ID (token-OLDKEYID) is kept too, so that scripts keep working; the import says that \
-            it now holds another key.
+            it now holds another key. When the new key is already stored under an alias of its own \
+            (rolled out beside the old one), that entry is folded in: one alias holds the key and \
+            serves what both served.
 
             Exit status: 0 imported; 1 refused, nothing changed (already stored, alias taken, the \
             app's credential already stored and no --replace, a rotation that would expire sooner \
@@ -183,6 +185,11 @@ struct Import: AsyncParsableCommand {
                                 "  ! replaced the previous \(replaced.alias), but its old secret or files could not all be removed (see `secret-tool search application apnsctl alias \(replaced.alias)`)",
                                 .yellow
                             )
+                    )
+                }
+                if let merged = result.merged, merged.alias != entry.alias {
+                    print(
+                        "  \(merged.alias) held the same key: it is folded into \(entry.alias), which serves what both served (the alias \(merged.alias) is gone)"
                     )
                 }
                 if let replaced = result.replaced, replaced.alias == entry.alias, let oldKey = replaced.keyID,
