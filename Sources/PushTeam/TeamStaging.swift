@@ -70,7 +70,11 @@ struct TeamStaging {
         var staged: [String] = []
         var findings: [Finding] = []
         for change in changes {
-            if fromUpstream.contains(change.path) {
+            if change.code == "D ", roles[change.path] == nil, !Self.exists(root, change.path) {
+                // A removal staged already (by a commit that failed after staging, or a merge):
+                // git knows the path no more, and naming it again would be an error.
+                continue
+            } else if fromUpstream.contains(change.path) {
                 staged.append(change.path)
             } else if let finding = judge(change, role: roles[change.path]) {
                 findings.append(finding)

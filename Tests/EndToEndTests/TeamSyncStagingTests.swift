@@ -206,7 +206,8 @@ struct TeamSyncStagingTests {
         let entry = try #require(credentials.first)
         #expect(entry["credential"] as? String == "token-ABC123DEFG")
         #expect(entry["key_id"] as? String == "NEWKEY1234")
-        #expect(Set(entry["topics"] as? [String] ?? []) == ["com.example.app", "com.example.other"], "\(entry)")
+        let topics = (entry["topics"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(Set(topics) == ["com.example.app", "com.example.other"], "\(entry)")
         #expect(Set(entry["environments"] as? [String] ?? []) == ["sandbox", "production"], "\(entry)")
         let checked = try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other"])
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
