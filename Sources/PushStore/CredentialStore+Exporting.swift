@@ -131,7 +131,7 @@ extension CredentialStore {
             if current == own || StoreFolder.isStoreFolder(current) {
                 throw CredentialError.invalidArgument(
                     path: destination,
-                    "\(destination) is inside the credential store folder \(current); an export written there would sit among the store's files (a team store's folder is a git working tree its members push from). Nothing was written.",
+                    "This path is inside the credential store folder \(current): an export written there would sit among the store's files (a team store's folder is a git working tree its members push from). Nothing was written.",
                     hint: "Write the export to a folder outside the store."
                 )
             }

@@ -236,7 +236,8 @@ struct TeamStaging {
     }
 
     static func why(_ root: URL, _ relative: String) -> String {
-        isLink(root, relative) ? "a link in place of the file apnsctl wrote" : "not the regular file apnsctl wrote"
+        isLink(root, relative)
+            ? "not a regular file apnsctl wrote: a link in its place" : "not a regular file apnsctl wrote"
     }
 
     static func isAgeFile(_ root: URL, _ relative: String) -> Bool {

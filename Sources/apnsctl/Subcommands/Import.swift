@@ -43,7 +43,9 @@ struct Import: AsyncParsableCommand {
             app's credential already stored and no --replace, a rotation that would expire sooner \
             or serve less, expired or not yet valid, not a push certificate); 2 could not be \
             imported (unreadable file, wrong password, a token key without --team-id, no key for a \
-            certificate alone, Secret Service unavailable); 64 usage error.
+            certificate alone, Secret Service unavailable, or, in a team store, imported but not \
+            committed: the folder holds what apnsctl did not write, or git knows no identity); 64 \
+            usage error.
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl import app.p12 --password-env P12_PASSWORD
