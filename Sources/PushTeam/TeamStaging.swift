@@ -197,7 +197,7 @@ struct TeamStaging {
         }
     }
 
-    private func refusal(_ findings: [Finding]) -> CredentialError {
+    func refusal(_ findings: [Finding], committing: String? = nil) -> CredentialError {
         let listed = findings.map { "\($0.path) (\($0.why))" }.joined(separator: ", ")
         var steps: [String] = []
         let strays = findings.filter { !$0.restorable }
@@ -217,7 +217,10 @@ struct TeamStaging {
         }
         return CredentialError.teamError(
             path: root.path,
-            "The store's folder holds what apnsctl did not write, so nothing was committed: \(listed). "
+            "The store's folder holds what apnsctl did not write, "
+                + (committing.map { "which \($0) would push to every member; nothing was made" }
+                    ?? "so nothing was committed")
+                + ": \(listed). "
                 + "A commit of the team store holds only the files apnsctl writes, and is pushed to every member.",
             hint: steps.joined(separator: "; then ").capitalizedFirst + "; then try again."
         )

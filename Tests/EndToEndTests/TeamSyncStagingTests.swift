@@ -163,6 +163,29 @@ struct TeamSyncStagingTests {
         #expect(grep.stdout.isEmpty)
     }
 
+    /// A plain store with a stray file becomes a team store only once the stray is out.
+    @Test func initMakesNothingWhileTheFolderHoldsAStray() throws {
+        let store = try StoreCommandTests.Store()
+        try store.importTokenKey()
+        let bare = store.folder.path("team.git")
+        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        try "notes\n".write(toFile: store.path + "/NOTES.txt", atomically: true, encoding: .utf8)
+        let refused = try store.run(["team", "init", bare, "--name", "alice"])
+        #expect(refused.status != 0, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("NOTES.txt (a file apnsctl did not write)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was made"), "\(refused.stderr)")
+        for made in [".git", "team.json", "secrets", ".team-setup.json"] {
+            #expect(!FileManager.default.fileExists(atPath: store.path + "/" + made), "\(made) was made")
+        }
+        let home = store.folder.path("home")
+        let move = try Self.step("Move out what is not the store's: ", in: refused.stderr)
+        #expect(try Self.paste(move, home: home).status == 0, "\(move)")
+        let started = try store.run(["team", "init", bare, "--name", "alice"])
+        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+        let names = try CLI.runProgram("git", ["-C", bare, "log", "--all", "--name-only", "--format="]).stdout
+        #expect(!names.contains("NOTES.txt"), "\(names)")
+    }
+
     @Test func anExportIntoAKeyringStoreIsRefused() throws {
         let store = try StoreCommandTests.Store()
         try store.importTokenKey()
