@@ -108,9 +108,11 @@ struct Git {
     func commitAll(_ message: String) throws -> Bool {
         try TeamStaging(git: self).stage()
         guard !(try run(["diff", "--cached", "--quiet"])).succeeded else { return false }
-        try commit(message, what: "commit the change")
+        try commit(message, what: Self.committingAChange)
         return true
     }
+
+    static let committingAChange = "commit the change"
 
     /// Commits what is staged. A clone where git does not know who commits (a plain clone on a
     /// machine with no `user.name` or `user.email`) gets git's whole reason and the commands to
@@ -131,8 +133,9 @@ struct Git {
         let clone = ShellWords.quote(directory)
         throw CredentialError.teamError(
             path: directory,
-            "git could not \(what): it does not know who is committing in this clone (git: \(whole)). "
-                + "The change is in the store's folder, and no commit holds it yet.",
+            "git could not \(what): it does not know who is committing in this clone (git: \(whole))."
+                + (what == Self.committingAChange
+                    ? " The change is in the store's folder, and no commit holds it yet." : ""),
             hint:
                 "Tell git who commits here: git -C \(clone) config user.name \"Your Name\" && "
                 + "git -C \(clone) config user.email \"you@example.com\" (with your own name and address); "
