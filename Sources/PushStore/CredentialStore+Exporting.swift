@@ -113,3 +113,30 @@ extension CredentialStore {
         return key
     }
 }
+
+extension CredentialStore {
+    /// Refuses an export written inside a store folder: this store's, or any other found by
+    /// walking up from `destination` (a keyring store or a team store). A private key there sits
+    /// beside files that are backed up or shared as the store's, and a team store's folder is a
+    /// git working tree its members push from.
+    public func checkExportDestination(_ destination: String) throws {
+        let own = medium == nil ? StorePaths.realPath(root.path) : nil
+        var folder = URL(fileURLWithPath: destination).standardizedFileURL.deletingLastPathComponent().path
+        // The nearest folder that exists, with its links resolved: where the file would really go.
+        while StorePaths.realPath(folder) == nil, folder != "/" {
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        var current = StorePaths.realPath(folder) ?? folder
+        while true {
+            if current == own || StoreFolder.isStoreFolder(current) {
+                throw CredentialError.invalidArgument(
+                    path: destination,
+                    "This path is inside the credential store folder \(current): an export written there would sit among the store's files (a team store's folder is a git working tree its members push from). Nothing was written.",
+                    hint: "Write the export to a folder outside the store."
+                )
+            }
+            if current == "/" || current.isEmpty { return }
+            current = (current as NSString).deletingLastPathComponent
+        }
+    }
+}

@@ -13,6 +13,9 @@ extension CredentialStore {
     public struct ImportResult: Sendable {
         public var credential: StoredCredential
         public var replaced: StoredCredential?
+        /// The same token key stored under another alias (rolled out beside the one replaced),
+        /// folded into the new entry: its alias is gone, what it served is served still.
+        public var merged: StoredCredential?
         /// False when the replaced credential's secret or files could not all be removed.
         public var replacedCleanly = true
     }
@@ -113,6 +116,11 @@ extension CredentialStore {
         }
     }
 
+    /// `first`, then what `second` adds, in order.
+    static func union<Value: Equatable>(_ first: [Value], _ second: [Value]) -> [Value] {
+        first + second.filter { !first.contains($0) }
+    }
+
     /// What a replaced or removed credential leaves to delete once the index no longer names it:
     /// its files inside the credentials folder (never a damaged entry's file elsewhere) and its secret.
     func discarding(_ old: StoredCredential) -> StoreJournal {
@@ -167,28 +175,41 @@ extension CredentialStore {
     ) throws -> ImportResult {
         try withLock { index in
             // Importing a key again as its own replacement is how its metadata is redone.
-            if let existing = index.credentials.first(where: {
+            let stored = index.credentials.first(where: {
                 $0.kind == .tokenKey && $0.keyID == key.keyID && $0.teamID == key.teamID && $0.alias != replacing
-            }) {
+            })
+            if let stored, replacing == nil {
                 throw CredentialError.alreadyImported(
                     path: source,
-                    "Token key \(key.keyID) is already in the store as \(existing.alias); nothing changed.",
-                    hint: "To import it again, remove \(existing.alias) from the store first.",
-                    alias: existing.alias
+                    "Token key \(key.keyID) is already in the store as \(stored.alias); nothing changed.",
+                    hint:
+                        "To have it take over another credential (a rotation to a key already rolled out), import it as that credential's replacement: it takes that alias and serves what both served. To change what \(stored.alias) serves, update it.",
+                    alias: stored.alias
                 )
             }
             let replaced = try self.replacement(named: replacing, in: index)
+            // A rotation to a key already stored beside the old one (docs/store.md, "Rotation"):
+            // one entry holds the key and serves what both served; the other alias is folded in.
+            let merged = replaced == nil ? nil : stored
             // A rotation keeps serving what the replaced credential served unless told otherwise.
             let serves = TokenKeyCoverage(
-                topics: topics.isEmpty ? (replaced.map(TokenKeyCoverage.apps(of:)) ?? []) : topics,
-                environments: environments.isEmpty ? (replaced?.environments ?? []) : environments,
+                topics: topics.isEmpty
+                    ? Self.union(replaced.map(TokenKeyCoverage.apps(of:)) ?? [], merged?.topics ?? []) : topics,
+                environments: environments.isEmpty
+                    ? Self.union(replaced?.environments ?? [], merged?.environments ?? []) : environments,
                 teamID: key.teamID
             )
-            if !force, let replaced { try serves.refuseNarrower(replacing: replaced, path: source) }
+            if !force {
+                for old in [replaced, merged].compactMap({ $0 }) {
+                    try serves.refuseNarrower(replacing: old, path: source)
+                }
+            }
+            var others = index
+            others.credentials.removeAll { $0 == merged }
             let alias = try self.chooseAlias(
                 requested,
                 otherwise: "token-\(key.keyID)",
-                in: index,
+                in: others,
                 replacing: replaced
             )
             let credential = StoredCredential(
@@ -206,12 +227,12 @@ extension CredentialStore {
             // The same key under the same alias is one Secret Service item, which the index keeps
             // naming: settling leaves it alone.
             var journal = StoreJournal(secrets: [credential.secretItem(store: self.path)])
-            if let replaced { journal.add(self.discarding(replaced)) }
+            for old in [replaced, merged].compactMap({ $0 }) { journal.add(self.discarding(old)) }
             try self.journal(journal)
             try self.secrets.store(key.pkcs8, for: credential.secretItem(store: self.path))
-            if let replaced { index.credentials.removeAll { $0 == replaced } }
+            index.credentials.removeAll { $0 == replaced || $0 == merged }
             index.credentials.append(credential)
-            return ImportResult(credential: credential, replaced: replaced)
+            return ImportResult(credential: credential, replaced: replaced, merged: merged)
         } afterCommit: { result, settled in
             var result = result
             result.replacedCleanly = settled.failedSecrets.isEmpty

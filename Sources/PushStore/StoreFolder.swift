@@ -84,6 +84,14 @@ package enum StoreFolder: Equatable {
         return .emptyStore
     }
 
+    /// Whether `path` is a store's folder: its index beside the lock, the credentials folder or a
+    /// team store's member list (an index.json alone is common to many other kinds of folder).
+    static func isStoreFolder(_ path: String) -> Bool {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: path + "/index.json") else { return false }
+        return [".lock", "credentials", "team.json"].contains { manager.fileExists(atPath: path + "/" + $0) }
+    }
+
     /// The regular files in `credentials/` (temporary files of an interrupted write aside).
     static func credentialFiles(in root: URL) -> [String] {
         let folder = root.appendingPathComponent("credentials")

@@ -7,6 +7,9 @@ import PushStore
 struct Git {
     var directory: String
     var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Opens a new bundle of the store with its stored password and checks that it is the one
+    /// the index names (see ``TeamStaging``); nil where no member's identity is at hand.
+    var checkBundle: (@Sendable (StoredCredential) throws -> Void)? = nil
 
     func executable() throws -> String {
         guard let path = Subprocess.locate("git", environment: environment) else {
@@ -99,13 +102,45 @@ struct Git {
         !(try must(["status", "--porcelain", "--untracked-files=all"], what: "read the working tree")).trimmed.isEmpty
     }
 
-    /// Commits everything in the working tree with `message`; false when there was nothing to commit.
+    /// Commits the store's own changes with `message`, staged by name (``TeamStaging``: anything
+    /// else in the folder stops it, named); false when there was nothing to commit.
     @discardableResult
     func commitAll(_ message: String) throws -> Bool {
-        try must(["add", "--all", "."], what: "stage the store's files")
-        guard try hasChanges() || !(try run(["diff", "--cached", "--quiet"])).succeeded else { return false }
-        try must(["commit", "--quiet", "--no-verify", "-m", message], what: "commit the change")
+        try TeamStaging(git: self).stage()
+        guard !(try run(["diff", "--cached", "--quiet"])).succeeded else { return false }
+        try commit(message, what: Self.committingAChange)
         return true
+    }
+
+    static let committingAChange = "commit the change"
+
+    /// Commits what is staged. A clone where git does not know who commits (a plain clone on a
+    /// machine with no `user.name` or `user.email`) gets git's whole reason and the commands to
+    /// tell it, for this clone; the change stays in the folder for the next commit to take.
+    func commit(_ message: String, what: String) throws {
+        let result = try run(["commit", "--quiet", "--no-verify", "-m", message])
+        guard !result.succeeded else { return }
+        let said = result.stderr
+        let identityUnknown = ["Please tell me who you are", "unable to auto-detect email address", "empty ident name"]
+        guard identityUnknown.contains(where: { said.contains($0) })
+        else {
+            throw CredentialError.teamError(path: directory, "git could not \(what): \(Self.words(said))", hint: nil)
+        }
+        let whole = Self.scrub(
+            said.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .joined(separator: " ")
+        )
+        let clone = ShellWords.quote(directory)
+        throw CredentialError.teamError(
+            path: directory,
+            "git could not \(what): it does not know who is committing in this clone (git: \(whole))."
+                + (what == Self.committingAChange
+                    ? " The change is in the store's folder, and no commit holds it yet." : ""),
+            hint:
+                "Tell git who commits here: git -C \(clone) config user.name \"Your Name\" && "
+                + "git -C \(clone) config user.email \"you@example.com\" (with your own name and address); "
+                + "a sync then commits and pushes the change."
+        )
     }
 
     /// Pushes `revision` (HEAD unless named) to the branch, never forced. Returns git's

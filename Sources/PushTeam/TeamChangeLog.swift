@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 import PushStore
 
@@ -16,7 +17,11 @@ struct TeamCommitter: StoreChangeObserver {
             let revision = team.git.revision("HEAD")
             return { [team] in team.notify(team.publish(committed: subject, revision: revision)) }
         } catch {
-            team.notify(.notCommitted(detail: UserFacing.describe(error)))
+            // The whole reason and what to do, never cut short: the person must act on it.
+            let detail =
+                (error as? CredentialError).map { [$0.message, $0.hint].compactMap { $0 }.joined(separator: " ") }
+                ?? UserFacing.describe(error)
+            team.notify(.notCommitted(detail: detail))
             return nil
         }
     }

@@ -107,6 +107,8 @@ extension TeamStore {
                 if let problem = team.problems.first {
                     throw CredentialError.invalidArgument(path: nil, "The new member list is not usable: \(problem).")
                 }
+                // Nothing is encrypted again or signed while the folder holds what the commit would refuse.
+                try TeamStaging(git: git).check()
                 let count = try secrets.reencryptAll(to: team.recipients)
                 var list = try writeSigned(team, with: key)
                 let subject = "\(verb) member \(member.name)"

@@ -64,6 +64,7 @@ extension TeamStore {
             let age = AgeTool(environment: environment)
             _ = try age.program("age")
             try plain.prepareFolder()
+            try TeamStaging.checkBeforeInit(root: root, index: (try? plain.readIndex()) ?? StoreIndex())
             let git = Git(directory: root.path, environment: environment)
             let probe = try git.run(["ls-remote", "--heads", "--", remote], in: root.path)
             if probe.succeeded, !probe.output.trimmed.isEmpty {

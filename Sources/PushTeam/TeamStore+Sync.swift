@@ -318,12 +318,10 @@ extension TeamStore {
             if signer != nil {
                 reencrypted = try secrets.reencryptAll(to: mergedTeam.recipients)
             }
-            try git.must(["add", "--all", "."], what: "stage the merge")
-            try git.must(
-                [
-                    "commit", "--quiet", "--no-verify", "-m",
-                    mergeMessage(ours: ours, merged: outcome.index, upstream: upstream),
-                ],
+            // What the remote's commits hold comes in as it is; of this clone, only the store's own files.
+            try TeamStaging(git: git).stage(mergingFrom: upstream)
+            try git.commit(
+                mergeMessage(ours: ours, merged: outcome.index, upstream: upstream),
                 what: "commit the merge"
             )
             return reencrypted

@@ -45,7 +45,14 @@ public struct TeamStore: Sendable {
         return URL(fileURLWithPath: remote).standardizedFileURL.path
     }
 
-    var git: Git { Git(directory: root.path, environment: environment) }
+    var git: Git {
+        // A new bundle is committed once it opens with its stored password as the certificate
+        // the index names (the lookup checks it); this clone's identity reads the password.
+        let (root, secrets) = (root, secrets)
+        return Git(directory: root.path, environment: environment) { credential in
+            _ = try secrets.lookup(credential.secretItem(store: root.path))
+        }
+    }
     var trust: TeamTrust { TeamTrust(root: root, git: git) }
     var age: AgeTool { AgeTool(environment: environment) }
 

@@ -110,6 +110,10 @@ struct APNSCtl: AsyncParsableCommand {
             reportError(CommandLineError.standardOutputFailed(reason))
             exit(withError: ExitStatus.couldNotCheck)
         }
+        if failure == nil, RunContext.current[\.teamChangeNotCommitted] {
+            // Said on stderr already (teamNote): the change waits in the folder for a sync.
+            exit(withError: ExitStatus.couldNotCheck)
+        }
         guard let failure else { return }
         // `apnsctl help COMMAND` ends as --help does.
         if !(failure is ExitCode), exitCode(for: failure) == .success { exitCleanly(failure) }

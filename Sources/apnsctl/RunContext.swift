@@ -35,6 +35,8 @@ final class RunContext: @unchecked Sendable {
         /// The stored credential of `send` and `handshake`, loading while the parser works.
         var earlyCredential: Once<PendingCredential?>?
         var signalSources: [any DispatchSourceSignal] = []
+        /// A team store's change was made in the folder but no commit holds it: the run fails.
+        var teamChangeNotCommitted = false
     }
 
     /// Reads or changes the state under the lock.

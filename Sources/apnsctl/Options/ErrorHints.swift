@@ -43,9 +43,10 @@ enum ErrorHints {
         case .alreadyImported:
             guard let alias = error.alias else { return error.hint }
             if let path = error.path, TokenKeyFile.isTokenKeyPath(path) {
-                // A token key has nothing to re-import: what it is for is changed in place.
+                // A token key has nothing to re-import: what it is for is changed in place, and a
+                // rotation to it names the credential it takes over.
                 return
-                    "Use `\(command("list"))` to see it; to change what it is recorded for: `\(command("update", alias, "--topic", "<BUNDLE-ID>", "--environment", "both"))`, with the app's bundle ID in place of the placeholder."
+                    "To rotate to this key, run the same import with --replace <OLD-ALIAS>, the alias of the credential it takes over: it takes that alias and serves what both served, and \(shellQuoted(alias)) is folded into it. To change what it is recorded for: `\(command("update", alias, "--topic", "<BUNDLE-ID>", "--environment", "both"))`, with the app's bundle ID in place of the placeholder."
             }
             return "Use `\(command("list"))` to see it, or `\(command("remove", alias))` first to import it again."
         case .secretNotFound:

@@ -18,12 +18,14 @@ enum TeamPublicationText {
             return "team store: committed \"\(subject)\" here only (\(detail)). Run \(sync) to push it."
         case .notCommitted(let detail):
             return
-                "team store: the change is made here but could not be committed (\(detail)); \(sync) commits and pushes it."
+                "team store: the change is made in the store's folder, but no commit holds it: \(detail)\nOnce that is done, \(sync) commits and pushes it."
         }
     }
 }
 
-/// Says what became of a team store's commit, on stderr.
+/// Says what became of a team store's commit, on stderr; a change left uncommitted fails the run.
 func teamNote(_ publication: TeamPublication) {
+    // A change no commit holds is not shared: the command fails (exit 2) once it has said so.
+    if case .notCommitted = publication { RunContext.current[\.teamChangeNotCommitted] = true }
     teamNote(TeamPublicationText.text(publication))
 }

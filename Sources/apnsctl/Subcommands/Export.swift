@@ -18,11 +18,12 @@ struct Export: AsyncParsableCommand {
             terminal: modern AES-256 by default, or Keychain-style RC2-40/3DES with --legacy for tools \
             whose PKCS#12 parser predates OpenSSL 3.
 
-            Files are written with mode 0600. A private key is never written to a terminal: give --out.
+            Files are written with mode 0600. A private key is never written to a terminal: give --out, \
+            outside every store folder (a path inside one is refused).
 
             Exit status: 0 written; 1 refused, nothing written: the --out file exists (--force \
             replaces it); 2 nothing written: no such alias, standard output is a terminal, no new \
-            password (or two that differ), a credential that cannot be exported in that format, the \
+            password (or two that differ), an --out inside a store folder, a credential that cannot be exported in that format, the \
             Secret Service unavailable, the file could not be written; 64 usage error.
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
@@ -72,7 +73,9 @@ struct Export: AsyncParsableCommand {
                 case .pem: .pem
                 case .p12: .pkcs12(newPassword: newPassword, style: legacy ? .legacy : .modern)
                 }
-            let exported = try store.credentialStore.export(named: alias, as: exportFormat)
+            let credentials = try store.credentialStore
+            if let out { try credentials.checkExportDestination(out) }
+            let exported = try credentials.export(named: alias, as: exportFormat)
             try write(exported.contents.bytes)
             if let out {
                 printError("Wrote \(exported.alias) as \(exported.formatName) to \(out) (mode 0600).")

@@ -35,13 +35,17 @@ struct Import: AsyncParsableCommand {
             or --environment say otherwise, and refuses (exit 1) a replacement that would serve fewer \
             apps or environments, or another team, unless you add --force. An alias made from the old \
             key's ID (token-OLDKEYID) is kept too, so that scripts keep working; the import says that \
-            it now holds another key.
+            it now holds another key. When the new key is already stored under an alias of its own \
+            (rolled out beside the old one), that entry is folded in: one alias holds the key and \
+            serves what both served.
 
             Exit status: 0 imported; 1 refused, nothing changed (already stored, alias taken, the \
             app's credential already stored and no --replace, a rotation that would expire sooner \
             or serve less, expired or not yet valid, not a push certificate); 2 could not be \
             imported (unreadable file, wrong password, a token key without --team-id, no key for a \
-            certificate alone, Secret Service unavailable); 64 usage error.
+            certificate alone, Secret Service unavailable, or, in a team store, imported but not \
+            committed: the folder holds what apnsctl did not write, or git knows no identity); 64 \
+            usage error.
 
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl import app.p12 --password-env P12_PASSWORD
@@ -183,6 +187,11 @@ struct Import: AsyncParsableCommand {
                                 "  ! replaced the previous \(replaced.alias), but its old secret or files could not all be removed (see `secret-tool search application apnsctl alias \(replaced.alias)`)",
                                 .yellow
                             )
+                    )
+                }
+                if let merged = result.merged, merged.alias != entry.alias {
+                    print(
+                        "  \(merged.alias) held the same key: it is folded into \(entry.alias), which serves what both served (the alias \(merged.alias) is gone)"
                     )
                 }
                 if let replaced = result.replaced, replaced.alias == entry.alias, let oldKey = replaced.keyID,
