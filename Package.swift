@@ -389,6 +389,7 @@ let package = Package(
             name: "PushVaultTests",
             dependencies: [
                 "TestSupport",
+                "PushBulk",
                 "PushVault",
                 "PushVaultStore",
                 "PushStore",
