@@ -26,6 +26,9 @@ import PushCore
 ///   ``Configuration/drainTimeout``, for the answers in flight.
 /// - A rejection that every notification would get (the credential, the topic, the payload)
 ///   stops the run, and the lines it stopped are not final: a resumed run sends them.
+/// - Except a first `InvalidProviderToken` to a token that can be replaced
+///   (``Configuration/refreshesProviderToken``): new sends wait for another token
+///   (``Action/refreshProviderToken``) and the refused lines are sent again, not uncertain.
 public struct BulkEngine {
     public typealias ConnectionID = Int
     public typealias SendID = Int
