@@ -224,6 +224,8 @@ let package = Package(
                 "PushTeam",
                 "PushChecks",
                 "PushGateway",
+                // The descriptor budget its connection cap shares with the local gateway.
+                "PushTransport",
                 "CLibCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -387,6 +389,7 @@ let package = Package(
             name: "PushVaultTests",
             dependencies: [
                 "TestSupport",
+                "PushBulk",
                 "PushVault",
                 "PushVaultStore",
                 "PushStore",

@@ -9,7 +9,7 @@ extension BulkEngine {
     /// journal; the batch is sent only after ``journalWritten(ok:now:)``.
     public mutating func fill(now: Double) -> [Action] {
         var actions: [Action] = []
-        guard !stopping, pendingBatch.isEmpty else { return actions }
+        guard !stopping, pendingBatch.isEmpty, providerToken != .refreshing else { return actions }
         for slot in slots {
             // Read, not bound: a copy of the connection held across the loop would make every
             // insertion below copy its streams in flight.
@@ -33,7 +33,7 @@ extension BulkEngine {
                     attempt: item.attempts
                 )
                 nextSendID += 1
-                connections[id]?.inFlight[send.id] = InFlight(item: item, sentAt: now)
+                connections[id]?.inFlight[send.id] = InFlight(item: item, sentAt: now, tokenGeneration: tokenGeneration)
                 sendConnection[send.id] = id
                 pendingBatch.append(send)
             }

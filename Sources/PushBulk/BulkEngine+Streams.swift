@@ -26,6 +26,8 @@ extension BulkEngine {
             } else {
                 finalAnswer(item, response, into: &actions)
             }
+        } else if response.reason == .invalidProviderToken, sendAgainWithNewToken(flight, now: now, into: &actions) {
+            // Not delivered (403): sent again once another token is had.
         } else if let reason = response.reason, Self.affectsEveryNotification(reason) {
             // Every other line would get the same answer. This one is not final: the cause is
             // the credential, topic or payload, and a resumed run sends it once that is fixed.

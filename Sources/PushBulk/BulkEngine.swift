@@ -26,38 +26,12 @@ import PushCore
 ///   ``Configuration/drainTimeout``, for the answers in flight.
 /// - A rejection that every notification would get (the credential, the topic, the payload)
 ///   stops the run, and the lines it stopped are not final: a resumed run sends them.
+/// - Except a first `InvalidProviderToken` to a token that can be replaced
+///   (``Configuration/refreshesProviderToken``): new sends wait for another token
+///   (``Action/refreshProviderToken``) and the refused lines are sent again, not uncertain.
 public struct BulkEngine {
     public typealias ConnectionID = Int
     public typealias SendID = Int
-
-    public struct Configuration: Sendable {
-        public var connections = 1
-        /// Sends per notification, the first and every refused one included.
-        public var maxAttempts = 5
-        /// Back-off before retry n (n ≥ 1) is random in 0...min(cap, base·2ⁿ⁻¹).
-        public var backoffBase: Double = 0.2
-        public var backoffCap: Double = 30
-        /// A `Retry-After` longer than this is cut to it.
-        public var retryAfterCap: Double = 600
-        /// How long one request may wait for its answer.
-        public var requestTimeout: Double = 30
-        /// After this side decides to close a connection (or the run stops), how long the
-        /// streams in flight may take to be answered.
-        public var drainTimeout: Double = 10
-        /// Connecting attempts in a row that may fail before the run gives up.
-        public var reconnectLimit = 6
-        /// Streams in flight per connection never exceed this, whatever the server allows.
-        public var maxInFlightPerConnection = 1_000
-        /// Streams a server may reset without answering, per connection and second, before this
-        /// side closes the connection. Resets after an answer never count.
-        public var unansweredResetsPerSecond = 1_000
-        /// Lines an earlier run sent without recording the answer: send them again (true) or
-        /// report them as `outcome_unknown` (false: nothing is delivered twice).
-        public var resendUncertain = false
-        /// Token lines held ready ahead of the connections.
-        public var readAhead = 4_096
-        public init() {}
-    }
 
     /// One request of a notification on a connection.
     public struct Send: Sendable, Equatable {
@@ -104,6 +78,10 @@ public struct BulkEngine {
         case finished(BulkSummary)
         /// No connection could ever be made: the run fails with the last connecting error.
         case abort(message: String)
+        /// APNs refused the provider token (`InvalidProviderToken`): drop it, tell its source,
+        /// get another, then call ``providerTokenRefreshed(failure:now:)``. Nothing new is sent
+        /// until then.
+        case refreshProviderToken
     }
 
     enum ConnectionState: Equatable {
@@ -179,6 +157,8 @@ public struct BulkEngine {
     struct InFlight {
         var item: Item
         let sentAt: Double
+        /// The provider token it was sent with: ``BulkEngine/tokenGeneration`` at the time.
+        var tokenGeneration = 0
         var streamID: Int?
         /// The stream ended with neither an answer nor a reset: what it means depends on a
         /// GOAWAY that may come next, or on the connection's end.
@@ -208,6 +188,10 @@ public struct BulkEngine {
     /// Sends made by the last ``fill(now:)`` whose journal is not yet written; their items are
     /// in their connections' streams in flight.
     var pendingBatch: [Send] = []
+    /// How many times the provider token was dropped for a new one; sends made before the last
+    /// drop carry an older number.
+    var tokenGeneration = 0
+    var providerToken = ProviderTokenState.inUse
     var feedFinished = false
     var everConnected = false
     var lastConnectError = ""

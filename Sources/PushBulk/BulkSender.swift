@@ -75,6 +75,8 @@ public final class BulkSender: @unchecked Sendable {
         )
         var options = options
         options.requestTimeout = configuration.timeouts.request
+        // A token from elsewhere can be replaced when APNs refuses it; one signed here cannot.
+        options.refreshesProviderToken = tokens?.needsPreparing == true
         engine = BulkEngine(configuration: options)
         let endpoint = configuration.endpoint
         encoder = RequestEncoder(
@@ -176,6 +178,8 @@ public final class BulkSender: @unchecked Sendable {
                 feed.stop()
             case .finished(let summary):
                 finish(summary)
+            case .refreshProviderToken:
+                refreshProviderToken()
             case .abort(let message):
                 finished = true
                 let done = self.done
@@ -308,6 +312,30 @@ public final class BulkSender: @unchecked Sendable {
             engine.streamOpened(send.id, streamID: Int(streamID))
         } else {
             perform(engine.streamClosed(send.id, now: now()))  // never opened: not processed
+        }
+    }
+
+    /// Drops the token APNs refused (its source is told, so a shared token is replaced) and
+    /// fetches another, off the event loop; the engine resumes sending once it has it.
+    private func refreshProviderToken() {
+        guard let tokens else {
+            perform(engine.providerTokenRefreshed(failure: "the credential has no provider token", now: now()))
+            return
+        }
+        let refused = lastAuthorization?.bearer
+        Task { [self] in
+            var failure: String?
+            if let refused { _ = await tokens.dropRejected(refused) }
+            do {
+                try await GatewayConnection.prepare(tokens)
+            } catch {
+                failure = (error as? any ReportableError)?.message ?? UserFacing.describe(error)
+            }
+            loop.execute { [self] in
+                guard !finished else { return }
+                perform(engine.providerTokenRefreshed(failure: failure, now: now()))
+                schedulePump()
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import NIOSSL
 import PushCore
 import PushGateway
 import PushTeam
+import PushTransport
 
 /// A long-running HTTP/1.1 endpoint for Prometheus: `/metrics` (the check series, recomputed at
 /// most once per interval) and `/probe` (a handshake and auth check, in blackbox_exporter's names).
@@ -62,6 +63,10 @@ public final class MetricsExporter: Sendable {
     }
 
     public let configuration: Configuration
+    /// The connections held at most: ``ExporterLimits/maxConnections``, lowered when the
+    /// process may not open that many descriptors (the soft limit is raised first, up to the
+    /// hard one), so that accepting never fails for want of one.
+    public let connectionCap: Int
     let router: ExporterRouter
     let registry: ConnectionRegistry
     private let group: MultiThreadedEventLoopGroup
@@ -90,8 +95,19 @@ public final class MetricsExporter: Sendable {
             basicAuth: configuration.webConfig?.basicAuth,
             threadPool: threadPool
         )
-        registry = ConnectionRegistry(capacity: configuration.limits.maxConnections)
+        connectionCap = DescriptorBudget.connectionCap(for: configuration.limits.maxConnections)
+        registry = ConnectionRegistry(capacity: connectionCap)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    /// What to say at start when ``connectionCap`` is below the configured maximum; nil when
+    /// it is not.
+    public var connectionCapNote: String? {
+        let wanted = configuration.limits.maxConnections
+        guard connectionCap < wanted else { return nil }
+        let limit = DescriptorBudget.openFileLimit.map { " (ulimit -n: \($0))" } ?? ""
+        return
+            "holding at most \(connectionCap) connections, not \(wanted): the process may not open more files\(limit). To hold \(wanted), raise the limit where it is started: ulimit -n \(wanted + DescriptorBudget.reserve) in its shell, or LimitNOFILE=\(wanted + DescriptorBudget.reserve) in its systemd unit."
     }
 
     /// Listens, calls `onStart` with the bound port, and serves until ``stop()``.

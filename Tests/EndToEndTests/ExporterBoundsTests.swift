@@ -129,6 +129,50 @@ struct ExporterBoundsTests {
         #expect(try exporter.get("/metrics").status == 200)
         #expect(exporter.stop() == 0)
     }
+
+    @Test func theConnectionCapIsLoweredToTheDescriptorLimitSoAScrapeStillGetsIn() async throws {
+        let folder = try TemporaryFolder()
+        let store = try Monitoring.store(in: folder, [Self.credentials[0]])
+        // 96 open files at most (soft and hard): 64 are kept for the listener, the log and the
+        // event loops, so 32 of the default 256 connections.
+        let exporter = try ExporterProcess(
+            folder,
+            store: store,
+            arguments: ["--skip-secrets", "--idle-timeout", "600"],
+            descriptorLimit: 96
+        )
+        let log = exporter.log
+        #expect(log.contains("warning: holding at most 32 connections, not 256"), "\(log)")
+        #expect(log.contains("ulimit -n 320"), "the warning says how to hold them all: \(log)")
+
+        let script = try Fixtures.temporaryFile("hold.py", contents: Self.holdingClient)
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        client.arguments = [script, String(exporter.port), "0", "300"]
+        let input = Pipe()
+        let output = Pipe()
+        client.standardInput = input
+        client.standardOutput = output
+        client.standardError = FileHandle.nullDevice
+        try client.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            if client.isRunning { kill(client.processIdentifier, SIGKILL) }
+            client.waitUntilExit()
+        }
+        let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
+        #expect(line.hasPrefix("ready"), "\(line)")
+
+        // 300 idle connections, none closed by a timeout: the exporter holds 32 of them and
+        // closes the rest as they arrive, so it never runs out of descriptors and a scrape
+        // still gets in (taking the place of the oldest idle one).
+        #expect(exporter.openDescriptors < 96, "under the limit: \(exporter.openDescriptors)")
+        let scrape = try exporter.get("/metrics")
+        #expect(scrape.status == 200, "a scrape under 300 idle connections: \(exporter.log)")
+        #expect(scrape.body.contains("apnsctl_check_success"))
+        #expect(exporter.process.isRunning)
+        #expect(exporter.stop() == 0)
+    }
 }
 
 extension FileHandle {

@@ -60,9 +60,15 @@ struct ReachCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("localhost has no IPv6 address (it resolves to 127.0.0.1)"), "\(result.stderr)")
         #expect(result.stderr.contains("-4"), "the hint names the option to use: \(result.stderr)")
+        // Nothing was measured: no phase table, no TLS or trust rows, only the header and the error.
+        for row in ["DNS lookup", "TCP connect", "TLS handshake", "total", "Trust"] {
+            #expect(!result.stdout.contains(row), "\(row) printed for a connection never tried: \(result.stdout)")
+        }
+        #expect(result.stdout.contains("Connecting to localhost:\(four.port)"), "\(result.stdout)")
         let literal = try pki.run(["handshake", pki.identity("sandbox"), "-6"] + four.connection)
         #expect(literal.status == 2)
         #expect(literal.stderr.contains("127.0.0.1 is not an IPv6 address"), "\(literal.stderr)")
+        #expect(!literal.stdout.contains("TCP connect"), "\(literal.stdout)")
     }
 
     /// `localhost` given [::1] and 127.0.0.1 while the gateway listens on one family only: the

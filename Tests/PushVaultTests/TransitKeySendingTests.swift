@@ -21,15 +21,18 @@ struct TransitKeySendingTests {
 
     /// A local gateway that knows only the key's public half, logging every delivery.
     /// With `teamID`, the gateway knows the key under another team and answers every token
-    /// InvalidProviderToken.
+    /// InvalidProviderToken. With `lag`, the gateway's clock is that many seconds behind the
+    /// fleet's (a token issued more than an hour ahead of it is refused as InvalidProviderToken).
     func gateway(
         for fixture: SharedProviderTokenTests.Fixture,
-        teamID: String? = nil
+        teamID: String? = nil,
+        lag: TimeInterval = 0
     ) async throws -> (LocalGateway, Int, String, String) {
         var configuration = LocalGateway.Configuration(environment: .sandbox)
         configuration.handshakeTimeout = 60
-        // The fleet's clock and APNs' agree: the test moves both.
-        configuration.clock = fixture.clock.clock
+        // The fleet's clock and APNs' agree (unless lagging): the test moves both.
+        let fleet = fixture.clock.clock
+        configuration.clock = lag == 0 ? fleet : GatewayClock { fleet.now().addingTimeInterval(-lag) }
         configuration.tokenKeys = [
             .init(
                 keyID: fixture.keyID,

@@ -6,6 +6,17 @@ import PushStore
 struct HandshakeRenderer {
     let style: TerminalStyle
 
+    /// Whether the handshake got far enough to measure anything: a connection refused before
+    /// its first phase (an address family the name lacks, a bad --resolve) has no table to show,
+    /// only its error.
+    static func measuredAnything(_ report: HandshakeReport) -> Bool {
+        let phases = [
+            report.dnsDuration, report.tcpConnectDuration, report.proxyConnectDuration, report.tlsHandshakeDuration,
+            report.http2ReadyDuration,
+        ]
+        return phases.contains { $0 != nil } || report.resolvedAddress != nil
+    }
+
     func render(_ report: HandshakeReport) -> String {
         var lines: [String] = []
         let phases: [(String, Double?)] = [

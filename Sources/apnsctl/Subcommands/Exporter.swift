@@ -29,7 +29,8 @@ struct Exporter: AsyncParsableCommand {
 
             Bounds: a request must arrive whole within --request-timeout (10 s); a connection \
             with no request under way is closed after --idle-timeout (60 s); at most \
-            --max-connections (256) are held, a new one closing the oldest not being answered. \
+            --max-connections (256) are held, a new one closing the oldest not being answered \
+            (lowered, with a warning at start, to what the open-file limit allows). \
             The Host header is not read.
 
             --web.config.file takes exporter-toolkit's YAML, as node_exporter and \
@@ -95,7 +96,7 @@ struct Exporter: AsyncParsableCommand {
     @Option(
         name: .customLong("max-connections"),
         help: ArgumentHelp(
-            "Connections held at once; a new one at the cap closes the oldest one not being answered.",
+            "Connections held at once; a new one at the cap closes the oldest one not being answered. Lowered to what the open-file limit allows.",
             valueName: "N"
         )
     )
@@ -195,6 +196,9 @@ struct Exporter: AsyncParsableCommand {
             configuration: configuration,
             log: { line in printError("apnsctl exporter: " + line) }
         )
+        if let note = exporter.connectionCapNote {
+            printError("apnsctl exporter: warning: \(note)")
+        }
         let scheme = webConfig?.tls == nil ? "http" : "https"
         let terminated = Gateway.Serve.watchTermination()
         terminated.whenComplete { _ in exporter.stop() }

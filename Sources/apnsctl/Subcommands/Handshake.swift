@@ -89,7 +89,9 @@ struct Handshake: AsyncParsableCommand {
                 )
             )
         } else {
-            print(HandshakeRenderer(style: style).render(check.handshake))
+            if HandshakeRenderer.measuredAnything(check.handshake) {
+                print(HandshakeRenderer(style: style).render(check.handshake))
+            }
             if let auth = check.authCheck { print(AuthCheckRenderer(style: style).render(auth)) }
             if let error = check.error { reportError(error) }
         }

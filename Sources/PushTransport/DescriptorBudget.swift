@@ -8,14 +8,15 @@ import Darwin
 /// process's limit for the listener, the log, the event loops' own descriptors and the
 /// connection that arrives at the cap (it is accepted before the one it replaces is closed).
 /// Without that room, accept fails (EMFILE) and the listener backs off for a second at a time,
-/// so that nobody, however well-behaved, gets in.
-enum DescriptorBudget {
+/// so that nobody, however well-behaved, gets in. Every server here (the local gateway, the
+/// exporter) caps its connections with it.
+package enum DescriptorBudget {
     /// Descriptors kept out of the connections' share.
-    static let reserve = 64
+    package static let reserve = 64
 
     /// The cap to enforce for `wanted` connections: the soft RLIMIT_NOFILE is raised (up to the
     /// hard limit) when it is too low for them, and the cap lowered when even the hard limit is.
-    static func connectionCap(for wanted: Int) -> Int {
+    package static func connectionCap(for wanted: Int) -> Int {
         let wanted = max(1, wanted)
         var limit = rlimit()
         guard getrlimit(resourceLimit, &limit) == 0 else { return wanted }
@@ -29,6 +30,14 @@ enum DescriptorBudget {
         guard limit.rlim_cur != rlim_t.max else { return wanted }
         let available = Int(clamping: limit.rlim_cur) - reserve
         return max(1, min(wanted, available))
+    }
+
+    /// The process's soft limit on open files (`ulimit -n`); nil when it has none or it cannot
+    /// be read.
+    package static var openFileLimit: Int? {
+        var limit = rlimit()
+        guard getrlimit(resourceLimit, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: limit.rlim_cur)
     }
 
     #if canImport(Glibc)

@@ -1,0 +1,37 @@
+import Foundation
+
+extension BulkEngine {
+    public struct Configuration: Sendable {
+        public var connections = 1
+        /// Sends per notification, the first and every refused one included.
+        public var maxAttempts = 5
+        /// Back-off before retry n (n ≥ 1) is random in 0...min(cap, base·2ⁿ⁻¹).
+        public var backoffBase: Double = 0.2
+        public var backoffCap: Double = 30
+        /// A `Retry-After` longer than this is cut to it.
+        public var retryAfterCap: Double = 600
+        /// How long one request may wait for its answer.
+        public var requestTimeout: Double = 30
+        /// After this side decides to close a connection (or the run stops), how long the
+        /// streams in flight may take to be answered.
+        public var drainTimeout: Double = 10
+        /// Connecting attempts in a row that may fail before the run gives up.
+        public var reconnectLimit = 6
+        /// Streams in flight per connection never exceed this, whatever the server allows.
+        public var maxInFlightPerConnection = 1_000
+        /// Streams a server may reset without answering, per connection and second, before this
+        /// side closes the connection. Resets after an answer never count.
+        public var unansweredResetsPerSecond = 1_000
+        /// Lines an earlier run sent without recording the answer: send them again (true) or
+        /// report them as `outcome_unknown` (false: nothing is delivered twice).
+        public var resendUncertain = false
+        /// Token lines held ready ahead of the connections.
+        public var readAhead = 4_096
+        /// The provider token comes from a source that can be asked for another (a key held
+        /// elsewhere, a token a fleet shares): the first `InvalidProviderToken` answer asks the
+        /// driver for a new token (``Action/refreshProviderToken``) and sends the line again;
+        /// only a refusal of the new token stops the run. False: the first refusal stops it.
+        public var refreshesProviderToken = false
+        public init() {}
+    }
+}
