@@ -126,7 +126,10 @@ public final class BulkRun: @unchecked Sendable {
             )
         }
         // Continuing in place: a torn last line or journal group is cut before anything is added.
-        let file = try AppendFile.open(path: path, truncateTo: state?.validLength)
+        // A finished run continued (its token file grew) is unfinished again from now: its end
+        // record is cut before anything is sent, so that a resume after this one is killed looks
+        // for this one's journal rather than taking the old end as its own.
+        let file = try AppendFile.open(path: path, truncateTo: state?.endRecordStart ?? state?.validLength)
         if credentialChanged {
             file.append(header.jsonLine)
             file.flush()

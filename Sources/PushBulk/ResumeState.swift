@@ -37,7 +37,10 @@ public final class ResumeState: @unchecked Sendable {
     /// True when a journal exists: a run that finished every line deletes it.
     public let journalExists: Bool
     /// True when the file ends with the record of a run that gave every token a result.
-    public let finished: Bool
+    public var finished: Bool { endRecordStart != nil }
+    /// Where that end record starts, when the file ends with one: a run that continues the
+    /// file cuts it there.
+    public let endRecordStart: Int?
 
     /// The run did not finish and its journal is gone (deleted, or the results file moved
     /// without it): what was in flight when it stopped cannot be known, and a resume would send
@@ -56,7 +59,7 @@ public final class ResumeState: @unchecked Sendable {
         header: BulkRunHeader?,
         lastStop: BulkStopRecord?,
         journalExists: Bool,
-        finished: Bool
+        endRecordStart: Int?
     ) {
         self.done = done
         self.inFlight = inFlight
@@ -66,7 +69,7 @@ public final class ResumeState: @unchecked Sendable {
         self.header = header
         self.lastStop = lastStop
         self.journalExists = journalExists
-        self.finished = finished
+        self.endRecordStart = endRecordStart
     }
 
     public func status(token: DeviceToken) -> Status { status(key: BulkResult.key(token: token.hex)) }
@@ -96,7 +99,7 @@ public final class ResumeState: @unchecked Sendable {
         var validLength = 0
         var header: BulkRunHeader?
         var lastStop: BulkStopRecord?
-        var finished = false
+        var endRecordStart: Int?
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
@@ -108,12 +111,12 @@ public final class ResumeState: @unchecked Sendable {
                 if let found = BulkRunHeader.parse(record) {
                     header = found
                     lastStop = nil
-                    finished = false
+                    endRecordStart = nil
                 } else if let stop = BulkStopRecord.parse(record) {
                     lastStop = stop
-                    finished = false
+                    endRecordStart = nil
                 } else if BulkEndRecord.parse(record) != nil {
-                    finished = true
+                    endRecordStart = start
                 } else if !record.isEmpty {
                     guard let (_, key) = BulkResult.parseKey(record) else {
                         throw BulkRunError.notAResultLine(path: path, number: lineNumber)
@@ -123,7 +126,7 @@ public final class ResumeState: @unchecked Sendable {
                     // A result after a stop record: a later run went on, and its own stop (if
                     // any) comes after.
                     lastStop = nil
-                    finished = false
+                    endRecordStart = nil
                 }
                 start = newline + 1
                 validLength = start
@@ -161,7 +164,7 @@ public final class ResumeState: @unchecked Sendable {
             header: header,
             lastStop: lastStop,
             journalExists: journalData != nil,
-            finished: finished
+            endRecordStart: endRecordStart
         )
     }
 }

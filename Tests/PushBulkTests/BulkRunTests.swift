@@ -204,9 +204,16 @@ struct BulkRunTests {
         #expect(state.finished && !state.journalMissing && !state.isUnfinished)
 
         let grown = try BulkRun.open(header: Self.header(), results: nil, resume: results)
-        grown.output.record(Self.result(line: 2, token: Self.token(2)))
-        grown.output.flushResults()
-        grown.release()  // killed after one more result, and its new journal deleted
+        grown.release()  // killed before its first result, and its new journal deleted
+        #expect(unlink(results + ".journal") == 0)
+        #expect(
+            try ResumeState.load(resultsPath: results).journalMissing,
+            "the continuing run cut the end record: unfinished before anything is sent"
+        )
+        let again = try BulkRun.open(header: Self.header(), results: nil, resume: results, acceptMissingJournal: true)
+        again.output.record(Self.result(line: 2, token: Self.token(2)))
+        again.output.flushResults()
+        again.release()  // killed after one more result, and its journal deleted
         #expect(unlink(results + ".journal") == 0)
         #expect(try ResumeState.load(resultsPath: results).journalMissing, "a result after the end: unfinished")
     }
