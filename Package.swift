@@ -400,8 +400,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The command line's own reading, in process: `send`'s direct reader against the
-        // argument parser.
+        // The command line's own reading, in process: `send`'s options as the argument parser
+        // reads them.
         .testTarget(
             name: "CommandLineTests",
             dependencies: [

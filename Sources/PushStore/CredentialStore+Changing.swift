@@ -134,7 +134,7 @@ extension CredentialStore {
     func readIndex(from medium: any StoreMedium) throws -> StoreIndex {
         guard let bytes = try medium.read("index.json") else { return StoreIndex() }
         do {
-            return try StoreIndexReader.index(bytes)
+            return try StoreIndex.decoded(from: bytes)
         } catch {
             throw CredentialError.indexUnreadable(
                 path: "\(medium.name)/index.json",

@@ -99,7 +99,7 @@ public struct CredentialStore: Sendable {
         if try folderState() != .store { return StoreIndex() }
         do {
             // Not through a link: an index that is a link may lead out of the store.
-            return try StoreIndexCache.read(root: root, relative: "index.json", decode: StoreIndexReader.index)
+            return try StoreIndexCache.read(root: root, relative: "index.json", decode: StoreIndex.decoded(from:))
         } catch {
             let files = credentialFilesPresent()
             throw CredentialError.indexUnreadable(

@@ -62,6 +62,12 @@ package struct StoreIndex: Codable {
     package var requests: [PendingRequest]?
 
     package init() {}
+
+    /// The index in `bytes`, as ``ReportSchema/decoder()`` reads it (the shape
+    /// ``ReportSchema/encoder()`` writes); the decoder's error says what is wrong otherwise.
+    package static func decoded(from bytes: [UInt8]) throws -> StoreIndex {
+        try ReportSchema.decoder().decode(StoreIndex.self, from: Data(bytes))
+    }
 }
 
 extension StoredCredential {

@@ -41,16 +41,14 @@ struct APNSCtl: AsyncParsableCommand {
         exit(withError: ExitStatus.ok)
     }
 
-    /// `send`'s command line parsed by `send` alone, without the tree of every command around it
-    /// (a cold probe's parsing is its longest step, docs/performance.md): its plain forms
-    /// without reflection (`Send.parseDirectly`), the others by the argument parser. Only a
-    /// success is used: anything else (help, a usage error) is parsed again from the top, so
-    /// that every message, usage line and exit status is the whole tree's.
+    /// `send`'s command line parsed by the argument parser as `send` alone, without the tree of
+    /// every command around it (a cold probe's parsing is its longest step, docs/performance.md).
+    /// Only a success is used: anything else (help, a usage error) is parsed again from the top,
+    /// so that every message, usage line and exit status is the whole tree's.
     nonisolated static func parseSendAlone() throws -> ParsableCommand? {
         let arguments = CommandLine.arguments
         guard arguments.count > 2, arguments[1] == "send" else { return nil }
         let sendArguments = Array(arguments.dropFirst(2))
-        if let send = try Send.parseDirectly(sendArguments) { return send }
         do {
             return try Send.parse(sendArguments)
         } catch let error where Send.fullMessage(for: error).isEmpty && Send.exitCode(for: error) != .success {
