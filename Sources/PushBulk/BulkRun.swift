@@ -214,7 +214,10 @@ public final class BulkRun: @unchecked Sendable {
             // Written before the journal goes: a file without it and without its journal is a
             // run that did not finish and lost what says which notifications were in flight.
             output.results.append(
-                BulkEndRecord(credential: header.credential, results: summary.resultsWritten).jsonLine
+                BulkEndRecord(
+                    credential: header.credential,
+                    results: summary.resultsWritten + (resumedFrom == resultsPath ? state?.finalCount ?? 0 : 0)
+                ).jsonLine
             )
             output.flushResults()
         }

@@ -174,7 +174,7 @@ public struct BulkStopRecord: Codable, Equatable, Sendable {
 public struct BulkEndRecord: Codable, Equatable, Sendable {
     /// The credential's fingerprint, as in the run header.
     public var credential: String
-    /// Result lines the run wrote (this run only, not the ones before it).
+    /// Result lines the file holds: this run's, and those of the runs it continued in place.
     public var results: Int
 
     public init(credential: String, results: Int) {

@@ -216,5 +216,14 @@ struct BulkRunTests {
         again.release()  // killed after one more result, and its journal deleted
         #expect(unlink(results + ".journal") == 0)
         #expect(try ResumeState.load(resultsPath: results).journalMissing, "a result after the end: unfinished")
+        // Finished at last: the end record counts every result line of the file.
+        let last = try BulkRun.open(header: Self.header(), results: nil, resume: results, acceptMissingJournal: true)
+        last.output.record(Self.result(line: 3, token: Self.token(3)))
+        var ended = BulkSummary()
+        ended.results = 1
+        _ = last.conclude(ended, tokensRead: 3)
+        let final = try String(contentsOfFile: results, encoding: .utf8)
+        #expect(final.hasSuffix(#"{"end":{"credential":"sha256:aa","results":3}}"# + "\n"), "\(final)")
+        #expect(final.components(separatedBy: #"{"end":"#).count == 2, "one end record, last: \(final)")
     }
 }
