@@ -164,7 +164,9 @@ public struct SharedProviderToken: Sendable {
                         let instead =
                             fresh == nil
                             ? "A new one is signed with Transit in its place."
-                            : "This process keeps the token it holds and writes it back in its place."
+                            : memory.mayNotWrite
+                                ? "This process keeps the token it holds (its policies do not let it write the entry)."
+                                : "This process keeps the token it holds and writes it back in its place."
                         warn(
                             "The shared provider token at \(entryName) (version \(entry.version)) at \(kv.client.address) is not used: \(why). \(instead)"
                         )

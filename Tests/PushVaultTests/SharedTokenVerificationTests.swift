@@ -135,6 +135,14 @@ struct SharedTokenVerificationTests {
         )
         #expect(warnings.all.count == 2, "one warning per entry version and one per token of its own: \(warnings.all)")
 
+        // Another bad version while it holds a fresh token: kept, and the warning does not
+        // claim a write it may not make.
+        let replanted = try await kv.write(path, data: bad.data, cas: planted)
+        #expect(try await instance.token().token == own.token)
+        #expect(try await kv.read(path).version == replanted, "the entry was not written")
+        #expect(warnings.all.count == 3, "\(warnings.all)")
+        #expect(warnings.all.last?.contains("do not let it write the entry") == true, "\(warnings.all)")
+
         // A role that mints puts a valid token there: the exporter keeps its own while it is
         // fresh (a switch costs one of APNs' token changes), and takes the shared one after.
         fixture.clock.advance(minutes: 1)
