@@ -39,10 +39,19 @@ public struct SharedToken: Sendable, CustomStringConvertible {
 /// 3. a write that loses the check-and-set means another instance minted first: its token is
 ///    read and used;
 /// 4. a token whose policies may not write the entry (the exporter's) uses the token it signed
-///    for itself until the shared one is valid again.
+///    for itself until that token is old.
 ///
 /// So of N instances that find the token old at once, exactly one writes a new one; the others
 /// use it. (The losers' signatures are discarded unused: APNs only counts tokens it is sent.)
+///
+/// A process never switches away from the token it sends with (the last one it verified, wrote
+/// or signed) while that is younger than ``refreshAge`` and APNs did not refuse it, whatever the
+/// entry holds: every switch costs its connections one of APNs' token changes, and a role that
+/// may write `tokens/` must not be able to make the fleet switch as often as it writes. When the
+/// entry is missing, old or not valid, that token is written back in its place (check-and-set)
+/// instead of a new one; an entry holding another valid token is left as it is. Once its token is
+/// old, a process takes the entry's only if it was issued at least ``minimumTokenInterval`` after
+/// its own (else it mints), so that no process changes token sooner than APNs allows.
 public struct SharedProviderToken: Sendable {
     /// The default refresh age: 40 minutes, well inside APNs' 20-to-60-minute window.
     public static let defaultRefreshAge: TimeInterval = 40 * 60
@@ -127,57 +136,49 @@ public struct SharedProviderToken: Sendable {
     /// The entry as Vault's CLI names it.
     var entryName: String { "\(kv.mount)/\(path)" }
 
-    /// The token to send now: the fleet's current one, or a new one when it is
-    /// ``refreshAge`` old or not valid (made by this call only if no other instance made it
-    /// first).
+    /// The token to send now: the one this process holds while it is fresh, else the fleet's
+    /// current one, else a new one (made by this call only if no other instance made it first).
+    /// See ``SharedProviderToken`` for the rules.
     public func token() async throws -> SharedToken {
         var lastError: VaultError?
-        for _ in 0..<4 {
+        for attempt in 0..<4 {
             let now = clock.now()
             let (entry, current) = try await kv.latest(path)
+            let held = memory.heldToken
+            let fresh = held.flatMap { isFresh($0.issuedAt, now: now) ? $0 : nil }
             if let entry {
                 switch try await verify(entry, now: now) {
-                case .valid(let token): return token
+                case .valid(let shared):
+                    if let fresh, fresh.jwt != shared.token {
+                        // Another valid token: switching would cost this process's connections
+                        // one of APNs' token changes, so it keeps its own while it is fresh.
+                        return Self.shared(fresh, keyID: keyID, version: entry.version)
+                    }
+                    if fresh != nil || mayAdopt(shared, after: held) {
+                        memory.hold(IssuedProviderToken(jwt: shared.token, issuedAt: shared.issuedAt))
+                        return shared
+                    }
                 case .old: break
                 case .refused(let why):
                     if memory.firstWarning(for: entry.version) {
+                        let instead =
+                            fresh == nil
+                            ? "A new one is signed with Transit in its place."
+                            : memory.mayNotWrite
+                                ? "This process keeps the token it holds (its policies do not let it write the entry)."
+                                : "This process keeps the token it holds and writes it back in its place."
                         warn(
-                            "The shared provider token at \(entryName) (version \(entry.version)) at \(kv.client.address) is not used: \(why). A new one is signed with Transit in its place."
+                            "The shared provider token at \(entryName) (version \(entry.version)) at \(kv.client.address) is not used: \(why). \(instead)"
                         )
                     }
                 }
             }
-            if let own = memory.ownToken(now: now, refreshAge: refreshAge) {
-                return SharedToken(
-                    token: own.jwt,
-                    issuedAt: own.issuedAt,
-                    keyID: keyID,
-                    version: current,
-                    minted: false
-                )
-            }
-            let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-            let token = try await transit.makeProviderToken(
-                name: transitKey,
-                keyID: keyID,
-                teamID: teamID,
-                issuedAt: issuedAt
-            )
-            let data = ["token": token, "iat": String(Int(issuedAt.timeIntervalSince1970)), "key_id": keyID]
+            if let fresh { return try await restore(fresh, over: current) }
             do {
-                let version = try await kv.write(path, data: data, cas: current)
-                return SharedToken(token: token, issuedAt: issuedAt, keyID: keyID, version: version, minted: true)
+                return try await mint(now: now, over: current, keepIfLost: attempt == 3)
             } catch let error as VaultError where error.code == .casMismatch {
                 // Another instance won: the next read finds its token.
                 lastError = error
-            } catch let error as VaultError where error.code == .permissionDenied {
-                // This token may read the fleet's entry but not replace it: the process sends
-                // with the token it signed, until the shared one is valid again.
-                memory.keepOwn(IssuedProviderToken(jwt: token, issuedAt: issuedAt))
-                warn(
-                    "This process may not replace the shared provider token at \(entryName) at \(kv.client.address) (its policies do not grant \"\(error.subject.capability ?? "update")\" on \(error.subject.path ?? entryName)), so it sends with a token it signed with Transit for itself until that entry holds a valid token again; a role that mints (docs/vault-policies/reader.hcl) renews the entry."
-                )
-                return SharedToken(token: token, issuedAt: issuedAt, keyID: keyID, version: current, minted: true)
             }
         }
         throw lastError ?? VaultError.casMismatch(address: kv.client.address, path: path, expected: 0)
@@ -191,48 +192,4 @@ public struct SharedProviderToken: Sendable {
         let age = now.timeIntervalSince(issuedAt)
         return age >= -Self.clockSkew && age < refreshAge
     }
-}
-
-/// What a ``SharedProviderToken`` remembers between calls: the public key that verifies shared
-/// tokens, the tokens APNs refused, the entry versions already warned about, and a token of the
-/// process's own when it may not write the entry.
-final class SharedTokenMemory: @unchecked Sendable {
-    private let lock = NSLock()
-    private var publicKey: P256.Signing.PublicKey?
-    private var rejected: Set<String> = []
-    private var warned: Set<Int> = []
-    private var own: IssuedProviderToken?
-
-    var knownPublicKey: P256.Signing.PublicKey? {
-        get { lock.withLock { publicKey } }
-        set { lock.withLock { publicKey = newValue } }
-    }
-
-    func reject(_ jwt: String) {
-        let digest = Self.digest(jwt)
-        lock.withLock {
-            rejected.insert(digest)
-            if own.map({ Self.digest($0.jwt) }) == digest { own = nil }
-        }
-    }
-
-    func isRejected(_ jwt: String) -> Bool {
-        let digest = Self.digest(jwt)
-        return lock.withLock { rejected.contains(digest) }
-    }
-
-    /// True the first time an entry version is warned about.
-    func firstWarning(for version: Int) -> Bool { lock.withLock { warned.insert(version).inserted } }
-
-    func keepOwn(_ token: IssuedProviderToken) { lock.withLock { own = token } }
-
-    /// The process's own token while it is younger than `refreshAge`.
-    func ownToken(now: Date, refreshAge: TimeInterval) -> IssuedProviderToken? {
-        lock.withLock {
-            guard let own, now.timeIntervalSince(own.issuedAt) < refreshAge, now >= own.issuedAt else { return nil }
-            return own
-        }
-    }
-
-    private static func digest(_ jwt: String) -> String { HexText.of(SHA256.hash(data: Data(jwt.utf8))) }
 }

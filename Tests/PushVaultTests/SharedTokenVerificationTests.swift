@@ -135,11 +135,25 @@ struct SharedTokenVerificationTests {
         )
         #expect(warnings.all.count == 2, "one warning per entry version and one per token of its own: \(warnings.all)")
 
-        // Once a role that mints puts a valid token there, the shared one is used again.
+        // Another bad version while it holds a fresh token: kept, and the warning does not
+        // claim a write it may not make.
+        let replanted = try await kv.write(path, data: bad.data, cas: planted)
+        #expect(try await instance.token().token == own.token)
+        #expect(try await kv.read(path).version == replanted, "the entry was not written")
+        #expect(warnings.all.count == 3, "\(warnings.all)")
+        #expect(warnings.all.last?.contains("do not let it write the entry") == true, "\(warnings.all)")
+
+        // A role that mints puts a valid token there: the exporter keeps its own while it is
+        // fresh (a switch costs one of APNs' token changes), and takes the shared one after.
         fixture.clock.advance(minutes: 1)
         let minted = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
         #expect(minted.minted)
-        #expect(try await instance.token().token == minted.token)
+        #expect(try await instance.token().token == own.token)
+        fixture.clock.advance(minutes: 40)
+        let renewed = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        #expect(renewed.minted)
+        #expect(try await instance.token().token == renewed.token)
+        #expect(try await kv.read(path).data["token"] == renewed.token)
     }
 
     @Test("A token entry deleted (soft), destroyed or removed whole is written again by a reader's role")
@@ -163,21 +177,133 @@ struct SharedTokenVerificationTests {
         let first = try await instance.token()
         #expect(first.minted)
 
+        // While its token is fresh, the process writes that one back rather than a new one.
         try await root.delete(path)
         let afterDelete = try await instance.token()
-        #expect(afterDelete.minted, "the deleted version is replaced")
+        #expect(!afterDelete.minted, "the deleted version is replaced by the token it holds")
+        #expect(afterDelete.token == first.token)
         #expect(afterDelete.version == first.version + 1)
-        try fixture.verify(afterDelete)
+        #expect(try await root.read(path).data["token"] == first.token)
 
         try await root.destroy(path, versions: [afterDelete.version])
         let afterDestroy = try await instance.token()
-        #expect(afterDestroy.minted)
+        #expect(afterDestroy.token == first.token)
         #expect(afterDestroy.version == afterDelete.version + 1)
 
+        fixture.clock.advance(minutes: 41)
         try await root.destroyAll(path)
         let afterRemoval = try await instance.token()
-        #expect(afterRemoval.minted)
+        #expect(afterRemoval.minted, "its token is old: a new one")
         #expect(afterRemoval.version == 1)
+        try fixture.verify(afterRemoval)
         #expect(try await root.read(path).data["token"] == afterRemoval.token)
+    }
+
+    /// A token of this key signed through Transit, as any role that may sign can make one.
+    static func transitToken(
+        _ fixture: Fixture,
+        _ server: BaoDevServer,
+        issuedAt: Date
+    ) async throws -> [String: String] {
+        let token = try await server.rootClient().transit().makeProviderToken(
+            name: Transit.keyName(for: fixture.keyID),
+            keyID: fixture.keyID,
+            teamID: fixture.teamID,
+            issuedAt: issuedAt
+        )
+        return ["token": token, "iat": String(Int(issuedAt.timeIntervalSince1970)), "key_id": fixture.keyID]
+    }
+
+    /// A process that sends with the reader's policies (tokens/ writable) and holds a token it minted.
+    static func readerHolding(
+        _ fixture: Fixture,
+        _ server: BaoDevServer,
+        _ warnings: Warnings
+    ) async throws -> (
+        SharedProviderToken, SharedToken
+    ) {
+        let reader = try await server.token(
+            policy: "churn-\(fixture.prefix)",
+            hcl: """
+                path "secret/data/\(fixture.prefix)/tokens/*" { capabilities = ["read", "create", "update"] }
+                path "transit/keys/apns-*" { capabilities = ["read"] }
+                path "transit/sign/apns-*" { capabilities = ["update"] }
+                path "sys/internal/ui/mounts/secret" { capabilities = ["read"] }
+                """
+        )
+        let instance = try Self.instance(fixture, try server.client(token: reader), warnings)
+        let held = try await instance.token()
+        #expect(held.minted)
+        return (instance, held)
+    }
+
+    @Test("A forged token written every minute over a fresh one: the process keeps its token and writes it back")
+    func forgedChurnIsUndone() async throws {
+        let server = try server()
+        let fixture = try await Fixture(server: server)
+        let kv = try server.rootClient().kv()
+        let path = Self.entryPath(fixture)
+        let warnings = Warnings()
+        let (instance, held) = try await Self.readerHolding(fixture, server, warnings)
+        for minute in 1...3 {
+            fixture.clock.advance(minutes: 1)
+            let forged = try #require(try Self.bad(fixture).first { $0.name == "forged" })
+            let planted = try await kv.write(path, data: forged.data, cas: try await kv.latest(path).version)
+            let sent = try await instance.currentToken()
+            #expect(sent.jwt == held.token, "minute \(minute): the same JWT is sent")
+            let entry = try await kv.read(path)
+            #expect(entry.data["token"] == held.token, "minute \(minute): the entry holds its token again")
+            #expect(entry.data["iat"] == String(Int(held.issuedAt.timeIntervalSince1970)))
+            #expect(entry.version == planted + 1, "written back with check-and-set")
+        }
+        #expect(warnings.all.count == 3, "one warning per forged version: \(warnings.all)")
+        #expect(
+            warnings.all.allSatisfy { $0.contains("signature") && $0.contains("writes it back") },
+            "\(warnings.all)"
+        )
+        #expect(!warnings.all.contains { $0.contains(held.token) })
+
+        // A second process (none held) takes the restored token: the fleet keeps one token.
+        let other = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        #expect(other.token == held.token && !other.minted)
+    }
+
+    @Test("A valid token signed through Transit written over a fresh one: the process keeps its own, the entry is left")
+    func validChurnIsIgnored() async throws {
+        let server = try server()
+        let fixture = try await Fixture(server: server)
+        let kv = try server.rootClient().kv()
+        let path = Self.entryPath(fixture)
+        let warnings = Warnings()
+        let (instance, held) = try await Self.readerHolding(fixture, server, warnings)
+        var planted: [String: String] = [:]
+        for minute in 1...3 {
+            fixture.clock.advance(minutes: 1)
+            planted = try await Self.transitToken(fixture, server, issuedAt: fixture.clock.now.withLockedValue { $0 })
+            let version = try await kv.write(path, data: planted, cas: try await kv.latest(path).version)
+            let sent = try await instance.currentToken()
+            #expect(sent.jwt == held.token, "minute \(minute): the same JWT is sent")
+            #expect(try await kv.read(path).version == version, "a valid entry is not rewritten")
+        }
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+        // A process that holds none takes the entry's valid token.
+        let newcomer = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        #expect(newcomer.token == planted["token"] && !newcomer.minted)
+
+        // Once its own is old, a valid token dated back to soon after it (to make the process
+        // switch again within minutes) is not taken: a new one is minted in its place.
+        fixture.clock.advance(minutes: 38)
+        let backdated = try await Self.transitToken(
+            fixture,
+            server,
+            issuedAt: held.issuedAt.addingTimeInterval(10 * 60)
+        )
+        let version = try await kv.write(path, data: backdated, cas: try await kv.latest(path).version)
+        let next = try await instance.token()
+        #expect(next.minted, "not the token dated 10 minutes after its own")
+        #expect(next.token != backdated["token"] && next.token != held.token)
+        #expect(next.version == version + 1)
+        try fixture.verify(next)
+        #expect(try await kv.read(path).data["token"] == next.token)
     }
 }

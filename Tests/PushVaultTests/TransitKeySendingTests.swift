@@ -53,14 +53,16 @@ struct TransitKeySendingTests {
         return (gateway, port, ca, log)
     }
 
-    /// One process of the fleet: its own Vault client, one connection, one notification.
+    /// One process of the fleet (`source`, by default one with a Vault client of its own): one
+    /// connection, one notification.
     func send(
         _ fixture: SharedProviderTokenTests.Fixture,
         server: BaoDevServer,
         port: Int,
-        ca: String
+        ca: String,
+        source: SharedProviderToken? = nil
     ) async throws -> PushResponse {
-        let source = try fixture.instance(server)
+        let source = try source ?? fixture.instance(server)
         var configuration = GatewayConfiguration(
             endpoint: .custom(host: "127.0.0.1", port: port),
             credential: .remoteToken(RemoteProviderKey(source: source))
@@ -116,6 +118,35 @@ struct TransitKeySendingTests {
         let kv = try server.rootClient().kv()
         let metadata = try await kv.metadata("\(fixture.prefix)/tokens/\(fixture.keyID)")
         #expect(metadata.currentVersion == 2, "one token per refresh period: two versions in all")
+    }
+
+    @Test("A process keeps presenting its token while its entry is overwritten every minute, forged or validly signed")
+    func churnedEntryIsNotFollowed() async throws {
+        let server = try server()
+        let fixture = try await SharedProviderTokenTests.Fixture(server: server)
+        let (gateway, port, ca, log) = try await gateway(for: fixture)
+        defer { Task { try? await gateway.stop() } }
+        let kv = try server.rootClient().kv()
+        let path = "\(fixture.prefix)/tokens/\(fixture.keyID)"
+        let process = try fixture.instance(server)
+        #expect(try await send(fixture, server: server, port: port, ca: ca, source: process).status == 200)
+        for minute in 1...4 {
+            fixture.clock.advance(minutes: 1)
+            let now = fixture.clock.now.withLockedValue { $0 }
+            let planted =
+                minute.isMultiple(of: 2)
+                ? try await SharedTokenVerificationTests.transitToken(fixture, server, issuedAt: now)
+                : try #require(try SharedTokenVerificationTests.bad(fixture).first { $0.name == "forged" }).data
+            try await kv.write(path, data: planted, cas: try await kv.latest(path).version)
+            // Each send opens a new connection, which asks the process for its token.
+            #expect(try await send(fixture, server: server, port: port, ca: ca, source: process).status == 200)
+        }
+        let issued = try Self.issuedAts(in: log)
+        #expect(issued.count == 5)
+        #expect(Set(issued).count == 1, "one token presented throughout: \(issued)")
+        // The last planted entry is valid: left as it is; a newcomer presents that one.
+        #expect(try await send(fixture, server: server, port: port, ca: ca).status == 200)
+        #expect(try Self.issuedAts(in: log).last == (issued.first ?? 0) + 4 * 60)
     }
 
     @Test("A shared token entry deleted, destroyed or removed whole is written again, and sends go on")
