@@ -189,8 +189,9 @@ extension MembershipChain {
             return evaluation
         }
 
-        /// The member of `base` who signed `side`, when `other` no longer has them: a change
-        /// signed by someone the other side removed is never taken.
+        /// The member of `base` who signed `side`, when `other` no longer has their signing key:
+        /// a change signed by someone the other side removed (or whose key it replaced) is never
+        /// taken.
         static func removedSigner(
             of side: SignedMemberList,
             base: SignedMemberList,
@@ -198,7 +199,7 @@ extension MembershipChain {
         ) -> TeamFile.Member? {
             guard let key = side.signature.flatMap(SSHSignature.init(armored:))?.publicKey,
                 let signer = base.team?.member(signingWith: key), let others = other.team,
-                others.member(named: signer.name) == nil
+                others.member(signingWith: key) == nil
             else { return nil }
             return signer
         }
@@ -218,7 +219,11 @@ extension MembershipChain {
                     fingerprint: key?.fingerprint,
                     difference: MemberDifference(from: fork.base.team, to: list.team),
                     members: list.team?.members ?? [],
-                    refusal: removed.map { "it is signed by \($0.name), whom the other side removed" }
+                    refusal: removed.map {
+                        other.team?.member(named: $0.name) == nil
+                            ? "it is signed by \($0.name), whom the other side removed"
+                            : "it is signed with \($0.name)'s signing key, which the other side replaced"
+                    }
                 )
             }
             let ours = fork.ours.team?.members ?? []

@@ -128,6 +128,48 @@ struct MembershipForkTests {
         #expect(evaluation.trusted?.team?.member(named: "mallory") == nil)
     }
 
+    /// Bob, from version 3, answers alice's removal with a list that removes her: neither side can
+    /// be taken. Alice's clone keeps her version 4 (never version 3, which still has bob) and may
+    /// sign it again; a clone that trusted version 3 keeps it and may sign neither.
+    @Test func aForkThatRemovesTheRemoverKeepsHerAnchor() throws {
+        let team = try Team()
+        let answer = team.graph.commit(
+            "b4x",
+            parents: ["c3"],
+            try Signing.list([team.bob.member, team.carol.member, team.mallory.member], version: 4, signedBy: team.bob)
+        )
+        let alice = MembershipChain.evaluate(anchor: team.removal, candidates: [answer], history: team.graph.history)
+        #expect(alice.trusted == team.removal)
+        let fork = try #require(alice.pending?.fork)
+        #expect(fork.sides.allSatisfy { $0.refusal?.contains("whom the other side removed") == true })
+        #expect(fork.resignable == "a4")
+        let carol = MembershipChain.evaluate(
+            anchor: team.base,
+            candidates: [team.removal, answer],
+            history: team.graph.history
+        )
+        #expect(carol.trusted == team.base && carol.pending?.fork?.resignable == nil)
+    }
+
+    /// Alice replaced bob's signing key (version 4); a list signed with his old key on the line
+    /// before is refused, though the other side still names bob.
+    @Test func aSideSignedWithAKeyTheOtherSideReplacedIsNeverTaken() throws {
+        let team = try Team()
+        var rotated = try Signing.person("bob").member
+        rotated.recipient = team.bob.member.recipient
+        let rotation = team.graph.commit(
+            "a4k",
+            parents: ["c3"],
+            try Signing.list([team.alice.member, rotated, team.carol.member], version: 4, signedBy: team.alice)
+        )
+        let alice = MembershipChain.evaluate(anchor: rotation, candidates: [team.fork], history: team.graph.history)
+        #expect(alice.trusted == rotation)
+        let fork = try #require(alice.pending?.fork)
+        let bobs = try #require(fork.sides.first { $0.commit == "b4" })
+        #expect(bobs.refusal?.contains("bob's signing key, which the other side replaced") == true, "\(bobs)")
+        #expect(fork.sides.first { $0.commit == "a4k" }?.refusal == nil)
+    }
+
     @Test func onlyAListSignedByAMemberOfBothSidesAndDescendingFromBothSettlesIt() throws {
         let team = try Team()
         let merge = try #require(team.graph.lists["m"])
