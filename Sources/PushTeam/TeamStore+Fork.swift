@@ -119,7 +119,12 @@ extension TeamStore {
     /// recorded (``WrittenRecipients``) is used instead: it is exact.
     func exposedCredentials(trusted: TeamFile) -> [ExposedCredential] {
         guard
-            let log = try? git.run(["log", "--format=%x01%H", "--name-only", "HEAD", "--", TeamSecretStore.folder]),
+            // A merge names the files it wrote itself (those unlike every parent's), not those it
+            // took from one side: `git log` lists none for a merge by default.
+            let log = try? git.run([
+                "log", "--format=%x01%H", "--name-only", "--diff-merges=combined", "HEAD", "--",
+                TeamSecretStore.folder,
+            ]),
             log.succeeded
         else { return [] }
         var lastWriter: [String: String] = [:]
