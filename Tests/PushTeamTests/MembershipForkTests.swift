@@ -269,6 +269,43 @@ struct MembershipForkTests {
         )
     }
 
+    /// A store whose signed lists hold an `ssh-rsa` member, or `Carol` beside `carol`, stays
+    /// trusted: the later rules hold for the members a version adds, not those it carries over.
+    @Test func rulesAddedLaterHoldOnlyForTheMembersAVersionAdds() throws {
+        let folder = try TemporaryFolder()
+        func rsa(_ name: String) throws -> String {
+            let made = try CLI.runProgram("ssh-keygen", ["-q", "-t", "rsa", "-N", "", "-f", folder.path(name)])
+            #expect(made.status == 0, "\(made.stderr)")
+            return try String(contentsOfFile: folder.path(name + ".pub"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let alice = try Signing.person("alice")
+        let carol = try Signing.person("carol")
+        let dave = try Signing.person("dave")
+        let server = TeamFile.Member(name: "server", recipient: try rsa("server"))
+        var upper = try Signing.person("twin").member
+        upper.name = "Carol"
+        func list(_ members: [TeamFile.Member], _ version: Int) throws -> SignedMemberList {
+            try Signing.list(members, version: version, signedBy: alice)
+        }
+        func refusal(_ from: SignedMemberList?, _ to: SignedMemberList) -> String? {
+            if case .failure(let refusal) = MembershipChain.verdict(from: from, to: to) { return refusal.reason }
+            return nil
+        }
+        let trusted = try list([alice.member, server, carol.member], 3)
+        #expect(refusal(nil, trusted)?.contains("ssh-ed25519") == true, "a first list meets every rule")
+        #expect(refusal(trusted, try list([alice.member, server, carol.member, dave.member], 4)) == nil)
+        let build = TeamFile.Member(name: "build", recipient: try rsa("build"))
+        let addsRSA = refusal(trusted, try list([alice.member, server, carol.member, build], 4))
+        #expect(addsRSA?.contains("the recipient of build is not") == true, "\(addsRSA ?? "taken")")
+        let addsTwin = refusal(trusted, try list([alice.member, server, carol.member, upper], 4))
+        #expect(addsTwin?.contains("names Carol twice") == true, "\(addsTwin ?? "taken")")
+        // Both names were there before: the next version carries them on.
+        let twins = try list([alice.member, carol.member, upper], 5)
+        #expect(refusal(twins, try list([alice.member, carol.member, upper, dave.member], 6)) == nil)
+        #expect(refusal(twins, try list([alice.member, carol.member, upper, upper], 6)) != nil)
+    }
+
     @Test func recipientsAreAgeOrSSHEd25519Only() throws {
         let folder = try TemporaryFolder()
         for type in ["ed25519", "rsa"] {
