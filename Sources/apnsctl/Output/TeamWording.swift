@@ -114,7 +114,7 @@ enum TeamWording {
         switch credential.kind {
         case .certificate:
             return "\(credential.alias): revoke the certificate in the Apple Developer portal, make a new one, then "
-                + "`apnsctl import NEW.p12 --password-stdin --replace \(credential.alias)\(store.storeSuffix)`"
+                + "`apnsctl import NEW.p12 --password-stdin --replace \(ErrorHints.shellQuoted(credential.alias))\(store.storeSuffix)`"
         case .tokenKey:
             // The import keeps these by itself; they are spelled out so that the command says
             // what the new key will serve.
