@@ -44,6 +44,10 @@ public struct MembershipFork: Sendable {
     public var sides: [Side]
     /// Members of both sides with a signing key: those who may settle the fork.
     public var settlers: [String]
+    /// When neither side can be taken (each is signed by a member the other removed) and this
+    /// clone keeps the first side: its commit. A member of that list settles the fork here by
+    /// signing it again as a new version (`team sync --resolve-fork` with this commit).
+    public var resignable: String?
 }
 
 extension MembershipChain {
@@ -122,8 +126,11 @@ extension MembershipChain {
             } else {
                 ours = line[0].list
                 line.removeSubrange(1...)
-                // An anchor signed by a member the other side removed is not kept either.
+                // An anchor signed by a member the other side removed is not kept either, unless
+                // that side cannot be taken itself (it is signed by a member the anchor removed):
+                // then the anchor stays, never a list older than it.
                 if Self.removedSigner(of: ours, base: base, other: candidate) != nil,
+                    Self.removedSigner(of: candidate, base: base, other: ours) == nil,
                     let baseCommit = base.commit, let anchorCommit = ours.commit,
                     history.descends(anchorCommit, baseCommit)
                 {
@@ -158,7 +165,7 @@ extension MembershipChain {
             var evaluation = Evaluation(trusted: trusted)
             evaluation.accepted = line.compactMap(\.change)
             if let fork {
-                let described = Self.describe(fork)
+                let described = Self.describe(fork, trusted: trusted)
                 let other = described.sides[0]
                 evaluation.pending = UntrustedMembership(
                     commit: fork.theirs.commit,
@@ -182,8 +189,9 @@ extension MembershipChain {
             return evaluation
         }
 
-        /// The member of `base` who signed `side`, when `other` no longer has them: a change
-        /// signed by someone the other side removed is never taken.
+        /// The member of `base` who signed `side`, when `other` no longer has their signing key:
+        /// a change signed by someone the other side removed (or whose key it replaced) is never
+        /// taken.
         static func removedSigner(
             of side: SignedMemberList,
             base: SignedMemberList,
@@ -191,12 +199,13 @@ extension MembershipChain {
         ) -> TeamFile.Member? {
             guard let key = side.signature.flatMap(SSHSignature.init(armored:))?.publicKey,
                 let signer = base.team?.member(signingWith: key), let others = other.team,
-                others.member(named: signer.name) == nil
+                others.member(signingWith: key) == nil
             else { return nil }
             return signer
         }
 
-        static func describe(_ fork: Fork) -> MembershipFork {
+        /// `trusted` is the list this clone keeps while forked.
+        static func describe(_ fork: Fork, trusted: SignedMemberList?) -> MembershipFork {
             func side(_ list: SignedMemberList, other: SignedMemberList) -> MembershipFork.Side {
                 let key = list.signature.flatMap(SSHSignature.init(armored:))?.publicKey
                 let signer = key.flatMap {
@@ -210,7 +219,11 @@ extension MembershipChain {
                     fingerprint: key?.fingerprint,
                     difference: MemberDifference(from: fork.base.team, to: list.team),
                     members: list.team?.members ?? [],
-                    refusal: removed.map { "it is signed by \($0.name), whom the other side removed" }
+                    refusal: removed.map {
+                        other.team?.member(named: $0.name) == nil
+                            ? "it is signed by \($0.name), whom the other side removed"
+                            : "it is signed with \($0.name)'s signing key, which the other side replaced"
+                    }
                 )
             }
             let ours = fork.ours.team?.members ?? []
@@ -219,10 +232,13 @@ extension MembershipChain {
                 member.signingKey != nil
                     && theirs.contains { $0.name == member.name && $0.signingKey == member.signingKey }
             }
+            let sides = [side(fork.ours, other: fork.theirs), side(fork.theirs, other: fork.ours)]
             return MembershipFork(
                 baseVersion: fork.base.team?.version,
-                sides: [side(fork.ours, other: fork.theirs), side(fork.theirs, other: fork.ours)],
-                settlers: settlers.map(\.name)
+                sides: sides,
+                settlers: settlers.map(\.name),
+                resignable: sides.allSatisfy { $0.refusal != nil } && trusted?.bytes == fork.ours.bytes
+                    ? fork.ours.commit : nil
             )
         }
     }

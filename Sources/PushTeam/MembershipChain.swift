@@ -122,9 +122,9 @@ public enum MembershipChain {
         guard let team = candidate.team else {
             return .failure(Refusal(reason: "it cannot be read as a member list"))
         }
-        let problems = team.problems
-        if !problems.isEmpty { return .failure(Refusal(reason: problems.joined(separator: "; "))) }
         let previous = trusted?.team
+        let problems = team.problems(carriedFrom: previous)
+        if !problems.isEmpty { return .failure(Refusal(reason: problems.joined(separator: "; "))) }
         if let previous, previous.teamID != team.teamID {
             return .failure(Refusal(reason: "it names another team (\(team.teamID))"))
         }

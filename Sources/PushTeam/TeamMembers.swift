@@ -127,29 +127,9 @@ public struct TeamFile: Codable, Sendable, Equatable {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }
 
-    /// What makes this list unusable as a member list, in words; empty when it is usable.
-    public var problems: [String] {
-        var problems: [String] = []
-        if !Self.isValidTeamID(teamID) { problems.append("its team ID is not one apnsctl makes") }
-        if members.isEmpty { problems.append("it has no members") }
-        var names: Set<String> = []  // lowercased: names are compared without regard to case
-        var recipients: Set<String> = []
-        for member in members {
-            if (try? Self.validateName(member.name)) == nil {
-                problems.append("the member name \"\(member.name.prefix(64))\" is not one apnsctl accepts")
-            }
-            if !names.insert(member.name.lowercased()).inserted {
-                problems.append("it names \(member.name) twice")
-            }
-            if !recipients.insert(member.recipient).inserted {
-                problems.append("two members share the recipient of \(member.name)")
-            }
-            if !Self.isRecipient(member.recipient) {
-                problems.append("the recipient of \(member.name) is not an age recipient or ssh-ed25519 public key")
-            }
-        }
-        return problems
-    }
+    /// What makes this list unusable as a member list, in words; empty when it is usable. Every
+    /// rule applies to every member: what `team add`, `team join` and a first list must meet.
+    public var problems: [String] { problems(carriedFrom: nil) }
 
     /// `age1` and 58 bech32 characters, or an `ssh-ed25519` public key line: the forms a team takes
     /// (age also takes `ssh-rsa`; a team store does not, as docs/team.md says).

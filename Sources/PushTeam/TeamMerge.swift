@@ -75,15 +75,18 @@ enum TeamMerge {
         return merged.isEmpty ? nil : merged
     }
 
-    /// Members by name: each side's additions and removals are kept.
+    /// Members by name, without regard to case (`Carol` is `carol`, as ``TeamFile/member(named:)``
+    /// has it): each side's additions and removals are kept.
     static func members(base: TeamFile?, ours: TeamFile, theirs: TeamFile?) -> TeamFile {
         guard let theirs else { return ours }
-        let baseNames = Set((base?.members ?? []).map(\.name))
-        let ourNames = Set(ours.members.map(\.name))
-        let theirNames = Set(theirs.members.map(\.name))
+        func names(_ team: TeamFile?) -> Set<String> { Set((team?.members ?? []).map { $0.name.lowercased() }) }
+        let (baseNames, ourNames, theirNames) = (names(base), names(ours), names(theirs))
         var merged = ours
-        merged.members = ours.members.filter { !baseNames.contains($0.name) || theirNames.contains($0.name) }
-        for member in theirs.members where !ourNames.contains(member.name) && !baseNames.contains(member.name) {
+        merged.members = ours.members.filter {
+            !baseNames.contains($0.name.lowercased()) || theirNames.contains($0.name.lowercased())
+        }
+        for member in theirs.members
+        where !ourNames.contains(member.name.lowercased()) && !baseNames.contains(member.name.lowercased()) {
             merged.members.append(member)
         }
         return merged

@@ -42,20 +42,25 @@ extension TeamStore {
                 hint: "Give one of those commits to --resolve-fork."
             )
         }
-        if let refusal = side.refusal {
+        // Neither side can be taken: a member of the list this clone keeps signs it again.
+        let resigning = side.commit != nil && side.commit == fork.resignable
+        if let refusal = side.refusal, !resigning {
             throw CredentialError.untrustedMembers(
                 path: nil,
                 "The member list of commit \(commit) cannot be kept: \(refusal).",
                 hint: fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit.map {
                     "Keep the other side's list instead (commit \($0.prefix(12))), after asking its signer: run the sync again with --resolve-fork and that commit."
-                }
+                } ?? Self.noSideHint(fork)
             )
         }
-        guard let me = memberName, fork.settlers.contains(me) else {
+        let signers = resigning ? side.members.filter { $0.signingKey != nil }.map(\.name) : fork.settlers
+        guard let me = memberName, signers.contains(me) else {
             throw CredentialError.untrustedMembers(
                 path: nil,
-                "Only a member of both sides of the fork can settle it ("
-                    + (fork.settlers.isEmpty ? "none is" : fork.settlers.joined(separator: ", ")) + ").",
+                (resigning
+                    ? "Only a member of the list of commit \(commit) can sign it again ("
+                    : "Only a member of both sides of the fork can settle it (")
+                    + (signers.isEmpty ? "none is" : signers.joined(separator: ", ")) + ").",
                 hint: "Ask one of them to run the same command."
             )
         }
@@ -79,6 +84,32 @@ extension TeamStore {
         result.untrustedMembers = nil
     }
 
+    /// How a forked list is settled, for a refusal to restore the list while forked.
+    static func forkHint(_ fork: MembershipFork) -> String {
+        let keepable = fork.sides.filter { $0.refusal == nil }.compactMap { $0.commit?.prefix(12) }
+        if !keepable.isEmpty {
+            return "Ask who signed each side which is real; then a member of both sides ("
+                + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", "))
+                + ") runs the sync again with --resolve-fork and that side's commit ("
+                + keepable.joined(separator: " or ") + ")."
+        }
+        if let commit = fork.resignable {
+            return "Neither side can be taken: each is signed by a member the other side removed. This clone keeps "
+                + "the list of commit \(commit.prefix(12)); if its removal is real, a member of it runs the sync "
+                + "again with --resolve-fork \(commit.prefix(12)), which signs it again as a new version."
+        }
+        return noSideHint(fork)
+    }
+
+    /// What to do when neither side of `fork` can be taken and this clone keeps neither: the
+    /// clone of a member of the side whose removal is real keeps that side and can sign it again.
+    public static func noSideHint(_ fork: MembershipFork) -> String {
+        "Neither side can be taken: each is signed by a member the other side removed. Ask the signers ("
+            + fork.sides.map(\.signer).joined(separator: ", ")
+            + ") which removal is real; that member runs the sync in their own clone, which keeps their "
+            + "list and names the commit to give to --resolve-fork there."
+    }
+
     /// The credentials whose secret files, as HEAD holds them, were last written by a commit whose
     /// member list names someone `trusted` does not. age's X25519 stanzas do not name their
     /// recipient, so the list is judged by the history: apnsctl encrypts to the list a clone
@@ -88,7 +119,12 @@ extension TeamStore {
     /// recorded (``WrittenRecipients``) is used instead: it is exact.
     func exposedCredentials(trusted: TeamFile) -> [ExposedCredential] {
         guard
-            let log = try? git.run(["log", "--format=%x01%H", "--name-only", "HEAD", "--", TeamSecretStore.folder]),
+            // A merge names the files it wrote itself (those unlike every parent's), not those it
+            // took from one side: `git log` lists none for a merge by default.
+            let log = try? git.run([
+                "log", "--format=%x01%H", "--name-only", "--diff-merges=combined", "HEAD", "--",
+                TeamSecretStore.folder,
+            ]),
             log.succeeded
         else { return [] }
         var lastWriter: [String: String] = [:]

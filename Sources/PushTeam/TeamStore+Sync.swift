@@ -161,26 +161,25 @@ extension TeamStore {
     /// trusted one, signed again as a new version and committed.
     private func settleTrust(_ result: inout SyncResult, restore: Bool, resolveFork: String?) throws {
         let evaluation = try trust.evaluate(at: "HEAD")
-        if let trusted = evaluation.trusted {
+        // Trust only moves on: a list numbered below the one this clone trusts is never saved.
+        var kept = trust.loadState()?.list?.team
+        if let trusted = evaluation.trusted, (trusted.team?.version ?? 0) >= (kept?.version ?? 0) {
             var list = trusted
             if list.commit == nil { list.commit = git.revision("HEAD") }
             try trust.trust(list)
+            kept = trusted.team
         }
         result.acceptedMembers += evaluation.accepted
         if let pending = evaluation.pending { result.untrustedMembers = pending }
         if let resolveFork { return try settleFork(evaluation.pending?.fork, choosing: resolveFork, into: &result) }
-        if let trusted = evaluation.trusted?.team { result.exposed = exposedCredentials(trusted: trusted) }
+        if let kept { result.exposed = exposedCredentials(trusted: kept) }
         guard restore else { return }
         if let fork = evaluation.pending?.fork {
             throw CredentialError.untrustedMembers(
                 path: nil,
                 "The member list is forked, so --restore-members would sign one side over the other unseen: "
                     + "nothing was restored.",
-                hint: "Ask who signed each side which is real; then a member of both sides ("
-                    + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", "))
-                    + ") runs the sync again with --resolve-fork and that side's commit ("
-                    + fork.sides.filter { $0.refusal == nil }.compactMap { $0.commit?.prefix(12) }
-                    .joined(separator: " or ") + ")."
+                hint: Self.forkHint(fork)
             )
         }
         let key = try signingKey()

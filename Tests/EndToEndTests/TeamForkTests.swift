@@ -96,8 +96,9 @@ struct TeamForkTests {
             return try TeamTrustSupport.secretFile(of: "\(bundle)-universal", in: member.store)
         }
 
-        /// Bob's list from version 3: mallory added, signed with his own key (as ssh-keygen signs it).
-        func bobsFork(from pusher: Pusher) throws -> String {
+        /// Bob's list from version 3: mallory added (or `removing` taken off), signed with his own
+        /// key (as ssh-keygen signs it).
+        func bobsFork(from pusher: Pusher, removing: String? = nil) throws -> String {
             let path = pusher.clone + "/team.json"
             var team = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
@@ -105,14 +106,18 @@ struct TeamForkTests {
             var members = team["members"] as? [[String: Any]] ?? []
             #expect(team["version"] as? Int == 3 && members.count == 3)
             team["version"] = 4
-            members.append(
-                Pusher.entry(
-                    name: "mallory",
-                    recipient: mallory.recipient,
-                    signingKey: mallory.signingKey,
-                    like: members[0]
+            if let removing {
+                members.removeAll { $0["name"] as? String == removing }
+            } else {
+                members.append(
+                    Pusher.entry(
+                        name: "mallory",
+                        recipient: mallory.recipient,
+                        signingKey: mallory.signingKey,
+                        like: members[0]
+                    )
                 )
-            )
+            }
             team["members"] = members
             try JSONSerialization.data(withJSONObject: team, options: [.prettyPrinted, .sortedKeys])
                 .write(to: URL(fileURLWithPath: path))
@@ -127,6 +132,16 @@ struct TeamForkTests {
         /// The branch the team's repository uses, as a plain clone sees it.
         func branch(of pusher: Pusher) throws -> String {
             try pusher.git(["rev-parse", "--abbrev-ref", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// The version of the member list `member`'s clone trusts.
+        func trustedVersion(of member: Member) throws -> Int? {
+            let state = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: member.store + "/.git/apnsctl-trust.json"))
+            )
+            let members = try #require((state as? [String: Any])?["members"] as? String)
+            let list = try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: members)))
+            return (list as? [String: Any])?["version"] as? Int
         }
 
         func head(of member: Member) throws -> String {
@@ -208,6 +223,50 @@ struct TeamForkTests {
         #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
         #expect(taken.stdout.contains("signed by alice") && taken.stdout.contains("removes bob"), "\(taken.stdout)")
         try team.expectShutOut(writtenBy: carol)
+    }
+
+    /// Bob answers his removal with a list of version 3's line that removes alice: neither side
+    /// can be taken. Alice's clone keeps her version 4 (never the version 3 bob is still on), and
+    /// every command it prints names a commit.
+    @Test func aForkRemovingTheRemoverLeavesHerTrustAsItWas() throws {
+        let team = try Team()
+        let alice = team.alice
+        let bobPusher = try Pusher(team.work, name: "bob", remote: team.remote, environment: team.transport)
+        let removed = try alice.run(["team", "remove", "bob"])
+        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        let removal = try team.head(of: alice)
+        let fork = try team.bobsFork(from: bobPusher, removing: "alice")
+        #expect(try bobPusher.git(["fetch", "--quiet", "origin"]).status == 0)
+        let branch = try team.branch(of: bobPusher)
+        #expect(try bobPusher.git(["merge", "--quiet", "-s", "ours", "-m", "Merge", "origin/\(branch)"]).status == 0)
+        #expect(try bobPusher.git(["push", "--quiet", "origin", "HEAD:\(branch)"]).status == 0)
+
+        let synced = try alice.run(["team", "sync"])
+        let said = synced.stdout + synced.stderr
+        #expect(synced.status == 1, "\(said)")
+        #expect(said.contains("The member list is forked") && said.contains("Neither side can be taken"), "\(said)")
+        #expect(
+            said.contains("apnsctl team sync --resolve-fork \(removal.prefix(12)) --store \(alice.store)"),
+            "\(said)"
+        )
+        #expect(!said.contains("--resolve-fork \(fork.prefix(12))") && !said.contains("()"), "\(said)")
+        #expect(try team.trustedVersion(of: alice) == 4)
+        try team.expectShutOut(writtenBy: alice)
+        let restore = try alice.run(["team", "sync", "--restore-members"])
+        #expect(
+            restore.status != 0 && restore.stderr.contains("--resolve-fork \(removal.prefix(12))"),
+            "\(restore.stderr)"
+        )
+        #expect(!restore.stderr.contains("()"), "\(restore.stderr)")
+        #expect(try team.trustedVersion(of: alice) == 4)
+
+        // The printed command, as printed: alice signs her list again, above both sides.
+        let settled = try alice.run([
+            "team", "sync", "--resolve-fork", String(removal.prefix(12)), "--store", alice.store,
+        ])
+        #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
+        #expect(try team.trustedVersion(of: alice) == 5)
+        try team.expectShutOut(writtenBy: alice)
     }
 
     @Test func aForkByResetIsTakenByAStaleCloneAndTheRemoverIsWarned() throws {

@@ -128,6 +128,48 @@ struct MembershipForkTests {
         #expect(evaluation.trusted?.team?.member(named: "mallory") == nil)
     }
 
+    /// Bob, from version 3, answers alice's removal with a list that removes her: neither side can
+    /// be taken. Alice's clone keeps her version 4 (never version 3, which still has bob) and may
+    /// sign it again; a clone that trusted version 3 keeps it and may sign neither.
+    @Test func aForkThatRemovesTheRemoverKeepsHerAnchor() throws {
+        let team = try Team()
+        let answer = team.graph.commit(
+            "b4x",
+            parents: ["c3"],
+            try Signing.list([team.bob.member, team.carol.member, team.mallory.member], version: 4, signedBy: team.bob)
+        )
+        let alice = MembershipChain.evaluate(anchor: team.removal, candidates: [answer], history: team.graph.history)
+        #expect(alice.trusted == team.removal)
+        let fork = try #require(alice.pending?.fork)
+        #expect(fork.sides.allSatisfy { $0.refusal?.contains("whom the other side removed") == true })
+        #expect(fork.resignable == "a4")
+        let carol = MembershipChain.evaluate(
+            anchor: team.base,
+            candidates: [team.removal, answer],
+            history: team.graph.history
+        )
+        #expect(carol.trusted == team.base && carol.pending?.fork?.resignable == nil)
+    }
+
+    /// Alice replaced bob's signing key (version 4); a list signed with his old key on the line
+    /// before is refused, though the other side still names bob.
+    @Test func aSideSignedWithAKeyTheOtherSideReplacedIsNeverTaken() throws {
+        let team = try Team()
+        var rotated = try Signing.person("bob").member
+        rotated.recipient = team.bob.member.recipient
+        let rotation = team.graph.commit(
+            "a4k",
+            parents: ["c3"],
+            try Signing.list([team.alice.member, rotated, team.carol.member], version: 4, signedBy: team.alice)
+        )
+        let alice = MembershipChain.evaluate(anchor: rotation, candidates: [team.fork], history: team.graph.history)
+        #expect(alice.trusted == rotation)
+        let fork = try #require(alice.pending?.fork)
+        let bobs = try #require(fork.sides.first { $0.commit == "b4" })
+        #expect(bobs.refusal?.contains("bob's signing key, which the other side replaced") == true, "\(bobs)")
+        #expect(fork.sides.first { $0.commit == "a4k" }?.refusal == nil)
+    }
+
     @Test func onlyAListSignedByAMemberOfBothSidesAndDescendingFromBothSettlesIt() throws {
         let team = try Team()
         let merge = try #require(team.graph.lists["m"])
@@ -225,6 +267,43 @@ struct MembershipForkTests {
             TeamFile(teamID: "0c4e5a1e-team", members: [alice.member, lookAlike]).problems
                 .contains { $0.contains("is not one apnsctl accepts") }
         )
+    }
+
+    /// A store whose signed lists hold an `ssh-rsa` member, or `Carol` beside `carol`, stays
+    /// trusted: the later rules hold for the members a version adds, not those it carries over.
+    @Test func rulesAddedLaterHoldOnlyForTheMembersAVersionAdds() throws {
+        let folder = try TemporaryFolder()
+        func rsa(_ name: String) throws -> String {
+            let made = try CLI.runProgram("ssh-keygen", ["-q", "-t", "rsa", "-N", "", "-f", folder.path(name)])
+            #expect(made.status == 0, "\(made.stderr)")
+            return try String(contentsOfFile: folder.path(name + ".pub"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let alice = try Signing.person("alice")
+        let carol = try Signing.person("carol")
+        let dave = try Signing.person("dave")
+        let server = TeamFile.Member(name: "server", recipient: try rsa("server"))
+        var upper = try Signing.person("twin").member
+        upper.name = "Carol"
+        func list(_ members: [TeamFile.Member], _ version: Int) throws -> SignedMemberList {
+            try Signing.list(members, version: version, signedBy: alice)
+        }
+        func refusal(_ from: SignedMemberList?, _ to: SignedMemberList) -> String? {
+            if case .failure(let refusal) = MembershipChain.verdict(from: from, to: to) { return refusal.reason }
+            return nil
+        }
+        let trusted = try list([alice.member, server, carol.member], 3)
+        #expect(refusal(nil, trusted)?.contains("ssh-ed25519") == true, "a first list meets every rule")
+        #expect(refusal(trusted, try list([alice.member, server, carol.member, dave.member], 4)) == nil)
+        let build = TeamFile.Member(name: "build", recipient: try rsa("build"))
+        let addsRSA = refusal(trusted, try list([alice.member, server, carol.member, build], 4))
+        #expect(addsRSA?.contains("the recipient of build is not") == true, "\(addsRSA ?? "taken")")
+        let addsTwin = refusal(trusted, try list([alice.member, server, carol.member, upper], 4))
+        #expect(addsTwin?.contains("names Carol twice") == true, "\(addsTwin ?? "taken")")
+        // Both names were there before: the next version carries them on.
+        let twins = try list([alice.member, carol.member, upper], 5)
+        #expect(refusal(twins, try list([alice.member, carol.member, upper, dave.member], 6)) == nil)
+        #expect(refusal(twins, try list([alice.member, carol.member, upper, upper], 6)) != nil)
     }
 
     @Test func recipientsAreAgeOrSSHEd25519Only() throws {

@@ -63,6 +63,10 @@ struct TeamMergeTests {
         let theirs = TeamFile(teamID: "t", members: [member("alice")])
         let merged = TeamMerge.members(base: base, ours: ours, theirs: theirs)
         #expect(merged.members.map(\.name) == ["alice", "carol"])
+        // Names compare without regard to case: a "Carol" added on the other side is carol, not a second member.
+        let twin = TeamFile(teamID: "t", members: [member("alice"), member("bob"), member("Carol")])
+        let once = TeamMerge.members(base: base, ours: ours, theirs: twin)
+        #expect(once.members.map(\.name) == ["alice", "bob", "carol"])
     }
 
     @Test func secretFileNamesRoundTrip() {

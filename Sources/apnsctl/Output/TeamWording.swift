@@ -76,13 +76,23 @@ enum TeamWording {
             )
         }
         let keepable = fork.sides.filter { $0.refusal == nil }.compactMap(\.commit)
-        lines.append(
-            "Do not sign your own list over both (restoring it is refused while the list is forked). Ask the signers which "
-                + "change is real; a member of both sides ("
-                + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", ")) + ") then keeps it:"
-        )
-        for commit in keepable {
+        if !keepable.isEmpty {
+            lines.append(
+                "Do not sign your own list over both (restoring it is refused while the list is forked). Ask the signers which "
+                    + "change is real; a member of both sides ("
+                    + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", ")) + ") then keeps it:"
+            )
+            for commit in keepable {
+                lines.append("  apnsctl team sync --resolve-fork \(commit.prefix(12))\(store.storeSuffix)")
+            }
+        } else if let commit = fork.resignable {
+            lines.append(
+                "Neither side can be taken: each is signed by a member the other side removed. This clone keeps the list "
+                    + "of commit \(commit.prefix(12)); if its removal is real, a member of it signs it again as a new version:"
+            )
             lines.append("  apnsctl team sync --resolve-fork \(commit.prefix(12))\(store.storeSuffix)")
+        } else {
+            lines.append(TeamStore.noSideHint(fork))
         }
         return lines.joined(separator: "\n")
     }
@@ -104,7 +114,7 @@ enum TeamWording {
         switch credential.kind {
         case .certificate:
             return "\(credential.alias): revoke the certificate in the Apple Developer portal, make a new one, then "
-                + "`apnsctl import NEW.p12 --password-stdin --replace \(credential.alias)\(store.storeSuffix)`"
+                + "`apnsctl import NEW.p12 --password-stdin --replace \(ErrorHints.shellQuoted(credential.alias))\(store.storeSuffix)`"
         case .tokenKey:
             // The import keeps these by itself; they are spelled out so that the command says
             // what the new key will serve.
