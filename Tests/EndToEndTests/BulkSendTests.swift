@@ -385,8 +385,18 @@ struct BulkSendTests {
             ] + gateway.connection,
             stderr: errors
         )
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: resultsFile) { usleep(20_000) }
-        usleep(200_000)
+        // Signalled once the run waits in its start-up: a thread of it is opening the FIFO, which the
+        // kernel shows as waiting for the FIFO's other end (the bound only ends a hung test).
+        let task = "/proc/\(process.processIdentifier)/task"
+        func opening() -> Bool {
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: task)) ?? []
+            return threads.contains {
+                (try? String(contentsOfFile: "\(task)/\($0)/wchan", encoding: .utf8)) == "wait_for_partner"
+            }
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while !opening(), process.isRunning, Date() < deadline { usleep(20_000) }
+        #expect(opening(), "the run never waited to open its tokens")
         kill(process.processIdentifier, SIGTERM)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -88,10 +88,8 @@ struct ExporterStoreKindsTests {
 
         _ = keyringStore
         let pid = exporter.process.processIdentifier
-        let started = Date()
         let status = exporter.stop()
         #expect(status != -1, "SIGTERM did not end the exporter within 30 s")
-        #expect(Date().timeIntervalSince(started) < 5, "SIGTERM took \(Date().timeIntervalSince(started)) s")
         let children = try CLI.runProgram("pgrep", ["-P", String(pid)])
         #expect(children.stdout.isEmpty, "children left: \(children.stdout)")
     }

@@ -67,22 +67,25 @@ struct GatewayHygieneTests {
             context.set_alpn_protocols(["h2"])
             raw = socket.create_connection(("127.0.0.1", \(gateway.port)))
             s = context.wrap_socket(raw, server_hostname="localhost")
-            s.settimeout(10)
-            data, started = b"", time.time()
+            s.settimeout(60)
+            data, ending = b"", "closed"
             try:
                 while True:
                     chunk = s.recv(65536)
                     if not chunk:
                         break
                     data += chunk
-            except (socket.timeout, ssl.SSLError, ConnectionResetError):
+            except socket.timeout:
+                ending = "held"
+            except (ssl.SSLError, ConnectionResetError):
                 pass
-            print(round(time.time() - started))
+            print(ending)
             print(data.decode("latin-1"))
             """
-        let result = try CLI.runProgram("python3", ["-c", script, gateway.caFile], timeout: 30)
-        let seconds = Int(result.stdout.split(separator: "\n").first ?? "") ?? 99
-        #expect(seconds < 8, "closed after the idle timeout, not held: \(result.stdout) \(result.stderr)")
+        let result = try CLI.runProgram("python3", ["-c", script, gateway.caFile], timeout: 120)
+        // The gateway ends the connection (the client's 60 s wait only ends a hung test).
+        let ending = result.stdout.split(separator: "\n").first ?? ""
+        #expect(ending == "closed", "closed after the idle timeout, not held: \(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains(#"{"reason":"IdleTimeout"}"#), "GOAWAY carries APNs' reason")
     }
 

@@ -61,16 +61,33 @@ struct ShellCompletionTests {
         func send(_ keys: [String]) throws {
             _ = try CLI.runProgram("tmux", ["send-keys", "-t", session] + keys, timeout: 10)
         }
-        usleep(500_000)
-        try send([load, "Enter"])
-        usleep(1_000_000)
-        try send(["apnsctl check ", "Tab"])
-        var text = ""
-        for _ in 0..<100 {
-            text = try screen()
-            if text.contains("tab-key") { break }
-            usleep(100_000)
+        /// Reads the screen until `condition` holds on it; the bound only ends a hung test.
+        func awaitScreen(_ condition: (String) -> Bool) throws -> String {
+            let deadline = Date().addingTimeInterval(60)
+            var text = try screen()
+            while !condition(text), Date() < deadline {
+                usleep(50_000)
+                text = try screen()
+            }
+            return text
         }
+        func lines(_ text: String) -> [String] {
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        // Type only once the shell shows its prompt: a shell still starting may drop what is typed.
+        let prompt = try awaitScreen { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        #expect(!prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(shell.rawValue) showed no prompt")
+        // The marker is printed (quotes gone) once the completion script is loaded; then a new
+        // prompt follows it.
+        try send([load + "; echo completion-'loaded'", "Enter"])
+        let loaded = try awaitScreen { text in
+            let shown = lines(text)
+            guard let marker = shown.firstIndex(of: "completion-loaded") else { return false }
+            return shown[(marker + 1)...].contains { !$0.isEmpty }
+        }
+        #expect(lines(loaded).contains("completion-loaded"), "\(shell.rawValue) did not load the script:\n\(loaded)")
+        try send(["apnsctl check ", "Tab"])
+        let text = try awaitScreen { $0.contains("tab-key") }
         #expect(text.contains("tab-key"), "\(shell.rawValue) offered no alias:\n\(text)")
     }
 }

@@ -404,9 +404,11 @@ struct StoreCommandTests {
         }
     }
 
-    /// Starts every import first, each blocked reading its password, then releases them all at
-    /// once, so their critical sections really overlap.
+    /// Holds the store's lock while every import starts and reads its password, waits until the
+    /// kernel shows each of them waiting for the lock, then releases it: their changes really
+    /// overlap, however busy the machine.
     static func importsReleasedTogether(_ files: [String], store: String) throws -> [Int32] {
+        let lock = try HeldStoreLock(store: store)
         var processes: [(Process, Pipe)] = []
         for file in files {
             let process = Process()
@@ -419,11 +421,13 @@ struct StoreCommandTests {
             try process.run()
             processes.append((process, input))
         }
-        usleep(200_000)
         for (_, input) in processes {
             input.fileHandleForWriting.write(Data((Self.password + "\n").utf8))
             try? input.fileHandleForWriting.close()
         }
+        let cameToTheLock = lock.awaitWaiting(processes.map(\.0))
+        lock.release()
+        #expect(cameToTheLock, "the imports neither waited for the store's lock nor ended")
         return processes.map {
             $0.0.waitUntilExit()
             return $0.0.terminationStatus

@@ -8,14 +8,15 @@ import Testing
 import Glibc
 #endif
 
-/// A sealed server and a stopped one are told within 5 seconds; each test has a server of its
-/// own, since it seals or stops it.
+/// A sealed server and a stopped one are told within seconds (the client's timeouts are a few
+/// seconds; the tests allow 30, so that a busy machine cannot fail them, while a client without
+/// timeouts still does); each test has a server of its own, since it seals or stops it.
 @Suite(
     "Sealed and unreachable Vault",
     .enabled(if: BaoDevServer.isAvailable, Comment(rawValue: BaoDevServer.missingMessage))
 )
 struct VaultAvailabilityTests {
-    @Test("A sealed server is reported as sealed within 5 s")
+    @Test("A sealed server is reported as sealed within seconds")
     func sealed() async throws {
         let server = try await BaoDevServer.start()
         defer { server.stop() }
@@ -26,14 +27,14 @@ struct VaultAvailabilityTests {
         let (error, elapsed) = try await Self.timed { try await client.kv().read("before-seal") }
         #expect(error?.code == .sealed)
         #expect(error?.subject.address == server.address)
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(30), "not for ever: \(elapsed)")
         #expect(try await client.isSealed())
         let access = await #expect(throws: VaultError.self) { try await client.checkAccess() }
         #expect(access?.code == .sealed)
         print("sealed: reported in \(elapsed)")
     }
 
-    @Test("A stopped server is reported as unreachable within 5 s, naming its address")
+    @Test("A stopped server is reported as unreachable within seconds, naming its address")
     func stopped() async throws {
         let server = try await BaoDevServer.start()
         let client = try server.rootClient()
@@ -43,7 +44,7 @@ struct VaultAvailabilityTests {
         let (error, elapsed) = try await Self.timed { try await client.kv().read("before-stop") }
         #expect(error?.code == .unreachable)
         #expect(error?.message.contains(server.address) == true)
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(30), "not for ever: \(elapsed)")
         print("unreachable: reported in \(elapsed)")
     }
 
@@ -96,7 +97,7 @@ struct VaultAvailabilityTests {
 /// No server at all, or one that never answers: no OpenBao needed, so these always run.
 @Suite("Vault that does not answer")
 struct VaultNoAnswerTests {
-    @Test("A server that takes the connection but never answers is unreachable within 5 s")
+    @Test("A server that takes the connection but never answers is unreachable within seconds")
     func silentServer() async throws {
         // A listening socket nobody accepts on: the kernel completes the handshake, and the
         // request waits for an answer that never comes, until the request timeout.
@@ -122,18 +123,18 @@ struct VaultNoAnswerTests {
         let (error, elapsed) = try await VaultAvailabilityTests.timed { try await client.isSealed() }
         #expect(error?.code == .unreachable)
         #expect(error?.message.contains("no answer within") == true)
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(30), "not for ever: \(elapsed)")
         print("silent server: reported in \(elapsed)")
     }
 
-    @Test("An address that never answers is unreachable within 5 s (the connect timeout)")
+    @Test("An address that never answers is unreachable within seconds (the connect timeout)")
     func blackHole() async throws {
         // TEST-NET-1 (RFC 5737): routed nowhere, so a connection either fails at once or waits.
         let configuration = try VaultConfiguration(address: "https://192.0.2.1:8200", tokenSource: .token(.init("x")))
         let client = try VaultClient(configuration: configuration)
         let (error, elapsed) = try await VaultAvailabilityTests.timed { try await client.kv().read("anything") }
         #expect(error?.code == .unreachable)
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(30), "not for ever: \(elapsed)")
         print("black hole: reported in \(elapsed)")
     }
 }

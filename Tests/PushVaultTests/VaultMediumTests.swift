@@ -43,12 +43,19 @@ struct VaultMediumTests {
         var waiting = try medium()
         waiting.lockWait = .seconds(20)
         let medium = waiting
+        // The second writer tells when its create is refused: it is then waiting for the lock.
+        let secondWaits = DispatchSemaphore(value: 0)
+        var waiter = waiting
+        waiter.atLockStep = { step in if step == .createRefused { secondWaits.signal() } }
+        let secondMedium = waiter
         let entered = DispatchSemaphore(value: 0)
         let first = Task {
             try await onThread {
                 try medium.exclusive {
                     entered.signal()
-                    Thread.sleep(forTimeInterval: 1.5)
+                    // The first writer changes the index only once the second waits for the lock
+                    // (the bound only ends a hung test).
+                    guard secondWaits.wait(timeout: .now() + 120) == .success else { throw SecondNeverWaited() }
                     try medium.writeIndex(Array("{\"first\":1}".utf8))
                 }
             }
@@ -57,7 +64,7 @@ struct VaultMediumTests {
         await onThread { entered.wait() }
         let second = await onThread { () -> (any Error)? in
             do {
-                try medium.exclusive { try medium.writeIndex(Array("{\"second\":1}".utf8)) }
+                try secondMedium.exclusive { try medium.writeIndex(Array("{\"second\":1}".utf8)) }
                 return nil
             } catch {
                 return error
@@ -103,17 +110,22 @@ struct VaultMediumTests {
         try await kv.write(lockPath, data: ["nonce": "gone", "holder": "an old writer", "since": "0"], cas: 0)
         try await kv.delete(lockPath)
         // Right after this writer found no live entry, a third writer creates the lock, holds
-        // it for a while and releases it, checking that it stayed its own and that nothing was
-        // written meanwhile.
+        // it until this writer has come back and been refused, and releases it, checking that it
+        // stayed its own and that nothing was written meanwhile.
         let third = ThirdWriter()
+        // Once the third writer holds the lock, this writer's next refused create shows that its
+        // takeover failed and that it came back to find the lock held: the third writer then looks.
+        let (refusedAgain, refused) = AsyncStream<Void>.makeStream()
         contended.atLockStep = { step in
+            if step == .createRefused, third.hasStarted { refused.yield() }
             guard step == .foundNone, third.start() else { return }
             let metadata = try await kv.metadata(lockPath)
             let since = String(Int(Date().timeIntervalSince1970))
             let fields = ["nonce": "third", "holder": "a third writer", "since": since]
             _ = try await kv.write(lockPath, data: fields, cas: metadata.currentVersion)
             Task.detached {
-                try await Task.sleep(for: .milliseconds(600))
+                var refusals = refusedAgain.makeAsyncIterator()
+                _ = await refusals.next()
                 let lock = try await kv.readIfPresent(lockPath)
                 let index = try await kv.readIfPresent(indexPath)
                 third.finish(heldToTheEnd: lock?.data["nonce"] == "third", indexUntouched: index == nil)
@@ -196,7 +208,7 @@ struct VaultMediumTests {
                 return error
             }
         }
-        #expect(Date().timeIntervalSince(started) < 5, "the stale lock was taken over at once")
+        #expect(Date().timeIntervalSince(started) < 30, "the stale lock was taken over, not waited for")
         let refusal = try #require(outcome as? any ReportableError)
         #expect(refusal.code.rawValue == "vault_cas_mismatch", "\(refusal.message)")
         // The lock was released: the next writer gets it at once.
@@ -217,7 +229,7 @@ struct VaultMediumTests {
         )
         let started = Date()
         try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
-        #expect(Date().timeIntervalSince(started) < 5, "taken over, not waited for")
+        #expect(Date().timeIntervalSince(started) < 30, "taken over, not waited for")
         #expect(try await kv.readIfPresent(medium.lockPath) == nil, "released by the writer that took it over")
 
         // Within the bound the lock is another writer's: the writer waits, then gives up in words.
@@ -262,12 +274,18 @@ private final class Refusals: @unchecked Sendable {
     }
 }
 
+/// The second writer never came to wait for the lock the first held.
+private struct SecondNeverWaited: Error, CustomStringConvertible {
+    var description: String { "the second writer never waited for the lock" }
+}
+
 /// A third writer that takes the lock in the middle of another's takeover: what it saw.
 private final class ThirdWriter: @unchecked Sendable {
     private let lock = NSLock()
     private var started = false
     private var seen: (heldToTheEnd: Bool?, indexUntouched: Bool?) = (nil, nil)
     var outcome: (heldToTheEnd: Bool?, indexUntouched: Bool?) { lock.withLock { seen } }
+    var hasStarted: Bool { lock.withLock { started } }
     /// True the first time only.
     func start() -> Bool {
         lock.withLock {
