@@ -16,12 +16,6 @@ extension GatewayConnection {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (GatewayConnection) async throws -> Result
     ) async throws -> Result {
-        // A connection started ahead for these settings (``connectAhead(_:)``) is already open.
-        if eventLoopGroup === MultiThreadedEventLoopGroup.singleton,
-            let connection = await takeAhead(for: configuration)
-        {
-            return try await connection.closing(isolation: isolation) { try await body($0) }
-        }
         let connection = GatewayConnection(configuration: configuration, eventLoopGroup: eventLoopGroup)
         return try await connection.closing(isolation: isolation) { connection in
             try await connection.connect()

@@ -19,12 +19,10 @@ import X509
 /// swift-nio-http2 holds back new streams above the server's current limit until others
 /// finish, so sends above the limit wait rather than fail.
 public final class GatewayConnection: Sendable {
-    /// What the connection was made with; a connection made ahead of its credential
-    /// (``connectAhead(_:)``) takes the credential when it is adopted.
-    public var configuration: GatewayConfiguration { settings.withLockedValue { $0.configuration } }
+    /// What the connection was made with.
+    public let configuration: GatewayConfiguration
     let group: any EventLoopGroup
-    var tokens: ProviderTokenCache? { settings.withLockedValue { $0.tokens } }
-    let settings: NIOLockedValueBox<(configuration: GatewayConfiguration, tokens: ProviderTokenCache?)>
+    let tokens: ProviderTokenCache?
 
     struct State {
         var channel: (any Channel)?
@@ -84,14 +82,14 @@ public final class GatewayConnection: Sendable {
         self.frameStreams = frameStreams
         self.events = events
         self.group = eventLoopGroup
-        let tokens =
+        self.configuration = configuration
+        self.tokens =
             tokenCache
             ?? ProviderTokenCache(
                 for: configuration.credential,
                 clock: configuration.clock,
                 renewAfter: configuration.tokenRenewAfter
             )
-        settings = NIOLockedValueBox((configuration, tokens))
         var report = HandshakeReport(endpoint: configuration.endpoint)
         report.proxy = configuration.proxy.flatMap(Self.proxyDisplay)
         state = NIOLockedValueBox(State(report: report))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushGateway
 import PushStore
 
 @main
@@ -70,8 +71,10 @@ struct APNSCtl: AsyncParsableCommand {
         ProcessProtection.protectSecretsInMemory()
         var failure: (any Error)?
         JSONFailure.requested = JSONFailure.asksForJSON(CommandLine.arguments)
-        // Before parsing: the Secret Service round trips overlap the argument parser's reflection.
-        EarlyCredential.begin(CommandLine.arguments)
+        // Before parsing: the connection's shared parts (event loops, the TLS library) depend on
+        // no option, so they are made ready beside the argument parser's reflection.
+        let arguments = CommandLine.arguments
+        if arguments.count > 1, arguments[1] == "send" || arguments[1] == "handshake" { GatewayConnection.warmUp() }
         var parsed: ParsableCommand
         do {
             if let alone = try parseSendAlone() { parsed = alone } else { parsed = try parseAsRoot(nil) }

@@ -32,8 +32,6 @@ final class RunContext: @unchecked Sendable {
         var outputFailure: String?
         /// What is printed while a report is captured for a file.
         var captured: String?
-        /// The stored credential of `send` and `handshake`, loading while the parser works.
-        var earlyCredential: Once<PendingCredential?>?
         var signalSources: [any DispatchSourceSignal] = []
         /// A team store's change was made in the folder but no commit holds it: the run fails.
         var teamChangeNotCommitted = false

@@ -162,10 +162,6 @@ struct CredentialOptions: ParsableArguments {
 
     func load(_ argument: String) throws -> LoadedCredential {
         RunContext.current[\.credentialArgument] = argument
-        let store = try store.credentialStore
-        if let early = try EarlyCredential.take(argument, storePath: store.path) { return early }
-        return try CredentialLoader(store: store, password: password.source(), teamID: teamID, keyID: keyID).load(
-            argument
-        )
+        return try loader.load(argument)
     }
 }
