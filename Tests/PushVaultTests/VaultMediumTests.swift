@@ -195,7 +195,6 @@ struct VaultMediumTests {
             data: ["nonce": "gone", "holder": "a dead writer", "since": old],
             cas: 0
         )
-        let started = Date()
         let outcome = await onThread { () -> (any Error)? in
             do {
                 try medium.exclusive {
@@ -208,7 +207,8 @@ struct VaultMediumTests {
                 return error
             }
         }
-        #expect(Date().timeIntervalSince(started) < 30, "the stale lock was taken over, not waited for")
+        // Taken over, not waited for: a writer that waited would end refused for the lock, not
+        // for the index that moved.
         let refusal = try #require(outcome as? any ReportableError)
         #expect(refusal.code.rawValue == "vault_cas_mismatch", "\(refusal.message)")
         // The lock was released: the next writer gets it at once.
@@ -227,9 +227,8 @@ struct VaultMediumTests {
             data: ["nonce": "ahead", "holder": "a clock an hour ahead", "since": future],
             cas: 0
         )
-        let started = Date()
+        // Taken over, not waited for: with a one-second wait, a writer that waited would throw.
         try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
-        #expect(Date().timeIntervalSince(started) < 30, "taken over, not waited for")
         #expect(try await kv.readIfPresent(medium.lockPath) == nil, "released by the writer that took it over")
 
         // Within the bound the lock is another writer's: the writer waits, then gives up in words.
