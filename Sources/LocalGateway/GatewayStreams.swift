@@ -81,7 +81,7 @@ final class GatewayStreams: ChannelInboundHandler {
     /// connection), so the events queued before the WINDOW_UPDATE still show the window without
     /// it; giving back on those too credited the client twice. Only a WINDOW_UPDATE from here
     /// grows a receive window, so an event showing it grown is the first that is current.
-    private var creditPending: [HTTP2StreamID: Int] = [:]
+    var creditPending: [HTTP2StreamID: Int] = [:]
     /// Headers and bodies of the requests still being collected, bounded by
     /// ``ConnectionBounds/maxBufferedRequestBytes``.
     private var bufferedBytes = 0
@@ -227,30 +227,6 @@ final class GatewayStreams: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
-    /// The receive windows, as swift-nio-http2 reports them after each DATA frame: topped up to
-    /// the target once they fall to half of it. The connection's always (request bodies of
-    /// streams already answered or reset count against it too); a stream's only while its
-    /// request body is still wanted.
-    private func giveBackWindow(_ streamID: HTTP2StreamID, size: Int, context: ChannelHandlerContext) {
-        guard !isClosed else { return }
-        if let before = creditPending[streamID] {
-            guard size > before else { return }  // queued before the credit went out
-            creditPending[streamID] = nil
-        }
-        guard size < Self.targetWindowSize else { return }
-        if streamID != .rootStream {
-            guard let stream = streams[streamID], stream.reading else { return }
-        }
-        let increment = Self.targetWindowSize - size
-        guard size < 0 || increment >= size else { return }
-        creditPending[streamID] = size
-        context.write(
-            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))),
-            promise: nil
-        )
-        flush(context: context)
-    }
-
     /// Nothing awaits an answer: the connection may be shed at the cap, after those idle longer.
     private func noteIdle(_ context: ChannelHandlerContext) {
         let now = context.eventLoop.now
@@ -262,7 +238,7 @@ final class GatewayStreams: ChannelInboundHandler {
 
     /// Flushes now, or at the end of the batch of reads in progress, so that the answers to a
     /// batch of requests leave together.
-    private func flush(context: ChannelHandlerContext) {
+    func flush(context: ChannelHandlerContext) {
         if inReadBatch {
             flushPending = true
         } else {

@@ -35,10 +35,10 @@ public final class BulkSender: @unchecked Sendable {
     let body: ByteBuffer
 
     // Loop-confined state.
-    private var engine: BulkEngine
+    var engine: BulkEngine
     private var lanes: [BulkEngine.ConnectionID: Lane] = [:]
     private var batchingLanes: [Lane] = []
-    private var finished = false
+    var finished = false
     private var pumpScheduled = false
     /// Something finished since the last pump: the end of the current batch of reads fills the
     /// connections again, so that the new requests leave with the same flush.
@@ -47,7 +47,7 @@ public final class BulkSender: @unchecked Sendable {
     private var ticks = 0
     private var done: EventLoopPromise<BulkSummary>?
     private let origin = DispatchTime.now()
-    private var lastAuthorization: (bearer: String, value: String)?
+    var lastAuthorization: (bearer: String, value: String)?
     private var headerCount = 10
 
     /// `template` is the notification sent to every token.
@@ -103,19 +103,6 @@ public final class BulkSender: @unchecked Sendable {
         return try await promise.futureResult.get()
     }
 
-    /// For a key held elsewhere: fetches its token now, then keeps it fresh (the cache asks its
-    /// source only when the token has aged) until the run ends. Nil for a key in memory.
-    private func startTokenRefresh() async throws -> Task<Void, Never>? {
-        guard let tokens, tokens.needsPreparing else { return nil }
-        try await GatewayConnection.prepare(tokens)
-        return Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(30))
-                try? await tokens.prepare()
-            }
-        }
-    }
-
     /// Stops taking new tokens, lets streams in flight finish (for a bounded time), writes their
     /// results and ends the run; a second call stops waiting. Safe from any thread.
     public func stop() {
@@ -135,11 +122,11 @@ public final class BulkSender: @unchecked Sendable {
         }.get()) ?? BulkProgress()
     }
 
-    private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - origin.uptimeNanoseconds) / 1e9 }
+    func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds - origin.uptimeNanoseconds) / 1e9 }
 
     // MARK: Carrying out the engine's actions
 
-    private func perform(_ actions: [BulkEngine.Action]) {
+    func perform(_ actions: [BulkEngine.Action]) {
         for action in actions {
             switch action {
             case .connect(let id, let delay):
@@ -315,39 +302,6 @@ public final class BulkSender: @unchecked Sendable {
         }
     }
 
-    /// Drops the token APNs refused (its source is told, so a shared token is replaced) and
-    /// fetches another, off the event loop; the engine resumes sending once it has it.
-    private func refreshProviderToken() {
-        guard let tokens else {
-            perform(engine.providerTokenRefreshed(failure: "the credential has no provider token", now: now()))
-            return
-        }
-        let refused = lastAuthorization?.bearer
-        Task { [self] in
-            var failure: String?
-            if let refused { _ = await tokens.dropRejected(refused) }
-            do {
-                try await GatewayConnection.prepare(tokens)
-            } catch {
-                failure = (error as? any ReportableError)?.message ?? UserFacing.describe(error)
-            }
-            loop.execute { [self] in
-                guard !finished else { return }
-                perform(engine.providerTokenRefreshed(failure: failure, now: now()))
-                schedulePump()
-            }
-        }
-    }
-
-    /// The `authorization` value for `bearer`, made once per token rather than per request.
-    private func authorization(_ bearer: String?) -> String? {
-        guard let bearer else { return nil }
-        if let last = lastAuthorization, last.bearer == bearer { return last.value }
-        let value = RequestEncoder.authorization(bearer: bearer)
-        lastAuthorization = (bearer, value)
-        return value
-    }
-
     // MARK: Called by the streams, on the event loop
 
     func streamEnded(_ sendID: BulkEngine.SendID, on id: BulkEngine.ConnectionID, _ outcome: FrameStreams.Outcome) {
@@ -365,7 +319,7 @@ public final class BulkSender: @unchecked Sendable {
 
     // MARK: The pump and the clock
 
-    private func schedulePump() {
+    func schedulePump() {
         pumpWanted = true
         guard !pumpScheduled else { return }
         pumpScheduled = true
