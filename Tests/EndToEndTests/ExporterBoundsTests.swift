@@ -96,24 +96,11 @@ struct ExporterBoundsTests {
             "\(openFiles)"
         )
 
-        let script = try Fixtures.temporaryFile("hold.py", contents: Self.holdingClient)
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        client.arguments = [script, String(exporter.port), "3000", "3000"]
-        let input = Pipe()
-        let output = Pipe()
-        client.standardInput = input
-        client.standardOutput = output
-        client.standardError = FileHandle.nullDevice
-        try client.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            if client.isRunning { kill(client.processIdentifier, SIGKILL) }
-            client.waitUntilExit()
-        }
+        let client = try HoldingClient(script: Self.holdingClient, port: exporter.port, ["3000", "3000"])
+        defer { client.stop() }
         // Waits for "ready" (the client connects 6,000 times; bounded by the read below ending
         // when it exits).
-        let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
+        let line = client.firstLine()
         #expect(line.hasPrefix("ready"), "\(line)")
         #expect(exporter.openDescriptors < 1024, "under the cap: \(exporter.openDescriptors)")
 
@@ -145,22 +132,9 @@ struct ExporterBoundsTests {
         #expect(log.contains("warning: holding at most 32 connections, not 256"), "\(log)")
         #expect(log.contains("ulimit -n 320"), "the warning says how to hold them all: \(log)")
 
-        let script = try Fixtures.temporaryFile("hold.py", contents: Self.holdingClient)
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        client.arguments = [script, String(exporter.port), "0", "300"]
-        let input = Pipe()
-        let output = Pipe()
-        client.standardInput = input
-        client.standardOutput = output
-        client.standardError = FileHandle.nullDevice
-        try client.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            if client.isRunning { kill(client.processIdentifier, SIGKILL) }
-            client.waitUntilExit()
-        }
-        let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
+        let client = try HoldingClient(script: Self.holdingClient, port: exporter.port, ["0", "300"])
+        defer { client.stop() }
+        let line = client.firstLine()
         #expect(line.hasPrefix("ready"), "\(line)")
 
         // 300 idle connections, none closed by a timeout: the exporter holds 32 of them and
@@ -172,6 +146,34 @@ struct ExporterBoundsTests {
         #expect(scrape.body.contains("apnsctl_check_success"))
         #expect(exporter.process.isRunning)
         #expect(exporter.stop() == 0)
+    }
+}
+
+/// The Python client that holds connections to the exporter open (its arguments after the
+/// port: how many it holds, and how many it opens); it says "ready" once they are, and lets
+/// them go when its standard input closes.
+final class HoldingClient {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+
+    init(script source: String, port: Int, _ arguments: [String]) throws {
+        let script = try Fixtures.temporaryFile("hold.py", contents: source)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script, String(port)] + arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Its first line ("ready"), or what it printed before it ended.
+    func firstLine() -> String { String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self) }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }
 
