@@ -360,13 +360,9 @@ final class GatewayStreams: ChannelInboundHandler {
             )
             if let reset, let written {
                 written.futureResult.assumeIsolated().whenSuccess { [self] in
-                    // On the next turn of the loop: the DATA has then left swift-nio-http2's
-                    // buffers whatever order their promises complete in.
-                    context.eventLoop.assumeIsolated().execute { [self] in
-                        guard let context = self.context, !isClosed else { return }
-                        context.write(wrapOutboundOut(reset), promise: nil)
-                        flush(context: context)
-                    }
+                    guard let context = self.context, !isClosed else { return }
+                    context.write(wrapOutboundOut(reset), promise: nil)
+                    flush(context: context)
                 }
             }
         } else if let reset {

@@ -42,6 +42,8 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
         var status: Int?
         var headers: [(String, String)] = []
         var body: [UInt8] = []
+        /// Its end came before the whole body: the answer waits one turn of the loop for it.
+        var awaitingBody = false
     }
 
     /// An answer's body is a short JSON object; more than this is not kept.
@@ -213,11 +215,20 @@ final class FrameStreams: ChannelInboundHandler, @unchecked Sendable {
 
     private func answer(_ streamID: HTTP2StreamID, status: Int, headers: [(String, String)], body: [UInt8]) {
         guard let entry = streams[streamID] else { return }
-        // A rejection whose body (its reason) never came in full (a RST_STREAM NO_ERROR, which
-        // does not wait for flow control, overtook the server's DATA) is still the server's
-        // answer: its `:status` decides, as APNs' own status codes do without a reason (a 4xx is
-        // final, a 429 or 5xx is sent again). Sending it again only to learn the reason would
-        // deliver it twice if the server took it after all.
+        // The stream's end (its close event, or a RST_STREAM NO_ERROR) can be reported before
+        // the DATA frame of the same read that holds the reason: a rejection whose body is not
+        // all here yet waits one turn of the loop, by which time that frame has been read.
+        if status != 200, !entry.awaitingBody, let loop = context?.eventLoop,
+            body.count < headers.first(where: { $0.0 == "content-length" }).flatMap({ Int($0.1) }) ?? 0
+        {
+            streams[streamID]?.awaitingBody = true
+            loop.assumeIsolated().execute { [self] in answer(streamID) }
+            return
+        }
+        // A rejection whose body (its reason) never came in full is still the server's answer:
+        // its `:status` decides, as APNs' own status codes do without a reason (a 4xx is final,
+        // a 429 or 5xx is sent again). Sending it again only to learn the reason would deliver
+        // it twice if the server took it after all.
         let latency = GatewayConnection.seconds(since: entry.startedAt)
         end(
             streamID,
