@@ -297,6 +297,33 @@ let package = Package(
             name: "PushCoreTests",
             dependencies: ["PushCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // The formats on their own: PKCS#12, PEM, DER and .p8 read and written with the real
+        // OpenSSL, against the committed fixtures and what their manifest says each must report.
+        .testTarget(
+            name: "CredentialFormatsTests",
+            dependencies: [
+                "CredentialFormats",
+                "PushCore",
+                "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // The monitoring library's parts that need no server: the exposition text (read back by
+        // Prometheus' own parser), the probe cache, basic authentication, the web configuration.
+        .testTarget(
+            name: "PushMonitoringTests",
+            dependencies: [
+                "PushMonitoring",
+                "PushChecks",
+                "PushStore",
+                "CredentialFormats",
+                "PushCore",
+                "TestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "PushBulkTests",
             dependencies: [

@@ -183,7 +183,7 @@ struct BroadcastTests {
 /// gateway and broadcasts to it; apnsctl then sees the channel curl made.
 struct BroadcastInteropTests {
     @Test func curlCreatesAChannelAndBroadcasts() throws {
-        let pki = try GatewayCommandTests.PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let pem = try pki.pem("sandbox")
         let base = "https://localhost:\(gateway.port)"

@@ -12,7 +12,7 @@ import Glibc
 /// of deliveries is the judge.
 @Suite(.serialized)
 struct BulkOneRunTests {
-    static func arguments(_ pki: GatewayCommandTests.PKI, _ gateway: GatewayProcess, tokens: String) -> [String] {
+    static func arguments(_ pki: TestPKI.Identities, _ gateway: GatewayProcess, tokens: String) -> [String] {
         [
             "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokens,
             "--password-env", "MINT",

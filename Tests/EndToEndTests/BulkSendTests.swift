@@ -11,7 +11,7 @@ import Glibc
 @Suite(.serialized)
 struct BulkSendTests {
     /// One PKI and sandbox identity for the suite's gateways.
-    static let pki: Result<GatewayCommandTests.PKI, any Error> = Result { try GatewayCommandTests.PKI() }
+    static let pki: Result<TestPKI.Identities, any Error> = Result { try TestPKI.Identities() }
 
     struct Run {
         let folder: TemporaryFolder
@@ -99,7 +99,7 @@ struct BulkSendTests {
         }
     }
 
-    func gateway(_ extra: [String]) throws -> (GatewayCommandTests.PKI, GatewayProcess, String) {
+    func gateway(_ extra: [String]) throws -> (TestPKI.Identities, GatewayProcess, String) {
         let pki = try Self.pki.get()
         let statsFile = pki.folder.path("stats-\(UUID().uuidString.prefix(8)).json")
         let gateway = try GatewayProcess(
@@ -125,14 +125,11 @@ struct BulkSendTests {
         return process
     }
 
-    /// Waits (at most 30 s) until the results file has `count` lines.
+    /// Waits until the results file has `count` lines (the bound only ends a hung test).
     static func waitForResults(_ path: String, atLeast count: Int) {
-        for _ in 0..<1_500 {
+        waitUntil {
             // The run header is a line of its own.
-            if ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) > count {
-                return
-            }
-            usleep(20_000)
+            ((try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) > count
         }
     }
 
@@ -394,8 +391,7 @@ struct BulkSendTests {
                 (try? String(contentsOfFile: "\(task)/\($0)/wchan", encoding: .utf8)) == "wait_for_partner"
             }
         }
-        let deadline = Date().addingTimeInterval(60)
-        while !opening(), process.isRunning, Date() < deadline { usleep(20_000) }
+        waitUntil { opening() || !process.isRunning }
         #expect(opening(), "the run never waited to open its tokens")
         kill(process.processIdentifier, SIGTERM)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -74,7 +74,7 @@ struct BulkStopAndResumeTests {
 
     /// A run stopped by a credential-wide rejection, and the state it leaves.
     struct StoppedRun {
-        let pki: GatewayCommandTests.PKI
+        let pki: TestPKI.Identities
         let folder: TemporaryFolder
         let gatewayName: String
         let port: Int

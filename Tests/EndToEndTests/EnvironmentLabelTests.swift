@@ -12,7 +12,7 @@ import Testing
 )
 struct EnvironmentLabelTests {
     @Test func theEnvironmentIsSeenOrSaidToBeAssumed() throws {
-        let pki = try GatewayCommandTests.PKI()
+        let pki = try TestPKI.Identities()
         let sandbox = try pki.gateway("sandbox")
         let seen = try pki.run(
             [

@@ -26,7 +26,7 @@ struct ExamplesTests {
     }
 
     /// A new store holding the minted sandbox identity as ``alias``.
-    static func store(_ pki: GatewayCommandTests.PKI, in folder: TemporaryFolder) throws -> [String: String] {
+    static func store(_ pki: TestPKI.Identities, in folder: TemporaryFolder) throws -> [String: String] {
         let store = folder.path("store")
         let imported = try pki.run(["import", pki.identity("sandbox"), "--alias", alias, "--store", store])
         guard imported.status == 0 else { throw CLIError(message: "import failed: \(imported.stderr)") }
@@ -121,10 +121,9 @@ struct ExamplesTests {
         first.standardOutput = FileHandle.nullDevice
         first.standardError = FileHandle.nullDevice
         try first.run()
-        var written = 0
-        while first.isRunning, written < 1_000 {
-            usleep(20_000)
-            written = (try? String(contentsOfFile: resultsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        waitUntil {
+            let written = (try? String(contentsOfFile: resultsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            return written >= 1_000 || !first.isRunning
         }
         let stoppedWhileRunning = first.isRunning
         kill(first.processIdentifier, SIGTERM)

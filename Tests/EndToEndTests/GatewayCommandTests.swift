@@ -7,117 +7,10 @@ import Testing
 import Glibc
 #endif
 
-/// `apnsctl gateway serve` as a child process, stopped when the value goes away.
-final class GatewayProcess: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    let caFile: String
-    let logFile: String
-
-    init(_ folder: TemporaryFolder, name: String, arguments: [String], binary: String = CLI.binary) throws {
-        let portFile = folder.path("\(name).port")
-        caFile = folder.path("\(name)-ca.pem")
-        logFile = folder.path("\(name).jsonl")
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments =
-            ["gateway", "serve", "--port-file", portFile, "--ca-out", caFile, "--log", logFile] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var port = 0
-        for _ in 0..<200 {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text) {
-                port = value
-                break
-            }
-            usleep(50_000)
-        }
-        guard port > 0 else {
-            process.terminate()
-            throw CLIError(message: "the local gateway did not start (\(arguments))")
-        }
-        self.port = port
-    }
-
-    var address: String { "127.0.0.1:\(port)" }
-    var connection: [String] { ["--gateway", address, "--ca", caFile] }
-
-    /// What the gateway recorded as delivered.
-    func deliveries() throws -> [[String: Any]] {
-        // The gateway creates its log at start; a missing file is a failure, not "nothing delivered".
-        let text = try String(contentsOfFile: logFile, encoding: .utf8)
-        return try text.split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
-        }
-    }
-
-    deinit { stop() }
-
-    /// Stops the gateway with SIGTERM and waits for it (it writes its statistics as it stops).
-    func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        // A gateway that does not stop on SIGTERM is a failure to report, not a suite that hangs.
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            Issue.record("the local gateway (pid \(process.processIdentifier)) did not stop on SIGTERM within 30 s")
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-    }
-}
-
 /// handshake, send and preflight through the real binary against the real local gateway.
 struct GatewayCommandTests {
-    static let password = "mint-pass"
+    static let password = TestPKI.Identities.password
     static let token = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"
-
-    /// A client CA and identities for each environment, minted by `apnsctl gateway mint-identity`.
-    final class PKI: @unchecked Sendable {
-        let folder: TemporaryFolder
-        init() throws {
-            folder = try TemporaryFolder()
-            for (name, environment) in [("sandbox", "sandbox"), ("production", "production"), ("universal", "both")] {
-                let result = try CLI.run(
-                    [
-                        "gateway", "mint-identity", "--topic", "com.example.app", "--environment", environment,
-                        "--ca-dir", folder.path("ca"), "--out", folder.path("\(name).p12"), "--password-env", "MINT",
-                    ],
-                    environment: ["MINT": GatewayCommandTests.password]
-                )
-                guard result.status == 0 else { throw CLIError(message: "mint-identity failed: \(result.stderr)") }
-            }
-        }
-        var clientCA: String { folder.path("ca/client-ca.pem") }
-        func identity(_ name: String) -> String { folder.path("\(name).p12") }
-
-        func gateway(_ environment: String, _ extra: [String] = []) throws -> GatewayProcess {
-            try GatewayProcess(
-                folder,
-                name: "\(environment)-\(UUID().uuidString.prefix(8))",
-                arguments: ["--environment", environment, "--client-ca", clientCA] + extra
-            )
-        }
-
-        /// The identity as PEM (certificate and key), for clients such as curl and aioapns.
-        func pem(_ name: String) throws -> String {
-            let pem = folder.path("\(name).pem")
-            let result = try CLI.runProgram(
-                "openssl",
-                ["pkcs12", "-in", identity(name), "-nodes", "-out", pem, "-passin", "env:MINT"],
-                environment: ["MINT": GatewayCommandTests.password]
-            )
-            guard result.status == 0 else {
-                throw CLIError(message: "openssl could not convert \(name).p12: \(result.stderr)")
-            }
-            return pem
-        }
-
-        func run(_ arguments: [String]) throws -> CLI.Result {
-            try CLI.run(arguments + ["--password-env", "MINT"], environment: ["MINT": GatewayCommandTests.password])
-        }
-    }
 
     static func json(_ result: CLI.Result) throws -> [String: Any] {
         try #require(
@@ -128,7 +21,7 @@ struct GatewayCommandTests {
 
     @Test(arguments: ["sandbox", "production"] as [String])
     func certificateHandshakeAndSend(_ environment: String) throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway(environment, ["--max-concurrent-streams", "7"])
         let identity = pki.identity(environment)
 
@@ -171,7 +64,7 @@ struct GatewayCommandTests {
 
     @Test(arguments: ["sandbox", "production"] as [String])
     func tokenAuthentication(_ environment: String) throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway(
             environment,
             ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"]
@@ -205,7 +98,7 @@ struct GatewayCommandTests {
     }
 
     @Test func environmentMismatchIsCaughtAndExplained() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let production = try pki.gateway("production")
         let sent = try pki.run(
             ["send", pki.identity("sandbox"), "--environment", "production", "--token", Self.token, "--alert", "Hi"]
@@ -235,7 +128,7 @@ struct GatewayCommandTests {
 
     /// The reasons `apnsctl send` can provoke, each reported with its explanation and fix.
     @Test func reasonsAreExplained() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let registry = pki.folder.path("devices.json")
         let otherEnvironment = String(repeating: "ab", count: 32)
         let otherTopic = String(repeating: "cd", count: 32)
@@ -319,7 +212,7 @@ struct GatewayCommandTests {
     }
 
     @Test func badInputIsRefusedBeforeSending() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let identity = pki.identity("sandbox")
         let oddToken = try pki.run(["send", identity, "--token", "abc", "--alert", "x"] + gateway.connection)
@@ -339,7 +232,7 @@ struct GatewayCommandTests {
     }
 
     @Test func environmentProxyIsBypassedForLoopbackButAnExplicitOneIsUsed() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let deadProxy = "http://127.0.0.1:1"
         let bypassed = try CLI.run(
@@ -394,7 +287,7 @@ struct GatewayCommandTests {
     }
 
     @Test func connectionFailuresAreNamed() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let identity = pki.identity("sandbox")
         // Nothing listening.
@@ -415,7 +308,7 @@ struct GatewayCommandTests {
     }
 
     @Test func connectionClosedMidRequestAndWrongHostName() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         // The gateway drops the connection when the request arrives, without answering.
         let dropping = try pki.gateway("sandbox", ["--close-after", "0"])
         let dropped = try pki.run(
@@ -428,28 +321,12 @@ struct GatewayCommandTests {
 
         // A server certificate from a trusted CA, but for another name.
         let folder = pki.folder
-        let extensions = folder.path("other.ext")
-        try "[server]\nsubjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth\n".write(
-            toFile: extensions,
-            atomically: true,
-            encoding: .utf8
-        )
-        try TestPKI.openssl([
-            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", folder.path("other.key"), "-subj",
-            "/CN=other.example",
-            "-out", folder.path("other.csr"),
-        ])
-        try TestPKI.openssl([
-            "x509", "-req", "-in", folder.path("other.csr"), "-CA", CLI.cert("ca/gateway-test-ca.pem"),
-            "-CAkey", CLI.cert("ca/gateway-test-ca.key"), "-days", "30", "-extfile", extensions, "-extensions",
-            "server",
-            "-set_serial", "0x1234", "-out", folder.path("other.pem"),
-        ])
+        let other = try TestPKI.serverIdentity(host: "other.example", in: folder, name: "other")
         let misnamed = try GatewayProcess(
             folder,
             name: "misnamed",
             arguments: [
-                "--client-ca", pki.clientCA, "--cert", folder.path("other.pem"), "--key", folder.path("other.key"),
+                "--client-ca", pki.clientCA, "--cert", other.certificate, "--key", other.key,
             ]
         )
         let result = try pki.run([
@@ -463,7 +340,7 @@ struct GatewayCommandTests {
 
     /// Clients we did not write: curl, as Apple documents, and the Python client aioapns.
     @Test func curlInterop() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let pem = try pki.pem("sandbox")
         let apnsID = UUID().uuidString.lowercased()
@@ -502,7 +379,7 @@ struct GatewayCommandTests {
     /// Reasons that apnsctl's own client refuses to provoke (it validates first), produced by
     /// curl as a client that sends whatever it is told; their explanations are unit-tested.
     @Test func gatewayAnswersMalformedRequestsAsAPNsDoes() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let pem = try pki.pem("sandbox")
         let base = "https://localhost:\(gateway.port)"
@@ -546,7 +423,7 @@ struct GatewayCommandTests {
     }
 
     @Test func aioapnsInterop() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let pem = try pki.pem("sandbox")
         let script = """

@@ -32,14 +32,12 @@ struct GatewayConnectionBoundsTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    /// A notification sent with the token key, as a user would, and how long it took.
-    static func timedSend(_ gateway: GatewayProcess) throws -> (CLI.Result, TimeInterval) {
-        let started = Date()
-        let result = try GatewayUnderAttackTests.wellBehavedSend(gateway)
-        return (result, Date().timeIntervalSince(started))
-    }
+    /// A real send among idle connections at the cap is answered: the event is the answer; the
+    /// bound on its time only tells a send that waited behind the idle ones (the gateway's own
+    /// deadlines are longer) and has a margin a loaded machine cannot use up.
+    static let answeredWithin: TimeInterval = 30
 
-    @Test func aRealSendIsAnsweredWithinFiveSecondsWhileSixThousandIdleConnectionsKnock() throws {
+    @Test func aRealSendIsAnsweredWhileSixThousandIdleConnectionsKnock() throws {
         let folder = try TemporaryFolder()
         let stats = folder.path("stats.json")
         // The default cap (1,000 connections) with token keys: no certificate is needed to connect.
@@ -56,10 +54,17 @@ struct GatewayConnectionBoundsTests {
         let held = Self.descriptors(pid)
         #expect(held < 1_000 + 100, "the gateway holds its cap of connections, not 6,000: \(held) descriptors")
 
-        let (sent, seconds) = try Self.timedSend(running)
+        let started = Date()
+        let sent = try GatewayUnderAttackTests.wellBehavedSend(running)
+        let seconds = Date().timeIntervalSince(started)
         #expect(sent.status == 0, "a well-behaved client among idle ones: \(sent.stdout) \(sent.stderr)")
-        #expect(seconds < 5, "answered in \(seconds) s")
-        let status = try clients.command("status")
+        #expect(seconds < Self.answeredWithin, "answered in \(seconds) s")
+        // The clients see the gateway's closes as they come: wait for the event, not a time.
+        var status: [String: Any] = [:]
+        try waitUntil {
+            status = try clients.command("status")
+            return (status["open"] as? Int ?? .max) <= 1_000
+        }
         #expect((status["open"] as? Int ?? .max) <= 1_000, "\(status)")
 
         running.stop()  // it writes its statistics as it stops
@@ -83,7 +88,7 @@ struct GatewayConnectionBoundsTests {
         let pid = gateway.process.processIdentifier
         let clients = try IdleClients(folder, port: gateway.port, caFile: gateway.caFile)
         let baseline = Self.descriptors(pid)
-        var afterRounds: [Int] = []
+        var afterFirst: Int?
         for round in 1...4 {
             let before = try Self.residentBytes(pid)
             let opened = try clients.command("open 5000 100")
@@ -97,27 +102,21 @@ struct GatewayConnectionBoundsTests {
             let given = try await eventually(timeout: 30) {
                 (try? Self.residentBytes(pid)).map { $0 - before < (open - before) / 2 } ?? false
             }
-            let after = try await Self.settledResidentBytes(pid)
+            let after = try Self.residentBytes(pid)
             #expect(given, "round \(round): \(before / 1_048_576) → \(open / 1_048_576) → \(after / 1_048_576) MB")
-            afterRounds.append(after)
-        }
-        let megabytes = afterRounds.map { $0 / 1_048_576 }
-        #expect(afterRounds[3] - afterRounds[0] < 50 * 1_048_576, "RSS after each round: \(megabytes) MB")
-    }
-
-    /// VmRSS once it has stopped falling (the trims after a burst of closes come a second
-    /// apart): the lowest seen until it has not fallen for two seconds, at most 30 s.
-    static func settledResidentBytes(_ pid: Int32) async throws -> Int {
-        var lowest = try residentBytes(pid)
-        var lowestAt = Date()
-        _ = try await eventually(timeout: 30) {
-            if let now = try? residentBytes(pid), now < lowest {
-                lowest = now
-                lowestAt = Date()
+            guard let first = afterFirst else {
+                afterFirst = after
+                continue
             }
-            return Date().timeIntervalSince(lowestAt) > 2
+            // What stays after a round does not grow: each round gives its memory back to within
+            // 50 MB of what stayed after the first, waited for as the event it is (the trims after
+            // a burst of closes come one after another, later on a loaded machine).
+            let back = try await eventually(timeout: 120) {
+                (try? Self.residentBytes(pid)).map { $0 - first < 50 * 1_048_576 } ?? false
+            }
+            let stays = (try? Self.residentBytes(pid)) ?? after
+            #expect(back, "round \(round): \(stays / 1_048_576) MB stay, \(first / 1_048_576) MB after the first round")
         }
-        return lowest
     }
 
     @Test func atTheCapTheConnectionIdleTheLongestMakesRoom() throws {
@@ -135,10 +134,20 @@ struct GatewayConnectionBoundsTests {
 
         let sent = try GatewayUnderAttackTests.wellBehavedSend(running)
         #expect(sent.status == 0, "connection 4 of 3 is served: \(sent.stdout) \(sent.stderr)")
-        #expect(try clients.command("status")["closed"] as? [Int] == [0], "the oldest idle one made room")
+        // The clients see the gateway's close when it comes: wait for the event, not a time.
+        var closed: [Int] = []
+        try waitUntil {
+            closed = try clients.command("status")["closed"] as? [Int] ?? []
+            return !closed.isEmpty
+        }
+        #expect(closed == [0], "the oldest idle one made room")
         // The send has gone: one place is free, and the next newcomer takes the oldest's.
         _ = try clients.command("open 2 1")
-        let status = try clients.command("status")
+        var status: [String: Any] = [:]
+        try waitUntil {
+            status = try clients.command("status")
+            return (status["closed"] as? [Int] ?? []).count >= 2
+        }
         #expect(status["closed"] as? [Int] == [0, 1], "\(status)")
         #expect(status["open"] as? Int == 3, "\(status)")
 

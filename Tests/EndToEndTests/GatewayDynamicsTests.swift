@@ -11,7 +11,7 @@ import Glibc
 /// (one notification and `--tokens`) meets them.
 @Suite(.serialized)
 struct GatewayDynamicsTests {
-    static let pki: Result<GatewayCommandTests.PKI, any Error> = Result { try GatewayCommandTests.PKI() }
+    static let pki: Result<TestPKI.Identities, any Error> = Result { try TestPKI.Identities() }
     static let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
     static let tokenKey = [
         "--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345",

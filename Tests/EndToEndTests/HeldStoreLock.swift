@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -50,13 +51,10 @@ final class HeldStoreLock {
     /// True when every process came to the lock or ended.
     @discardableResult
     func awaitWaiting(_ processes: [Process], timeout: TimeInterval = 120) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        waitUntil(timeout: timeout) {
             let waiting = waiters()
-            if processes.allSatisfy({ !$0.isRunning || waiting.contains($0.processIdentifier) }) { return true }
-            usleep(20_000)
+            return processes.allSatisfy { !$0.isRunning || waiting.contains($0.processIdentifier) }
         }
-        return false
     }
 
     /// Lets the waiting processes have the lock, one after another.

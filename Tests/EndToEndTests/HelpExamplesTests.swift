@@ -101,9 +101,8 @@ struct HelpExamplesTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let client = ["BAO_ADDR": address, "BAO_TOKEN": "examples-root"]
-        for _ in 0..<300 where process.isRunning {
-            if (try? CLI.runProgram(bao, ["status"], environment: client))?.status == 0 { break }
-            usleep(100_000)
+        waitUntil {
+            !process.isRunning || (try? CLI.runProgram(bao, ["status"], environment: client))?.status == 0
         }
         let transit = try CLI.runProgram(bao, ["secrets", "enable", "transit"], environment: client)
         try #require(transit.status == 0, "\(transit.stderr)")
@@ -180,12 +179,9 @@ struct HelpExamplesTests {
                     try process.run()
                     gateway = process
                     var listening = false
-                    for _ in 0..<400 where process.isRunning {
-                        if Self.accepts(port: port) {
-                            listening = true
-                            break
-                        }
-                        usleep(50_000)
+                    waitUntil {
+                        listening = Self.accepts(port: port)
+                        return listening || !process.isRunning
                     }
                     try #require(listening, "the gateway of \(printed) did not start listening")
                     continue
@@ -204,7 +200,7 @@ struct HelpExamplesTests {
                 }
                 // Apple's portal, played by the test: the CSR the request example wrote comes back as aps.cer.
                 if example.contains("apnsctl request --out push.csr") {
-                    _ = try OnboardingTests.issue(
+                    _ = try TestPKI.issue(
                         csr: folder.path("push.csr"),
                         bundle: "com.example.onboarded",
                         in: folder

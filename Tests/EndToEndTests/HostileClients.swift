@@ -2,15 +2,22 @@ import Foundation
 
 /// Hostile HTTP/2 clients for the gateway's bounds: raw frames (header blocks from the `hpack`
 /// package) over real TLS to 127.0.0.1, each attack bounded in frame count and in time.
-/// Arguments: port, the gateway's CA file, the attack, the number of clients, seconds. Prints
-/// one JSON line per client: whether it connected, whether the gateway closed the connection
-/// and after how many seconds, whether a GOAWAY came first and with which code.
+/// Arguments: port, the gateway's CA file, the attack, the number of clients, seconds, and a
+/// file to which each client adds a line once it is connected (the attack has begun: a test waits
+/// for that event, not for a time). Prints one JSON line per client: whether it connected,
+/// whether the gateway closed the connection (within `grace` seconds after the attack's time) and
+/// after how many seconds, whether a GOAWAY came first and with which code.
 enum HostileClients {
     static let script = #"""
         import json, select, socket, ssl, sys, threading, time
         from hpack import Encoder, NeverIndexedHeaderTuple
 
         port, cafile, attack, clients, seconds = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+        connected_file = sys.argv[6]
+        connected_lock = threading.Lock()
+        # How long after its time an attack waits for the gateway to close: a margin a loaded
+        # machine cannot use up, not a measure.
+        grace = 30
         PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + (0).to_bytes(3, "big") + bytes([4, 0]) + bytes(4)
         TOKEN = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"
         REQUEST = [(":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + TOKEN),
@@ -90,6 +97,8 @@ enum HostileClients {
             try:
                 s = connect(read_buffer=4096 if kind == "unread-pings" else None)
                 result["connected"] = True
+                with connected_lock, open(connected_file, "a") as connected:
+                    connected.write("%d\n" % number)
                 # The attack's time counts from here: a handshake kept waiting by the others' attacks
                 # does not shorten it.
                 started = time.time()
@@ -100,7 +109,7 @@ enum HostileClients {
                 attacking = True
                 # One thread per client, one socket: what the gateway sends is read as it comes (but
                 # not by the client that never reads), and the attack ends after its time or its count.
-                while time.time() - started < seconds + 10:
+                while time.time() - started < seconds + grace:
                     if attacking and time.time() - started > seconds:
                         attacking = False
                     if attacking and not pending:

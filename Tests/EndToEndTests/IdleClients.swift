@@ -116,24 +116,19 @@ final class IdleClients: @unchecked Sendable {
         guard process.isRunning else { throw CLIError(message: "the idle clients ended before \"\(line)\"") }
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
         answered += 1
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let answer = waitForValue(timeout: timeout) { () -> Substring?? in
             let lines = (try? String(contentsOfFile: outputPath, encoding: .utf8))?.split(separator: "\n") ?? []
-            if lines.count >= answered {
-                let answer = try JSONSerialization.jsonObject(with: Data(lines[answered - 1].utf8))
-                return answer as? [String: Any] ?? [:]
-            }
-            guard process.isRunning else { break }
-            usleep(50_000)
+            if lines.count >= answered { return .some(lines[answered - 1]) }
+            return process.isRunning ? nil : .some(nil)
+        }
+        if let answer = answer ?? nil {
+            return try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any] ?? [:]
         }
         throw CLIError(message: "the idle clients did not answer \"\(line)\" within \(timeout) s")
     }
 
     deinit {
         if process.isRunning { input.fileHandleForWriting.write(Data("quit\n".utf8)) }
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(signal: nil, "the idle clients")
     }
 }

@@ -53,7 +53,7 @@ struct JSONContractTests {
     }
 
     @Test func storeReportsFollowTheContract() throws {
-        let pki = try GatewayCommandTests.PKI()
+        let pki = try TestPKI.Identities()
         let store = try StoreCommandTests.Store()
         let secret = ["MINT": GatewayCommandTests.password]
         let p12 = pki.identity("universal")
@@ -127,7 +127,7 @@ struct JSONContractTests {
     }
 
     @Test func connectionReportsFollowTheContract() throws {
-        let pki = try GatewayCommandTests.PKI()
+        let pki = try TestPKI.Identities()
         let registry = pki.folder.path("devices.json")
         let unregistered = String(repeating: "ef", count: 32)
         try """

@@ -69,10 +69,9 @@ struct ListWidthTests {
         try #require(status == 0, "tmux could not start a session")
         defer { _ = try? CLI.runProgram("tmux", ["kill-session", "-t", session]) }
         var screen = ""
-        for _ in 0..<400 {
+        try waitUntil {
             screen = try CLI.runProgram("tmux", ["capture-pane", "-p", "-J", "-t", session], timeout: 10).stdout
-            if screen.contains("EXIT ") { break }
-            usleep(50_000)
+            return screen.contains("EXIT ")
         }
         return screen
     }

@@ -94,12 +94,12 @@ enum Monitoring {
 
     /// Waits until `url` answers (bounded), for servers the tests start.
     static func waitUntilServing(_ url: String, process: Process) throws {
-        for _ in 0..<300 {
-            if try get(url).status != 0 { return }
+        let served = try waitUntil {
+            if try get(url).status != 0 { return true }
             try #require(process.isRunning, "the server exited before serving \(url)")
-            usleep(100_000)
+            return false
         }
-        Issue.record("\(url) never answered")
+        if !served { Issue.record("\(url) never answered") }
     }
 }
 
@@ -155,9 +155,7 @@ final class ExporterProcess: @unchecked Sendable {
     func stop() -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(50_000) }
-        if process.isRunning {
+        if !process.waitForExit() {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return -1

@@ -65,13 +65,11 @@ struct MonitoringTests {
             exporter.waitUntilExit()
         }
         var metrics = ""
-        for _ in 0..<100 {
+        try waitUntil {
             let scrape = try CLI.runProgram("curl", ["-s", "http://127.0.0.1:\(port)/metrics"], timeout: 10)
-            if scrape.status == 0, scrape.stdout.contains("node_textfile") {
-                metrics = scrape.stdout
-                break
-            }
-            usleep(100_000)
+            guard scrape.status == 0, scrape.stdout.contains("node_textfile") else { return false }
+            metrics = scrape.stdout
+            return true
         }
         #expect(metrics.contains("x509_cert_not_after{"), "node_exporter publishes the x509 family")
         #expect(metrics.contains("apnsctl_credential_expiry_timestamp_seconds{"), "and apnsctl's own series")

@@ -118,10 +118,11 @@ final class NginxProcess: @unchecked Sendable {
             """
     }
 
-    /// Polls a TCP connect (at most 10 s) while nginx runs.
+    /// Waits until a TCP connect succeeds, while nginx runs (the bound only ends a hung test).
     static func waitUntilListening(port: Int, while process: Process) -> Bool {
-        for _ in 0..<200 {
-            guard process.isRunning else { return false }
+        var listening = false
+        waitUntil {
+            guard process.isRunning else { return true }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -133,10 +134,10 @@ final class NginxProcess: @unchecked Sendable {
                 }
             }
             close(fd)
-            if connected { return true }
-            usleep(50_000)
+            listening = connected
+            return connected
         }
-        return false
+        return listening
     }
 
     /// Ends nginx and waits for it to exit.

@@ -14,78 +14,6 @@ import Testing
 struct OnboardingTests {
     typealias Store = StoreCommandTests.Store
 
-    /// Apple's part: a certificate for `csr` with the push extensions and the subject Apple
-    /// writes (UID, CN, OU, O, C), signed by the stand-in WWDR CA, as DER (what the portal hands out).
-    /// `validFrom` gives a start date other than now (a certificate not yet valid).
-    static func issue(
-        csr: String,
-        bundle: String,
-        in folder: TemporaryFolder,
-        name: String = "aps",
-        validFrom: Date? = nil
-    ) throws -> String {
-        let ca = folder.path("\(name)-ca")
-        try FileManager.default.createDirectory(atPath: ca + "/new", withIntermediateDirectories: true)
-        try "".write(toFile: ca + "/index.txt", atomically: true, encoding: .utf8)
-        try "\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16))\n".write(
-            toFile: ca + "/serial",
-            atomically: true,
-            encoding: .utf8
-        )
-        let config = """
-            [ ca ]
-            default_ca = wwdr
-            [ wwdr ]
-            database = \(ca)/index.txt
-            serial = \(ca)/serial
-            new_certs_dir = \(ca)/new
-            certificate = \(CLI.cert("ca/wwdr-test-ca.pem"))
-            private_key = \(CLI.cert("ca/wwdr-test-ca.key"))
-            default_md = sha256
-            policy = policy_any
-            unique_subject = no
-            email_in_dn = no
-            copy_extensions = none
-            [ policy_any ]
-            UID = optional
-            commonName = optional
-            organizationalUnitName = optional
-            organizationName = optional
-            countryName = optional
-            [ push ]
-            1.2.840.113635.100.6.3.1 = DER:0500
-            1.2.840.113635.100.6.3.2 = DER:0500
-            basicConstraints = CA:FALSE
-            keyUsage = critical, digitalSignature
-            extendedKeyUsage = clientAuth
-
-            """
-        try config.write(toFile: ca + "/ca.cnf", atomically: true, encoding: .utf8)
-        let pem = ca + "/cert.pem"
-        try TestPKI.openssl(
-            [
-                "ca", "-batch", "-config", ca + "/ca.cnf", "-notext", "-preserveDN", "-utf8",
-            ] + validity(from: validFrom) + [
-                "-extensions", "push", "-subj",
-                "/UID=\(bundle)/CN=Apple Push Services: \(bundle)/OU=ABCDE12345/O=Example Corp/C=US",
-                "-in", csr, "-out", pem,
-            ]
-        )
-        let der = folder.path("\(name).cer")
-        try TestPKI.openssl(["x509", "-in", pem, "-outform", "DER", "-out", der])
-        return der
-    }
-
-    /// 395 days from now, or from `start` when given (openssl ca counts -days from now, so both ends are set).
-    static func validity(from start: Date?) -> [String] {
-        guard let start else { return ["-days", "395"] }
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.timeZone = TimeZone(identifier: "UTC")
-        format.dateFormat = "yyyyMMddHHmmss'Z'"
-        return ["-startdate", format.string(from: start), "-enddate", format.string(from: start + 395 * 86_400)]
-    }
-
     /// The private key (PKCS#8 DER) the Secret Service holds for `alias`, read with secret-tool.
     static func storedKey(store: String, alias: String, fingerprint: String) throws -> [UInt8] {
         let result = try StoreCommandTests.secretTool([
@@ -201,7 +129,7 @@ struct OnboardingTests {
         #expect((try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [Any])?.count == 1)
 
         // 2. Apple issues aps.cer (DER) for the CSR.
-        let certificate = try Self.issue(csr: csr, bundle: "com.example.onboard", in: work)
+        let certificate = try TestPKI.issue(csr: csr, bundle: "com.example.onboard", in: work)
 
         // 3. import aps.cer pairs it with the pending key.
         let imported = try store.run(["import", certificate])
@@ -269,12 +197,8 @@ struct OnboardingTests {
         let store = try Store()
         // A request in the store, but the certificate is for another key.
         #expect(try store.run(["request", "--out", store.folder.path("mine.csr"), "--alias", "mine"]).status == 0)
-        let other = store.folder.path("other.csr")
-        try TestPKI.openssl([
-            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "/dev/null", "-subj", "/CN=elsewhere", "-out",
-            other,
-        ])
-        let certificate = try Self.issue(csr: other, bundle: "com.example.elsewhere", in: store.folder)
+        let other = try TestPKI.request(in: store.folder, name: "other", subject: "/CN=elsewhere")
+        let certificate = try TestPKI.issue(csr: other, bundle: "com.example.elsewhere", in: store.folder)
         let fingerprint = try #require(
             try store.run(["inspect", other, "--json"]).stdout.firstMatch(
                 of: /"public_key_fingerprint" : "([0-9A-F:]+)"/

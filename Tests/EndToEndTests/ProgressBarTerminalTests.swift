@@ -7,7 +7,7 @@ import Testing
 /// erases the last, and nothing of it is left once the summary is printed.
 struct ProgressBarTerminalTests {
     @Test func theProgressBarFitsFortyColumnsAndLeavesNothingBehind() throws {
-        let pki = try GatewayCommandTests.PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox", ["--latency-ms", "20", "--max-concurrent-streams", "10"])
         let folder = pki.folder
         // 3,000 distinct tokens (a token listed twice is sent once, which would change the count).
@@ -38,11 +38,10 @@ struct ProgressBarTerminalTests {
 
         var screen = ""
         var sawBar = false
-        for _ in 0..<600 {
+        try waitUntil {
             screen = try CLI.runProgram("tmux", ["capture-pane", "-p", "-t", session], timeout: 10).stdout
             if screen.contains("/3,000") && screen.contains("▕") { sawBar = true }
-            if screen.contains("EXIT ") { break }
-            usleep(50_000)
+            return screen.contains("EXIT ")
         }
         #expect(screen.contains("EXIT 0"), "\(screen)")
         #expect(sawBar, "the bar was drawn while the run went on")

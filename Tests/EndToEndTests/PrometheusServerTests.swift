@@ -39,7 +39,7 @@ struct PrometheusServerTests {
     ) throws -> [([String: String], Double)] {
         let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
         var last: [([String: String], Double)] = []
-        for _ in 0..<300 {
+        try waitUntil {
             let answer = try Monitoring.get("http://127.0.0.1:\(port)/api/v1/query?query=\(encoded)")
             if answer.status == 200,
                 let json = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any],
@@ -50,9 +50,9 @@ struct PrometheusServerTests {
                     let value = (entry["value"] as? [Any])?.last as? String ?? "NaN"
                     return (entry["metric"] as? [String: String] ?? [:], Double(value) ?? .nan)
                 }
-                if complete(last) { return last }
+                if complete(last) { return true }
             }
-            usleep(200_000)
+            return false
         }
         if last.isEmpty { Issue.record("Prometheus never had a result for \(expression)") }
         return last

@@ -6,7 +6,6 @@ import Testing
 /// Happy Eyeballs across a name with both, preflight's fall-back to port 2197, and preflight's
 /// trust-store check against a stand-in for api.sandbox.push.apple.com reached on loopback.
 struct ReachCommandTests {
-    typealias PKI = GatewayCommandTests.PKI
 
     static func json(_ result: CLI.Result) throws -> [String: Any] { try GatewayCommandTests.json(result) }
 
@@ -17,7 +16,7 @@ struct ReachCommandTests {
     /// A gateway on [::1] and another on 127.0.0.1 with the same port number; `localhost` given
     /// both addresses: -6 reaches the first, -4 the second.
     @Test func eachFamilyReachesItsOwnGateway() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let six = try pki.gateway("sandbox", ["--host", "::1"])
         let four = try pki.gateway("sandbox", ["--port", "\(six.port)"])
         let port = six.port
@@ -49,7 +48,7 @@ struct ReachCommandTests {
     }
 
     @Test func aFamilyTheNameLacksIsRefusedClearly() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let four = try pki.gateway("sandbox")
         let result = try pki.run(
             [
@@ -74,7 +73,7 @@ struct ReachCommandTests {
     /// `localhost` given [::1] and 127.0.0.1 while the gateway listens on one family only: the
     /// other refuses, and Happy Eyeballs connects over the one that answers.
     @Test(arguments: ["127.0.0.1", "::1"]) func happyEyeballsReachesTheFamilyThatListens(_ host: String) throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox", ["--host", host])
         let port = gateway.port
         let result = try pki.run(
@@ -92,7 +91,7 @@ struct ReachCommandTests {
 
     /// handshake to a gateway whose CA is given names that CA as the anchor, in text and JSON.
     @Test func handshakeNamesTheAnchor() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox")
         let subject = try CLI.runProgram(
             "openssl",
@@ -113,7 +112,7 @@ struct ReachCommandTests {
     /// Nothing on 443 (the port when none is given), the gateway on 2197: preflight says 443
     /// could not be reached and 2197 worked.
     @Test func preflightFallsBackToPort2197() throws {
-        let pki = try PKI()
+        let pki = try TestPKI.Identities()
         let gateway = try pki.gateway("sandbox", ["--port", "2197"])
         let arguments = [
             "preflight", pki.identity("sandbox"), "--environment", "sandbox", "--gateway", "127.0.0.1", "--ca",

@@ -35,7 +35,7 @@ struct RestrictedKeyChecksTests {
 
         // preflight says the same before it connects, and the gateway, told of the same
         // restriction, answers exactly that.
-        let pki = try GatewayCommandTests.PKI()
+        let pki = try TestPKI.Identities()
         let production = try pki.gateway(
             "production",
             [

@@ -18,12 +18,7 @@ struct RotationKeepsWhatItServesTests {
     static func newKey(_ keyID: String, in folder: TemporaryFolder) throws -> (key: String, publicKey: String) {
         let key = folder.path("AuthKey_\(keyID).p8")
         let publicKey = folder.path("AuthKey_\(keyID).pub.pem")
-        let made = try CLI.runProgram(
-            "openssl",
-            ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]
-        )
-        #expect(made.status == 0)
-        #expect(try CLI.runProgram("openssl", ["pkey", "-in", key, "-pubout", "-out", publicKey]).status == 0)
+        try TestPKI.tokenKey(at: key, publicKey: publicKey)
         return (key, publicKey)
     }
 

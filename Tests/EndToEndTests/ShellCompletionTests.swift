@@ -63,11 +63,10 @@ struct ShellCompletionTests {
         }
         /// Reads the screen until `condition` holds on it; the bound only ends a hung test.
         func awaitScreen(_ condition: (String) -> Bool) throws -> String {
-            let deadline = Date().addingTimeInterval(60)
-            var text = try screen()
-            while !condition(text), Date() < deadline {
-                usleep(50_000)
+            var text = ""
+            try waitUntil {
                 text = try screen()
+                return condition(text)
             }
             return text
         }

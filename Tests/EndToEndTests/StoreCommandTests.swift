@@ -691,7 +691,10 @@ struct NoSecretServiceTests {
             kill(bus.processIdentifier, SIGKILL)
             bus.waitUntilExit()
         }
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: folder.path("bus")) { usleep(50_000) }
+        try #require(
+            waitUntil { FileManager.default.fileExists(atPath: folder.path("bus")) },
+            "dbus-daemon did not start"
+        )
         let result = try CLI.run(
             ["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", folder.path("store")],
             environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(folder.path("bus"))"],

@@ -117,7 +117,7 @@ struct StoreConcurrencyTests {
             let requested = try CLI.run(["request", "--out", csr, "--store", requestStore])
             #expect(requested.status == 0, "\(requested.stderr)")
             let app = "com.example.req\(UUID().uuidString.prefix(4).lowercased())"
-            let certificate = try StoreInterruptionTests.issue(csr, bundle: app, in: folder)
+            let certificate = try TestPKI.issue(csr: csr, bundle: app, in: folder, name: app)
             let imported = try CLI.run(["import", certificate, "--store", importStore])
             #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
             #expect(try CLI.run(["check", "\(app)-universal", "--store", link]).status == 0)
@@ -221,9 +221,9 @@ struct StoreConcurrencyTests {
             requested.stdout.contains("import aps.cer --replace com.example.alpha-universal"),
             "\(requested.stdout)"
         )
-        let first = try StoreInterruptionTests.issue(csr, bundle: "com.example.zeta", in: pki)
+        let first = try TestPKI.issue(csr: csr, bundle: "com.example.zeta", in: pki, name: "first")
         #expect(try store.run(["import", first]).status == 0)
-        let second = try StoreInterruptionTests.issue(csr, bundle: "com.example.zeta", in: pki)
+        let second = try TestPKI.issue(csr: csr, bundle: "com.example.zeta", in: pki, name: "second")
         let refused = try store.run(["import", second])
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("--replace com.example.zeta-universal"), "\(refused.stderr)")

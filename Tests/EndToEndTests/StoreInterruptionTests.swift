@@ -67,24 +67,6 @@ struct StoreInterruptionTests {
         try store.listJSON().first { $0["credential"] as? String == alias }?["sha256"] as? String
     }
 
-    /// Plays Apple: issues a push certificate for both environments for a CSR.
-    static func issue(_ csr: String, bundle: String, in folder: TemporaryFolder) throws -> String {
-        let name = UUID().uuidString.prefix(8)
-        let extensions = folder.path("\(name).ext")
-        try "[push]\n1.2.840.113635.100.6.3.1=DER:0500\n1.2.840.113635.100.6.3.2=DER:0500\nbasicConstraints=CA:FALSE\n"
-            .write(toFile: extensions, atomically: true, encoding: .utf8)
-        let certificate = folder.path("\(name)-aps.pem")
-        try TestPKI.openssl([
-            "x509", "-req", "-in", csr, "-CA", CLI.cert("ca/wwdr-test-ca.pem"), "-CAkey",
-            CLI.cert("ca/wwdr-test-ca.key"),
-            "-days", "300", "-extfile", extensions, "-extensions", "push", "-set_serial",
-            "0x" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16),
-            "-subj", "/UID=\(bundle)/CN=Apple Push Services: \(bundle)/OU=ABCDE12345/O=Example Corp/C=US",
-            "-out", certificate,
-        ])
-        return certificate
-    }
-
     @Test func removeKilledAtEachStep() throws {
         let store = try Store()
         let pki = try TemporaryFolder()
@@ -164,7 +146,12 @@ struct StoreInterruptionTests {
                     try Self.expectClean(store, entries: 5, "request killed at \(step) #\(call)")
                     // The CSR is the pending request's: its certificate imports with the key.
                     if !wasKilled || call % 5 == 1 {
-                        let certificate = try Self.issue(csr, bundle: "com.example.req", in: pki)
+                        let certificate = try TestPKI.issue(
+                            csr: csr,
+                            bundle: "com.example.req",
+                            in: pki,
+                            name: "aps-\(call)"
+                        )
                         let imported = try store.run(["import", certificate])
                         #expect(imported.status == 0, "\(imported.stderr)")
                         #expect(try store.run(["remove", "com.example.req-universal"]).status == 0)

@@ -102,12 +102,9 @@ struct StoreRecoveryTests {
         let store = try Store()
         let folder = try TemporaryFolder()
         let key = folder.path("later.key")
-        let csr = folder.path("later.csr")
-        try TestPKI.openssl([
-            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-subj", "/CN=later", "-out", csr,
-        ])
+        let csr = try TestPKI.request(in: folder, name: "later", subject: "/CN=later", key: key)
         let start = Date().addingTimeInterval(10 * 86_400)
-        let certificate = try OnboardingTests.issue(
+        let certificate = try TestPKI.issue(
             csr: csr,
             bundle: "com.example.later",
             in: folder,

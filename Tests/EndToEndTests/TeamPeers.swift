@@ -61,10 +61,7 @@ final class MemberKeyring: @unchecked Sendable {
     }
 
     static func wait(_ condition: () -> Bool) throws {
-        for _ in 0..<200 {
-            if condition() { return }
-            usleep(50_000)
-        }
+        guard !waitUntil(condition) else { return }
         throw CLIError(message: "a member's Secret Service did not start")
     }
 

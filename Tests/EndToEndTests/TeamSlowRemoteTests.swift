@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A remote that is slow to take a push (a bare repository whose pre-receive hook sleeps) keeps
+/// A remote that is slow to take a push (a bare repository whose pre-receive hook waits until the
+/// test lets it go on) keeps
 /// no other command of the store waiting: a change's push and a sync's push run after the store's
 /// lock is released, so the lock is free and `list` answers while git is still pushing.
 @Suite(
@@ -33,12 +34,7 @@ struct TeamSlowRemoteTests {
 
     /// Waits up to `seconds` for `path` to exist.
     static func waitFor(_ path: String, seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if FileManager.default.fileExists(atPath: path) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return false
+        waitUntil(timeout: seconds) { FileManager.default.fileExists(atPath: path) }
     }
 
     /// While the remote holds a push, the store's lock is free and the store answers.
@@ -53,6 +49,8 @@ struct TeamSlowRemoteTests {
             !FileManager.default.fileExists(atPath: markers + ".done"),
             "list answered only after the push had ended"
         )
+        // The barrier the hook waits at: the push goes on only now.
+        _ = FileManager.default.createFile(atPath: markers + ".release", contents: nil)
     }
 
     @Test func aSlowPushKeepsNoOtherCommandWaiting() throws {
@@ -63,11 +61,20 @@ struct TeamSlowRemoteTests {
         let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
         #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
 
-        // From here on, the remote takes 3 s to accept each push, saying when it starts and ends.
+        // From here on, the remote accepts a push only once the test has released it (a file it
+        // waits for: at most a minute, so that a test that failed before releasing ends), saying
+        // when the push starts and ends.
         let markers = work.path("push")
         let hook = bare + "/hooks/pre-receive"
-        try "#!/bin/sh\ncat >/dev/null\ntouch '\(markers).started'\nsleep 3\ntouch '\(markers).done'\n"
-            .write(toFile: hook, atomically: true, encoding: .utf8)
+        try """
+        #!/bin/sh
+        cat >/dev/null
+        touch '\(markers).started'
+        i=0
+        while [ ! -e '\(markers).release' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+        touch '\(markers).done'
+
+        """.write(toFile: hook, atomically: true, encoding: .utf8)
         #expect(chmod(hook, 0o755) == 0)
 
         // A change: committed under the lock, pushed after it.
@@ -88,7 +95,9 @@ struct TeamSlowRemoteTests {
         let offline = try alice.run(["import", two])
         #expect(offline.stderr.contains("here only"), "\(offline.stderr)")
         try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
-        for suffix in [".started", ".done"] { try? FileManager.default.removeItem(atPath: markers + suffix) }
+        for suffix in [".started", ".done", ".release"] {
+            try? FileManager.default.removeItem(atPath: markers + suffix)
+        }
         let syncing = Self.inBackground { try alice.run(["team", "sync"]) }
         try Self.expectStoreFreeDuringPush(alice, markers: markers, alias: "com.example.slow-two-universal")
         syncing.finished.wait()

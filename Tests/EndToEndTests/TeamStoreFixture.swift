@@ -86,10 +86,7 @@ final class TeamStore: @unchecked Sendable {
             "--environment", "both", "--alias", Self.companionKey, "--force",
         ])
         let untagged = folder.path("AuthKey_UNTAGGED01.p8")
-        try TestPKI.openssl([
-            "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", untagged,
-        ])
-        try TestPKI.openssl(["pkey", "-in", untagged, "-pubout", "-out", untaggedPublicKey])
+        try TestPKI.tokenKey(at: untagged, publicKey: untaggedPublicKey)
         try importing([untagged, "--team-id", "ABCDE12345", "--alias", Self.untaggedKey, "--force"])
     }
 

@@ -213,7 +213,7 @@ struct TeamSyncStagingTests {
         let store = try StoreCommandTests.Store()
         try store.importTokenKey(topic: "com.example.app", environment: "production")
         let newKey = store.folder.path("AuthKey_NEWKEY1234.p8")
-        try TestPKI.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", newKey])
+        try TestPKI.tokenKey(at: newKey)
         let beside = try store.run([
             "import", newKey, "--team-id", "ABCDE12345", "--topic", "com.example.other", "--environment", "sandbox",
         ])

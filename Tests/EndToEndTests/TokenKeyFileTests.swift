@@ -94,10 +94,8 @@ struct TokenKeyFileTests {
     @Test(arguments: ["secp256k1", "secp384r1"])
     func otherCurvesAreRefusedByName(curve: String) throws {
         let folder = try TemporaryFolder()
-        let raw = folder.path("raw.pem")
         let key = folder.path("AuthKey_CURVE00001.p8")
-        try TestPKI.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)", "-out", raw])
-        try TestPKI.openssl(["pkcs8", "-topk8", "-nocrypt", "-in", raw, "-out", key])
+        try TestPKI.tokenKey(at: key, curve: curve)
         let name = curve == "secp256k1" ? "secp256k1" : "P-384"
         for arguments in [["inspect", key], ["check", key, "--team-id", "ABCDE12345"], ["inspect", "--json", key]] {
             let result = try CLI.run(arguments)

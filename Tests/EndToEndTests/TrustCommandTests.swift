@@ -94,47 +94,18 @@ struct TrustCommandTests {
         )
     }
 
-    /// A CA made here and a server certificate from it for api.sandbox.push.apple.com: a local
+    /// A server certificate for api.sandbox.push.apple.com from the test PKI's gateway CA: a local
     /// gateway serving it stands in for APNs' sandbox, reached on loopback with --resolve.
     static func standIn(_ folder: TemporaryFolder) throws -> (certificate: String, key: String, ca: String) {
-        let (ca, caKey) = (folder.path("stand-in-ca.pem"), folder.path("stand-in-ca.key"))
-        let (certificate, key) = (folder.path("stand-in.pem"), folder.path("stand-in.key"))
-        let csr = folder.path("stand-in.csr")
-        let extensions = folder.path("stand-in.ext")
-        try """
-        subjectAltName=DNS:api.sandbox.push.apple.com
-        basicConstraints=critical,CA:FALSE
-        keyUsage=critical,digitalSignature
-        extendedKeyUsage=serverAuth
-
-        """.write(toFile: extensions, atomically: true, encoding: .utf8)
-        let steps: [[String]] = [
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", caKey,
-                "-out", ca, "-days", "30", "-subj", "/CN=apnsctl test stand-in for APNs CA",
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-            ],
-            [
-                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
-                csr, "-subj", "/CN=api.sandbox.push.apple.com",
-            ],
-            [
-                "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "30", "-out",
-                certificate, "-extfile", extensions,
-            ],
-        ]
-        for step in steps {
-            let result = try CLI.runProgram("openssl", step)
-            guard result.status == 0 else { throw CLIError(message: "openssl \(step[0]) failed: \(result.stderr)") }
-        }
-        return (certificate, key, ca)
+        let server = try TestPKI.serverIdentity(host: "api.sandbox.push.apple.com", in: folder, name: "stand-in")
+        return (server.certificate, server.key, TestPaths.cert("ca/gateway-test-ca.pem"))
     }
 
     /// preflight against Apple's sandbox host (a stand-in on loopback): a trust store without
     /// USERTrust RSA is not ready, naming the root and the fix, even though the handshake with
     /// the stand-in (trusted through --ca) works; Debian's bundle is ready.
     @Test func preflightChecksTheTrustStoreForApplesHosts() throws {
-        let pki = try GatewayCommandTests.PKI()
+        let pki = try TestPKI.Identities()
         let folder = try TemporaryFolder()
         let standIn = try Self.standIn(folder)
         let gateway = try pki.gateway("sandbox", ["--cert", standIn.certificate, "--key", standIn.key])

@@ -34,24 +34,12 @@ struct DeliveryLogTests {
 
     @Test func theLogIsCompleteWhenStopReturns() async throws {
         let path = try Fixtures.temporaryPath("notifications.jsonl")
-        let publicKey = try String(contentsOfFile: Fixtures.cert("keys/AuthKey_ABC123DEFG.pub.pem"), encoding: .utf8)
-        var gatewayConfiguration = LocalGateway.Configuration(environment: .sandbox)
-        gatewayConfiguration.handshakeTimeout = 120
-        gatewayConfiguration.logFile = path
-        gatewayConfiguration.tokenKeys = [.init(keyID: "ABC123DEFG", teamID: "ABCDE12345", publicKeyPEM: publicKey)]
-        let gateway = try LocalGateway(configuration: gatewayConfiguration)
-        let port = try await gateway.start()
-        let caPath = try Fixtures.temporaryPath("ca.pem")
-        try (gateway.serverCertificateAuthorityPEM ?? "").write(toFile: caPath, atomically: true, encoding: .utf8)
-        let key = try ProviderKey(path: Fixtures.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "ABCDE12345")
-        var configuration = GatewayConfiguration(
-            endpoint: .custom(host: "127.0.0.1", port: port),
-            credential: .token(key)
-        )
-        configuration.caFiles = [caPath]
-        configuration.timeouts.tls = 60  // the suite runs in parallel on two cores
-        configuration.timeouts.http2 = 60
-        let connection = try await GatewayConnection.connect(configuration)
+        let running = try await RunningGateway.start(.sandbox) {
+            $0.clientCAFiles = []
+            $0.logFile = path
+        }
+        let gateway = running.gateway
+        let connection = try await running.connect(.token(try Fixtures.providerKey()))
         let notification = try Fixtures.alert()
         let accepted = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<100 {

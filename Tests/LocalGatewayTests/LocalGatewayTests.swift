@@ -74,16 +74,14 @@ import X509
 
 /// The gateway itself: identities, logging, counters, and HTTP/2 without ALPN.
 @Suite(.timeLimit(.minutes(2))) struct GatewayBehaviourTests {
+    /// TestSupport's gateway, with none of its client CAs or token keys unless the test sets them.
     func start(_ configure: (inout LocalGateway.Configuration) -> Void) async throws -> (LocalGateway, Int, String) {
-        var configuration = LocalGateway.Configuration(environment: .sandbox)
-        // As TestSupport's gateways: on two busy cores a handshake may wait its turn.
-        configuration.handshakeTimeout = 120
-        configure(&configuration)
-        let gateway = try LocalGateway(configuration: configuration)
-        let port = try await gateway.start()
-        let caPath = try Fixtures.temporaryPath("ca.pem")
-        try (gateway.serverCertificateAuthorityPEM ?? "").write(toFile: caPath, atomically: true, encoding: .utf8)
-        return (gateway, port, caPath)
+        let running = try await RunningGateway.start(.sandbox) {
+            $0.clientCAFiles = []
+            $0.tokenKeys = []
+            configure(&$0)
+        }
+        return (running.gateway, running.port, running.caFile)
     }
 
     @Test func mintedIdentityIsCheckedAgainstTheGatewayEnvironment() async throws {

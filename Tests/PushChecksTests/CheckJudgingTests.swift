@@ -70,9 +70,7 @@ struct CheckJudgingTests {
                 alias: "watch-key"
             )
             let untagged = folder.path("AuthKey_UNTAGGED01.p8")
-            try TestPKI.openssl([
-                "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", untagged,
-            ])
+            try TestPKI.tokenKey(at: untagged)
             _ = try store.importTokenKey(
                 try ProviderKey(path: untagged, teamID: "ABCDE12345"),
                 topics: [],

@@ -3,6 +3,7 @@ import Foundation
 import LocalGateway
 import PushCore
 import PushGateway
+import TestSupport
 import Testing
 
 @testable import PushVault
@@ -28,29 +29,24 @@ struct TransitKeySendingTests {
         teamID: String? = nil,
         lag: TimeInterval = 0
     ) async throws -> (LocalGateway, Int, String, String) {
-        var configuration = LocalGateway.Configuration(environment: .sandbox)
-        configuration.handshakeTimeout = 60
+        let log = try Fixtures.temporaryPath("deliveries.jsonl")
         // The fleet's clock and APNs' agree (unless lagging): the test moves both.
         let fleet = fixture.clock.clock
-        configuration.clock = lag == 0 ? fleet : GatewayClock { fleet.now().addingTimeInterval(-lag) }
-        configuration.tokenKeys = [
-            .init(
-                keyID: fixture.keyID,
-                teamID: teamID ?? fixture.teamID,
-                publicKeyPEM: fixture.key.publicKey.pemRepresentation,
-                environment: nil,
-                topics: []
-            )
-        ]
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("transit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let log = folder.appendingPathComponent("deliveries.jsonl").path
-        configuration.logFile = log
-        let gateway = try LocalGateway(configuration: configuration)
-        let port = try await gateway.start()
-        let ca = folder.appendingPathComponent("ca.pem").path
-        try (gateway.serverCertificateAuthorityPEM ?? "").write(toFile: ca, atomically: true, encoding: .utf8)
-        return (gateway, port, ca, log)
+        let running = try await RunningGateway.start(.sandbox) { configuration in
+            configuration.clientCAFiles = []
+            configuration.clock = lag == 0 ? fleet : GatewayClock { fleet.now().addingTimeInterval(-lag) }
+            configuration.tokenKeys = [
+                .init(
+                    keyID: fixture.keyID,
+                    teamID: teamID ?? fixture.teamID,
+                    publicKeyPEM: fixture.key.publicKey.pemRepresentation,
+                    environment: nil,
+                    topics: []
+                )
+            ]
+            configuration.logFile = log
+        }
+        return (running.gateway, running.port, running.caFile, log)
     }
 
     /// One process of the fleet (`source`, by default one with a Vault client of its own): one

@@ -7,6 +7,7 @@ import PushGateway
 import PushStore
 import PushVault
 import PushVaultStore
+import TestSupport
 import Testing
 
 /// A store whose secrets are in Vault: a token key goes into Transit, is loaded as a key that
@@ -66,37 +67,25 @@ struct VaultSecretStoreTests {
         #expect(refusal?.message.contains("never leaves") == true)
 
         // Sent with: the local gateway verifies Transit's signature against the .p8's public key.
-        var gatewayConfiguration = LocalGateway.Configuration(environment: .sandbox)
-        gatewayConfiguration.handshakeTimeout = 60
-        gatewayConfiguration.tokenKeys = [
-            .init(
-                keyID: keyID,
-                teamID: "TEAM123456",
-                publicKeyPEM: key.publicKey.pemRepresentation,
-                environment: nil,
-                topics: []
+        let publicKeyPEM = key.publicKey.pemRepresentation
+        let setup = RunningGateway.Setup { gateway in
+            gateway.clientCAFiles = []
+            gateway.tokenKeys = [
+                .init(keyID: keyID, teamID: "TEAM123456", publicKeyPEM: publicKeyPEM, environment: nil, topics: [])
+            ]
+        }
+        let response = try await setup.run { running in
+            let connection = try await running.connect(loaded.client)
+            let response = try await connection.send(
+                PushNotification(
+                    deviceToken: try DeviceToken("740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"),
+                    topic: "com.example.app",
+                    payload: try Payload.alert(title: nil, body: "from the store's key in Transit")
+                )
             )
-        ]
-        let gateway = try LocalGateway(configuration: gatewayConfiguration)
-        let port = try await gateway.start()
-        defer { Task { try? await gateway.stop() } }
-        let ca = folder.appendingPathComponent("ca.pem").path
-        try (gateway.serverCertificateAuthorityPEM ?? "").write(toFile: ca, atomically: true, encoding: .utf8)
-        var configuration = GatewayConfiguration(
-            endpoint: .custom(host: "127.0.0.1", port: port),
-            credential: loaded.client
-        )
-        configuration.caFiles = [ca]
-        configuration.timeouts.tls = 60
-        let connection = try await GatewayConnection.connect(configuration)
-        let response = try await connection.send(
-            PushNotification(
-                deviceToken: try DeviceToken("740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"),
-                topic: "com.example.app",
-                payload: try Payload.alert(title: nil, body: "from the store's key in Transit")
-            )
-        )
-        await connection.close()
+            await connection.close()
+            return response
+        }
         #expect(response.status == 200, "\(response.reason?.rawValue ?? "")")
     }
 

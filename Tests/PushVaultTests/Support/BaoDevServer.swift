@@ -76,14 +76,16 @@ final class BaoDevServer: Sendable {
             process: process
         )
         // A loaded machine (the suites beside it, a build) may take a while to start it.
-        let deadline = Date().addingTimeInterval(90)
-        while Date() < deadline {
+        var ready = false
+        try await eventually(timeout: 90) {
             // With TLS the CA file appears once the server has made it.
-            let caReady = server.caFile.map { FileManager.default.fileExists(atPath: $0) } ?? true
-            if caReady, (try? await server.rootClient().isSealed()) == false { return server }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(100))
+            guard server.caFile.map({ FileManager.default.fileExists(atPath: $0) }) ?? true else {
+                return !process.isRunning
+            }
+            ready = (try? await server.rootClient().isSealed()) == false
+            return ready || !process.isRunning
         }
+        if ready { return server }
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         server.stop()
         throw BaoDevServerFailure(message: "the OpenBao dev server did not start: \(output.suffix(2000))")

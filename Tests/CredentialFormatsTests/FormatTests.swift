@@ -6,8 +6,6 @@ import Testing
 import X509
 
 @testable import CredentialFormats
-@testable import PushChecks
-@testable import PushStore
 
 struct FormatTests {
     @Test func topicsExtensionRoundTrips() throws {
@@ -32,7 +30,7 @@ struct FormatTests {
     }
 
     @Test func pemBlocksSkipBagAttributes() throws {
-        let text = try String(contentsOfFile: Paths.cert("pem/sandbox-bag-attributes.pem"), encoding: .utf8)
+        let text = try String(contentsOfFile: TestPaths.cert("pem/sandbox-bag-attributes.pem"), encoding: .utf8)
         #expect(text.contains("Bag Attributes"))
         let blocks = PEMBlock.blocks(in: text)
         #expect(blocks.map(\.label).sorted() == ["CERTIFICATE", "PRIVATE KEY"])
@@ -56,10 +54,10 @@ struct FormatTests {
     @Test func sniffingTellsShapesApart() throws {
         #expect(CredentialFile.sniff([0xFF, 0xD8, 0xFF, 0xE0]) == .other("a JPEG image"))
         #expect(CredentialFile.sniff(Array("hello".utf8)) == .other("plain text without a PEM block"))
-        let der = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.cert("pem/universal.cer"))))
+        let der = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestPaths.cert("pem/universal.cer"))))
         #expect(CredentialFile.sniff(der) == .certificateDER)
         #expect(CredentialFile.sniff(Array(der.prefix(100))) == .truncatedDER)
-        let p12 = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.cert("p12/openssl3-default.p12"))))
+        let p12 = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestPaths.cert("p12/openssl3-default.p12"))))
         #expect(CredentialFile.sniff(p12) == .pkcs12)
     }
 
@@ -92,8 +90,8 @@ struct RoundTripTests {
         let passwordFile = folder.appendingPathComponent("pass").path
         try "round-trip-pass".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         var arguments = [
-            "pkcs12", "-export", "-in", Paths.cert("identities/universal.pem"),
-            "-inkey", Paths.cert("identities/universal.key"), "-out", output, "-passout", "file:\(passwordFile)",
+            "pkcs12", "-export", "-in", TestPaths.cert("identities/universal.pem"),
+            "-inkey", TestPaths.cert("identities/universal.key"), "-out", output, "-passout", "file:\(passwordFile)",
         ]
         if legacy { arguments.append("-legacy") }
         #expect(try Self.openssl(arguments) == 0)
@@ -107,7 +105,7 @@ struct RoundTripTests {
 
 struct ProviderKeyTests {
     @Test func readsApplesFileAndSignsAVerifiableJWT() throws {
-        let key = try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "TEAM123456")
+        let key = try ProviderKey(path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "TEAM123456")
         #expect(key.keyID == "ABC123DEFG")
         let jwt = try key.makeJWT(issuedAt: Date(timeIntervalSince1970: 1_700_000_000))
         let parts = jwt.split(separator: ".").map(String.init)
@@ -122,7 +120,7 @@ struct ProviderKeyTests {
         // The signature is raw r||s (64 bytes) and verifies with the public key in the fixture.
         let signature = try #require(Data(base64URLEncoded: parts[2]))
         #expect(signature.count == 64)
-        let publicPEM = try String(contentsOfFile: Paths.cert("keys/AuthKey_ABC123DEFG.pub.pem"), encoding: .utf8)
+        let publicPEM = try String(contentsOfFile: TestPaths.cert("keys/AuthKey_ABC123DEFG.pub.pem"), encoding: .utf8)
         let publicKey = try P256.Signing.PublicKey(pemRepresentation: publicPEM)
         #expect(
             publicKey.isValidSignature(
@@ -145,7 +143,7 @@ struct ProviderKeyTests {
             let iss: String
             let iat: Int
         }
-        let key = try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "TEAM123456")
+        let key = try ProviderKey(path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "TEAM123456")
         let parts = try key.makeJWT(issuedAt: Date(timeIntervalSince1970: Double(seconds))).split(separator: ".")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -158,7 +156,7 @@ struct ProviderKeyTests {
 
     @Test(arguments: [("keys/AuthKey_RSA0000001.p8", "RSA"), ("keys/AuthKey_P384KEY001.p8", "P-384")])
     func wrongKeyTypesAreNamed(_ path: String, _ named: String) throws {
-        let error = try #require(Result { try ProviderKey(path: Paths.cert(path), teamID: "TEAM123456") }.failure)
+        let error = try #require(Result { try ProviderKey(path: TestPaths.cert(path), teamID: "TEAM123456") }.failure)
         #expect(error.code == .unsupportedKey)
         #expect(error.message.contains(named))
     }
@@ -166,18 +164,18 @@ struct ProviderKeyTests {
     @Test func identifiersAreValidated() throws {
         // Each identifier has its own code, so that a front end can say which one to give again.
         let team = #expect(throws: PushCoreError.self) {
-            try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "short")
+            try ProviderKey(path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "short")
         }
         #expect(team?.code == .invalidTeamID)
         #expect(team?.hint?.contains("--") == false)
         let key = #expect(throws: PushCoreError.self) {
-            try ProviderKey(path: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "ABCDE12345", keyID: "bad")
+            try ProviderKey(path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "ABCDE12345", keyID: "bad")
         }
         #expect(key?.code == .invalidKeyID)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let unnamed = folder.appendingPathComponent("key.p8").path
-        try FileManager.default.copyItem(atPath: Paths.cert("keys/AuthKey_ABC123DEFG.p8"), toPath: unnamed)
+        try FileManager.default.copyItem(atPath: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), toPath: unnamed)
         #expect(Result { try ProviderKey(path: unnamed, teamID: "ABCDE12345") }.failure?.code == .keyIDRequired)
         #expect(ProviderKey.keyID(fromFileName: "/x/AuthKey_ABC123DEFG.p8") == "ABC123DEFG")
         #expect(ProviderKey.keyID(fromFileName: "/x/key.p8") == nil)
@@ -187,7 +185,7 @@ struct ProviderKeyTests {
 struct PKCS12WriterTests {
     @Test(arguments: PKCS12Writer.Style.allCases)
     func writesWhatWeAndOpenSSLRead(_ style: PKCS12Writer.Style) throws {
-        let source = try CredentialFile.read(path: Paths.cert("pem/sandbox-bag-attributes.pem"))
+        let source = try CredentialFile.read(path: TestPaths.cert("pem/sandbox-bag-attributes.pem"))
         let bytes = try PKCS12Writer.write(
             certificateDER: source.certificate.der,
             privateKey: try #require(source.privateKeyPKCS8),

@@ -1,6 +1,5 @@
 import CredentialFormats
 import Foundation
-import PushStore
 import TestSupport
 import Testing
 
@@ -37,9 +36,9 @@ struct BadInputTests {
         ] as [(String, String?, CredentialError.Code)]
     )
     func failsWithItsOwnCode(_ path: String, _ password: String?, _ code: CredentialError.Code) throws {
-        let error = try #require(Self.error(reading: Paths.cert(path), password: password))
+        let error = try #require(Self.error(reading: TestPaths.cert(path), password: password))
         #expect(error.code == code)
-        #expect(error.path == Paths.cert(path))
+        #expect(error.path == TestPaths.cert(path))
         #expect(error.hint?.isEmpty == false)
         if let password { #expect(!error.description.contains(password)) }
     }
@@ -48,20 +47,20 @@ struct BadInputTests {
     @Test(arguments: Manifest.shared.files.filter { $0.expectedError != nil })
     func manifestErrorsMatch(_ entry: Manifest.Entry) throws {
         let error = try #require(
-            Self.error(reading: Paths.cert(entry.path), password: entry.password ?? Manifest.shared.password)
+            Self.error(reading: TestPaths.cert(entry.path), password: entry.password ?? Manifest.shared.password)
         )
         #expect(error.code.name == entry.expectedError)
     }
 
     @Test func missingFileAndDirectory() throws {
-        #expect(Self.error(reading: Paths.cert("no-such-file.p12"))?.code == .fileNotFound)
-        #expect(Self.error(reading: Paths.certs.path)?.code == .isDirectory)
+        #expect(Self.error(reading: TestPaths.cert("no-such-file.p12"))?.code == .fileNotFound)
+        #expect(Self.error(reading: TestPaths.certs.path)?.code == .isDirectory)
     }
 
     @Test func corruptedMiddleIsNotCalledAWrongPassword() throws {
         // Flip bytes in the middle of a bundle: the structure no longer decodes, which must
         // not be blamed on the password.
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.cert("p12/openssl3-default.p12"))))
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestPaths.cert("p12/openssl3-default.p12"))))
         for index in 4..<40 { bytes[index] ^= 0x5A }
         let error = try #require(
             Result { try CredentialFile.decode(bytes, path: "x.p12", password: .fixed(SecretBytes("apnsctl-test"))) }
@@ -85,7 +84,7 @@ struct BadInputTests {
     @Test func interactiveSourcesGetASecondChance() throws {
         let answers = AnswerQueue(["wrong", "apnsctl-test"])
         let source = PasswordSource(isInteractive: true) { _ in answers.next() }
-        let file = try CredentialFile.read(path: Paths.cert("p12/keychain-legacy.p12"), password: source)
+        let file = try CredentialFile.read(path: TestPaths.cert("p12/keychain-legacy.p12"), password: source)
         #expect(file.privateKey?.matchesCertificate == true)
         #expect(answers.remaining == 0)
     }

@@ -1,7 +1,6 @@
 import CredentialFormats
 import Foundation
 import PushCore
-import PushStore
 import Testing
 
 /// The factories of ``CredentialError``: what each keeps (code, subject, hint, remedy) reaches the
