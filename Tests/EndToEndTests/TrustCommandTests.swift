@@ -94,6 +94,9 @@ struct TrustCommandTests {
         )
     }
 
+    /// The subject of the CA the stand-in's certificate is from: the test PKI's gateway CA.
+    static let standInCA = "C=US,O=apnsctl (not Apple),CN=apnsctl TEST Gateway CA"
+
     /// A server certificate for api.sandbox.push.apple.com from the test PKI's gateway CA: a local
     /// gateway serving it stands in for APNs' sandbox, reached on loopback with --resolve.
     static func standIn(_ folder: TemporaryFolder) throws -> (certificate: String, key: String, ca: String) {
@@ -138,12 +141,12 @@ struct TrustCommandTests {
         )
         let anchor = try #require((credential["handshake"] as? [String: Any])?["anchor"] as? [String: Any])
         #expect(anchor["origin"] as? String == "ca_file")
-        #expect(anchor["subject"] as? String == "CN=apnsctl test stand-in for APNs CA")
+        #expect(anchor["subject"] as? String == Self.standInCA)
 
         // The handshake names the stand-in's CA, and that it is not an APNs root.
         let handshake = try pki.run(["handshake", pki.identity("sandbox"), "--ca-bundle", Self.debianBundle] + reach)
         #expect(handshake.status == 0, "\(handshake.stderr)")
-        #expect(handshake.stdout.contains("Anchor        CN=apnsctl test stand-in for APNs CA (--ca)"))
+        #expect(handshake.stdout.contains("Anchor        \(Self.standInCA) (--ca)"), "\(handshake.stdout)")
         #expect(handshake.stdout.contains("not an APNs root"))
         #expect(
             handshake.stdout.contains("system trust store") == false || handshake.stdout.contains("--ca-bundle + --ca")
