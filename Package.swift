@@ -405,6 +405,8 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "apnsctl",
+                "PushBulk",
+                "PushCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
