@@ -67,13 +67,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl")]
         ),
         // The APNs vocabulary shared by client, gateway and CLI (types, reasons, payload and
-        // request rules, provider tokens): no NIO, no C of its own, no file system, no processes.
-        // swift-system for RawPath's FilePath, a value.
+        // request rules, provider tokens): no NIO, no C of its own, no file system, no processes,
+        // no argv.
         .target(
             name: "PushCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto")
             ]
         ),
         // What reads and writes credential formats: PKCS#12 (read in every encryption, and
@@ -406,6 +405,8 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "apnsctl",
+                "PushBulk",
+                "PushCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -79,7 +79,7 @@ extension PreflightCheck {
                     nil,
                     "There is no credential to check: the store is empty and none was named.",
                     hint: "Import a credential, or name credential files.",
-                    remedy: .importCredential(file: nil)
+                    remedy: .credentialStored(file: nil)
                 )
             }
             var run = PreflightRun(reports: [], apps: [])

@@ -71,7 +71,7 @@ extension CredentialStore {
                 "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
                 hint: "Export it as PEM to get the .p8 key.",
                 alias: credential.alias,
-                remedy: .exportAsPEM(alias: credential.alias)
+                remedy: .tokenKeyAsPEM(alias: credential.alias)
             )
         case (.certificate, .pem):
             let identity = try identity(of: credential)

@@ -115,7 +115,7 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                     + "you have not been added to the team yet, or you were removed.",
                 hint: "Ask a member to add this clone's recipient (the one joining the team printed), then sync.",
                 alias: alias,
-                remedy: .askToBeAdded
+                remedy: .addedByAMember
             )
         case .failure(.badIdentity):
             if case .environment(let value) = identity, TeamIdentity.looksLikeAFileName(value) {

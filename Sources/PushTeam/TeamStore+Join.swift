@@ -103,7 +103,7 @@ extension TeamStore {
                 path: nil,
                 "\(remote) is a git repository but not a team store (it has no team.json).",
                 hint: "Check the URL; a member makes the team store by starting one over an empty repository.",
-                remedy: .teamInit
+                remedy: .teamStoreCreated
             )
         }
         let store = TeamStore(root: staging, environment: environment, keyring: keyring)

@@ -55,7 +55,7 @@ extension TeamStore {
                     path: root.path,
                     "This store is a team store already.",
                     hint: "Its status shows its members, trust and what waits to be pushed.",
-                    remedy: .teamStatus
+                    remedy: .teamStoreReviewed
                 )
             }
             let plain = CredentialStore(root: root, secrets: keyring)
@@ -72,7 +72,7 @@ extension TeamStore {
                     path: nil,
                     "\(remote) already holds a repository with commits; a team store starts from an empty one.",
                     hint: "To use that team's store, join it as \(name) into an empty store folder.",
-                    remedy: .teamJoin(remote: remote, name: name)
+                    remedy: .teamJoined(remote: remote, name: name)
                 )
             }
             let (identity, recipient) = try age.generateIdentity()

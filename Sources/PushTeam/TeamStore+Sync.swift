@@ -352,7 +352,7 @@ extension TeamStore {
                 "Choose the version to keep with a sync that keeps the remote's or yours for \(conflict.alias); "
                 + "the other stays in the history.",
             alias: conflict.alias,
-            remedy: .chooseSide(alias: conflict.alias)
+            remedy: .sideChosen(alias: conflict.alias)
         )
     }
 }

@@ -48,12 +48,12 @@ struct CredentialErrorFactoryTests {
             "prod",
             "No credential named prod.",
             hint: "Import it.",
-            remedy: .importCredential(file: nil)
+            remedy: .credentialStored(file: nil)
         )
         #expect(error.code == .aliasNotFound)
         #expect(error.alias == "prod")
         #expect(error.subject == .credential("prod"))
-        #expect(error.remedy == .importCredential(file: nil))
+        #expect(error.remedy == .credentialStored(file: nil))
         #expect(error.failure == .couldNotCheck)
         // An alias is not a file: the message is not prefixed with it.
         #expect(
@@ -122,14 +122,14 @@ struct CredentialErrorFactoryTests {
             path: "a.p12",
             "Needs a password.",
             alias: "prod",
-            remedy: .teamSync
+            remedy: .teamSynced
         )
         .withHint("Give it on standard input.")
         #expect(error.hint == "Give it on standard input.")
         #expect(error.code == .passwordRequired)
         #expect(error.path == "a.p12")
         #expect(error.alias == "prod")
-        #expect(error.remedy == .teamSync)
+        #expect(error.remedy == .teamSynced)
         #expect(error.file == #fileID)
         #expect(error.line == line)
     }

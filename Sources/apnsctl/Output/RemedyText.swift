@@ -8,31 +8,31 @@ enum RemedyText {
     static func text(_ remedy: Remedy, words: String?) -> String {
         let lead = words.map { $0 + " " } ?? ""
         switch remedy {
-        case .inspect(let file?):
+        case .credentialExamined(let file?):
             return lead + "`\(ErrorHints.command("inspect", file))` shows what the file holds."
-        case .inspect(nil):
+        case .credentialExamined(nil):
             guard let argument = RunContext.current[\.credentialArgument] else { return words ?? "" }
             if CredentialReference.looksLikePath(argument) {
                 return lead + "`\(ErrorHints.command("inspect", argument))` shows what the file holds."
             }
             return lead + "`\(ErrorHints.command("check", argument))` checks the stored credential and its key."
-        case .importCredential(let file):
+        case .credentialStored(let file):
             return "Import one (`\(ErrorHints.command("import", file ?? "FILE"))`) or name credential files."
-        case .teamStatus:
+        case .teamStoreReviewed:
             return "See it with `\(ErrorHints.command("team", "status"))`."
-        case .teamInit:
+        case .teamStoreCreated:
             return "Check the URL; a member makes the team store with `\(ErrorHints.command("team", "init"))`."
-        case .teamJoin(let remote, let name):
+        case .teamJoined(let remote, let name):
             return
                 "To use that team's store, join it: `\(ErrorHints.plainCommand("team", "join", remote, "--name", name))` into an empty store folder."
-        case .askToBeAdded:
+        case .addedByAMember:
             return "Ask a member to add you with the command `apnsctl team join` printed, then sync."
-        case .teamSync:
+        case .teamSynced:
             return lead + "`\(ErrorHints.command("team", "sync"))` merges and pushes."
-        case .chooseSide(let alias):
+        case .sideChosen(let alias):
             return
                 "Choose the version to keep: `\(ErrorHints.command("team", "sync", "--keep-theirs", alias))` takes the remote's, `\(ErrorHints.command("team", "sync", "--keep-mine", alias))` keeps yours; the other stays in the history."
-        case .exportAsPEM(let alias):
+        case .tokenKeyAsPEM(let alias):
             return "`\(ErrorHints.command("export", alias, "--format", "pem"))` writes the .p8 key."
         }
     }
