@@ -31,7 +31,9 @@
     X(GQuark, secret_error_get_quark, (void), ()) \
     X(SecretSchema *, secret_schema_newv, (const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types), (name, flags, attribute_names_and_types)) \
     X(SecretService *, secret_service_get_sync, (SecretServiceFlags flags, GCancellable *cancellable, GError **error), (flags, cancellable, error)) \
-    X(GList *, secret_service_search_sync, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GError **error), (service, schema, attributes, flags, cancellable, error)) \
+    X(GList *, secret_service_search_finish, (SecretService *service, GAsyncResult *result, GError **error), (service, result, error)) \
+    X(GMainContext *, g_main_context_new, (void), ()) \
+    X(gboolean, g_main_context_iteration, (GMainContext *context, gboolean may_block), (context, may_block)) \
     X(gboolean, secret_service_store_sync, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection, const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error), (service, schema, attributes, collection, label, value, cancellable, error)) \
     X(gboolean, secret_service_clear_sync, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error), (service, schema, attributes, cancellable, error)) \
     X(SecretCollection *, secret_collection_for_alias_sync, (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error), (service, alias, flags, cancellable, error)) \
@@ -50,7 +52,11 @@
     X(g_list_free_full, (GList *list, GDestroyNotify free_func), (list, free_func)) \
     X(g_hash_table_unref, (GHashTable *hash_table), (hash_table)) \
     X(g_cancellable_cancel, (GCancellable *cancellable), (cancellable)) \
-    X(secret_value_unref, (gpointer value), (value))
+    X(secret_value_unref, (gpointer value), (value)) \
+    X(secret_service_search, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data), (service, schema, attributes, flags, cancellable, callback, user_data)) \
+    X(g_main_context_unref, (GMainContext *context), (context)) \
+    X(g_main_context_push_thread_default, (GMainContext *context), (context)) \
+    X(g_main_context_pop_thread_default, (GMainContext *context), (context))
 
 // The real functions, found in the loaded libraries.
 #define VALUE_POINTER(returns, name, parameters, arguments) static __typeof__(name) *real_##name;

@@ -12,10 +12,15 @@ extension LibSecretStore {
     }
 
     /// Every item of the project's schema whose attributes include `attributes`, in every
-    /// collection, locked ones too: one `secret_service_search_sync` of `service`, with the
-    /// unlocked items' secrets loaded together when `loadingSecrets` (libsecret's one
-    /// `GetSecrets` for them all). Nothing is unlocked, so nothing can prompt. The order is the
-    /// search's: unlocked items, then locked ones.
+    /// collection, locked ones too: one search of `service`, with the unlocked items' secrets
+    /// loaded together when `loadingSecrets` (libsecret's one `GetSecrets` for them all).
+    /// Nothing is unlocked, so nothing can prompt. The order is the search's: unlocked items,
+    /// then locked ones.
+    ///
+    /// libsecret's asynchronous search, run to its end on a main context of this thread: it
+    /// makes every found item's object at once, where `secret_service_search_sync` makes them
+    /// one after the other, a round trip to the service each (docs/performance.md, "The Secret
+    /// Service").
     func search(
         _ attributes: [String: String],
         in service: GObjectReference,
@@ -25,13 +30,37 @@ extension LibSecretStore {
         let flags = SecretSearchFlags(
             rawValue: SECRET_SEARCH_ALL.rawValue | (loadingSecrets ? SECRET_SEARCH_LOAD_SECRETS.rawValue : 0)
         )
-        var list: UnsafeMutablePointer<GList>?
+        let outcome = SearchOutcome()
         try call(what: what) { cancellable, error in
-            list = withAttributes(attributes) { table in
-                secret_service_search_sync(service.pointer, Self.schema, table, flags, cancellable, &error)
+            let context = g_main_context_new()
+            g_main_context_push_thread_default(context)
+            defer {
+                g_main_context_pop_thread_default(context)
+                g_main_context_unref(context)
             }
+            withAttributes(attributes) { table in
+                secret_service_search(
+                    service.pointer,
+                    Self.schema,
+                    table,
+                    flags,
+                    cancellable,
+                    { source, result, data in
+                        guard let data else { return }
+                        let outcome = Unmanaged<SearchOutcome>.fromOpaque(data).takeUnretainedValue()
+                        outcome.list = secret_service_search_finish(source, result, &outcome.error)
+                        outcome.finished = true
+                    },
+                    Unmanaged.passUnretained(outcome).toOpaque()
+                )
+                // The deadline's cancellable ends the search too: its callback then carries the error.
+                while !outcome.finished { g_main_context_iteration(context, 1) }
+            }
+            error = outcome.error
+            outcome.error = nil
             return 1
         }
+        let list = outcome.list
         defer { g_list_free_full(list, g_object_unref) }
         var found: [FoundItem] = []
         var node = list
@@ -74,4 +103,11 @@ extension LibSecretStore {
         let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(length))
         return Array(buffer.prefix { $0 != 0 })
     }
+}
+
+/// What libsecret's search handed its callback, read by the thread that waits for it.
+private final class SearchOutcome {
+    var list: UnsafeMutablePointer<GList>?
+    var error: UnsafeMutablePointer<GError>?
+    var finished = false
 }

@@ -28,6 +28,9 @@ typedef struct _GCancellable GCancellable;
 typedef struct _GHashTable GHashTable;
 typedef struct _GError GError;
 typedef struct _GList GList;
+typedef struct _GMainContext GMainContext;
+typedef struct _GAsyncResult GAsyncResult;
+typedef struct _GObject GObject;
 typedef struct _SecretService SecretService;
 typedef struct _SecretCollection SecretCollection;
 typedef struct _SecretItem SecretItem;
@@ -36,6 +39,7 @@ typedef struct _SecretValue SecretValue;
 typedef guint (*GHashFunc)(gconstpointer key);
 typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
 typedef void (*GDestroyNotify)(gpointer data);
+typedef void (*GAsyncReadyCallback)(GObject *source_object, GAsyncResult *res, gpointer user_data);
 
 #ifndef __G_ERROR_H__
 struct _GError {
@@ -127,12 +131,19 @@ void g_hash_table_unref(GHashTable *hash_table);
 GCancellable *g_cancellable_new(void);
 void g_cancellable_cancel(GCancellable *cancellable);
 
+GMainContext *g_main_context_new(void);
+void g_main_context_unref(GMainContext *context);
+void g_main_context_push_thread_default(GMainContext *context);
+void g_main_context_pop_thread_default(GMainContext *context);
+gboolean g_main_context_iteration(GMainContext *context, gboolean may_block);
+
 GQuark secret_error_get_quark(void);
 SecretSchema *secret_schema_newv(const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types);
 SecretService *secret_service_get_sync(SecretServiceFlags flags, GCancellable *cancellable, GError **error);
-GList *secret_service_search_sync(
+void secret_service_search(
     SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags,
-    GCancellable *cancellable, GError **error);
+    GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+GList *secret_service_search_finish(SecretService *service, GAsyncResult *result, GError **error);
 gboolean secret_service_store_sync(
     SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection,
     const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error);
