@@ -54,14 +54,6 @@ let package = Package(
         // The functions of libsecret and GLib the store calls, declared by the project and
         // forwarded to the libraries, loaded on first use (dlopen), not at every start of the
         // program; scripts/check-libsecret-header holds the declarations to the real headers.
-        // The Secret Service session's Diffie-Hellman exchange, in the BoringSSL swift-crypto
-        // builds in. C of its own, behind a header that names no BoringSSL type: a Swift module
-        // that imports BoringSSL's headers while OpenSSL's are visible through another (PushStore
-        // through CredentialFormats) does not build, both declaring the same structures.
-        .target(
-            name: "CKeyExchange",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
-        ),
         .target(
             name: "CLibSecret",
             linkerSettings: [.linkedLibrary("dl")]
@@ -101,14 +93,9 @@ let package = Package(
                 "CredentialFormats",
                 // ProcessProtection's C (prctl, the core size limit) is in the shim.
                 "COpenSSLShim",
-                // The Secret Service session (SecretServiceSession): its key exchange in C,
-                // swift-crypto's HKDF and AES-CBC.
-                "CKeyExchange",
                 "CLibSecret",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The team store: a store shared through git, its secrets in age files, the signed member

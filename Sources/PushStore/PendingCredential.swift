@@ -16,8 +16,6 @@ public final class PendingCredential: Sendable {
         self.argument = argument
         self.storePath = loader.store.path
         let outcome = self.outcome
-        // The Secret Service's connection and key exchange go on beside the index's reading.
-        (loader.store.secrets as? LibSecretStore)?.openSessionAhead()
         Thread.detachNewThread { outcome.complete(Result { try loader.load(argument) }) }
     }
 
