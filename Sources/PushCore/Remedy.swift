@@ -21,4 +21,10 @@ public enum Remedy: Hashable, Sendable {
     case chooseSide(alias: String)
     /// Export the token key `alias` as the PEM (.p8) it was imported from.
     case exportAsPEM(alias: String)
+    /// Sync again keeping the forked member list of one of `commits` (short hashes), signed again.
+    case resolveFork(commits: [String])
+    /// Sync again taking in a remote whose history was rewritten (nothing of this clone is lost).
+    case acceptRewrite
+    /// Give the file the identity variable names as the identity file instead.
+    case identityFile
 }

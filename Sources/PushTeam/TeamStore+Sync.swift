@@ -175,11 +175,13 @@ extension TeamStore {
         if let kept { result.exposed = exposedCredentials(trusted: kept) }
         guard restore else { return }
         if let fork = evaluation.pending?.fork {
+            let advice = Self.forkAdvice(fork)
             throw CredentialError.untrustedMembers(
                 path: nil,
-                "The member list is forked, so --restore-members would sign one side over the other unseen: "
+                "The member list is forked, so restoring it would sign one side over the other unseen: "
                     + "nothing was restored.",
-                hint: Self.forkHint(fork)
+                hint: advice.hint,
+                remedy: advice.remedy
             )
         }
         let key = try signingKey()
@@ -213,7 +215,8 @@ extension TeamStore {
                 + "Nothing was merged or pushed.",
             hint:
                 "Find out who rewrote it and why (git log \(head.prefix(12)); git log \(synced.prefix(12))). "
-                + "If the rewrite is meant, run the sync again with --accept-rewrite: nothing of this clone is lost."
+                + "If the rewrite is meant, accept it: nothing of this clone is lost.",
+            remedy: .acceptRewrite
         )
     }
 
