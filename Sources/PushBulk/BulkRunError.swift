@@ -2,8 +2,8 @@
 /// belongs to another run, cannot be read or written, or tokens that would be typed at a
 /// terminal.
 ///
-/// One error type of this module, in swift-certificates' manner: callers switch on ``code`` (a
-/// closed set), people read ``message`` and ``hint`` (in words: the command line adds its own
+/// One error type of this module, in swift-certificates' manner: callers compare ``code`` (each
+/// declared once, below, with its string), people read ``message`` and ``hint`` (in words: the command line adds its own
 /// options from the code), ``path`` is the file it is about, and ``file`` and ``line`` say where
 /// it was thrown. Made by the static functions below, never field by field.
 public struct BulkRunError: ReportableError, CustomStringConvertible {
