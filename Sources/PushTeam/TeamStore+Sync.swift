@@ -90,7 +90,8 @@ extension TeamStore {
                     try takeIn(upstream: upstream, attempt: attempt, options: options, into: &result)
                 }
                 guard waiting > 0, let head else { return result }
-                guard let complaint = try git.push(head) else {
+                let pushed = try git.push(head)
+                guard pushed != .pushed else {
                     result.pushed += waiting
                     _ = try? git.run(["fetch", "--quiet", "origin"])
                     try withStoreLock {
@@ -100,8 +101,12 @@ extension TeamStore {
                     return result
                 }
                 // Someone pushed between our fetch and our push: take theirs in and try again.
-                if attempt < 2, complaint.contains("rejected") || complaint.contains("fetch first") { continue }
-                result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
+                if attempt < 2, pushed == .remoteAhead { continue }
+                if case .failed(let complaint) = pushed {
+                    result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
+                } else {
+                    result.notPushed = "the remote's branch moved on again each time this sync took it in"
+                }
                 result.waiting = waiting
                 return result
             }
