@@ -31,18 +31,6 @@ extension ErrorCode {
     public static let unsafeStoreFolder = ErrorCode("unsafe_store_folder")
     /// A decrypted secret does not match the certificate or key fingerprint the index names.
     public static let tampered = ErrorCode("tampered")
-    /// A rotation would put a certificate that expires sooner in place of the one it replaces.
-    public static let expiresSooner = ErrorCode("expires_sooner")
-    /// A rotation would put a certificate in place of one that serves an environment or topic
-    /// the new one does not.
-    public static let narrowerCoverage = ErrorCode("narrower_coverage")
-    /// A change that only a token key's metadata can take was asked of a certificate.
-    public static let notATokenKey = ErrorCode("not_a_token_key")
-    /// A certificate without its key, and no pending request in the store holds that key.
-    public static let noMatchingRequest = ErrorCode("no_matching_request")
-    /// A certificate for the same topics and environments as a stored one, imported without
-    /// saying it replaces that one.
-    public static let sameAppStored = ErrorCode("same_app_stored")
     /// A credential cannot be written in the format asked for (a token key as PKCS#12).
     public static let notExportable = ErrorCode("not_exportable")
 }
@@ -264,103 +252,6 @@ extension CredentialError {
         line: UInt = #line
     ) -> CredentialError {
         Self(.tampered, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    // MARK: Imports and rotations
-
-    /// ``ErrorCode/expiresSooner`` (`expires_sooner`), in the words of the call site.
-    public static func expiresSooner(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .expiresSooner,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-
-    /// ``ErrorCode/narrowerCoverage`` (`narrower_coverage`), in the words of the call site.
-    public static func narrowerCoverage(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .narrowerCoverage,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-
-    /// ``ErrorCode/notATokenKey`` (`not_a_token_key`), in the words of the call site.
-    public static func notATokenKey(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notATokenKey, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/noMatchingRequest`` (`no_matching_request`), in the words of the call site.
-    public static func noMatchingRequest(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.noMatchingRequest, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/sameAppStored`` (`same_app_stored`), in the words of the call site.
-    public static func sameAppStored(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .sameAppStored,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
     }
 
     // MARK: Exports
