@@ -24,4 +24,11 @@ public enum Remedy: Hashable, Sendable {
     case sideChosen(alias: String)
     /// The token key `alias` is needed as the PEM (.p8) it was imported from.
     case tokenKeyAsPEM(alias: String)
+    /// The member list of one of `commits` (short hashes) must be kept, signed again as a new
+    /// version: the fork is settled that way.
+    case forkResolved(commits: [String])
+    /// The remote's rewritten history must be taken in (nothing of this clone is lost).
+    case rewriteAccepted
+    /// The identity the environment variable names must be given as a file instead.
+    case identityGivenAsFile
 }

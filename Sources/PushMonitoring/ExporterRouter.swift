@@ -91,7 +91,7 @@ struct ExporterRouter: Sendable {
                     contentType: ExporterResponse.metricsType,
                     body: ProbeMetrics.render(result, cached: cached)
                 )
-            } catch let error as ProbeRequestError {
+            } catch let error as MonitoringError {
                 return .text(.badRequest, error.message)
             } catch {
                 return .text(.badRequest, UserFacing.describe(error))

@@ -19,22 +19,6 @@ public struct ProbeTarget: Hashable, Sendable {
     }
 }
 
-/// A request the exporter refuses (400), with a message that says what to send instead.
-public struct ProbeRequestError: ReportableError {
-    public var code: ErrorCode { .invalidProbeRequest }
-    public var message: String
-    public var hint: String? { nil }
-    /// The request asks for what cannot be probed: the scraper's configuration is to change.
-    public var failure: FailureKind { .invalidRequest }
-    public init(_ message: String) { self.message = message }
-}
-
-extension ErrorCode {
-    /// A `/probe` request with an unknown parameter, a missing or unknown credential or
-    /// environment, or a topic that is not the credential's.
-    public static let invalidProbeRequest = ErrorCode("invalid_probe_request")
-}
-
 /// One probe: a handshake and an auth check on the same connection, or why it could not start.
 public struct ProbeResult: Sendable {
     /// When the probe connected (or tried to).
@@ -122,9 +106,9 @@ public actor ProbeService {
         do {
             stored = try await threadPool.runIfActive { try store.list() }
         } catch let error as CredentialError {
-            throw ProbeRequestError("The store cannot be read: \(error.message)")
+            throw MonitoringError.invalidProbeRequest("The store cannot be read: \(error.message)")
         } catch {
-            throw ProbeRequestError("The store cannot be read: \(UserFacing.describe(error))")
+            throw MonitoringError.invalidProbeRequest("The store cannot be read: \(UserFacing.describe(error))")
         }
         let target = try Self.target(request, stored: stored, storePath: store.path)
         return await probe(target, stored: Set(stored.map(\.alias)))
@@ -188,7 +172,7 @@ public actor ProbeService {
         } catch let error as any ReportableError {
             result.setupError = error
         } catch {
-            result.setupError = ProbeSetupError(message: UserFacing.describe(error))
+            result.setupError = MonitoringError.setupFailed(UserFacing.describe(error))
         }
         let elapsed = ContinuousClock.now - clock
         result.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -208,18 +192,4 @@ public actor ProbeService {
             } ?? ""
         return "\(target): \(check.verdict)\(auth)"
     }
-}
-
-extension ErrorCode {
-    /// A probe could not be set up for a reason no module has a code for (its message says which).
-    public static let setupFailed = ErrorCode("setup_failed")
-}
-
-/// A probe that could not be set up for a reason no module has a code for: ``ErrorCode/setupFailed``,
-/// with the failure in words.
-public struct ProbeSetupError: ReportableError {
-    public var code: ErrorCode { .setupFailed }
-    public var message: String
-    public var hint: String? { nil }
-    public init(message: String) { self.message = message }
 }

@@ -159,7 +159,7 @@ extension CredentialStore {
             path: file.path,
             "This is not an Apple push certificate: it is \(what) for \(name), issued by \(issuer), with none of Apple's push extensions and no push topic, so APNs would refuse it; nothing was imported.",
             hint:
-                "Import the certificate made for the Apple Push Notification service in the Apple Developer portal (its common name begins with \"Apple Push Services\" or \"Apple Development IOS Push Services\"). To store this one all the same, force it."
+                "Import the certificate made for the Apple Push Notification service in the Apple Developer portal (its common name begins with \"Apple Push Services\" or \"Apple Development IOS Push Services\")."
         )
     }
 

@@ -67,9 +67,11 @@ public struct AgeTool: Sendable {
         return result.stdout
     }
 
-    /// Why age could not decrypt, in apnsctl's words: age's own message may quote the file it was
-    /// given (its first line, for one that is not an age file), so it is never shown.
-    public enum DecryptionFailure: Error {
+    /// What became of a decryption: the secret, or why there is none, in apnsctl's words (age's
+    /// own message may quote the file it was given, so it is never shown, nor read).
+    public enum Decryption {
+        /// The secret.
+        case decrypted(SecretBytes)
         /// The identity is not among the file's recipients.
         case notARecipient
         /// The identity itself is not one age reads.
@@ -78,19 +80,29 @@ public struct AgeTool: Sendable {
         case damaged
     }
 
-    /// Decrypts with `identity`, which age reads from an inherited pipe (`-i /dev/fd/3`).
-    public func decrypt(
-        _ ciphertext: [UInt8],
-        identity: SecretBytes
-    ) throws -> Swift.Result<SecretBytes, DecryptionFailure> {
+    /// Decrypts with `identity`, which age reads from an inherited pipe (`-i /dev/fd/3`). When
+    /// age fails, why is decided from facts: the file's header, then the identity (checked with
+    /// age-keygen, or read as an ssh-ed25519 key), then whether a stanza of the header may be
+    /// the identity's. An X25519 stanza does not name its recipient: a well-formed file with
+    /// X25519 stanzas that a valid native identity cannot open is taken as not encrypted to it.
+    public func decrypt(_ ciphertext: [UInt8], identity: SecretBytes) throws -> Decryption {
         let arguments = ["--decrypt", "--identity", "/dev/fd/\(Subprocess.secretDescriptor)"]
         let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
             .run(input: SecretBytes(ciphertext), secret: identity)
-        if result.succeeded { return .success(SecretBytes(result.stdout)) }
-        if result.stderr.contains("no identity matched") { return .failure(.notARecipient) }
-        // age names the identity file it could not read ("reading \"/dev/fd/3\": …").
-        if result.stderr.contains("\"\(arguments[2])\"") { return .failure(.badIdentity) }
-        return .failure(.damaged)
+        if result.succeeded { return .decrypted(SecretBytes(result.stdout)) }
+        guard let header = AgeHeader(ciphertext) else { return .damaged }
+        guard let kind = try identityKind(identity) else { return .badIdentity }
+        if case .sshEd25519 = kind, header.mayBeFor(kind) { return .damaged }
+        return .notARecipient
+    }
+
+    /// The kind of `identity`: an ssh-ed25519 private key apnsctl can read, or a native identity
+    /// age-keygen gives a recipient for; nil when it is neither.
+    func identityKind(_ identity: SecretBytes) throws -> AgeIdentityKind? {
+        if let key = SigningKey(openSSH: identity) { return .sshEd25519(tag: AgeIdentityKind.tag(of: key.publicKey)) }
+        let result = try Subprocess(executable: try program("age-keygen"), arguments: ["-y"], environment: environment)
+            .run(input: identity)
+        return result.succeeded && result.output.trimmed.hasPrefix("age1") ? .x25519 : nil
     }
 
     /// Checks that `recipient` is one age accepts (`age1…` or `ssh-ed25519 …`), by encrypting nothing to it.

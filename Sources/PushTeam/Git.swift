@@ -145,9 +145,25 @@ struct Git {
 
     /// Pushes `revision` (HEAD unless named) to the branch, never forced. Returns git's
     /// complaint when it could not.
-    func push(_ revision: String = "HEAD") throws -> String? {
-        let result = try run(["push", "--quiet", "origin", "\(revision):refs/heads/\(branch)"])
-        return result.succeeded ? nil : Self.scrub(result.stderr.trimmed)
+    func push(_ revision: String = "HEAD") throws -> PushOutcome {
+        let result = try run(["push", "--porcelain", "--quiet", "origin", "\(revision):refs/heads/\(branch)"])
+        if result.succeeded { return .pushed }
+        // git's machine-readable status line, `!<TAB>FROM:TO<TAB>[rejected] (REASON)`: the
+        // remote's branch holds commits this clone has not (not a hook's "[remote rejected]").
+        let rejected = result.output.split(separator: "\n").contains { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            return fields.count >= 3 && fields[0] == "!" && fields[2].hasPrefix("[rejected]")
+        }
+        return rejected ? .remoteAhead : .failed(Self.scrub(result.stderr.trimmed))
+    }
+
+    /// What became of a push, from git's porcelain status, never from its words.
+    enum PushOutcome: Equatable {
+        case pushed
+        /// The remote's branch moved on: fetch, take it in, and push again.
+        case remoteAhead
+        /// Any other failure, in git's words (scrubbed), to show.
+        case failed(String)
     }
 
     func revision(_ name: String) -> String? {

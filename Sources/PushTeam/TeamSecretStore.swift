@@ -106,9 +106,9 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     /// Decrypts one of the team's age files with this member's identity.
     func decrypt(_ ciphertext: [UInt8], file: String, alias: String?) throws -> SecretBytes {
         switch try age.decrypt(ciphertext, identity: try identityBytes()) {
-        case .success(let secret):
+        case .decrypted(let secret):
             return secret
-        case .failure(.notARecipient):
+        case .notARecipient:
             throw CredentialError.notAMember(
                 path: file,
                 "This member's identity (from \(identity.describes)) is not among the recipients of \(alias ?? file): "
@@ -117,15 +117,16 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                 alias: alias,
                 remedy: .addedByAMember
             )
-        case .failure(.badIdentity):
+        case .badIdentity:
             if case .environment(let value) = identity, TeamIdentity.looksLikeAFileName(value) {
                 // Not echoed: the variable names a file here, but its value is never printed.
                 throw CredentialError.notAMember(
                     path: nil,
                     "\(TeamIdentity.environmentVariable) holds the name of a file, not an identity: it takes the AGE-SECRET-KEY-1… line itself.",
                     hint:
-                        "Give that file with --identity instead, or set \(TeamIdentity.environmentVariable) to the line inside it.",
-                    alias: alias
+                        "Give that file as the identity instead, or set \(TeamIdentity.environmentVariable) to the line inside it.",
+                    alias: alias,
+                    remedy: .identityGivenAsFile
                 )
             }
             throw CredentialError.notAMember(
@@ -134,7 +135,7 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                 hint: "Give the identity age-keygen made for this member.",
                 alias: alias
             )
-        case .failure(.damaged):
+        case .damaged:
             throw CredentialError.tampered(
                 path: file,
                 "This age file of the store cannot be decrypted: it is damaged, or is not an age file; it was changed outside apnsctl, so \(alias ?? "the secret") is refused as tampered.",

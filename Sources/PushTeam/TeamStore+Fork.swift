@@ -28,8 +28,8 @@ extension TeamStore {
         guard let fork else {
             throw CredentialError.invalidArgument(
                 path: nil,
-                "The member list is not forked here: there is nothing for --resolve-fork to settle.",
-                hint: "Run the sync again without --resolve-fork."
+                "The member list is not forked here: there is no side to keep.",
+                hint: "Run the sync again without naming a side."
             )
         }
         let named = commit.lowercased()
@@ -39,18 +39,20 @@ extension TeamStore {
                 path: nil,
                 "\(commit) is not one of the two forked member lists (commits "
                     + commits.map { String($0.prefix(12)) }.joined(separator: " and ") + ").",
-                hint: "Give one of those commits to --resolve-fork."
+                hint: "Name one of those commits.",
+                remedy: .forkResolved(commits: commits.map { String($0.prefix(12)) })
             )
         }
         // Neither side can be taken: a member of the list this clone keeps signs it again.
         let resigning = side.commit != nil && side.commit == fork.resignable
         if let refusal = side.refusal, !resigning {
+            let other = fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit?.prefix(12)
             throw CredentialError.untrustedMembers(
                 path: nil,
                 "The member list of commit \(commit) cannot be kept: \(refusal).",
-                hint: fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit.map {
-                    "Keep the other side's list instead (commit \($0.prefix(12))), after asking its signer: run the sync again with --resolve-fork and that commit."
-                } ?? Self.noSideHint(fork)
+                hint: other.map { "Keep the other side's list instead (commit \($0)), after asking its signer." }
+                    ?? Self.noSideHint(fork),
+                remedy: other.map { .forkResolved(commits: [String($0)]) }
             )
         }
         let signers = resigning ? side.members.filter { $0.signingKey != nil }.map(\.name) : fork.settlers
@@ -84,21 +86,27 @@ extension TeamStore {
         result.untrustedMembers = nil
     }
 
-    /// How a forked list is settled, for a refusal to restore the list while forked.
-    static func forkHint(_ fork: MembershipFork) -> String {
-        let keepable = fork.sides.filter { $0.refusal == nil }.compactMap { $0.commit?.prefix(12) }
+    /// How a forked list is settled, for a refusal to restore the list while forked: in words,
+    /// and the commits that may be kept as a remedy.
+    static func forkAdvice(_ fork: MembershipFork) -> (hint: String, remedy: Remedy?) {
+        let keepable = fork.sides.filter { $0.refusal == nil }.compactMap { $0.commit?.prefix(12) }.map(String.init)
         if !keepable.isEmpty {
-            return "Ask who signed each side which is real; then a member of both sides ("
-                + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", "))
-                + ") runs the sync again with --resolve-fork and that side's commit ("
-                + keepable.joined(separator: " or ") + ")."
+            return (
+                "Ask who signed each side which is real; then a member of both sides ("
+                    + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", "))
+                    + ") runs the sync again keeping that side's commit (" + keepable.joined(separator: " or ") + ").",
+                .forkResolved(commits: keepable)
+            )
         }
-        if let commit = fork.resignable {
-            return "Neither side can be taken: each is signed by a member the other side removed. This clone keeps "
-                + "the list of commit \(commit.prefix(12)); if its removal is real, a member of it runs the sync "
-                + "again with --resolve-fork \(commit.prefix(12)), which signs it again as a new version."
+        if let commit = fork.resignable?.prefix(12) {
+            return (
+                "Neither side can be taken: each is signed by a member the other side removed. This clone keeps "
+                    + "the list of commit \(commit); if its removal is real, a member of it runs the sync "
+                    + "again keeping \(commit), which signs it again as a new version.",
+                .forkResolved(commits: [String(commit)])
+            )
         }
-        return noSideHint(fork)
+        return (noSideHint(fork), nil)
     }
 
     /// What to do when neither side of `fork` can be taken and this clone keeps neither: the
@@ -107,7 +115,7 @@ extension TeamStore {
         "Neither side can be taken: each is signed by a member the other side removed. Ask the signers ("
             + fork.sides.map(\.signer).joined(separator: ", ")
             + ") which removal is real; that member runs the sync in their own clone, which keeps their "
-            + "list and names the commit to give to --resolve-fork there."
+            + "list and names the commit that settles the fork there."
     }
 
     /// The credentials whose secret files, as HEAD holds them, were last written by a commit whose

@@ -90,7 +90,8 @@ extension TeamStore {
                     try takeIn(upstream: upstream, attempt: attempt, options: options, into: &result)
                 }
                 guard waiting > 0, let head else { return result }
-                guard let complaint = try git.push(head) else {
+                let pushed = try git.push(head)
+                guard pushed != .pushed else {
                     result.pushed += waiting
                     _ = try? git.run(["fetch", "--quiet", "origin"])
                     try withStoreLock {
@@ -100,8 +101,12 @@ extension TeamStore {
                     return result
                 }
                 // Someone pushed between our fetch and our push: take theirs in and try again.
-                if attempt < 2, complaint.contains("rejected") || complaint.contains("fetch first") { continue }
-                result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
+                if attempt < 2, pushed == .remoteAhead { continue }
+                if case .failed(let complaint) = pushed {
+                    result.notPushed = "the remote refused the push (git: \(Git.words(complaint)))"
+                } else {
+                    result.notPushed = "the remote's branch moved on again each time this sync took it in"
+                }
                 result.waiting = waiting
                 return result
             }
@@ -175,11 +180,13 @@ extension TeamStore {
         if let kept { result.exposed = exposedCredentials(trusted: kept) }
         guard restore else { return }
         if let fork = evaluation.pending?.fork {
+            let advice = Self.forkAdvice(fork)
             throw CredentialError.untrustedMembers(
                 path: nil,
-                "The member list is forked, so --restore-members would sign one side over the other unseen: "
+                "The member list is forked, so restoring it would sign one side over the other unseen: "
                     + "nothing was restored.",
-                hint: Self.forkHint(fork)
+                hint: advice.hint,
+                remedy: advice.remedy
             )
         }
         let key = try signingKey()
@@ -213,7 +220,8 @@ extension TeamStore {
                 + "Nothing was merged or pushed.",
             hint:
                 "Find out who rewrote it and why (git log \(head.prefix(12)); git log \(synced.prefix(12))). "
-                + "If the rewrite is meant, run the sync again with --accept-rewrite: nothing of this clone is lost."
+                + "If the rewrite is meant, accept it: nothing of this clone is lost.",
+            remedy: .rewriteAccepted
         )
     }
 

@@ -95,10 +95,10 @@ public struct TeamStore: Sendable {
         alignWithRemoteHead()
         do {
             let pushing = revision ?? git.revision("HEAD") ?? "HEAD"
-            if let complaint = try git.push(pushing) {
-                if complaint.contains("rejected") || complaint.contains("fetch first") {
-                    return .committedNotPushed(subject: subject, reason: .remoteAhead)
-                }
+            switch try git.push(pushing) {
+            case .pushed: break
+            case .remoteAhead: return .committedNotPushed(subject: subject, reason: .remoteAhead)
+            case .failed(let complaint):
                 return .committedNotPushed(subject: subject, reason: .unreachable(detail: Git.words(complaint)))
             }
             // The remote's head is this commit now: the head to find again at the next sync.

@@ -38,7 +38,7 @@ struct CredentialErrorFactoryTests {
                 "code": "wrong_password", "message": "push.p12: Wrong password.", "hint": "Check it.",
             ]
         )
-        let unreadable = CredentialError.unreadable(path: "a.pem", reason: "Permission denied")
+        let unreadable = InputFile.unreadable(path: "a.pem", errno: EACCES)
         #expect(unreadable.message == "The file cannot be read (Permission denied).")
         #expect(unreadable.subject == .file("a.pem"))
     }
@@ -82,23 +82,6 @@ struct CredentialErrorFactoryTests {
         let unexportable = CredentialError.notExportable("A token key has no certificate.", alias: "key")
         #expect(unexportable.code == .notExportable)
         #expect(unexportable.subject == .credential("key"))
-    }
-
-    @Test func theTeamFactoriesKeepTheirCodesAndRefusals() throws {
-        let cases: [(CredentialError, String, FailureKind)] = [
-            (.notAMember(path: "secrets/prod.age", "Not a recipient.", alias: "prod"), "not_a_member", .couldNotCheck),
-            (.teamConflict("Changed on both sides.", alias: "prod"), "team_conflict", .problem),
-            (.untrustedMembers(path: "team.json", "Not signed."), "untrusted_members", .problem),
-            (.historyRewritten("Rewritten."), "history_rewritten", .problem),
-            (.noSigningKey("No signing key."), "no_signing_key", .couldNotCheck),
-        ]
-        for (error, code, failure) in cases {
-            #expect(try Self.json(error)["code"] == code)
-            #expect(error.failure == failure)
-            #expect(error.file == #fileID)
-        }
-        #expect(cases[0].0.subject == .file("secrets/prod.age"))
-        #expect(cases[1].0.subject == .credential("prod"))
     }
 
     @Test func equalityIgnoresWhereAndWordsButNotTheSubject() {

@@ -1,5 +1,6 @@
 import PushCore
 import PushStore
+import PushTeam
 
 /// The command line's rendering of the libraries' remedies: each as a command that works when
 /// pasted (quoted, with this run's `--store`), after the library's own words where they add
@@ -34,6 +35,14 @@ enum RemedyText {
                 "Choose the version to keep: `\(ErrorHints.command("team", "sync", "--keep-theirs", alias))` takes the remote's, `\(ErrorHints.command("team", "sync", "--keep-mine", alias))` keeps yours; the other stays in the history."
         case .tokenKeyAsPEM(let alias):
             return "`\(ErrorHints.command("export", alias, "--format", "pem"))` writes the .p8 key."
+        case .forkResolved(let commits):
+            let commands = commits.map { "`\(ErrorHints.command("team", "sync", "--resolve-fork", $0))`" }
+            return lead + commands.joined(separator: " or ") + (commits.count > 1 ? " keeps that side." : " keeps it.")
+        case .rewriteAccepted:
+            return lead + "`\(ErrorHints.command("team", "sync", "--accept-rewrite"))` takes the rewritten history in."
+        case .identityGivenAsFile:
+            return
+                "Give that file with --identity instead, or set \(TeamIdentity.environmentVariable) to the line inside it."
         }
     }
 }
