@@ -110,6 +110,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // BlockingPool's threads (NIOThreadPool); no networking.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The team store: a store shared through git, its secrets in age files, the signed member
