@@ -24,13 +24,17 @@ public struct AgeTool: Sendable {
 
     /// A new X25519 identity (`AGE-SECRET-KEY-1…`) read from age-keygen's standard output, and its
     /// recipient. Nothing is written to a file.
-    public func generateIdentity() throws -> (identity: SecretBytes, recipient: String) {
-        let result = try Subprocess(executable: try program("age-keygen"), arguments: [], environment: environment)
-            .run()
+    public func generateIdentity() async throws -> (identity: SecretBytes, recipient: String) {
+        let result = try await Subprocess(
+            executable: try program("age-keygen"),
+            arguments: [],
+            environment: environment
+        )
+        .run()
         guard result.succeeded else { throw Subprocess.failure("age-keygen", "it failed (exit \(result.status))") }
         let identity = Self.identityLine(in: result.stdout)
         guard let identity else { throw Subprocess.failure("age-keygen", "no identity in its output") }
-        return (identity, try recipient(of: identity))
+        return (identity, try await recipient(of: identity))
     }
 
     /// The line that holds the secret key, without the comments age-keygen writes around it.
@@ -42,9 +46,13 @@ public struct AgeTool: Sendable {
     }
 
     /// The recipient of a native identity (`age-keygen -y`, the identity on stdin).
-    public func recipient(of identity: SecretBytes) throws -> String {
-        let result = try Subprocess(executable: try program("age-keygen"), arguments: ["-y"], environment: environment)
-            .run(input: identity)
+    public func recipient(of identity: SecretBytes) async throws -> String {
+        let result = try await Subprocess(
+            executable: try program("age-keygen"),
+            arguments: ["-y"],
+            environment: environment
+        )
+        .run(input: identity)
         guard result.succeeded else {
             throw CredentialError.notAMember(
                 path: nil,
@@ -56,13 +64,17 @@ public struct AgeTool: Sendable {
     }
 
     /// Encrypts `plaintext` to every recipient (binary age v1). Recipients are public and travel in argv.
-    public func encrypt(_ plaintext: SecretBytes, to recipients: [String]) throws -> [UInt8] {
+    public func encrypt(_ plaintext: SecretBytes, to recipients: [String]) async throws -> [UInt8] {
         guard !recipients.isEmpty else {
             throw CredentialError.teamError(path: nil, "The team has no members to encrypt to.", hint: nil)
         }
         let arguments = ["--encrypt"] + recipients.flatMap { ["--recipient", $0] }
-        let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
-            .run(input: plaintext)
+        let result = try await Subprocess(
+            executable: try program("age"),
+            arguments: arguments,
+            environment: environment
+        )
+        .run(input: plaintext)
         guard result.succeeded else { throw Subprocess.failure("age", "it could not encrypt (exit \(result.status))") }
         return result.stdout
     }
@@ -82,10 +94,14 @@ public struct AgeTool: Sendable {
     public func decrypt(
         _ ciphertext: [UInt8],
         identity: SecretBytes
-    ) throws -> Swift.Result<SecretBytes, DecryptionFailure> {
+    ) async throws -> Swift.Result<SecretBytes, DecryptionFailure> {
         let arguments = ["--decrypt", "--identity", "/dev/fd/\(Subprocess.secretDescriptor)"]
-        let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
-            .run(input: SecretBytes(ciphertext), secret: identity)
+        let result = try await Subprocess(
+            executable: try program("age"),
+            arguments: arguments,
+            environment: environment
+        )
+        .run(input: SecretBytes(ciphertext), secret: identity)
         if result.succeeded { return .success(SecretBytes(result.stdout)) }
         if result.stderr.contains("no identity matched") { return .failure(.notARecipient) }
         // age names the identity file it could not read ("reading \"/dev/fd/3\": …").
@@ -94,12 +110,12 @@ public struct AgeTool: Sendable {
     }
 
     /// Checks that `recipient` is one age accepts (`age1…` or `ssh-ed25519 …`), by encrypting nothing to it.
-    public func validate(recipient: String) throws {
+    public func validate(recipient: String) async throws {
         // ssh-rsa, which age also takes, is not a team recipient (docs/team.md).
         let looksRight = TeamFile.isRecipient(recipient)
         let result =
             looksRight
-            ? try Subprocess(
+            ? try await Subprocess(
                 executable: try program("age"),
                 arguments: ["--encrypt", "--recipient", recipient],
                 environment: environment
