@@ -53,9 +53,9 @@ struct InterruptedRemoveTests {
     }
 
     /// Removes `alias` through the library with the secret's removal failing.
-    static func interruptedRemove(_ store: Store) throws {
+    static func interruptedRemove(_ store: Store) async throws {
         let library = CredentialStore(root: URL(fileURLWithPath: store.path), secrets: SecretStoreFailingOnRemove())
-        let removal = try library.remove(alias: alias)
+        let removal = try await library.remove(alias: alias)
         #expect(removal.credential?.alias == alias)
         #expect(removal.secretError != nil)
         #expect(!removal.removedSecret)
@@ -93,9 +93,9 @@ struct InterruptedRemoveTests {
 
     /// Before, an interrupted removal left an orphaned secret that only `remove --orphans`
     /// cleared; now the removal is journaled, and the next command finishes it.
-    @Test func theNextCommandCompletesAnInterruptedRemoval() throws {
+    @Test func theNextCommandCompletesAnInterruptedRemoval() async throws {
         let store = try Self.storeWithTwoCredentials()
-        try Self.interruptedRemove(store)
+        try await Self.interruptedRemove(store)
         // The secret the Secret Service could not remove waits in the journal.
         #expect(try Self.secret(store, Self.alias) == StoreCommandTests.password)
         #expect(FileManager.default.fileExists(atPath: store.path + "/.writing"))

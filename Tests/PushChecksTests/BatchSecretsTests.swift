@@ -120,16 +120,16 @@ struct BatchSecretsTests {
 
     /// Writes `text` as the item's secret as it is, as a program other than apnsctl would.
 
-    @Test func aCheckOverTheStoreFindsWhatOneByOneFinds() throws {
-        let fixture = try CheckJudgingTests.Fixture()
+    @Test func aCheckOverTheStoreFindsWhatOneByOneFinds() async throws {
+        let fixture = try await CheckJudgingTests.Fixture()
         let store = fixture.store
-        let watchKey = try #require(try store.credential(named: "watch-key"))
-        #expect(try store.secrets.remove(watchKey.secretItem(store: store.path)))
+        let watchKey = try await #require(try await store.credential(named: "watch-key"))
+        #expect(try await store.secrets.remove(watchKey.secretItem(store: store.path)))
 
-        let whole = try fixture.check(CheckRequest())
+        let whole = try await fixture.check(CheckRequest())
         let judge = CheckJudge(store: store, expectations: CheckRequest().expectations)
-        for credential in try store.list() {
-            let alone = judge.check(.stored(credential))
+        for credential in try await store.list() {
+            let alone = await judge.check(.stored(credential))
             let together = try #require(whole.results.first { $0.name == credential.alias })
             #expect(together.findings.map(\.code) == alone.findings.map(\.code), "\(credential.alias)")
             #expect(together.findings.map(\.message) == alone.findings.map(\.message), "\(credential.alias)")
@@ -140,13 +140,13 @@ struct BatchSecretsTests {
         )
 
         // A secret removed through the preloaded store is gone from it too.
-        let preloaded = store.preloadingSecrets(for: try store.list())
+        let preloaded = await store.preloadingSecrets(for: try await store.list())
         #expect(preloaded.unavailable == nil)
-        let untagged = try #require(try store.credential(named: "untagged-key"))
+        let untagged = try await #require(try await store.credential(named: "untagged-key"))
         let item = untagged.secretItem(store: store.path)
-        #expect(try preloaded.store.secrets.lookup(item) != nil)
-        #expect(try preloaded.store.secrets.remove(item))
-        #expect(try preloaded.store.secrets.lookup(item) == nil)
-        #expect(try store.secrets.lookup(item) == nil)
+        #expect(try await preloaded.store.secrets.lookup(item) != nil)
+        #expect(try await preloaded.store.secrets.remove(item))
+        #expect(try await preloaded.store.secrets.lookup(item) == nil)
+        #expect(try await store.secrets.lookup(item) == nil)
     }
 }
