@@ -12,7 +12,7 @@ extension LibSecretStore {
     /// claim, whose secret is not text or cannot be decoded, and a missing one are left out, as
     /// is a whole store when its search fails; the caller asks for those alone, which answers
     /// or says why.
-    public func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
+    func lookupNow(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
         guard !items.isEmpty else { return [:] }
         let service = try readyService()
         var found: [SecretItem: SecretBytes] = [:]

@@ -115,7 +115,7 @@ extension TeamStore {
                     aliases.append(alias)
                 }
                 if marker.madeRepository {
-                    let branch = await defaultBranch(of: remote, environment: environment) ?? "main"
+                    let branch = try await defaultBranch(of: remote, environment: environment) ?? "main"
                     try await git.must(["init", "--quiet", "--initial-branch=\(branch)"], what: "make the repository")
                 }
                 try await store.configureClone(
@@ -209,12 +209,17 @@ extension TeamStore {
 
     /// The branch an empty remote will serve to a plain `git clone` (its HEAD), so that CI's clone
     /// checks out the team store; found by cloning the empty repository, which is all git offers.
-    static func defaultBranch(of remote: String, environment: [String: String]) async -> String? {
+    /// Nil when the remote's HEAD names no branch. A clone that fails is an error, never a guess:
+    /// a store pushed to a branch the remote does not serve is one no other clone checks out.
+    static func defaultBranch(of remote: String, environment: [String: String]) async throws -> String? {
         let probe = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-remote-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: probe) }
         let git = Git(directory: probe.deletingLastPathComponent().path, environment: environment)
-        guard (try? await git.run(["clone", "--quiet", "--bare", "--", remote, probe.path]))?.succeeded == true,
-            let head = try? await git.run(["symbolic-ref", "--short", "HEAD"], in: probe.path), head.succeeded
+        _ = try await git.must(
+            ["clone", "--quiet", "--bare", "--", remote, probe.path],
+            what: "read which branch the remote serves"
+        )
+        guard let head = try? await git.run(["symbolic-ref", "--short", "HEAD"], in: probe.path), head.succeeded
         else { return nil }
         let branch = head.output.trimmed
         return branch.isEmpty ? nil : branch

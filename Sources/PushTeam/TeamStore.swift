@@ -80,7 +80,7 @@ public struct TeamStore: Sendable {
         guard await git.revision("origin/\(branch)") == nil, let remote = await git.remoteURL,
             let heads = try? await git.run(["ls-remote", "--heads", "origin"]), heads.succeeded,
             heads.output.trimmed.isEmpty,
-            let wanted = await Self.defaultBranch(of: remote, environment: environment), wanted != branch
+            let wanted = try? await Self.defaultBranch(of: remote, environment: environment), wanted != branch
         else { return }
         _ = try? await withStoreLock {
             guard await git.branch == branch else { return }

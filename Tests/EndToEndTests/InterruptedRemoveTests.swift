@@ -9,10 +9,10 @@ import Testing
 struct SecretStoreFailingOnRemove: SecretStore {
     let real = LibSecretStore()
 
-    func store(_ secret: SecretBytes, for item: SecretItem) throws { try real.store(secret, for: item) }
-    func lookup(_ item: SecretItem) throws -> SecretBytes? { try real.lookup(item) }
-    func checkAvailable() throws { try real.checkAvailable() }
-    func items(store: String) throws -> [SecretItem] { try real.items(store: store) }
+    func store(_ secret: SecretBytes, for item: SecretItem) async throws { try await real.store(secret, for: item) }
+    func lookup(_ item: SecretItem) async throws -> SecretBytes? { try await real.lookup(item) }
+    func checkAvailable() async throws { try await real.checkAvailable() }
+    func items(store: String) async throws -> [SecretItem] { try await real.items(store: store) }
 
     @discardableResult
     func remove(_ item: SecretItem) throws -> Bool {
