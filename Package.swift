@@ -54,26 +54,17 @@ let package = Package(
         // The functions of libsecret and GLib the store calls, declared by the project and
         // forwarded to the libraries, loaded on first use (dlopen), not at every start of the
         // program; scripts/check-libsecret-header holds the declarations to the real headers.
-        // The Secret Service session's Diffie-Hellman exchange, in the BoringSSL swift-crypto
-        // builds in. C of its own, behind a header that names no BoringSSL type: a Swift module
-        // that imports BoringSSL's headers while OpenSSL's are visible through another (PushStore
-        // through CredentialFormats) does not build, both declaring the same structures.
-        .target(
-            name: "CKeyExchange",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
-        ),
         .target(
             name: "CLibSecret",
             linkerSettings: [.linkedLibrary("dl")]
         ),
         // The APNs vocabulary shared by client, gateway and CLI (types, reasons, payload and
-        // request rules, provider tokens): no NIO, no C of its own, no file system, no processes.
-        // swift-system for RawPath's FilePath, a value.
+        // request rules, provider tokens): no NIO, no C of its own, no file system, no processes,
+        // no argv.
         .target(
             name: "PushCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto")
             ]
         ),
         // What reads and writes credential formats: PKCS#12 (read in every encryption, and
@@ -102,14 +93,11 @@ let package = Package(
                 "CredentialFormats",
                 // ProcessProtection's C (prctl, the core size limit) is in the shim.
                 "COpenSSLShim",
-                // The Secret Service session (SecretServiceSession): its key exchange in C,
-                // swift-crypto's HKDF and AES-CBC.
-                "CKeyExchange",
                 "CLibSecret",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // BlockingPool's threads (NIOThreadPool); no networking.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The team store: a store shared through git, its secrets in age files, the signed member
@@ -433,6 +421,8 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: [
                 "apnsctl",
+                "PushBulk",
+                "PushCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -18,53 +18,45 @@
 // Every forwarded function: what it returns, its name, parameters and arguments. The header
 // declares each the same way, and the compiler holds each forwarder to that declaration.
 #define RETURNING_VALUE(X) \
-    X(GVariant *, g_variant_get_child_value, (GVariant *value, gsize index_), (value, index_)) \
-    X(GVariant *, g_variant_new_string, (const gchar *string), (string)) \
-    X(const gchar *, g_variant_get_string, (GVariant *value, gsize *length), (value, length)) \
-    X(GVariantType *, g_variant_type_new, (const gchar *type_string), (type_string)) \
-    X(GVariant *, g_variant_new_tuple, (GVariant *const *children, gsize n_children), (children, n_children)) \
-    X(gsize, g_variant_n_children, (GVariant *value), (value)) \
-    X(GVariant *, g_dbus_connection_call_sync, (GDBusConnection *connection, const gchar *bus_name, const gchar *object_path, const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags, gint timeout_msec, GCancellable *cancellable, GError **error), (connection, bus_name, object_path, interface_name, method_name, parameters, reply_type, flags, timeout_msec, cancellable, error)) \
-    X(GVariant *, g_variant_get_variant, (GVariant *value), (value)) \
     X(gchar *, g_strdup, (const gchar *str), (str)) \
-    X(GVariant *, g_variant_new_object_path, (const gchar *object_path), (object_path)) \
-    X(GVariant *, g_variant_new_array, (const GVariantType *child_type, GVariant *const *children, gsize n_children), (child_type, children, n_children)) \
-    X(const gchar *, g_variant_get_type_string, (GVariant *value), (value)) \
-    X(gboolean, g_variant_get_boolean, (GVariant *value), (value)) \
+    X(guint, g_str_hash, (gconstpointer v), (v)) \
+    X(gboolean, g_str_equal, (gconstpointer v1, gconstpointer v2), (v1, v2)) \
     X(GQuark, g_io_error_quark, (void), ()) \
+    X(GQuark, g_dbus_error_quark, (void), ()) \
+    X(gchar *, g_dbus_error_get_remote_error, (const GError *error), (error)) \
     X(GHashTable *, g_hash_table_new_full, (GHashFunc hash_func, GEqualFunc key_equal_func, GDestroyNotify key_destroy_func, GDestroyNotify value_destroy_func), (hash_func, key_equal_func, key_destroy_func, value_destroy_func)) \
     X(gboolean, g_hash_table_insert, (GHashTable *hash_table, gpointer key, gpointer value), (hash_table, key, value)) \
+    X(gpointer, g_hash_table_lookup, (GHashTable *hash_table, gconstpointer key), (hash_table, key)) \
     X(GCancellable *, g_cancellable_new, (void), ()) \
+    X(GQuark, secret_error_get_quark, (void), ()) \
     X(SecretSchema *, secret_schema_newv, (const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types), (name, flags, attribute_names_and_types)) \
-    X(gboolean, secret_password_storev_sync, (const SecretSchema *schema, GHashTable *attributes, const gchar *collection, const gchar *label, const gchar *password, GCancellable *cancellable, GError **error), (schema, attributes, collection, label, password, cancellable, error)) \
-    X(gchar *, secret_password_lookupv_sync, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error), (schema, attributes, cancellable, error)) \
-    X(gboolean, secret_password_clearv_sync, (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error), (schema, attributes, cancellable, error)) \
-    X(GVariant *, g_variant_new_variant, (GVariant *value), (value)) \
-    X(GVariant *, g_variant_new_fixed_array, (const GVariantType *element_type, gconstpointer elements, gsize n_elements, gsize element_size), (element_type, elements, n_elements, element_size)) \
-    X(GVariant *, g_variant_new_dict_entry, (GVariant *key, GVariant *value), (key, value)) \
-    X(const gchar **, g_variant_get_strv, (GVariant *value, gsize *length), (value, length)) \
-    X(gconstpointer, g_variant_get_fixed_array, (GVariant *value, gsize *n_elements, gsize element_size), (value, n_elements, element_size)) \
-    X(GVariantClass, g_variant_classify, (GVariant *value), (value)) \
+    X(SecretService *, secret_service_get_sync, (SecretServiceFlags flags, GCancellable *cancellable, GError **error), (flags, cancellable, error)) \
+    X(GList *, secret_service_search_finish, (SecretService *service, GAsyncResult *result, GError **error), (service, result, error)) \
     X(GMainContext *, g_main_context_new, (void), ()) \
     X(gboolean, g_main_context_iteration, (GMainContext *context, gboolean may_block), (context, may_block)) \
-    X(GVariant *, g_dbus_connection_call_finish, (GDBusConnection *connection, GAsyncResult *res, GError **error), (connection, res, error)) \
-    X(GDBusConnection *, g_bus_get_sync, (GBusType bus_type, GCancellable *cancellable, GError **error), (bus_type, cancellable, error)) \
-    X(guint, g_str_hash, (gconstpointer v), (v)) \
-    X(gboolean, g_str_equal, (gconstpointer v1, gconstpointer v2), (v1, v2))
+    X(gboolean, secret_service_store_sync, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection, const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error), (service, schema, attributes, collection, label, value, cancellable, error)) \
+    X(gboolean, secret_service_clear_sync, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error), (service, schema, attributes, cancellable, error)) \
+    X(SecretCollection *, secret_collection_for_alias_sync, (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error), (service, alias, flags, cancellable, error)) \
+    X(gboolean, secret_collection_get_locked, (SecretCollection *self), (self)) \
+    X(gboolean, secret_item_get_locked, (SecretItem *self), (self)) \
+    X(GHashTable *, secret_item_get_attributes, (SecretItem *self), (self)) \
+    X(SecretValue *, secret_item_get_secret, (SecretItem *self), (self)) \
+    X(SecretValue *, secret_value_new, (const gchar *secret, gssize length, const gchar *content_type), (secret, length, content_type)) \
+    X(const gchar *, secret_value_get, (SecretValue *value, gsize *length), (value, length)) \
+    X(const gchar *, secret_value_get_content_type, (SecretValue *value), (value))
 
 #define RETURNING_NOTHING(X) \
-    X(g_variant_unref, (GVariant *value), (value)) \
-    X(g_variant_type_free, (GVariantType *type), (type)) \
+    X(g_free, (gpointer mem), (mem)) \
     X(g_error_free, (GError *error), (error)) \
     X(g_object_unref, (gpointer object), (object)) \
+    X(g_list_free_full, (GList *list, GDestroyNotify free_func), (list, free_func)) \
     X(g_hash_table_unref, (GHashTable *hash_table), (hash_table)) \
-    X(g_dbus_connection_call, (GDBusConnection *connection, const gchar *bus_name, const gchar *object_path, const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags, gint timeout_msec, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data), (connection, bus_name, object_path, interface_name, method_name, parameters, reply_type, flags, timeout_msec, cancellable, callback, user_data)) \
     X(g_cancellable_cancel, (GCancellable *cancellable), (cancellable)) \
-    X(secret_password_free, (gchar *password), (password)) \
+    X(secret_value_unref, (gpointer value), (value)) \
+    X(secret_service_search, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data), (service, schema, attributes, flags, cancellable, callback, user_data)) \
     X(g_main_context_unref, (GMainContext *context), (context)) \
     X(g_main_context_push_thread_default, (GMainContext *context), (context)) \
-    X(g_main_context_pop_thread_default, (GMainContext *context), (context)) \
-    X(g_free, (gpointer mem), (mem))
+    X(g_main_context_pop_thread_default, (GMainContext *context), (context))
 
 // The real functions, found in the loaded libraries.
 #define VALUE_POINTER(returns, name, parameters, arguments) static __typeof__(name) *real_##name;

@@ -170,7 +170,7 @@ public enum InputFile {
             // Readiness can be stale (another reader of the same pipe took the bytes): wait again.
             if failure == EAGAIN || failure == EWOULDBLOCK { continue }
             if failure != 0 {
-                throw CredentialError.unreadable(path: path, reason: String(cString: strerror(failure)))
+                throw unreadable(path: path, errno: failure)
             }
             if chunk.isEmpty { break }
             chunks.append(chunk)
@@ -207,7 +207,7 @@ public enum InputFile {
         do throws(WaitFailure) {
             if try waitUntilReadable(descriptor, until: deadline) { return }
         } catch {
-            throw CredentialError.unreadable(path: path, reason: String(cString: strerror(error.code)))
+            throw unreadable(path: path, errno: error.code)
         }
         throw stalled(path: path, kind: kind, read: total)
     }
@@ -287,7 +287,16 @@ public enum InputFile {
         if code == ENOENT || code == ENOTDIR {
             return CredentialError.fileNotFound(path: path)
         }
-        return CredentialError.unreadable(path: path, reason: String(cString: strerror(code)))
+        return unreadable(path: path, errno: code)
+    }
+
+    /// A file that exists but cannot be read, in the system's words for `code` (`strerror`).
+    package static func unreadable(path: String, errno code: Int32) -> CredentialError {
+        CredentialError.unreadable(
+            path: path,
+            "The file cannot be read (\(String(cString: strerror(code)))).",
+            hint: "Check its permissions (ls -l) and that it is not locked by another program."
+        )
     }
 }
 

@@ -8,9 +8,11 @@ import PushCore
 ///
 /// Made by static factories, one per code (`LocalGatewayError.invalidRegistry(path:_:hint:)`…),
 /// which record where the error was made (``file``, ``line``: in ``debugDescription`` only).
-public struct LocalGatewayError: TypedCodeError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// What went wrong, one of a closed set (``Code``, in `LocalGatewayError+Code.swift`); a
-    /// report gives it as ``reportedCode``.
+public struct LocalGatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
+    /// A module's codes are ``ErrorCode``s: one string each, the one JSON gives.
+    public typealias Code = ErrorCode
+
+    /// What went wrong, as JSON reports give it (each code declared once, beside its factory).
     public let code: Code
     /// The file (or files) the error is about.
     public let path: String?
@@ -38,32 +40,10 @@ public struct LocalGatewayError: TypedCodeError, CustomStringConvertible, Custom
         self.line = line
     }
 
-    /// The code as JSON reports give it.
-    public var reportedCode: ErrorCode { code.errorCode }
-
     /// `code: description (file:line)`, for logs and test failures.
     public var debugDescription: String { "\(code): \(description) (\(file):\(line))" }
 
     public var description: String { (path.map { "\($0): " } ?? "") + message + (hint.map { " \($0)" } ?? "") }
 
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) }
-}
-
-extension ErrorCode {
-    /// The device registry file is not valid JSON of the expected shape, or lists a bad token.
-    public static let invalidRegistry = ErrorCode("invalid_registry")
-    /// The gateway's own certificate or key cannot be read.
-    public static let invalidIdentity = ErrorCode("invalid_identity")
-    /// A client CA file cannot be read as PEM certificates.
-    public static let invalidClientCA = ErrorCode("invalid_client_ca")
-    /// The delivery log cannot be created.
-    public static let logNotWritable = ErrorCode("log_not_writable")
-    /// The listening address is taken or not allowed.
-    public static let cannotListen = ErrorCode("cannot_listen")
-    /// The CA given for minting cannot be read.
-    public static let invalidCA = ErrorCode("invalid_ca")
-    /// A test identity was asked for without a topic or an environment.
-    public static let invalidMintRequest = ErrorCode("invalid_mint_request")
-    /// A token key's public key is not a P-256 key in PEM.
-    public static let invalidTokenKey = ErrorCode("invalid_token_key")
 }

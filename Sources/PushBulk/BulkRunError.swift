@@ -2,56 +2,14 @@
 /// belongs to another run, cannot be read or written, or tokens that would be typed at a
 /// terminal.
 ///
-/// One error type of this module, in swift-certificates' manner: callers switch on ``code`` (a
-/// closed set), people read ``message`` and ``hint`` (in words: the command line adds its own
+/// One error type of this module, in swift-certificates' manner: callers compare ``code`` (each
+/// declared once, below, with its string), people read ``message`` and ``hint`` (in words: the command line adds its own
 /// options from the code), ``path`` is the file it is about, and ``file`` and ``line`` say where
 /// it was thrown. Made by the static functions below, never field by field.
-public struct BulkRunError: TypedCodeError, CustomStringConvertible {
-    /// What went wrong, one of a closed set.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Backing: Hashable, Sendable {
-            case resultsExist, resultsLocked, resultsUnreadable, notAResultsFile, runMismatch, writeFailed
-            case terminalInput, journalMissing
-        }
-
-        private let backing: Backing
-        private init(_ backing: Backing) { self.backing = backing }
-
-        /// A new run was given a results file that exists.
-        public static let resultsExist = Code(.resultsExist)
-        /// Another process runs (or resumes) this results file now.
-        public static let resultsLocked = Code(.resultsLocked)
-        /// The results file to resume cannot be opened or read.
-        public static let resultsUnreadable = Code(.resultsUnreadable)
-        /// The file to resume was not written by a bulk run (no header, or a line that is not a
-        /// result).
-        public static let notAResultsFile = Code(.notAResultsFile)
-        /// The results file belongs to another run (credential, topic, push type, payload or
-        /// gateway).
-        public static let runMismatch = Code(.runMismatch)
-        /// A results file or journal that cannot be opened for writing or repaired.
-        public static let writeFailed = Code(.writeFailed)
-        /// Tokens would be read from a terminal.
-        public static let terminalInput = Code(.terminalInput)
-        /// The run to resume did not finish and its journal is gone.
-        public static let journalMissing = Code(.journalMissing)
-
-        /// The code as JSON reports give it (`results_exist`...).
-        public var errorCode: ErrorCode {
-            switch backing {
-            case .resultsExist: return .resultsExist
-            case .resultsLocked: return .resultsLocked
-            case .resultsUnreadable: return .resultsUnreadable
-            case .notAResultsFile: return .notAResultsFile
-            case .runMismatch: return .runMismatch
-            case .writeFailed: return .writeFailed
-            case .terminalInput: return .terminalInput
-            case .journalMissing: return .journalMissing
-            }
-        }
-
-        public var description: String { errorCode.rawValue }
-    }
+public struct BulkRunError: ReportableError, CustomStringConvertible {
+    /// A module's codes are ``ErrorCode``s: one string each, the one JSON gives (declared once,
+    /// below).
+    public typealias Code = ErrorCode
 
     public let code: Code
     /// The file it is about.
@@ -70,8 +28,6 @@ public struct BulkRunError: TypedCodeError, CustomStringConvertible {
         self.file = file
         self.line = line
     }
-
-    public var reportedCode: ErrorCode { code.errorCode }
 
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) }
 
@@ -268,4 +224,9 @@ extension ErrorCode {
     public static let terminalInput = ErrorCode("terminal_input")
     /// The run to resume did not finish and its journal is gone.
     public static let journalMissing = ErrorCode("journal_missing")
+    /// A results file whose run is not the one being resumed (another credential, topic,
+    /// push type, payload or gateway).
+    public static let runMismatch = ErrorCode("run_mismatch")
+    /// A results file that was not written by a bulk run.
+    public static let notAResultsFile = ErrorCode("not_a_results_file")
 }

@@ -6,9 +6,10 @@ import PushCore
 /// compares it with the run it is asked to continue, so that one announcement never goes out
 /// with two texts, two credentials or to two gateways.
 public struct BulkRunHeader: Codable, Equatable, Sendable {
-    /// The version of this header's layout: 2 adds ``parameters``, 3 ``tokensFingerprint``; an
-    /// older header (without them) is read as before and a resume still accepts it.
-    public var version = 3
+    /// The version of this header's layout: 2 adds ``parameters``, 3 ``tokensFingerprint``, 4
+    /// records the parameters' options by name; an older header is read as before (its
+    /// parameters in the same form) and a resume still accepts it.
+    public var version = 4
     /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key.
     public var credential: String
     public var topic: String?
@@ -21,7 +22,7 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// `host:port` of the gateway.
     public var gateway: String
     /// The options the run was started with, for what continues it (kept under the key
-    /// `command`, as version 2 wrote it); nil in a version-1 header and for a run a program
+    /// `command`); nil in a version-1 header and for a run a program
     /// started without them. A resume does not compare them: the same run may be continued with
     /// its files moved or its options given otherwise.
     public var parameters: BulkRunParameters?

@@ -1,93 +1,129 @@
 import Foundation
 import PushCore
 
-/// The options a run was started with, as the run recorded them in its header (version 2,
-/// under the key `command`), so that a front end can say how to continue it from the record
-/// rather than from whatever its process was given. Sources are kept as they were given (a
-/// stored alias or a file path, a payload file or the alert text); the notification's values
-/// are the header's own (topic, push type, priority, expiration as an instant, collapse ID), so
-/// that a relative expiration is repeated as the time it meant. No secret is recorded: a
-/// password is named by where it is read from, and a proxy URL loses its password.
+/// The options a run was started with, as the run recorded them in its header (under the key
+/// `command`), so that a front end can say how to continue it from the record rather than from
+/// whatever its process was given: the credential as given (a stored alias or a file path), and
+/// each option by the front end's own name with its values as given (one per time it was given,
+/// none for a flag). Which options are recorded, and how they are named and read back, is the
+/// front end's: the library keeps them as values and never interprets a name. No secret is
+/// recorded: the front end names a password by where it is read from.
 ///
-/// These are values, not words of a command line: the command line turns them into the
-/// arguments of the command that continues the run.
+/// A header of version 2 or 3 recorded a fixed set of values instead (``init(from:)`` reads it
+/// into the same form: its keys were the options' names with `_` for `-`).
 public struct BulkRunParameters: Codable, Equatable, Sendable {
-    /// The credential: a stored alias, or a `.p12`/`.pem`/`.p8` path.
+    /// The credential as given: a stored alias, or a `.p12`/`.pem`/`.p8` path.
     public var credential: String
-    /// The store, when the default store was not used.
-    public var store: String?
-    public var identity: String?
-    public var passwordEnv: String?
-    public var passwordFile: String?
-    public var passwordStdin: Bool?
-    public var teamID: String?
-    public var keyID: String?
-    /// The token file, or `-` for standard input.
-    public var tokens: String
-    /// The results file the run writes.
-    public var results: String?
-    /// The environment the run used, given or chosen from the credential: repeated, so that
-    /// another credential after a credential stop goes to the same gateway.
-    public var environment: String?
-    public var gateway: String?
-    public var port: Int?
-    public var ca: [String]?
-    public var proxy: String?
-    public var timeout: Double?
-    public var payload: BulkRunPayload
+    /// The options as given, by name, each with its values (none for a flag that was set).
+    public var options: [String: [String]]
+    /// What the run read from standard input, if anything: a resume must be fed the same.
+    public var standardInput: StandardInputUse?
+    /// The token input as the run was given it (a path, or `-` for standard input), recorded by
+    /// ``BulkSendJob``.
+    public var tokens: String?
+    /// The connections the run used, recorded by ``BulkSendJob``: what a resume whose journal
+    /// is gone may have had in flight is bounded by them.
     public var connections: Int?
-    public var maxAttempts: Int?
-    public var allowDuplicates: Bool?
-    public var json: Bool?
-    public var quiet: Bool?
 
-    public init(credential: String, tokens: String, payload: BulkRunPayload) {
+    /// What a run reads from standard input.
+    public enum StandardInputUse: String, Codable, Sendable {
+        case tokens, payload
+    }
+
+    public init(credential: String, options: [String: [String]] = [:], standardInput: StandardInputUse? = nil) {
         self.credential = credential
-        self.tokens = tokens
-        self.payload = payload
+        self.options = options
+        self.standardInput = standardInput
     }
 
     enum CodingKeys: String, CodingKey {
-        case credential, store, identity, tokens, results, environment, gateway, port, ca, proxy, timeout, payload
-        case connections, json, quiet
-        case passwordEnv = "password_env"
-        case passwordFile = "password_file"
-        case passwordStdin = "password_stdin"
-        case teamID = "team_id"
-        case keyID = "key_id"
-        case maxAttempts = "max_attempts"
-        case allowDuplicates = "allow_duplicates"
+        case credential, options, tokens, connections
+        case standardInput = "standard_input"
     }
 
-    /// A proxy URL without its password: `http://user:secret@host:3128` is recorded as
-    /// `http://user@host:3128`.
-    public static func proxyWithoutPassword(_ proxy: String) -> String {
-        guard var parts = URLComponents(string: proxy), parts.password != nil else { return proxy }
-        parts.password = nil
-        return parts.string ?? proxy
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        credential = try container.decode(String.self, forKey: .credential)
+        tokens = try container.decodeIfPresent(String.self, forKey: .tokens)
+        connections = try container.decodeIfPresent(Int.self, forKey: .connections)
+        if container.contains(.options) {
+            options = try container.decode([String: [String]].self, forKey: .options)
+            standardInput = try container.decodeIfPresent(StandardInputUse.self, forKey: .standardInput)
+        } else {
+            options = [:]
+            try readVersionThree(try decoder.container(keyedBy: AnyKey.self))
+        }
     }
-}
 
-/// Where the run's payload came from, as given: a file (`-` for standard input), the alert's
-/// text, title, sound and badge, a background notification, or a Live Activity event and its
-/// values.
-public struct BulkRunPayload: Codable, Equatable, Sendable {
-    public var file: String?
-    public var alert: String?
-    public var title: String?
-    public var sound: String?
-    public var badge: Int?
-    public var background: Bool?
-    /// A Live Activity event and its values, by name (`content-state`, `stale-date`...; an
-    /// empty value for a flag that is set).
-    public var event: String?
-    public var eventOptions: [String: String]?
+    /// The `command` of a version-2 or version-3 header: its keys are the options' names with
+    /// `_` for `-`, a flag is `true`, and the payload's values are grouped under `payload`
+    /// (the payload file as its `file`, a Live Activity's values under `event_options` by their
+    /// names, a flag as an empty value); `tokens` and `connections` are this type's own, and
+    /// `results` is not an option a resume repeats.
+    private mutating func readVersionThree(_ container: KeyedDecodingContainer<AnyKey>) throws {
+        let own = ["credential", "results", "tokens", "connections"]
+        for key in container.allKeys where !own.contains(key.stringValue) {
+            let value = try container.decode(RecordedValue.self, forKey: key)
+            if key.stringValue == "payload", case .object(let payload) = value {
+                for (name, value) in payload {
+                    if name == "event_options", case .object(let values) = value {
+                        // An empty value was a flag that was set.
+                        for (name, value) in values { options[name] = value.words.map { $0 == [""] ? [] : $0 } }
+                    } else {
+                        options[name == "file" ? "payload" : Self.name(name)] = value.words
+                    }
+                }
+            } else {
+                options[Self.name(key.stringValue)] = value.words
+            }
+        }
+        if tokens == "-" {
+            standardInput = .tokens
+        } else if options["payload"] == ["-"] {
+            standardInput = .payload
+        }
+    }
 
-    public init() {}
+    private static func name(_ key: String) -> String { key.replacingOccurrences(of: "_", with: "-") }
 
-    enum CodingKeys: String, CodingKey {
-        case file, alert, title, sound, badge, background, event
-        case eventOptions = "event_options"
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// A value of a version-3 `command`: words, a flag, or a group of values.
+    private enum RecordedValue: Decodable {
+        case words([String])
+        case flag(Bool)
+        case object([String: RecordedValue])
+
+        /// The option's values (none for a flag that was set), or nil for a flag that was not.
+        var words: [String]? {
+            switch self {
+            case .words(let words): words
+            case .flag(let set): set ? [] : nil
+            case .object: nil
+            }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
+            } else if let number = try? container.decode(Int.self) {
+                self = .words([String(number)])
+            } else if let number = try? container.decode(Double.self) {
+                self = .words([String(number)])
+            } else if let text = try? container.decode(String.self) {
+                self = .words([text])
+            } else if let list = try? container.decode([String].self) {
+                self = .words(list)
+            } else {
+                self = .object(try container.decode([String: RecordedValue].self))
+            }
+        }
     }
 }
 
@@ -138,11 +174,12 @@ extension BulkRunHeader {
         guard let parameters else { return nil }
         var standardInput: TokenSource?
         var isPayload = false
-        if parameters.tokens == "-" {
-            standardInput = source
-        } else if parameters.payload.file == "-" {
+        switch parameters.standardInput {
+        case .tokens?: standardInput = source
+        case .payload?:
             standardInput = .pipe(producer: nil)
             isPayload = true
+        case nil: break
         }
         return BulkRunContinuation(
             header: self,

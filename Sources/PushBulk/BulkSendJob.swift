@@ -33,9 +33,8 @@ public enum BulkSendJob {
         /// Resume a run that did not finish although its journal is gone, accepting that what
         /// was in flight when it stopped is sent again (``BulkRunError/journalMissing(path:inFlightBound:)``).
         public var resumeWithoutJournal: Bool
-        /// The options that started the run, recorded in its header (its token input and
-        /// results file are filled in from this request) so that a stopped run can say how to
-        /// continue it; nil for a program that resumes through this call instead.
+        /// The options that started the run, recorded in its header (with this request's token
+        /// input and connections) so that a stopped run can say how to continue it; nil for a program that resumes through this call instead.
         public var parameters: BulkRunParameters?
 
         public init(
@@ -114,12 +113,12 @@ public enum BulkSendJob {
             parameters: request.parameters.map {
                 var parameters = $0
                 parameters.tokens = request.tokens
-                parameters.results = request.results ?? request.resume
+                parameters.connections = request.options.connections
                 return parameters
             }
         )
         header.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: request.tokens)
-        let source: TokenSource = request.tokens == "-" ? .standardInput() : .file(request.tokens)
+        let source: TokenSource = request.tokens == "-" ? await .standardInput() : .file(request.tokens)
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
             _ = try TokenFeed.open(path: "-")  // refused, with its message
         }

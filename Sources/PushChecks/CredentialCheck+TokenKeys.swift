@@ -176,7 +176,8 @@ extension CredentialCheck {
             severity: .warning,
             message: "The private key was not verified: \(error.message)",
             hint: error.hint
-                ?? "Check where the Secret Service is reachable, or check only what the stored files say."
+                ?? "Check where the Secret Service is reachable, or check only what the stored files say.",
+            cause: error.code
         )
     }
 

@@ -73,13 +73,13 @@ extension PreflightCheck {
             }
             return PreflightRun(reports: reports, apps: nil)
         case .apps(let topics):
-            let stored = try store.list()
+            let stored = try await store.list()
             if stored.isEmpty {
                 throw CredentialError.aliasNotFound(
                     nil,
                     "There is no credential to check: the store is empty and none was named.",
                     hint: "Import a credential, or name credential files.",
-                    remedy: .importCredential(file: nil)
+                    remedy: .credentialStored(file: nil)
                 )
             }
             var run = PreflightRun(reports: [], apps: [])

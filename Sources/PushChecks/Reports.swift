@@ -1,5 +1,6 @@
 import CredentialFormats
 import Foundation
+import PushCore
 import PushStore
 
 /// Something worth telling about a credential. Problems make a command exit 1; warnings do not.
@@ -13,12 +14,18 @@ public struct Finding: Codable, Sendable, Equatable {
     public var severity: Severity
     public var message: String
     public var hint: String?
+    /// The code of the error that stopped the check short (why a secret was not verified), so
+    /// that a front end decides its advice on a value; not part of the JSON.
+    public var cause: ErrorCode?
 
-    public init(code: FindingCode, severity: Severity, message: String, hint: String? = nil) {
+    private enum CodingKeys: String, CodingKey { case code, severity, message, hint }
+
+    public init(code: FindingCode, severity: Severity, message: String, hint: String? = nil, cause: ErrorCode? = nil) {
         self.code = code
         self.severity = severity
         self.message = message
         self.hint = hint
+        self.cause = cause
     }
 }
 

@@ -1,24 +1,34 @@
-/// What a person can do about an error or an outcome, as a value: a front end renders it as its
-/// own command, button or sentence (the command-line tool prints a command that works when
-/// pasted). Libraries never spell a command line; the error's ``ReportableError/hint`` says the
-/// same in words for a reader of the library's messages.
+/// What is needed to resolve an error or an outcome, as a value: a state to reach, not a
+/// command. A front end renders it as its own command, button or sentence (the command-line
+/// tool prints a command that works when pasted). Libraries never spell a command line; the
+/// error's ``ReportableError/hint`` says the same in words for a reader of the library's
+/// messages.
 public enum Remedy: Hashable, Sendable {
-    /// Look at a credential file: what it holds, its dates, whether its key belongs to it.
-    case inspect(file: String?)
-    /// Store a credential (`file`, or any).
-    case importCredential(file: String?)
-    /// See the team store's members, trust and what waits to be pushed.
-    case teamStatus
-    /// Make a team store in this folder.
-    case teamInit
-    /// Join the team whose store is at `remote`, as `name`.
-    case teamJoin(remote: String, name: String)
-    /// Ask a member to add this clone's identity (the recipient the join printed), then sync.
-    case askToBeAdded
-    /// Merge with the team's remote and push what waits.
-    case teamSync
-    /// Two clones changed the credential `alias`: keep one side (the other stays in history).
-    case chooseSide(alias: String)
-    /// Export the token key `alias` as the PEM (.p8) it was imported from.
-    case exportAsPEM(alias: String)
+    /// What a credential holds must be looked at: its dates, its topics, whether its key belongs
+    /// to it (`file`, or the credential the failing operation was given).
+    case credentialExamined(file: String?)
+    /// A credential must be in the store first (`file`, or any).
+    case credentialStored(file: String?)
+    /// The team store's state must be seen: its members, their trust, what waits to be pushed.
+    case teamStoreReviewed
+    /// There must be a team store at the remote: a member makes it.
+    case teamStoreCreated
+    /// This store must be a clone of the team whose store is at `remote`, joined as `name`.
+    case teamJoined(remote: String, name: String)
+    /// A member must add this clone's identity (the recipient its join gave); then a sync.
+    case addedByAMember
+    /// The clone must be merged with the team's remote, and what waits pushed.
+    case teamSynced
+    /// Two clones changed the credential `alias`: one side must be kept (the other stays in the
+    /// history).
+    case sideChosen(alias: String)
+    /// The token key `alias` is needed as the PEM (.p8) it was imported from.
+    case tokenKeyAsPEM(alias: String)
+    /// The member list of one of `commits` (short hashes) must be kept, signed again as a new
+    /// version: the fork is settled that way.
+    case forkResolved(commits: [String])
+    /// The remote's rewritten history must be taken in (nothing of this clone is lost).
+    case rewriteAccepted
+    /// The identity the environment variable names must be given as a file instead.
+    case identityGivenAsFile
 }

@@ -2,9 +2,10 @@
 /// as JSON reports give it in `error.code`.
 ///
 /// One struct over a string with static members, as swift-certificates names its error codes:
-/// each code is declared once, in the module whose errors use it (`extension ErrorCode`), and
-/// every module's error type shares the one type, so a code such as `invalid_team_id` means the
-/// same thing whichever module found it. Programs switch on the static members, never on text.
+/// each code is declared once, with its string, beside the one factory that makes it, in the
+/// module whose error throws it (`extension ErrorCode`); every module's error carries the one
+/// type (its `Code`), so a code such as `invalid_team_id` means the same thing whichever module
+/// found it. Programs compare with the static members, never with text.
 public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -91,18 +92,4 @@ extension ReportedError {
 extension ErrorCode {
     /// A failure no module has a more precise code for; its message says what happened.
     public static let failed = ErrorCode("failed")
-}
-
-/// An error whose ``code`` is a type of its own, in swift-certificates' manner (a struct over a
-/// private enum, with static members: a closed set a caller can switch on), that still reports
-/// through the one ``ErrorCode`` every JSON report and every front end reads: ``reportedCode``
-/// gives it, and `code` seen as a ``ReportableError`` is that.
-public protocol TypedCodeError: ReportableError {
-    /// The error's own code as every report gives it.
-    var reportedCode: ErrorCode { get }
-}
-
-extension TypedCodeError {
-    /// The shared code, for ``ReportableError``; the error's own `code` is its typed one.
-    public var code: ErrorCode { reportedCode }
 }

@@ -255,7 +255,7 @@ extension GatewayConnection {
                 throw GatewayError.invalidCredential(
                     "The client certificate or its private key cannot be loaded for TLS.",
                     hint: "Check the credential file: the key must belong to the certificate.",
-                    remedy: .inspect(file: nil)
+                    remedy: .credentialExamined(file: nil)
                 )
             }
         }
@@ -278,7 +278,7 @@ extension GatewayConnection {
             throw GatewayError.invalidCredential(
                 "The TLS settings cannot be used: the private key may not match the certificate.",
                 hint: "Check the credential file: its key must belong to its certificate.",
-                remedy: .inspect(file: nil)
+                remedy: .credentialExamined(file: nil)
             )
         }
         return (

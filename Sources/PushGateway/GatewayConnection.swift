@@ -282,6 +282,8 @@ public final class GatewayConnection: Sendable {
                 isRetryable: error.isRetryable,
                 path: error.path,
                 server: error.server,
+                trustFile: error.trustFile,
+                family: error.family,
                 file: error.file,
                 line: error.line
             )
@@ -293,6 +295,8 @@ public final class GatewayConnection: Sendable {
                 isRetryable: error.isRetryable,
                 path: error.path,
                 server: error.server,
+                trustFile: error.trustFile,
+                family: error.family,
                 file: error.file,
                 line: error.line
             )

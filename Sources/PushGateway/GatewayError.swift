@@ -12,9 +12,11 @@ import PushCore
 /// Made by static factories, one per code (`GatewayError.connectionRefused(_:)`,
 /// `.tlsUntrusted(_:hint:)`…), which record where the error was made (``file``, ``line``: in
 /// ``debugDescription`` only, never in a message, a report or equality).
-public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebugStringConvertible {
-    /// What went wrong, one of a closed set (``Code``, in `GatewayError+Code.swift`); a report
-    /// gives it as ``reportedCode``.
+public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
+    /// A module's codes are ``ErrorCode``s: one string each, the one JSON gives.
+    public typealias Code = ErrorCode
+
+    /// What went wrong, as JSON reports give it (each code declared once, beside its factory).
     public let code: Code
     /// What happened, as one sentence.
     public let message: String
@@ -33,6 +35,11 @@ public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebug
     public let path: String?
     /// The server the error is about (`host:port`), when the error says which.
     public let server: String?
+    /// For a CA file that cannot be used: whether it was added to the trust roots or given in
+    /// place of the system's bundle.
+    public let trustFile: TrustFile?
+    /// For ``ErrorCode/noAddressForFamily``: the one family that was asked for.
+    public let family: AddressFamily?
     /// The source file that made the error (`#fileID`), for reports of bugs, not for people.
     public let file: String
     /// The line of ``file`` that made the error.
@@ -49,6 +56,8 @@ public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebug
         remedy: Remedy? = nil,
         path: String? = nil,
         server: String? = nil,
+        trustFile: TrustFile? = nil,
+        family: AddressFamily? = nil,
         file: String = #fileID,
         line: UInt = #line
     ) {
@@ -60,12 +69,11 @@ public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebug
         self.remedy = remedy
         self.path = path
         self.server = server
+        self.trustFile = trustFile
+        self.family = family
         self.file = file
         self.line = line
     }
-
-    /// The code as JSON reports give it.
-    public var reportedCode: ErrorCode { code.errorCode }
 
     /// The file when there is one, else the server.
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? server.map(ErrorSubject.server) }
@@ -91,9 +99,22 @@ public struct GatewayError: TypedCodeError, CustomStringConvertible, CustomDebug
             remedy: remedy,
             path: path,
             server: server,
+            trustFile: trustFile,
+            family: family,
             file: file,
             line: line
         )
+    }
+
+    /// A CA file's part in trusting a server.
+    public enum TrustFile: Sendable, Hashable {
+        /// Certificates added to the trust roots.
+        case addedRoots
+        /// A bundle used in place of the system's trust store.
+        case bundle
+
+        /// How a message names the file.
+        var name: String { self == .bundle ? "CA bundle" : "CA file" }
     }
 
     public var description: String {

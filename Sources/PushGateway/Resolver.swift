@@ -46,7 +46,8 @@ enum Resolver {
                 ? "\(host) is not an \(family.name) address, and only \(family.name) was asked for."
                 : "\(host) has no \(family.name) address (it resolves to \(others)), and only \(family.name) was asked for.",
             hint: "Connect over \(family.other.name), or let both families be tried.",
-            server: host
+            server: host,
+            family: family
         )
     }
 

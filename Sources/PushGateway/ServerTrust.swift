@@ -230,8 +230,15 @@ final class ServerTrustEvaluator: Sendable {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
-    /// Reads every certificate in the PEM (or DER) files given as extra trust roots.
-    static func loadCertificates(paths: [String]) throws -> [Certificate] {
+    /// Reads every certificate in the PEM (or DER) files given as extra trust roots (or, as
+    /// `trustFile` says, as a bundle in place of the system's).
+    static func loadCertificates(
+        paths: [String],
+        as trustFile: GatewayError.TrustFile = .addedRoots
+    ) throws
+        -> [Certificate]
+    {
+        let name = trustFile.name
         var certificates: [Certificate] = []
         for path in paths {
             // Bounded, and to the end rather than by size, so that `<(command)` and /dev/stdin work too.
@@ -243,8 +250,9 @@ final class ServerTrustEvaluator: Sendable {
                 throw GatewayError.fileTooLarge(path: path, error.message, hint: error.hint)
             } catch {
                 throw GatewayError.caFileUnreadable(
-                    "\(path): the CA file cannot be read.",
-                    hint: "Check the CA file's path and permissions."
+                    "\(path): the \(name) cannot be read.",
+                    hint: "Check the \(name)'s path and permissions.",
+                    trustFile: trustFile
                 )
             }
             let text = String(decoding: data, as: UTF8.self)
@@ -259,15 +267,20 @@ final class ServerTrustEvaluator: Sendable {
                 }
             } catch {
                 throw GatewayError.caFileInvalid(
-                    "\(path): the CA file holds no readable certificate (\(UserFacing.describe(error))).",
-                    hint:
-                        "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the CA a local gateway writes out."
+                    "\(path): the \(name) holds no readable certificate (\(UserFacing.describe(error))).",
+                    hint: trustFile == .bundle
+                        ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt."
+                        : "Give a PEM file with -----BEGIN CERTIFICATE----- blocks, such as the CA a local gateway writes out.",
+                    trustFile: trustFile
                 )
             }
             if certificates.isEmpty {
                 throw GatewayError.caFileInvalid(
-                    "\(path): the CA file holds no certificate.",
-                    hint: "Give a PEM certificate file."
+                    "\(path): the \(name) holds no certificate.",
+                    hint: trustFile == .bundle
+                        ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt."
+                        : "Give a PEM certificate file.",
+                    trustFile: trustFile
                 )
             }
         }

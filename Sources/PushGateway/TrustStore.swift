@@ -73,7 +73,8 @@ public struct TrustStore: Sendable {
         } catch {
             throw GatewayError.caFileUnreadable(
                 "\(path): the CA bundle cannot be read.",
-                hint: "Check the CA bundle's path and permissions."
+                hint: "Check the CA bundle's path and permissions.",
+                trustFile: .bundle
             )
         }
         let documents = try? PEMDocument.parseMultiple(pemString: String(decoding: data, as: UTF8.self))
@@ -81,7 +82,8 @@ public struct TrustStore: Sendable {
         guard let documents, !documents.isEmpty else {
             throw GatewayError.caFileInvalid(
                 "\(path): the CA bundle holds no readable certificate.",
-                hint: "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt."
+                hint: "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt.",
+                trustFile: .bundle
             )
         }
         return documents.map(\.derBytes)
@@ -89,20 +91,7 @@ public struct TrustStore: Sendable {
 
     /// The certificates of a CA bundle given in place of the system's.
     static func loadBundle(_ path: String) throws -> [Certificate] {
-        do {
-            return try ServerTrustEvaluator.loadCertificates(paths: [path])
-        } catch let error as GatewayError {
-            throw GatewayError(
-                error.code,
-                error.message.replacingOccurrences(of: "the CA file", with: "the CA bundle"),
-                hint: error.code == .caFileInvalid
-                    ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt." : error.hint,
-                path: error.path,
-                server: error.server,
-                file: error.file,
-                line: error.line
-            )
-        }
+        try ServerTrustEvaluator.loadCertificates(paths: [path], as: .bundle)
     }
 
     /// SHA-256 of a certificate's SubjectPublicKeyInfo, lower-case hex.

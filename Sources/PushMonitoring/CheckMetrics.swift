@@ -121,7 +121,7 @@ public enum CheckMetrics {
         }
         out.family(
             "apnsctl_credential_warning",
-            "Number of warnings found, such as an expiry within --warn-days or a key not verified."
+            "Number of warnings found, such as an expiry within the warning window or a key not verified."
         )
         for result in run.results {
             let warnings = result.findings.filter { $0.severity == .warning }.count

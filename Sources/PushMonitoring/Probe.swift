@@ -19,22 +19,6 @@ public struct ProbeTarget: Hashable, Sendable {
     }
 }
 
-/// A request the exporter refuses (400), with a message that says what to send instead.
-public struct ProbeRequestError: ReportableError {
-    public var code: ErrorCode { .invalidProbeRequest }
-    public var message: String
-    public var hint: String? { nil }
-    /// The request asks for what cannot be probed: the scraper's configuration is to change.
-    public var failure: FailureKind { .invalidRequest }
-    public init(_ message: String) { self.message = message }
-}
-
-extension ErrorCode {
-    /// A `/probe` request with an unknown parameter, a missing or unknown credential or
-    /// environment, or a topic that is not the credential's.
-    public static let invalidProbeRequest = ErrorCode("invalid_probe_request")
-}
-
 /// One probe: a handshake and an auth check on the same connection, or why it could not start.
 public struct ProbeResult: Sendable {
     /// When the probe connected (or tried to).
@@ -75,8 +59,8 @@ public struct ProbeSettings: Sendable {
 
 /// Probes a store's credentials against their gateways, at most once per interval per
 /// credential and environment. Concurrent scrapes of one credential and environment share one
-/// connection. Reading the store and loading secrets (files, the Secret Service) run on
-/// `threadPool`, never on the actor.
+/// connection. Reading the store and loading secrets (files, the Secret Service) are awaited:
+/// their blocking work runs on the libraries' ``BlockingPool``, never on the actor.
 public actor ProbeService {
     struct Key: Hashable {
         var credential: String
@@ -91,7 +75,6 @@ public actor ProbeService {
 
     public let store: CredentialStore
     public let settings: ProbeSettings
-    private let threadPool: NIOThreadPool
     private let log: @Sendable (String) -> Void
     private var cache: BoundedCache<Key, Entry>
     private var running: [Key: Task<ProbeResult, Never>] = [:]
@@ -99,12 +82,10 @@ public actor ProbeService {
     public init(
         store: CredentialStore,
         settings: ProbeSettings,
-        threadPool: NIOThreadPool,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.store = store
         self.settings = settings
-        self.threadPool = threadPool
         self.log = log
         cache = BoundedCache(capacity: settings.cacheCapacity)
     }
@@ -120,11 +101,11 @@ public actor ProbeService {
         let store = self.store
         let stored: [StoredCredential]
         do {
-            stored = try await threadPool.runIfActive { try store.list() }
+            stored = try await store.list()
         } catch let error as CredentialError {
-            throw ProbeRequestError("The store cannot be read: \(error.message)")
+            throw MonitoringError.invalidProbeRequest("The store cannot be read: \(error.message)")
         } catch {
-            throw ProbeRequestError("The store cannot be read: \(UserFacing.describe(error))")
+            throw MonitoringError.invalidProbeRequest("The store cannot be read: \(UserFacing.describe(error))")
         }
         let target = try Self.target(request, stored: stored, storePath: store.path)
         return await probe(target, stored: Set(stored.map(\.alias)))
@@ -157,8 +138,8 @@ public actor ProbeService {
             return (last, true)
         }
         if let task = running[key] { return (await task.value, true) }
-        let task = Task { [store, settings, threadPool] in
-            await Self.run(target, store: store, settings: settings, threadPool: threadPool)
+        let task = Task { [store, settings] in
+            await Self.run(target, store: store, settings: settings)
         }
         running[key] = task
         let result = await task.value
@@ -172,15 +153,14 @@ public actor ProbeService {
     static func run(
         _ target: ProbeTarget,
         store: CredentialStore,
-        settings: ProbeSettings,
-        threadPool: NIOThreadPool
+        settings: ProbeSettings
     ) async -> ProbeResult {
         let started = Date()
         let clock = ContinuousClock.now
         var result = ProbeResult(date: started, target: target, check: nil, setupError: nil, duration: 0)
         do {
-            // Reads files, asks the Secret Service, may run a decryption tool: not on the actor.
-            let loaded = try await threadPool.runIfActive { try CredentialLoader(store: store).load(target.credential) }
+            // Reads files, asks the Secret Service, may run a decryption tool: on the libraries' pool.
+            let loaded = try await CredentialLoader(store: store).load(target.credential)
             var connection = settings.connection
             connection.environment = target.environment
             let plan = try GatewayPlan(loaded, settings: connection, topic: target.topic)
@@ -188,7 +168,7 @@ public actor ProbeService {
         } catch let error as any ReportableError {
             result.setupError = error
         } catch {
-            result.setupError = ProbeSetupError(message: UserFacing.describe(error))
+            result.setupError = MonitoringError.setupFailed(UserFacing.describe(error))
         }
         let elapsed = ContinuousClock.now - clock
         result.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -208,18 +188,4 @@ public actor ProbeService {
             } ?? ""
         return "\(target): \(check.verdict)\(auth)"
     }
-}
-
-extension ErrorCode {
-    /// A probe could not be set up for a reason no module has a code for (its message says which).
-    public static let setupFailed = ErrorCode("setup_failed")
-}
-
-/// A probe that could not be set up for a reason no module has a code for: ``ErrorCode/setupFailed``,
-/// with the failure in words.
-public struct ProbeSetupError: ReportableError {
-    public var code: ErrorCode { .setupFailed }
-    public var message: String
-    public var hint: String? { nil }
-    public init(message: String) { self.message = message }
 }

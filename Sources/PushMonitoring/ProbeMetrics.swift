@@ -87,7 +87,7 @@ public enum ProbeMetrics {
         }
         out.family(
             "apnsctl_probe_cached",
-            "1 when this answer is the last probe's, given again within --min-probe-interval."
+            "1 when this answer is the last probe's, given again within the minimum interval between probes."
         )
         out.sample("apnsctl_probe_cached", [:], cached ? 1 : 0)
         out.family("apnsctl_probe_timestamp_seconds", "When the answered probe connected, as a Unix timestamp.")

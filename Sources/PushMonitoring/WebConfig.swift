@@ -46,19 +46,19 @@ public struct WebConfig: Sendable {
 
     /// Reads and checks `path`: every key known, every file readable, every hash bcrypt. The
     /// error names the file and the field.
-    public init(contentsOf path: String) throws(WebConfigError) {
+    public init(contentsOf path: String) throws(MonitoringError) {
         self.path = path
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw WebConfigError(path, nil, "cannot be read (\(UserFacing.describe(error)))")
+            throw MonitoringError.invalidWebConfig(path, nil, "cannot be read (\(UserFacing.describe(error)))")
         }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            throw WebConfigError(path, nil, "is not YAML: \(error)")
+            throw MonitoringError.invalidWebConfig(path, nil, "is not YAML: \(error)")
         }
         let top = try Self.mapping(
             root,
@@ -68,7 +68,7 @@ public struct WebConfig: Sendable {
         )
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         if top["http_server_config"] != nil {
-            throw WebConfigError(
+            throw MonitoringError.invalidWebConfig(
                 path,
                 "http_server_config",
                 "is not supported by this exporter: remove it (it serves HTTP/1.1)"
@@ -81,33 +81,33 @@ public struct WebConfig: Sendable {
                 "tls_server_config",
                 allowed: ["cert_file", "key_file", "client_ca_file", "client_auth_type", "min_version", "max_version"]
             )
-            func file(_ key: String) throws(WebConfigError) -> String? {
+            func file(_ key: String) throws(MonitoringError) -> String? {
                 guard let value = fields[key] else { return nil }
                 let relative = try Self.string(value, path, "tls_server_config.\(key)")
                 return relative.hasPrefix("/") ? relative : folder.appendingPathComponent(relative).path
             }
             guard let cert = try file("cert_file") else {
-                throw WebConfigError(
+                throw MonitoringError.invalidWebConfig(
                     path,
                     "tls_server_config.cert_file",
                     "is missing: name the server's certificate (PEM)"
                 )
             }
             guard let key = try file("key_file") else {
-                throw WebConfigError(
+                throw MonitoringError.invalidWebConfig(
                     path,
                     "tls_server_config.key_file",
                     "is missing: name the server's private key (PEM)"
                 )
             }
             let clientCA = try file("client_ca_file")
-            let authType = try fields["client_auth_type"].map { value throws(WebConfigError) in
+            let authType = try fields["client_auth_type"].map { value throws(MonitoringError) in
                 try Self.string(value, path, "tls_server_config.client_auth_type")
             }
-            let minVersion = try fields["min_version"].map { value throws(WebConfigError) in
+            let minVersion = try fields["min_version"].map { value throws(MonitoringError) in
                 try Self.string(value, path, "tls_server_config.min_version")
             }
-            let maxVersion = try fields["max_version"].map { value throws(WebConfigError) in
+            let maxVersion = try fields["max_version"].map { value throws(MonitoringError) in
                 try Self.string(value, path, "tls_server_config.max_version")
             }
             tls = TLS(
@@ -127,7 +127,7 @@ public struct WebConfig: Sendable {
             for (user, hashNode) in fields {
                 let hash = try Self.string(hashNode, path, "basic_auth_users.\(user)")
                 guard BasicAuth.isUsableHash(hash) else {
-                    throw WebConfigError(
+                    throw MonitoringError.invalidWebConfig(
                         path,
                         "basic_auth_users.\(user)",
                         "is not a bcrypt hash ($2y$, $2b$ or $2a$): make one with htpasswd -nB \(user)"
@@ -138,43 +138,47 @@ public struct WebConfig: Sendable {
         }
         basicAuthUsers = users
         basicAuth = users.isEmpty ? nil : BasicAuth(users: users)
-        serverContext = try tls.map { tls throws(WebConfigError) in try Self.context(tls, path) }
+        serverContext = try tls.map { tls throws(MonitoringError) in try Self.context(tls, path) }
     }
 
-    static func context(_ tls: TLS, _ path: String) throws(WebConfigError) -> NIOSSLContext {
+    static func context(_ tls: TLS, _ path: String) throws(MonitoringError) -> NIOSSLContext {
         func field(_ name: String) -> String { "tls_server_config.\(name)" }
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(tls.certFile)
         } catch {
-            throw WebConfigError(
+            throw MonitoringError.invalidWebConfig(
                 path,
                 field("cert_file"),
                 "\(tls.certFile) is not a readable PEM certificate (\(error))"
             )
         }
         guard !chain.isEmpty else {
-            throw WebConfigError(path, field("cert_file"), "\(tls.certFile) holds no certificate")
+            throw MonitoringError.invalidWebConfig(path, field("cert_file"), "\(tls.certFile) holds no certificate")
         }
         let key: NIOSSLPrivateKey
         do {
             key = try NIOSSLPrivateKey(file: tls.keyFile, format: .pem)
         } catch {
-            throw WebConfigError(path, field("key_file"), "\(tls.keyFile) is not a readable PEM private key (\(error))")
+            throw MonitoringError.invalidWebConfig(
+                path,
+                field("key_file"),
+                "\(tls.keyFile) is not a readable PEM private key (\(error))"
+            )
         }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) },
             privateKey: .privateKey(key)
         )
         if WebConfig.unverifiedClientAuthTypes.contains(tls.clientAuthType) {
-            throw WebConfigError(
+            throw MonitoringError.invalidWebConfig(
                 path,
                 field("client_auth_type"),
                 "\(tls.clientAuthType) is not supported: an unverified client certificate proves nothing; use VerifyClientCertIfGiven or RequireAndVerifyClientCert with client_ca_file"
             )
         }
         guard clientAuthTypes.contains(tls.clientAuthType) else {
-            throw WebConfigError(
+            throw MonitoringError.invalidWebConfig(
                 path,
                 field("client_auth_type"),
                 "\(Untrusted.display(tls.clientAuthType)) is not one of \(clientAuthTypes.joined(separator: ", "))"
@@ -182,7 +186,7 @@ public struct WebConfig: Sendable {
         }
         if tls.clientAuthType != "NoClientCert" {
             guard let caFile = tls.clientCAFile else {
-                throw WebConfigError(
+                throw MonitoringError.invalidWebConfig(
                     path,
                     field("client_ca_file"),
                     "is missing: \(tls.clientAuthType) verifies clients against it"
@@ -191,7 +195,7 @@ public struct WebConfig: Sendable {
             do {
                 configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
             } catch {
-                throw WebConfigError(
+                throw MonitoringError.invalidWebConfig(
                     path,
                     field("client_ca_file"),
                     "\(caFile) is not a readable PEM certificate (\(error))"
@@ -203,7 +207,7 @@ public struct WebConfig: Sendable {
         for (name, value) in [("min_version", tls.minVersion), ("max_version", tls.maxVersion)] {
             guard let value else { continue }
             guard let version = tlsVersions[value] else {
-                throw WebConfigError(
+                throw MonitoringError.invalidWebConfig(
                     path,
                     field(name),
                     "\(Untrusted.display(value)) is not one of TLS10, TLS11, TLS12, TLS13"
@@ -218,7 +222,7 @@ public struct WebConfig: Sendable {
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
-            throw WebConfigError(
+            throw MonitoringError.invalidWebConfig(
                 path,
                 field("key_file"),
                 "does not make a TLS server with cert_file (\(error)): is it the certificate's key?"
@@ -239,18 +243,18 @@ public struct WebConfig: Sendable {
         _ path: String,
         _ field: String?,
         allowed: [String]?
-    ) throws(WebConfigError) -> Fields {
+    ) throws(MonitoringError) -> Fields {
         guard let node else { return Fields() }
         if case .scalar(let scalar) = node, ["", "~", "null"].contains(scalar.string) { return Fields() }
         guard let mapping = node.mapping else {
-            throw WebConfigError(path, field, "is not a mapping of keys to values")
+            throw MonitoringError.invalidWebConfig(path, field, "is not a mapping of keys to values")
         }
         var fields = Fields()
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             let named = field.map { "\($0).\(key)" } ?? key
             if let allowed, !allowed.contains(key) {
-                throw WebConfigError(
+                throw MonitoringError.invalidWebConfig(
                     path,
                     named,
                     "is not a known key: expected one of \(allowed.joined(separator: ", "))"
@@ -261,33 +265,10 @@ public struct WebConfig: Sendable {
         return fields
     }
 
-    static func string(_ node: Node, _ path: String, _ field: String) throws(WebConfigError) -> String {
+    static func string(_ node: Node, _ path: String, _ field: String) throws(MonitoringError) -> String {
         guard case .scalar(let scalar) = node, !scalar.string.isEmpty else {
-            throw WebConfigError(path, field, "must be a non-empty string")
+            throw MonitoringError.invalidWebConfig(path, field, "must be a non-empty string")
         }
         return scalar.string
     }
-}
-
-/// A web configuration file that cannot be used: the file, the field and what is wrong.
-public struct WebConfigError: ReportableError {
-    public var code: ErrorCode { .invalidWebConfig }
-    public var path: String
-    public var field: String?
-    public var problem: String
-    public var message: String {
-        "\(path): " + (field.map { "\($0) " } ?? "") + problem + "."
-    }
-    public var hint: String? { nil }
-
-    init(_ path: String, _ field: String?, _ problem: String) {
-        self.path = path
-        self.field = field
-        self.problem = problem
-    }
-}
-
-extension ErrorCode {
-    /// A web configuration file (TLS, basic authentication) that cannot be used.
-    public static let invalidWebConfig = ErrorCode("invalid_web_config")
 }

@@ -4,19 +4,18 @@ import Foundation
 
 extension LibSecretStore {
     /// Every apnsctl item whose `store` attribute is `store`, found by its attributes without
-    /// unlocking anything or reading a single secret: one search, and every item's attributes
-    /// asked for together (``listItems(matching:connection:what:)``), not a proxy per item.
-    public func items(store: String) throws -> [SecretItem] {
-        let connection = try readyConnection()
-        let listed = try listItems(
-            matching: ["application": "apnsctl", "store": store],
-            connection: connection,
+    /// unlocking anything or reading a single secret.
+    func itemsNow(store: String) throws -> [SecretItem] {
+        let service = try readyService()
+        let listed = try search(
+            ["application": "apnsctl", "store": store],
+            in: service,
+            loadingSecrets: false,
             what: "list the store's secrets"
         )
         var items: [SecretItem] = []
         for entry in listed {
-            // An item whose attributes could not be read says nothing of what it is.
-            guard let attributes = entry.attributes else { continue }
+            let attributes = entry.attributes
             // An item of a kind this version does not know is not this version's to judge.
             guard attributes["application"] == "apnsctl", attributes["store"] == store,
                 let alias = attributes["alias"],

@@ -2,123 +2,112 @@ internal import CLibSecret
 import Foundation
 
 extension LibSecretStore {
-    /// A keyring item a search found: its D-Bus path, whether it is locked, and its attributes
-    /// (nil when the Secret Service did not give them).
-    struct ListedItem {
-        var path: String
+    /// A keyring item a search found: the schema's attributes it has, whether it is locked, and
+    /// its secret when the search loaded it (an unlocked item's, and only text: the bytes up to
+    /// the first NUL, as libsecret's password lookup gives them).
+    struct FoundItem {
+        var attributes: [String: String]
         var locked: Bool
-        var attributes: [String: String]?
+        var text: [UInt8]?
     }
 
-    /// Every item of the project's schema whose attributes include `attributes` (all
-    /// collections, locked ones too), with each item's attributes: one `SearchItems` call, then
-    /// every item's `Attributes` property asked for at once on the kept connection and the
-    /// answers awaited together. libsecret's search makes a proxy object per item instead, five
-    /// D-Bus messages and a round trip each (docs/performance.md, "check over a store").
+    /// Every item of the project's schema whose attributes include `attributes`, in every
+    /// collection, locked ones too: one search of `service`, with the unlocked items' secrets
+    /// loaded together when `loadingSecrets` (libsecret's one `GetSecrets` for them all).
+    /// Nothing is unlocked, so nothing can prompt. The order is the search's: unlocked items,
+    /// then locked ones.
     ///
-    /// Nothing is unlocked and no secret is read. The order is the search's: unlocked items, then
-    /// locked ones, as libsecret's search lists them.
-    func listItems(
-        matching attributes: [String: String],
-        connection: OpaquePointer,
+    /// libsecret's asynchronous search, run to its end on a main context of this thread: it
+    /// makes every found item's object at once, where `secret_service_search_sync` makes them
+    /// one after the other, a round trip to the service each (docs/performance.md, "The Secret
+    /// Service").
+    func search(
+        _ attributes: [String: String],
+        in service: GObjectReference,
+        loadingSecrets: Bool,
         what: String
-    ) throws -> [ListedItem] {
-        var found: OpaquePointer?
-        let replyType = g_variant_type_new("(aoao)")
-        defer { g_variant_type_free(replyType) }
-        var searched = attributes
-        // As libsecret's searches with the schema ask: only items stored under it.
-        searched["xdg:schema"] = Self.schemaName
+    ) throws -> [FoundItem] {
+        let flags = SecretSearchFlags(
+            rawValue: SECRET_SEARCH_ALL.rawValue | (loadingSecrets ? SECRET_SEARCH_LOAD_SECRETS.rawValue : 0)
+        )
+        let outcome = SearchOutcome()
         try call(what: what) { cancellable, error in
-            var children: [OpaquePointer?] = [Self.stringDictionary(searched)]
-            found = g_dbus_connection_call_sync(
-                connection,
-                "org.freedesktop.secrets",
-                "/org/freedesktop/secrets",
-                "org.freedesktop.Secret.Service",
-                "SearchItems",
-                g_variant_new_tuple(&children, 1),
-                replyType,
-                G_DBUS_CALL_FLAGS_NONE,
-                -1,
-                cancellable,
-                &error
-            )
-            return found == nil ? 0 : 1
-        }
-        guard let found else { return [] }
-        defer { g_variant_unref(found) }
-        var listed: [ListedItem] = []
-        for (position, locked) in [(0, false), (1, true)] {
-            let paths = g_variant_get_child_value(found, gsize(position))
-            defer { g_variant_unref(paths) }
-            for index in 0..<g_variant_n_children(paths) {
-                let path = g_variant_get_child_value(paths, index)
-                defer { g_variant_unref(path) }
-                listed.append(ListedItem(path: String(cString: g_variant_get_string(path, nil)), locked: locked))
-            }
-        }
-        guard !listed.isEmpty else { return [] }
-        let attributes = try attributesOf(listed.map(\.path), connection: connection, what: what)
-        for index in listed.indices { listed[index].attributes = attributes[index] }
-        return listed
-    }
-
-    /// Each path's attributes (`Properties.Get(Item, Attributes)`), nil where the call failed (a
-    /// proxy libsecret made would then have no attributes either). All calls are sent before any
-    /// answer is awaited (``callTogether(_:connection:what:)``).
-    private func attributesOf(
-        _ paths: [String],
-        connection: OpaquePointer,
-        what: String
-    ) throws -> [[String: String]?] {
-        let calls = paths.map { path in
-            MethodCall(
-                path: path,
-                interface: "org.freedesktop.DBus.Properties",
-                method: "Get",
-                arguments: [
-                    g_variant_new_string("org.freedesktop.Secret.Item"), g_variant_new_string("Attributes"),
-                ],
-                replyType: "(v)"
-            )
-        }
-        let replies = try callTogether(calls, connection: connection, what: what)
-        defer { for case let reply? in replies { g_variant_unref(reply) } }
-        return replies.map { reply in reply.flatMap { Self.attributes(inGetReply: $0) } }
-    }
-
-    /// `a{ss}` of `dictionary`, a floating reference.
-    static func stringDictionary(_ dictionary: [String: String]) -> OpaquePointer? {
-        var entries: [OpaquePointer?] = dictionary.map { key, value in
-            g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_string(value))
-        }
-        let entryType = g_variant_type_new("{ss}")
-        defer { g_variant_type_free(entryType) }
-        return g_variant_new_array(entryType, &entries, gsize(entries.count))
-    }
-
-    /// The `a{ss}` inside a `(v)` reply; nil when it is something else.
-    private static func attributes(inGetReply reply: OpaquePointer) -> [String: String]? {
-        let boxed = g_variant_get_child_value(reply, 0)
-        defer { g_variant_unref(boxed) }
-        let value = g_variant_get_variant(boxed)
-        defer { g_variant_unref(value) }
-        guard String(cString: g_variant_get_type_string(value)) == "a{ss}" else { return nil }
-        var attributes: [String: String] = [:]
-        for index in 0..<g_variant_n_children(value) {
-            let entry = g_variant_get_child_value(value, index)
-            defer { g_variant_unref(entry) }
-            let key = g_variant_get_child_value(entry, 0)
-            let text = g_variant_get_child_value(entry, 1)
+            let context = g_main_context_new()
+            g_main_context_push_thread_default(context)
             defer {
-                g_variant_unref(key)
-                g_variant_unref(text)
+                g_main_context_pop_thread_default(context)
+                g_main_context_unref(context)
             }
-            attributes[String(cString: g_variant_get_string(key, nil))] = String(
-                cString: g_variant_get_string(text, nil)
-            )
+            withAttributes(attributes) { table in
+                secret_service_search(
+                    service.pointer,
+                    Self.schema,
+                    table,
+                    flags,
+                    cancellable,
+                    { source, result, data in
+                        guard let data else { return }
+                        let outcome = Unmanaged<SearchOutcome>.fromOpaque(data).takeUnretainedValue()
+                        outcome.list = secret_service_search_finish(source, result, &outcome.error)
+                        outcome.finished = true
+                    },
+                    Unmanaged.passUnretained(outcome).toOpaque()
+                )
+                // The deadline's cancellable ends the search too: its callback then carries the error.
+                while !outcome.finished { g_main_context_iteration(context, 1) }
+            }
+            error = outcome.error
+            outcome.error = nil
+            return 1
+        }
+        let list = outcome.list
+        defer { g_list_free_full(list, g_object_unref) }
+        var found: [FoundItem] = []
+        var node = list
+        while let current = node {
+            if let item = current.pointee.data.map(OpaquePointer.init) {
+                found.append(
+                    FoundItem(
+                        attributes: Self.attributes(of: item),
+                        locked: secret_item_get_locked(item) != 0,
+                        text: loadingSecrets ? Self.text(of: item) : nil
+                    )
+                )
+            }
+            node = current.pointee.next
+        }
+        return found
+    }
+
+    /// The schema's attributes the item has.
+    private static func attributes(of item: OpaquePointer) -> [String: String] {
+        guard let table = secret_item_get_attributes(item) else { return [:] }
+        defer { g_hash_table_unref(table) }
+        var attributes: [String: String] = [:]
+        for name in attributeNames {
+            let value = name.withCString { g_hash_table_lookup(table, $0) }
+            if let value { attributes[name] = String(cString: value.assumingMemoryBound(to: CChar.self)) }
         }
         return attributes
     }
+
+    /// The item's loaded secret when it is text; nil when none was loaded or it is of another type.
+    private static func text(of item: OpaquePointer) -> [UInt8]? {
+        guard let value = secret_item_get_secret(item) else { return nil }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        guard let type = secret_value_get_content_type(value), String(cString: type) == "text/plain" else {
+            return nil
+        }
+        var length: gsize = 0
+        guard let bytes = secret_value_get(value, &length) else { return nil }
+        let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(length))
+        return Array(buffer.prefix { $0 != 0 })
+    }
+}
+
+/// What libsecret's search handed its callback, read by the thread that waits for it.
+private final class SearchOutcome {
+    var list: UnsafeMutablePointer<GList>?
+    var error: UnsafeMutablePointer<GError>?
+    var finished = false
 }

@@ -25,6 +25,6 @@ public enum TeamPublication: Hashable, Sendable {
     /// The remedy a front end offers: none once pushed, else a sync.
     public var remedy: Remedy? {
         if case .pushed = self { return nil }
-        return .teamSync
+        return .teamSynced
     }
 }

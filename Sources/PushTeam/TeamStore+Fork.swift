@@ -24,12 +24,12 @@ extension TeamStore {
     /// member, numbered above both sides, every secret is encrypted again to it, and it is
     /// committed. Only a member of both sides may, and never for a side signed by a member the
     /// other side removed.
-    func settleFork(_ fork: MembershipFork?, choosing commit: String, into result: inout SyncResult) throws {
+    func settleFork(_ fork: MembershipFork?, choosing commit: String, into result: inout SyncResult) async throws {
         guard let fork else {
             throw CredentialError.invalidArgument(
                 path: nil,
-                "The member list is not forked here: there is nothing for --resolve-fork to settle.",
-                hint: "Run the sync again without --resolve-fork."
+                "The member list is not forked here: there is no side to keep.",
+                hint: "Run the sync again without naming a side."
             )
         }
         let named = commit.lowercased()
@@ -39,22 +39,24 @@ extension TeamStore {
                 path: nil,
                 "\(commit) is not one of the two forked member lists (commits "
                     + commits.map { String($0.prefix(12)) }.joined(separator: " and ") + ").",
-                hint: "Give one of those commits to --resolve-fork."
+                hint: "Name one of those commits.",
+                remedy: .forkResolved(commits: commits.map { String($0.prefix(12)) })
             )
         }
         // Neither side can be taken: a member of the list this clone keeps signs it again.
         let resigning = side.commit != nil && side.commit == fork.resignable
         if let refusal = side.refusal, !resigning {
+            let other = fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit?.prefix(12)
             throw CredentialError.untrustedMembers(
                 path: nil,
                 "The member list of commit \(commit) cannot be kept: \(refusal).",
-                hint: fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit.map {
-                    "Keep the other side's list instead (commit \($0.prefix(12))), after asking its signer: run the sync again with --resolve-fork and that commit."
-                } ?? Self.noSideHint(fork)
+                hint: other.map { "Keep the other side's list instead (commit \($0)), after asking its signer." }
+                    ?? Self.noSideHint(fork),
+                remedy: other.map { .forkResolved(commits: [String($0)]) }
             )
         }
         let signers = resigning ? side.members.filter { $0.signingKey != nil }.map(\.name) : fork.settlers
-        guard let me = memberName, signers.contains(me) else {
+        guard let me = await memberName, signers.contains(me) else {
             throw CredentialError.untrustedMembers(
                 path: nil,
                 (resigning
@@ -64,41 +66,47 @@ extension TeamStore {
                 hint: "Ask one of them to run the same command."
             )
         }
-        let key = try signingKey()
-        let trusted = try trust.trustedTeam()
+        let key = try await signingKey()
+        let trusted = try await trust.trustedTeam()
         let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
         let version = ([onDisk, trusted.version ?? 0] + fork.sides.map { $0.version ?? 0 }).max()! + 1
         let team = TeamFile(teamID: trusted.teamID, version: version, members: side.members)
-        result.exposed = exposedCredentials(trusted: team)
-        result.reencrypted += try secrets.reencryptAll(to: team.recipients)
+        result.exposed = await exposedCredentials(trusted: team)
+        result.reencrypted += try await secrets.reencryptAll(to: team.recipients)
         var list = try writeSigned(team, with: key)
-        try git.commitAll(
+        try await git.commitAll(
             "Settle the forked member list with the list of commit \(side.commit?.prefix(12) ?? "?")\n\n"
                 + "Signed by \(me) (\(key.publicKey.fingerprint)), version \(version): "
                 + team.members.map(\.name).joined(separator: ", ") + "\nForked lists: "
                 + commits.map { String($0.prefix(12)) }.joined(separator: ", ")
         )
-        list.commit = git.revision("HEAD")
+        list.commit = await git.revision("HEAD")
         try trust.trust(list)
         result.settledFork = SettledFork(commit: side.commit ?? "", members: team.members, version: version)
         result.untrustedMembers = nil
     }
 
-    /// How a forked list is settled, for a refusal to restore the list while forked.
-    static func forkHint(_ fork: MembershipFork) -> String {
-        let keepable = fork.sides.filter { $0.refusal == nil }.compactMap { $0.commit?.prefix(12) }
+    /// How a forked list is settled, for a refusal to restore the list while forked: in words,
+    /// and the commits that may be kept as a remedy.
+    static func forkAdvice(_ fork: MembershipFork) -> (hint: String, remedy: Remedy?) {
+        let keepable = fork.sides.filter { $0.refusal == nil }.compactMap { $0.commit?.prefix(12) }.map(String.init)
         if !keepable.isEmpty {
-            return "Ask who signed each side which is real; then a member of both sides ("
-                + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", "))
-                + ") runs the sync again with --resolve-fork and that side's commit ("
-                + keepable.joined(separator: " or ") + ")."
+            return (
+                "Ask who signed each side which is real; then a member of both sides ("
+                    + (fork.settlers.isEmpty ? "none" : fork.settlers.joined(separator: ", "))
+                    + ") runs the sync again keeping that side's commit (" + keepable.joined(separator: " or ") + ").",
+                .forkResolved(commits: keepable)
+            )
         }
-        if let commit = fork.resignable {
-            return "Neither side can be taken: each is signed by a member the other side removed. This clone keeps "
-                + "the list of commit \(commit.prefix(12)); if its removal is real, a member of it runs the sync "
-                + "again with --resolve-fork \(commit.prefix(12)), which signs it again as a new version."
+        if let commit = fork.resignable?.prefix(12) {
+            return (
+                "Neither side can be taken: each is signed by a member the other side removed. This clone keeps "
+                    + "the list of commit \(commit); if its removal is real, a member of it runs the sync "
+                    + "again keeping \(commit), which signs it again as a new version.",
+                .forkResolved(commits: [String(commit)])
+            )
         }
-        return noSideHint(fork)
+        return (noSideHint(fork), nil)
     }
 
     /// What to do when neither side of `fork` can be taken and this clone keeps neither: the
@@ -107,7 +115,7 @@ extension TeamStore {
         "Neither side can be taken: each is signed by a member the other side removed. Ask the signers ("
             + fork.sides.map(\.signer).joined(separator: ", ")
             + ") which removal is real; that member runs the sync in their own clone, which keeps their "
-            + "list and names the commit to give to --resolve-fork there."
+            + "list and names the commit that settles the fork there."
     }
 
     /// The credentials whose secret files, as HEAD holds them, were last written by a commit whose
@@ -117,11 +125,11 @@ extension TeamStore {
     /// a list that named an outsider is taken as readable by them (this may name a credential
     /// that was in fact encrypted to fewer people). For the files this clone wrote, what it
     /// recorded (``WrittenRecipients``) is used instead: it is exact.
-    func exposedCredentials(trusted: TeamFile) -> [ExposedCredential] {
+    func exposedCredentials(trusted: TeamFile) async -> [ExposedCredential] {
         guard
             // A merge names the files it wrote itself (those unlike every parent's), not those it
             // took from one side: `git log` lists none for a merge by default.
-            let log = try? git.run([
+            let log = try? await git.run([
                 "log", "--format=%x01%H", "--name-only", "--diff-merges=combined", "HEAD", "--",
                 TeamSecretStore.folder,
             ]),
@@ -140,11 +148,11 @@ extension TeamStore {
         let written = WrittenRecipients(root: root).load()
         var lists: [String: TeamFile?] = [:]
         var exposed: [ExposedCredential] = []
-        for credential in (try? credentialStore().list()) ?? [] {
+        for credential in (try? await credentialStore().list()) ?? [] {
             let file = TeamSecretStore.relativePath(of: credential.secretItem(store: root.path))
             guard let writer = lastWriter[file] else { continue }
             if lists[writer] == nil {
-                lists[writer] = git.show(writer, TeamFile.fileName).flatMap { try? TeamFile.decode([UInt8]($0)) }
+                lists[writer] = await git.show(writer, TeamFile.fileName).flatMap { try? TeamFile.decode([UInt8]($0)) }
             }
             let members = (lists[writer] ?? nil)?.members ?? []
             var outsiders = members.filter { !recipients.contains($0.recipient) }.map(\.name)

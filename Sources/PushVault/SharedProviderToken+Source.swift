@@ -20,7 +20,7 @@ extension SharedProviderToken: ProviderTokenSource {
 
 /// A ``VaultError`` in the shape every library error has (``ReportableError``): its code by
 /// name, its words, and the server as the subject.
-public struct ReportedVaultError: ReportableError, CustomStringConvertible {
+package struct ReportedVaultError: ReportableError, CustomStringConvertible {
     public let error: VaultError
     public var code: ErrorCode { ErrorCode(error.code.name) }
     public var message: String { error.message }
@@ -33,5 +33,5 @@ public struct ReportedVaultError: ReportableError, CustomStringConvertible {
 
 extension VaultError {
     /// This error as a ``ReportableError``, for front ends that render every library's errors alike.
-    public var reportable: ReportedVaultError { ReportedVaultError(error: self) }
+    package var reportable: ReportedVaultError { ReportedVaultError(error: self) }
 }

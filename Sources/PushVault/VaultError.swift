@@ -4,9 +4,8 @@ import PushCore
 /// The one error of the Vault client, in Vault's terms: which server, which path, which
 /// capability a policy must grant.
 ///
-/// Built as swift-certificates builds its errors: a struct over a closed set of codes (a private
-/// enum behind public static constants, so a program switches on ``code`` and a new code is a
-/// new constant, never a new enum case that breaks a switch), made by static factories that
+/// Built as swift-certificates builds its errors: a struct over a set of codes only this module
+/// makes (each one `static let` with the string reports give), made by static factories that
 /// capture the source location, and keeping the ``subject`` it is about.
 ///
 /// No error holds a token: neither the Vault token nor a provider token (a JWT) is ever put into
@@ -15,57 +14,40 @@ import PushCore
 public struct VaultError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A kind of failure: compare with the static constants (`error.code == .sealed`).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        fileprivate enum Backing: String, Hashable, Sendable {
-            case unreachable = "vault_unreachable"
-            case sealed = "vault_sealed"
-            case permissionDenied = "vault_permission_denied"
-            case tokenMissing = "vault_token_missing"
-            case tokenInvalid = "vault_token_invalid"
-            case loginFailed = "vault_login_failed"
-            case kvVersion1 = "vault_kv_version_1"
-            case transitNotMounted = "vault_transit_not_mounted"
-            case casMismatch = "vault_cas_mismatch"
-            case notFound = "vault_not_found"
-            case rejected = "vault_rejected"
-            case badResponse = "vault_bad_response"
-            case invalidConfiguration = "vault_invalid_configuration"
-        }
-
-        fileprivate let backing: Backing
-        fileprivate init(_ backing: Backing) { self.backing = backing }
-
         /// The code as a report gives it (`vault_sealed`).
-        public var name: String { backing.rawValue }
+        public let name: String
+        fileprivate init(_ name: String) { self.name = name }
+
         /// The same as ``name``.
-        public var description: String { backing.rawValue }
+        public var description: String { name }
 
         /// The server could not be reached, or did not answer in time.
-        public static let unreachable = Code(.unreachable)
+        public static let unreachable = Code("vault_unreachable")
         /// The server is sealed: it answers, but can read and sign nothing until it is unsealed.
-        public static let sealed = Code(.sealed)
+        public static let sealed = Code("vault_sealed")
         /// The token's policies do not grant the capability on the path.
-        public static let permissionDenied = Code(.permissionDenied)
+        public static let permissionDenied = Code("vault_permission_denied")
         /// No token was given, in any of the places Vault's clients look.
-        public static let tokenMissing = Code(.tokenMissing)
+        public static let tokenMissing = Code("vault_token_missing")
         /// The token is not valid: expired, revoked or mistyped.
-        public static let tokenInvalid = Code(.tokenInvalid)
+        public static let tokenInvalid = Code("vault_token_invalid")
         /// AppRole login was refused (a wrong or used-up role ID or secret ID).
-        public static let loginFailed = Code(.loginFailed)
+        public static let loginFailed = Code("vault_login_failed")
         /// The mount is a KV secrets engine of version 1, which has no versions and no
         /// check-and-set.
-        public static let kvVersion1 = Code(.kvVersion1)
+        public static let kvVersion1 = Code("vault_kv_version_1")
         /// No Transit secrets engine is mounted at the path.
-        public static let transitNotMounted = Code(.transitNotMounted)
+        public static let transitNotMounted = Code("vault_transit_not_mounted")
         /// A check-and-set write lost: another writer changed the entry after it was read.
-        public static let casMismatch = Code(.casMismatch)
+        public static let casMismatch = Code("vault_cas_mismatch")
         /// Nothing is stored at the path (or its latest version was deleted).
-        public static let notFound = Code(.notFound)
+        public static let notFound = Code("vault_not_found")
         /// Vault refused the request for a reason of its own (said in the message).
-        public static let rejected = Code(.rejected)
+        public static let rejected = Code("vault_rejected")
         /// The answer was not what Vault sends (not JSON, a field missing, too large).
-        public static let badResponse = Code(.badResponse)
+        public static let badResponse = Code("vault_bad_response")
         /// The address, CA file, namespace or login settings cannot be used.
-        public static let invalidConfiguration = Code(.invalidConfiguration)
+        public static let invalidConfiguration = Code("vault_invalid_configuration")
     }
 
     /// What an error is about: the server, and when there is one the path and the capability

@@ -69,6 +69,12 @@ struct APNSCtl: AsyncParsableCommand {
         umask(0o077)
         // Passwords and private keys live in this process's memory: no core dump may hold them.
         ProcessProtection.protectSecretsInMemory()
+        // The arguments' own bytes, for a path that is not UTF-8 (Swift's Strings repair it).
+        RawPath.use(
+            arguments: (0..<Int(CommandLine.argc)).compactMap { index in
+                CommandLine.unsafeArgv[index].map { Array(UnsafeBufferPointer(start: $0, count: strlen($0))) }
+            }.map { $0.map { UInt8(bitPattern: $0) } }
+        )
         var failure: (any Error)?
         JSONFailure.requested = JSONFailure.asksForJSON(CommandLine.arguments)
         // Before parsing: the connection's shared parts (event loops, the TLS library) depend on

@@ -37,7 +37,7 @@ struct CredentialErrorFactoryTests {
                 "code": "wrong_password", "message": "push.p12: Wrong password.", "hint": "Check it.",
             ]
         )
-        let unreadable = CredentialError.unreadable(path: "a.pem", reason: "Permission denied")
+        let unreadable = InputFile.unreadable(path: "a.pem", errno: EACCES)
         #expect(unreadable.message == "The file cannot be read (Permission denied).")
         #expect(unreadable.subject == .file("a.pem"))
     }
@@ -47,12 +47,12 @@ struct CredentialErrorFactoryTests {
             "prod",
             "No credential named prod.",
             hint: "Import it.",
-            remedy: .importCredential(file: nil)
+            remedy: .credentialStored(file: nil)
         )
         #expect(error.code == .aliasNotFound)
         #expect(error.alias == "prod")
         #expect(error.subject == .credential("prod"))
-        #expect(error.remedy == .importCredential(file: nil))
+        #expect(error.remedy == .credentialStored(file: nil))
         #expect(error.failure == .couldNotCheck)
         // An alias is not a file: the message is not prefixed with it.
         #expect(
@@ -83,23 +83,6 @@ struct CredentialErrorFactoryTests {
         #expect(unexportable.subject == .credential("key"))
     }
 
-    @Test func theTeamFactoriesKeepTheirCodesAndRefusals() throws {
-        let cases: [(CredentialError, String, FailureKind)] = [
-            (.notAMember(path: "secrets/prod.age", "Not a recipient.", alias: "prod"), "not_a_member", .couldNotCheck),
-            (.teamConflict("Changed on both sides.", alias: "prod"), "team_conflict", .problem),
-            (.untrustedMembers(path: "team.json", "Not signed."), "untrusted_members", .problem),
-            (.historyRewritten("Rewritten."), "history_rewritten", .problem),
-            (.noSigningKey("No signing key."), "no_signing_key", .couldNotCheck),
-        ]
-        for (error, code, failure) in cases {
-            #expect(try Self.json(error)["code"] == code)
-            #expect(error.failure == failure)
-            #expect(error.file == #fileID)
-        }
-        #expect(cases[0].0.subject == .file("secrets/prod.age"))
-        #expect(cases[1].0.subject == .credential("prod"))
-    }
-
     @Test func equalityIgnoresWhereAndWordsButNotTheSubject() {
         let here = CredentialError.corrupt(path: "a.p12", "Damaged.")
         let there = CredentialError(
@@ -121,14 +104,14 @@ struct CredentialErrorFactoryTests {
             path: "a.p12",
             "Needs a password.",
             alias: "prod",
-            remedy: .teamSync
+            remedy: .teamSynced
         )
         .withHint("Give it on standard input.")
         #expect(error.hint == "Give it on standard input.")
         #expect(error.code == .passwordRequired)
         #expect(error.path == "a.p12")
         #expect(error.alias == "prod")
-        #expect(error.remedy == .teamSync)
+        #expect(error.remedy == .teamSynced)
         #expect(error.file == #fileID)
         #expect(error.line == line)
     }

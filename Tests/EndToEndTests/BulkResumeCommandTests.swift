@@ -51,7 +51,7 @@ struct BulkResumeCommandTests {
         let header =
             try String(contentsOfFile: folder.path(resultsFile), encoding: .utf8)
             .split(separator: "\n").first.map(String.init) ?? ""
-        #expect(header.contains(#""version":3"#) && header.contains(#""password_env":"MINT""#), "\(header)")
+        #expect(header.contains(#""version":4"#) && header.contains(#""password-env":["MINT"]"#), "\(header)")
         #expect(!header.contains(GatewayCommandTests.password), "no secret in the header")
         kill(production.process.processIdentifier, SIGTERM)
         production.process.waitUntilExit()
@@ -77,5 +77,50 @@ struct BulkResumeCommandTests {
         let payloads = try sandbox.deliveries().compactMap { $0["payload"] as? [String: Any] }.map { "\($0)" }
         #expect(payloads.count == Set(tokens).count)
         #expect(payloads.allSatisfy { $0.contains("-50% today") }, "the same alert text: \(payloads.prefix(1))")
+    }
+
+    /// A results file whose header the version before wrote (version 3, its `command` a fixed set
+    /// of keys) still resumes: the lines it has no result for are sent, and only those.
+    @Test func aResultsFileOfTheVersionBeforeStillResumes() throws {
+        let (pki, gateway, _) = try BulkSendTests().gateway([])
+        let folder = try TemporaryFolder()
+        let (tokens, _, tokenFile) = try BulkSendTests.makeTokens(200, seed: 73, in: folder)
+        let resultsFile = folder.path("r.jsonl")
+        let arguments = BulkOneRunTests.arguments(pki, gateway, tokens: tokenFile)
+        let first = try BulkSendTests.send(arguments + ["--results", resultsFile])
+        #expect(first.status == 0, "exit \(first.status): \(first.stderr)")
+        // The header as the version before wrote it, and half the results gone with a journal
+        // that holds nothing in flight: a run stopped between two groups.
+        let lines = try String(contentsOfFile: resultsFile, encoding: .utf8).split(separator: "\n").map(String.init)
+        var line = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        var header = try #require(line["run"] as? [String: Any])
+        header["version"] = 3
+        header["command"] = [
+            "credential": pki.identity("sandbox"), "environment": "sandbox", "password_env": "MINT",
+            "payload": ["alert": "bulk"], "results": resultsFile, "tokens": tokenFile, "connections": 2,
+        ]
+        line["run"] = header
+        let old = String(
+            decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]),
+            as: UTF8.self
+        )
+        try ([old] + lines[1...100]).map { $0 + "\n" }.joined().write(
+            toFile: resultsFile,
+            atomically: true,
+            encoding: .utf8
+        )
+        try Data().write(to: URL(fileURLWithPath: resultsFile + ".journal"))
+        let kept = Set(try BulkSendTests.results(resultsFile).compactMap { $0["token"] as? String })
+        #expect(kept.count == 100)
+
+        let resumed = try BulkSendTests.send(arguments + ["--resume", resultsFile])
+        #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
+        let results = try BulkSendTests.results(resultsFile)
+        #expect(results.count == 200 && Set(results.compactMap { $0["token"] as? String }) == Set(tokens))
+        let counts = try BulkOneRunTests.delivered(gateway)
+        #expect(
+            tokens.allSatisfy { counts[$0] == (kept.contains($0) ? 1 : 2) },
+            "only the lines without a result again"
+        )
     }
 }

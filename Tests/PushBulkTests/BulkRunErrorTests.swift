@@ -70,12 +70,12 @@ struct BulkRunErrorTests {
         #expect(error.line == line)
     }
 
-    @Test func codesAreAClosedSetSwitchedOnByType() {
+    @Test func codesAreTheSharedCodes() {
         let error = BulkRunError.resultsLocked(path: "r", holder: "process 1")
         #expect(error.code == .resultsLocked)
         #expect(error.code != .resultsExist)
-        // The shared ErrorCode a front end switches on.
-        #expect(error.reportedCode == ErrorCode.resultsLocked)
+        // The shared ErrorCode a front end compares with, as JSON gives it.
+        #expect((error as any ReportableError).code == ErrorCode("results_locked"))
     }
 
     @Test func twoErrorsAreEqualWithTheSameCodeAndSubject() {

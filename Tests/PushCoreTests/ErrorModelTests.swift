@@ -24,7 +24,7 @@ struct ErrorModelTests {
         let reworded = FileError(.writeFailed, path: "sent.jsonl", "sent.jsonl is there already.")
         #expect(one == reworded)
         #expect(one != FileError(.writeFailed, path: "other.jsonl", "The results file exists."))
-        #expect(one != FileError(.notAResultsFile, path: "sent.jsonl", "The results file exists."))
+        #expect(one != FileError(.invalidNotification, path: "sent.jsonl", "The results file exists."))
         #expect(PushCoreError(.invalidTime, "one") == PushCoreError(.invalidTime, "two", hint: "three"))
         #expect(PushCoreError(.invalidTime, "one") != PushCoreError(.invalidChannel, "one"))
     }
@@ -32,19 +32,19 @@ struct ErrorModelTests {
     @Test func aCodeIsItsStringAndEncodesAsOne() throws {
         #expect(ErrorCode.invalidTeamID.rawValue == "invalid_team_id")
         #expect(ErrorCode.writeFailed.name == "write_failed")
-        #expect(PushCoreError.Code.invalidTime.errorCode == ErrorCode("invalid_time"))
-        let data = try JSONEncoder().encode([ErrorCode.runMismatch])
-        #expect(String(decoding: data, as: UTF8.self) == #"["run_mismatch"]"#)
-        #expect(try JSONDecoder().decode([ErrorCode].self, from: data) == [.runMismatch])
+        #expect(PushCoreError.Code.invalidTime == ErrorCode("invalid_time"))
+        let data = try JSONEncoder().encode([ErrorCode.invalidTime])
+        #expect(String(decoding: data, as: UTF8.self) == #"["invalid_time"]"#)
+        #expect(try JSONDecoder().decode([ErrorCode].self, from: data) == [.invalidTime])
     }
 
     @Test func theReportedShapeCarriesTheFileBeforeTheMessage() throws {
-        let error = FileError(.notAResultsFile, path: "sent.jsonl", "It cannot be read.", hint: "Check it.")
+        let error = FileError(.invalidNotification, path: "sent.jsonl", "It cannot be read.", hint: "Check it.")
         #expect(error.subject == .file("sent.jsonl"))
         #expect(
             error.reported
                 == ReportedError(
-                    code: "not_a_results_file",
+                    code: "invalid_notification",
                     message: "sent.jsonl: It cannot be read.",
                     hint: "Check it."
                 )

@@ -38,7 +38,7 @@ struct ErrorShapeTests {
             Self.thrown { _ = try Endpoint.parse("gateway:notaport") },
             Self.thrown { _ = try LocalGateway.loadRegistry(path: registry) },
             BulkRunError.resultsExist(path: folder.path("sent.jsonl")),
-            ProbeRequestError("Missing environment=sandbox|production: say which gateway to probe."),
+            MonitoringError.invalidProbeRequest("Missing environment=sandbox|production: say which gateway to probe."),
         ]
         let expected: [(ErrorCode, ErrorSubject?)] = [
             (.invalidDeviceToken, nil),
@@ -94,9 +94,9 @@ struct ErrorShapeTests {
 
     @Test func oneCodeNamesTheSameFailureInEveryModule() {
         // A team ID read by the APNs vocabulary and by a credential file is the same code.
-        // Each module's closed set has its own constant, bridged to the one shared code.
-        #expect(CredentialError.Code.invalidTeamID.errorCode == PushCoreError.Code.invalidTeamID.errorCode)
-        #expect(CredentialError.Code.tooLarge.errorCode == GatewayError.Code.fileTooLarge.errorCode)
-        #expect(LocalGatewayError(.cannotListen, path: nil, "taken").reportedCode.rawValue == "cannot_listen")
+        // Every module's error carries the one shared code, declared once.
+        #expect(CredentialError.invalidTeamID("No.").code == PushCoreError.invalidTeamID("No.").code)
+        #expect(CredentialError.Code.tooLarge == GatewayError.Code.fileTooLarge)
+        #expect(LocalGatewayError(.cannotListen, path: nil, "taken").code.rawValue == "cannot_listen")
     }
 }

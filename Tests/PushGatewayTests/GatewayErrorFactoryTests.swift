@@ -37,10 +37,10 @@ struct GatewayErrorFactoryTests {
         let error = GatewayError.tlsUntrusted(
             "The server's chain is not trusted.",
             hint: "Give its CA.",
-            remedy: .teamStatus
+            remedy: .teamStoreReviewed
         )
         #expect(error.code == .tlsUntrusted)
-        #expect(error.remedy == .teamStatus)
+        #expect(error.remedy == .teamStoreReviewed)
         #expect(error.line == line)
         #expect(
             try Self.json(error) == [

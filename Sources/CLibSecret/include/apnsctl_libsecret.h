@@ -19,19 +19,22 @@ typedef unsigned int guint;
 typedef unsigned int guint32;
 typedef gint gboolean;
 typedef unsigned long gsize;
+typedef signed long gssize;
 typedef void *gpointer;
 typedef const void *gconstpointer;
 typedef guint32 GQuark;
 
-typedef struct _GVariant GVariant;
-typedef struct _GVariantType GVariantType;
-typedef struct _GDBusConnection GDBusConnection;
 typedef struct _GCancellable GCancellable;
 typedef struct _GHashTable GHashTable;
+typedef struct _GError GError;
+typedef struct _GList GList;
 typedef struct _GMainContext GMainContext;
 typedef struct _GAsyncResult GAsyncResult;
 typedef struct _GObject GObject;
-typedef struct _GError GError;
+typedef struct _SecretService SecretService;
+typedef struct _SecretCollection SecretCollection;
+typedef struct _SecretItem SecretItem;
+typedef struct _SecretValue SecretValue;
 
 typedef guint (*GHashFunc)(gconstpointer key);
 typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
@@ -46,32 +49,66 @@ struct _GError {
 };
 #endif
 
-#ifndef __GIO_ENUMS_H__
-typedef enum {
-    G_BUS_TYPE_STARTER = -1,
-    G_BUS_TYPE_NONE = 0,
-    G_BUS_TYPE_SYSTEM = 1,
-    G_BUS_TYPE_SESSION = 2
-} GBusType;
-
-typedef enum {
-    G_DBUS_CALL_FLAGS_NONE = 0,
-    G_DBUS_CALL_FLAGS_NO_AUTO_START = (1 << 0),
-    G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION = (1 << 1)
-} GDBusCallFlags;
-
-// Only the code apnsctl tells apart; GLib's GIOErrorEnum numbers it 19.
-typedef enum { G_IO_ERROR_CANCELLED = 19 } GIOErrorEnum;
+#ifndef __G_LIST_H__
+struct _GList {
+    gpointer data;
+    GList *next;
+    GList *prev;
+};
 #endif
 
-#ifndef __G_VARIANT_H__
-// Only the class apnsctl asks about; GLib's GVariantClass is the type's character.
-typedef enum { G_VARIANT_CLASS_BOOLEAN = 'b' } GVariantClass;
+#ifndef __GIO_ENUMS_H__
+// Only the codes apnsctl tells apart, with GLib's numbers.
+typedef enum {
+    G_IO_ERROR_NOT_FOUND = 1,
+    G_IO_ERROR_PERMISSION_DENIED = 14,
+    G_IO_ERROR_CLOSED = 18,
+    G_IO_ERROR_CANCELLED = 19,
+    G_IO_ERROR_TIMED_OUT = 24,
+    G_IO_ERROR_CONNECTION_REFUSED = 39,
+    G_IO_ERROR_BROKEN_PIPE = 44
+} GIOErrorEnum;
+
+typedef enum {
+    G_DBUS_ERROR_SERVICE_UNKNOWN = 2,
+    G_DBUS_ERROR_NAME_HAS_NO_OWNER = 3,
+    G_DBUS_ERROR_NO_REPLY = 4,
+    G_DBUS_ERROR_IO_ERROR = 5,
+    G_DBUS_ERROR_BAD_ADDRESS = 6,
+    G_DBUS_ERROR_AUTH_FAILED = 10,
+    G_DBUS_ERROR_NO_SERVER = 11,
+    G_DBUS_ERROR_TIMEOUT = 12,
+    G_DBUS_ERROR_NO_NETWORK = 13,
+    G_DBUS_ERROR_DISCONNECTED = 15,
+    G_DBUS_ERROR_FILE_NOT_FOUND = 17,
+    G_DBUS_ERROR_TIMED_OUT = 20,
+    // The bus's failures to start a service by activation run from the first to the last.
+    G_DBUS_ERROR_SPAWN_EXEC_FAILED = 23,
+    G_DBUS_ERROR_SPAWN_NO_MEMORY = 34
+} GDBusError;
 #endif
 
 #ifndef __SECRET_SCHEMA_H__
 typedef struct _ApnsctlSecretSchema SecretSchema;
 typedef enum { SECRET_SCHEMA_NONE = 0, SECRET_SCHEMA_DONT_MATCH_NAME = (1 << 1) } SecretSchemaFlags;
+#endif
+
+#ifndef __SECRET_TYPES_H__
+typedef enum { SECRET_ERROR_PROTOCOL = 1, SECRET_ERROR_IS_LOCKED = 2, SECRET_ERROR_NO_SUCH_OBJECT = 3 } SecretError;
+typedef enum {
+    SECRET_SEARCH_NONE = 0,
+    SECRET_SEARCH_ALL = (1 << 1),
+    SECRET_SEARCH_UNLOCK = (1 << 2),
+    SECRET_SEARCH_LOAD_SECRETS = (1 << 3)
+} SecretSearchFlags;
+#endif
+
+#ifndef __SECRET_SERVICE_H__
+typedef enum { SECRET_SERVICE_NONE = 0, SECRET_SERVICE_OPEN_SESSION = (1 << 1) } SecretServiceFlags;
+#endif
+
+#ifndef __SECRET_COLLECTION_H__
+typedef enum { SECRET_COLLECTION_NONE = 0 } SecretCollectionFlags;
 #endif
 
 void g_free(gpointer mem);
@@ -80,11 +117,15 @@ guint g_str_hash(gconstpointer v);
 gboolean g_str_equal(gconstpointer v1, gconstpointer v2);
 void g_error_free(GError *error);
 GQuark g_io_error_quark(void);
+GQuark g_dbus_error_quark(void);
+gchar *g_dbus_error_get_remote_error(const GError *error);
 void g_object_unref(gpointer object);
+void g_list_free_full(GList *list, GDestroyNotify free_func);
 
 GHashTable *g_hash_table_new_full(
     GHashFunc hash_func, GEqualFunc key_equal_func, GDestroyNotify key_destroy_func, GDestroyNotify value_destroy_func);
 gboolean g_hash_table_insert(GHashTable *hash_table, gpointer key, gpointer value);
+gpointer g_hash_table_lookup(GHashTable *hash_table, gconstpointer key);
 void g_hash_table_unref(GHashTable *hash_table);
 
 GCancellable *g_cancellable_new(void);
@@ -96,47 +137,30 @@ void g_main_context_push_thread_default(GMainContext *context);
 void g_main_context_pop_thread_default(GMainContext *context);
 gboolean g_main_context_iteration(GMainContext *context, gboolean may_block);
 
-GVariantType *g_variant_type_new(const gchar *type_string);
-void g_variant_type_free(GVariantType *type);
-void g_variant_unref(GVariant *value);
-GVariant *g_variant_new_string(const gchar *string);
-GVariant *g_variant_new_object_path(const gchar *object_path);
-GVariant *g_variant_new_variant(GVariant *value);
-GVariant *g_variant_new_tuple(GVariant *const *children, gsize n_children);
-GVariant *g_variant_new_array(const GVariantType *child_type, GVariant *const *children, gsize n_children);
-GVariant *g_variant_new_dict_entry(GVariant *key, GVariant *value);
-GVariant *g_variant_new_fixed_array(
-    const GVariantType *element_type, gconstpointer elements, gsize n_elements, gsize element_size);
-GVariantClass g_variant_classify(GVariant *value);
-const gchar *g_variant_get_type_string(GVariant *value);
-gsize g_variant_n_children(GVariant *value);
-GVariant *g_variant_get_child_value(GVariant *value, gsize index_);
-GVariant *g_variant_get_variant(GVariant *value);
-gboolean g_variant_get_boolean(GVariant *value);
-const gchar *g_variant_get_string(GVariant *value, gsize *length);
-const gchar **g_variant_get_strv(GVariant *value, gsize *length);
-gconstpointer g_variant_get_fixed_array(GVariant *value, gsize *n_elements, gsize element_size);
-
-GDBusConnection *g_bus_get_sync(GBusType bus_type, GCancellable *cancellable, GError **error);
-GVariant *g_dbus_connection_call_sync(
-    GDBusConnection *connection, const gchar *bus_name, const gchar *object_path, const gchar *interface_name,
-    const gchar *method_name, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags,
-    gint timeout_msec, GCancellable *cancellable, GError **error);
-void g_dbus_connection_call(
-    GDBusConnection *connection, const gchar *bus_name, const gchar *object_path, const gchar *interface_name,
-    const gchar *method_name, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags,
-    gint timeout_msec, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
-GVariant *g_dbus_connection_call_finish(GDBusConnection *connection, GAsyncResult *res, GError **error);
-
+GQuark secret_error_get_quark(void);
 SecretSchema *secret_schema_newv(const gchar *name, SecretSchemaFlags flags, GHashTable *attribute_names_and_types);
-gboolean secret_password_storev_sync(
-    const SecretSchema *schema, GHashTable *attributes, const gchar *collection, const gchar *label,
-    const gchar *password, GCancellable *cancellable, GError **error);
-gchar *secret_password_lookupv_sync(
-    const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error);
-gboolean secret_password_clearv_sync(
-    const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GError **error);
-void secret_password_free(gchar *password);
+SecretService *secret_service_get_sync(SecretServiceFlags flags, GCancellable *cancellable, GError **error);
+void secret_service_search(
+    SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags,
+    GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+GList *secret_service_search_finish(SecretService *service, GAsyncResult *result, GError **error);
+gboolean secret_service_store_sync(
+    SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection,
+    const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error);
+gboolean secret_service_clear_sync(
+    SecretService *service, const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
+    GError **error);
+SecretCollection *secret_collection_for_alias_sync(
+    SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable,
+    GError **error);
+gboolean secret_collection_get_locked(SecretCollection *self);
+gboolean secret_item_get_locked(SecretItem *self);
+GHashTable *secret_item_get_attributes(SecretItem *self);
+SecretValue *secret_item_get_secret(SecretItem *self);
+SecretValue *secret_value_new(const gchar *secret, gssize length, const gchar *content_type);
+const gchar *secret_value_get(SecretValue *value, gsize *length);
+const gchar *secret_value_get_content_type(SecretValue *value);
+void secret_value_unref(gpointer value);
 
 /// Loads libsecret (and with it GIO, GObject and GLib) unless it is loaded, and finds every
 /// function declared above in it. Returns 1 when they are all there, 0 when the library cannot

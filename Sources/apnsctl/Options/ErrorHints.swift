@@ -34,12 +34,6 @@ enum ErrorHints {
             guard let alias = error.alias else { return error.hint }
             return
                 "To rotate, run the same import with --replace \(shellQuoted(alias)): the new one takes that alias, and the old one is kept until the new one is stored. To keep both on purpose, run it with --force."
-        case .notAPushCertificate:
-            return
-                (error.hint.map {
-                    $0.replacingOccurrences(of: " To store this one all the same, force it.", with: "") + " "
-                } ?? "")
-                + "To store it all the same, run the same import with --force."
         case .alreadyImported:
             guard let alias = error.alias else { return error.hint }
             if let path = error.path, TokenKeyFile.isTokenKeyPath(path) {
@@ -63,7 +57,7 @@ enum ErrorHints {
             let inspect = error.path.map { " (`apnsctl inspect \(shellQuoted($0))` shows what it covers)" } ?? ""
             return
                 "Check that this is the right certificate\(inspect); to replace it all the same, run the same import with --force."
-        case .outsideValidity:
+        case .notAPushCertificate, .outsideValidity:
             return (error.hint.map { $0 + " " } ?? "") + "To store it all the same, run the same import with --force."
         case .notATokenKey:
             guard let alias = error.alias else { return error.hint }
@@ -101,12 +95,12 @@ enum ErrorHints {
             return
                 "A firewall may be dropping the packets; try --port 2197, which APNs also serves, or a proxy (--proxy URL or HTTPS_PROXY)."
         case .caFileUnreadable:
-            return error.message.contains("CA bundle")
+            return (error as? GatewayError)?.trustFile == .bundle
                 ? "Check the path given with --ca-bundle." : "Check the path given with --ca."
-        case .caFileInvalid where error.message.contains("CA bundle"):
+        case .caFileInvalid where (error as? GatewayError)?.trustFile == .bundle:
             return "Give --ca-bundle a PEM bundle of root certificates, such as /etc/ssl/certs/ca-certificates.crt."
         case .noAddressForFamily:
-            let other = error.hint?.contains("IPv4") == true ? "-4" : "-6"
+            let other = (error as? GatewayError)?.family == .ipv6 ? "-4" : "-6"
             return "Give \(other) instead, or neither -4 nor -6 to try both families (Happy Eyeballs)."
         case .caFileInvalid:
             return

@@ -3,6 +3,7 @@ import Foundation
 import PushChecks
 import PushGateway
 import PushStore
+import PushTeam
 
 /// The command line's wording of the findings' advice: the libraries say what to do in words;
 /// here the findings whose remedy is a command of this tool name it, with the credential, so
@@ -51,7 +52,7 @@ enum FindingHints {
             if let topic = subject.topic { arguments += ["--topic", topic] }
             // A team store's secret is not in the Secret Service: its remedy is an identity.
             let remedy =
-                finding.message.contains("Secret Service") || finding.hint == nil
+                finding.cause != .notAMember || finding.hint == nil
                 ? "Run where the Secret Service is unlocked to verify the key"
                 : (finding.hint ?? "").trimmingCharacters(in: CharacterSet(charactersIn: ". "))
             return "\(remedy); or check what the stored files say without it: `\(ErrorHints.command(arguments))`."

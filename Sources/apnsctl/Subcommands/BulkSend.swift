@@ -23,7 +23,7 @@ extension Send {
         let display = BulkDisplay(quiet: quiet, style: style)
         let outcome = try await withUserErrors {
             // A placeholder token: the template's own token is never sent.
-            let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
+            let prepared = try await prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
             let request = BulkSendJob.Request(
                 configuration: prepared.plan.configuration,
                 template: prepared.notification.template,
@@ -58,52 +58,6 @@ extension Send {
                 ? ExitCode(130) : ExitStatus.couldNotCheck
         }
         if summary.accepted < summary.results { throw ExitStatus.problem }
-    }
-
-    /// The options as the run records them: the credential, password source, token input and
-    /// payload as given, the environment used, and the options that shape the run.
-    private func recordedParameters(environment: PushEnvironment) -> BulkRunParameters {
-        var payload = BulkRunPayload()
-        payload.file = self.payload
-        payload.alert = alert
-        payload.title = title
-        payload.sound = sound
-        payload.badge = badge
-        payload.background = background ? true : nil
-        if let event = liveActivity.event {
-            payload.event = event.rawValue
-            let options: [(String, String?)] = [
-                ("content-state", liveActivity.contentState), ("attributes-type", liveActivity.attributesType),
-                ("attributes", liveActivity.attributes), ("stale-date", liveActivity.staleDate),
-                ("dismissal-date", liveActivity.dismissalDate),
-                ("relevance-score", liveActivity.relevanceScore.map { String($0) }),
-                ("input-push-token", liveActivity.inputPushToken ? "" : nil),
-                ("input-push-channel", liveActivity.inputPushChannel),
-            ]
-            payload.eventOptions = Dictionary(
-                uniqueKeysWithValues: options.compactMap { key, value in value.map { (key, $0) } }
-            )
-        }
-        var command = BulkRunParameters(credential: credential, tokens: tokens ?? "-", payload: payload)
-        command.store = credentials.store.store
-        command.identity = credentials.store.identity
-        command.passwordEnv = credentials.password.passwordEnv
-        command.passwordFile = credentials.password.passwordFile
-        command.passwordStdin = credentials.password.passwordStdin ? true : nil
-        command.teamID = credentials.teamID
-        command.keyID = credentials.keyID
-        command.environment = environment.rawValue
-        command.gateway = connection.gateway
-        command.port = connection.port
-        command.ca = connection.ca.isEmpty ? nil : connection.ca
-        command.proxy = connection.proxy.map(BulkRunParameters.proxyWithoutPassword)
-        command.timeout = connection.timeout == 10 ? nil : connection.timeout
-        command.connections = connections == 1 ? nil : connections
-        command.maxAttempts = maxAttempts == 5 ? nil : maxAttempts
-        command.allowDuplicates = allowDuplicates ? true : nil
-        command.json = json ? true : nil
-        command.quiet = quiet ? true : nil
-        return command
     }
 
     /// What the stop left, in numbers that add up: results written, answers whose result was

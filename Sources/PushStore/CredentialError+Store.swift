@@ -1,7 +1,43 @@
+import CredentialFormats
 import PushCore
 
-/// The factories of the store's codes (and the team store's that the store itself throws): one per
-/// code, each taking the message the call site words and recording where the error was made.
+/// The store's codes, each made by its one factory below.
+extension ErrorCode {
+    /// A secret store's secret this process cannot decrypt: this member's identity is not
+    /// (yet) a recipient of the team's secrets, or there is none.
+    public static let notAMember = ErrorCode("not_a_member")
+    /// No stored credential has the alias asked for.
+    public static let aliasNotFound = ErrorCode("alias_not_found")
+    public static let secretStoreUnavailable = ErrorCode("secret_store_unavailable")
+    public static let secretStoreLocked = ErrorCode("secret_store_locked")
+    public static let secretNotFound = ErrorCode("secret_not_found")
+    public static let storeError = ErrorCode("store_error")
+    public static let alreadyImported = ErrorCode("already_imported")
+    public static let aliasTaken = ErrorCode("alias_taken")
+    /// An alias that cannot be a file name in the store.
+    public static let invalidAlias = ErrorCode("invalid_alias")
+    /// The store's folder holds something other than a store.
+    public static let notAStore = ErrorCode("not_a_store")
+    /// The store's credentials folder holds files but its index is missing.
+    public static let indexMissing = ErrorCode("index_missing")
+    /// The store's index cannot be read or decoded.
+    public static let indexUnreadable = ErrorCode("index_unreadable")
+    /// An index entry names a file outside the store's credentials folder.
+    public static let entryOutsideStore = ErrorCode("entry_outside_store")
+    /// The store folder is a git clone with nothing checked out (a team store cloned from a
+    /// remote whose HEAD names a branch it does not have).
+    public static let notCheckedOut = ErrorCode("not_checked_out")
+    /// The store's folder is owned by someone else, or others may write to it.
+    public static let unsafeStoreFolder = ErrorCode("unsafe_store_folder")
+    /// A decrypted secret does not match the certificate or key fingerprint the index names.
+    public static let tampered = ErrorCode("tampered")
+    /// A credential cannot be written in the format asked for (a token key as PKCS#12).
+    public static let notExportable = ErrorCode("not_exportable")
+}
+
+/// The factories of the store's codes (and ``ErrorCode/tampered``, which the team store throws
+/// too): one per code, each taking the message the call site words and recording where the error
+/// was made. A refusal (the request was checked and nothing changed) is a problem found.
 extension CredentialError {
     // MARK: The Secret Service
 
@@ -78,7 +114,17 @@ extension CredentialError {
         file: String = #fileID,
         line: UInt = #line
     ) -> CredentialError {
-        Self(.alreadyImported, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+        Self(
+            .alreadyImported,
+            failure: .problem,
+            path: path,
+            message,
+            hint: hint,
+            alias: alias,
+            remedy: remedy,
+            file: file,
+            line: line
+        )
     }
 
     /// ``ErrorCode/aliasTaken`` (`alias_taken`), in the words of the call site.
@@ -91,7 +137,17 @@ extension CredentialError {
         file: String = #fileID,
         line: UInt = #line
     ) -> CredentialError {
-        Self(.aliasTaken, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+        Self(
+            .aliasTaken,
+            failure: .problem,
+            path: path,
+            message,
+            hint: hint,
+            alias: alias,
+            remedy: remedy,
+            file: file,
+            line: line
+        )
     }
 
     /// ``ErrorCode/invalidAlias`` (`invalid_alias`), in the words of the call site.
@@ -198,86 +254,6 @@ extension CredentialError {
         Self(.tampered, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
     }
 
-    /// ``ErrorCode/teamError`` (`team_error`), in the words of the call site.
-    public static func teamError(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.teamError, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    // MARK: Imports and rotations
-
-    /// ``ErrorCode/expiresSooner`` (`expires_sooner`), in the words of the call site.
-    public static func expiresSooner(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.expiresSooner, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/narrowerCoverage`` (`narrower_coverage`), in the words of the call site.
-    public static func narrowerCoverage(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.narrowerCoverage, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/notATokenKey`` (`not_a_token_key`), in the words of the call site.
-    public static func notATokenKey(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notATokenKey, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/noMatchingRequest`` (`no_matching_request`), in the words of the call site.
-    public static func noMatchingRequest(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.noMatchingRequest, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/sameAppStored`` (`same_app_stored`), in the words of the call site.
-    public static func sameAppStored(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.sameAppStored, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
     // MARK: Exports
 
     /// ``ErrorCode/notExportable`` (`not_exportable`), in the words of the call site.
@@ -290,5 +266,32 @@ extension CredentialError {
         line: UInt = #line
     ) -> CredentialError {
         Self(.notExportable, path: nil, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+    }
+
+    /// `alias_not_found`: no stored credential is named `alias` (nil when none was named at all).
+    /// The message differs with what was looked for, so the call site words it.
+    public static func aliasNotFound(
+        _ alias: String?,
+        _ message: String,
+        hint: String? = nil,
+        remedy: Remedy? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> CredentialError {
+        Self(.aliasNotFound, path: nil, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+    }
+
+    /// ``ErrorCode/notAMember`` (`not_a_member`), in the words of the call site: this member's
+    /// identity is not (yet) a recipient of the team's secrets, or there is none to read with.
+    public static func notAMember(
+        path: String? = nil,
+        _ message: String,
+        hint: String? = nil,
+        alias: String? = nil,
+        remedy: Remedy? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> CredentialError {
+        Self(.notAMember, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
     }
 }

@@ -1,13 +1,29 @@
+import CredentialFormats
 import PushCore
+
+/// The team store's codes, each made by its one factory below.
+extension ErrorCode {
+    /// git or age failed, or the team repository is not in the shape apnsctl made.
+    public static let teamError = ErrorCode("team_error")
+    /// The same alias was changed on both sides of a sync.
+    public static let teamConflict = ErrorCode("team_conflict")
+    /// The member list the repository holds is not signed by a trusted member: nothing is
+    /// encrypted to it (docs/team.md, "Signed membership").
+    public static let untrustedMembers = ErrorCode("untrusted_members")
+    /// The remote's branch no longer holds the commit this clone last synced.
+    public static let historyRewritten = ErrorCode("history_rewritten")
+    /// A membership change needs this member's signing key, and none is available here.
+    public static let noSigningKey = ErrorCode("no_signing_key")
+}
 
 /// The factories of the team store's own codes (a store shared through git, its secrets
 /// encrypted with age): one per code, each taking the message the call site words and recording
-/// where the error was made. ``ErrorCode/tampered`` and ``ErrorCode/teamError``, which the store
-/// itself throws too, are in `CredentialError+StoreFactories.swift`.
+/// where the error was made. ``ErrorCode/tampered`` and ``ErrorCode/notAMember``, which the
+/// store's seams mean too (a secret this process cannot read), are the store's (PushStore's
+/// `CredentialError+Store.swift`).
 extension CredentialError {
-    /// ``ErrorCode/notAMember`` (`not_a_member`), in the words of the call site: this member's
-    /// identity is not (yet) a recipient of the team's secrets, or there is none to read with.
-    public static func notAMember(
+    /// ``ErrorCode/teamError`` (`team_error`), in the words of the call site.
+    public static func teamError(
         path: String? = nil,
         _ message: String,
         hint: String? = nil,
@@ -16,7 +32,7 @@ extension CredentialError {
         file: String = #fileID,
         line: UInt = #line
     ) -> CredentialError {
-        Self(.notAMember, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+        Self(.teamError, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
     }
 
     /// ``ErrorCode/teamConflict`` (`team_conflict`), in the words of the call site: the same
@@ -30,7 +46,17 @@ extension CredentialError {
         file: String = #fileID,
         line: UInt = #line
     ) -> CredentialError {
-        Self(.teamConflict, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+        Self(
+            .teamConflict,
+            failure: .problem,
+            path: path,
+            message,
+            hint: hint,
+            alias: alias,
+            remedy: remedy,
+            file: file,
+            line: line
+        )
     }
 
     /// ``ErrorCode/untrustedMembers`` (`untrusted_members`), in the words of the call site: no
@@ -44,7 +70,17 @@ extension CredentialError {
         file: String = #fileID,
         line: UInt = #line
     ) -> CredentialError {
-        Self(.untrustedMembers, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+        Self(
+            .untrustedMembers,
+            failure: .problem,
+            path: path,
+            message,
+            hint: hint,
+            alias: alias,
+            remedy: remedy,
+            file: file,
+            line: line
+        )
     }
 
     /// ``ErrorCode/historyRewritten`` (`history_rewritten`), in the words of the call site: the
@@ -58,7 +94,17 @@ extension CredentialError {
         file: String = #fileID,
         line: UInt = #line
     ) -> CredentialError {
-        Self(.historyRewritten, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+        Self(
+            .historyRewritten,
+            failure: .problem,
+            path: path,
+            message,
+            hint: hint,
+            alias: alias,
+            remedy: remedy,
+            file: file,
+            line: line
+        )
     }
 
     /// ``ErrorCode/noSigningKey`` (`no_signing_key`), in the words of the call site: a
