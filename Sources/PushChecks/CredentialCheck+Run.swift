@@ -114,13 +114,14 @@ extension CredentialCheck {
             store.settleInterruptedChanges()
         }
         var report = CheckReport(request: request, results: [], stored: [], nothingToCheck: false)
-        let housekeeping =
-            request.isWholeStore
-            ? orphanResults(store, skipSecrets: request.skipSecrets) + unaccountedResults(store) : []
         let stored = request.credentials.isEmpty ? try store.list() : []
         // Every key the check will read, read together: one Secret Service round trip, not one
-        // per credential. What the batch leaves out is read alone, as before.
+        // per credential. What the batch leaves out is read alone, as before. The same search
+        // lists the store's items for the orphan search.
         let reading = request.skipSecrets ? (store: store, unavailable: nil) : store.preloadingSecrets(for: stored)
+        let housekeeping =
+            request.isWholeStore
+            ? orphanResults(reading.store, skipSecrets: request.skipSecrets) + unaccountedResults(store) : []
         let judge = CheckJudge(
             store: reading.store,
             expectations: request.expectations,

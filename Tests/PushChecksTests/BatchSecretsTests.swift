@@ -107,6 +107,11 @@ struct BatchSecretsTests {
         #expect(listed.count == expected.count)
         #expect(Set(listed) == Set(expected))
         #expect(try secrets.items(store: folder.path("nothing here")).isEmpty)
+        // The batch read's one search of each store lists the same items.
+        let read = try secrets.lookupListing([expected[0], otherStore])
+        #expect(Set(read.listed[store] ?? []) == Set(expected))
+        #expect(read.listed[folder.path("other")] == [otherStore])
+        #expect(read.secrets.count == 2)
     }
 
     /// Removes every item of `alias` in `store` whatever its other attributes, as `secret-tool clear` does.
@@ -148,5 +153,22 @@ struct BatchSecretsTests {
         #expect(try preloaded.store.secrets.remove(item))
         #expect(try preloaded.store.secrets.lookup(item) == nil)
         #expect(try store.secrets.lookup(item) == nil)
+    }
+
+    /// The orphan search through the batch read's listing: a secret the index no longer names
+    /// is found, and one removed with its entry after the batch read is not reported.
+    @Test func theBatchReadsListingFindsOrphansAsTheyAreNow() throws {
+        let fixture = try CheckJudgingTests.Fixture()
+        let store = fixture.store
+        let orphan = SecretItem(store: store.path, alias: "gone", kind: .tokenKey, identifier: "GONE000001")
+        try store.secrets.store(SecretBytes([1, 2, 3]), for: orphan)
+        defer { _ = try? store.secrets.remove(orphan) }
+        let preloaded = store.preloadingSecrets(for: try store.list())
+        #expect(preloaded.unavailable == nil)
+        #expect(try preloaded.store.orphanedSecrets() == [orphan])
+
+        _ = try store.remove(named: "untagged-key")
+        #expect(try store.secrets.remove(orphan))
+        #expect(try preloaded.store.orphanedSecrets().isEmpty)
     }
 }
