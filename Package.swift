@@ -96,6 +96,8 @@ let package = Package(
                 "CLibSecret",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                // BlockingPool's threads (NIOThreadPool); no networking.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The team store: a store shared through git, its secrets in age files, the signed member

@@ -118,7 +118,7 @@ public enum BulkSendJob {
             }
         )
         header.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: request.tokens)
-        let source: TokenSource = request.tokens == "-" ? .standardInput() : .file(request.tokens)
+        let source: TokenSource = request.tokens == "-" ? await .standardInput() : .file(request.tokens)
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
             _ = try TokenFeed.open(path: "-")  // refused, with its message
         }

@@ -20,7 +20,7 @@ public enum TokenSource: Sendable, Equatable {
     /// the same pipe open for writing (Linux's /proc); a shell in a pipeline that has not yet
     /// run its program is waited for briefly, and a writer that is a shell (a compound
     /// pipeline) or that runs in another folder counts as unknown.
-    public static func standardInput() -> TokenSource {
+    public static func standardInput() async -> TokenSource {
         #if os(Linux)
         guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/0") else {
             return .pipe(producer: nil)
@@ -34,7 +34,7 @@ public enum TokenSource: Sendable, Equatable {
             guard let (arguments, folder) = pipeWriter(link) else { return .pipe(producer: nil) }
             let program = (arguments.first as NSString?)?.lastPathComponent ?? ""
             if ["bash", "sh", "dash", "zsh", "ksh", "fish", "busybox"].contains(program) {
-                if attempt < 9 { usleep(50_000) }
+                if attempt < 9 { try? await Task.sleep(for: .milliseconds(50)) }
                 continue
             }
             guard folder == FileManager.default.currentDirectoryPath else { return .pipe(producer: nil) }

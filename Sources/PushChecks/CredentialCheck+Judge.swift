@@ -34,7 +34,7 @@ public final class CheckJudge {
 
     /// The credential judged against the expectations; never throws: what could not be judged is
     /// a result with an error.
-    public func check(_ reference: CredentialReference) -> CheckResult {
+    public func check(_ reference: CredentialReference) async -> CheckResult {
         let name: String
         switch reference {
         case .stored(let credential): name = credential.alias
@@ -46,7 +46,8 @@ public final class CheckJudge {
             case .file(let path) where TokenKeyFile.isTokenKeyPath(path):
                 result = try checkTokenKeyFile(path)
             case .file(let path):
-                let file = try CredentialFile.read(path: path, password: password)
+                let password = password
+                let file = try await BlockingPool.run { try CredentialFile.read(path: path, password: password) }
                 result = CredentialCheck.certificate(
                     file,
                     name: path,
@@ -55,9 +56,9 @@ public final class CheckJudge {
                     expectations: expectations
                 )
             case .stored(let credential) where credential.kind == .tokenKey:
-                result = checkStoredTokenKey(credential)
+                result = await checkStoredTokenKey(credential)
             case .stored(let credential):
-                result = try checkStoredCertificate(credential)
+                result = try await checkStoredCertificate(credential)
             }
         } catch let error as CredentialError {
             result = .failed(name: name, origin: reference.origin, error: error)
@@ -93,7 +94,7 @@ public final class CheckJudge {
         )
     }
 
-    private func checkStoredTokenKey(_ credential: StoredCredential) -> CheckResult {
+    private func checkStoredTokenKey(_ credential: StoredCredential) async -> CheckResult {
         var present: Bool?
         var unverified: CredentialError?
         var tampered: CredentialError?
@@ -104,7 +105,9 @@ public final class CheckJudge {
             } else {
                 do {
                     // A key its store never gives back is present when the store holds it.
-                    if try store.remoteTokenKey(of: credential) == nil { _ = try store.tokenKey(of: credential) }
+                    if try await store.remoteTokenKey(of: credential) == nil {
+                        _ = try await store.tokenKey(of: credential)
+                    }
                     present = true
                 } catch let error as CredentialError where error.code == .secretNotFound {
                     present = false
@@ -131,12 +134,12 @@ public final class CheckJudge {
         return result
     }
 
-    private func checkStoredCertificate(_ credential: StoredCredential) throws -> CheckResult {
+    private func checkStoredCertificate(_ credential: StoredCredential) async throws -> CheckResult {
         var unreadable: Finding?
         if !skipSecrets, secretServiceDown == nil {
             do {
                 return CredentialCheck.certificate(
-                    try store.identity(of: credential),
+                    try await store.identity(of: credential),
                     name: credential.alias,
                     origin: "store",
                     keyVerified: true,
@@ -152,7 +155,7 @@ public final class CheckJudge {
         }
         // What the stored certificate file says, without its key.
         var result = CredentialCheck.certificate(
-            try store.certificate(of: credential),
+            try await store.certificate(of: credential),
             name: credential.alias,
             origin: "store",
             keyVerified: false,

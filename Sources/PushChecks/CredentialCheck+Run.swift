@@ -107,21 +107,24 @@ extension CredentialCheck {
     /// apps asked about (one verdict each, by ``AppSelection``'s rule), or the whole store.
     /// Throws only when the store cannot be read or a name is neither a file nor an alias; what
     /// could not be judged about one credential is in its result.
-    public static func run(_ request: CheckRequest, in store: CredentialStore) throws -> CheckReport {
+    public static func run(_ request: CheckRequest, in store: CredentialStore) async throws -> CheckReport {
         if request.settlesInterruptedChanges,
             request.credentials.isEmpty || !request.credentials.allSatisfy(FileManager.default.fileExists)
         {
-            store.settleInterruptedChanges()
+            await store.settleInterruptedChanges()
         }
         var report = CheckReport(request: request, results: [], stored: [], nothingToCheck: false)
-        let stored = request.credentials.isEmpty ? try store.list() : []
+        let stored = request.credentials.isEmpty ? try await store.list() : []
         // Every key the check will read, read together: one Secret Service round trip, not one
         // per credential. What the batch leaves out is read alone, as before. The same search
         // lists the store's items for the orphan search.
-        let reading = request.skipSecrets ? (store: store, unavailable: nil) : store.preloadingSecrets(for: stored)
-        let housekeeping =
-            request.isWholeStore
-            ? orphanResults(reading.store, skipSecrets: request.skipSecrets) + unaccountedResults(store) : []
+        let reading =
+            request.skipSecrets ? (store: store, unavailable: nil) : await store.preloadingSecrets(for: stored)
+        var housekeeping: [CheckResult] = []
+        if request.isWholeStore {
+            housekeeping = await orphanResults(reading.store, skipSecrets: request.skipSecrets)
+            housekeeping += await unaccountedResults(store)
+        }
         let judge = CheckJudge(
             store: reading.store,
             expectations: request.expectations,
@@ -135,9 +138,9 @@ extension CredentialCheck {
         }
         guard request.credentials.isEmpty else {
             for argument in request.credentials {
-                let reference = try CredentialReference.resolve(argument, store: store)
+                let reference = try await CredentialReference.resolve(argument, store: store)
                 if case .stored(let credential) = reference { report.stored.append(credential) }
-                report.results.append(judge.check(reference))
+                report.results.append(await judge.check(reference))
             }
             return report
         }
@@ -159,13 +162,18 @@ extension CredentialCheck {
                 var scoped = request.expectations
                 scoped.topic = selection.topic
                 appJudge = appJudge.with(expectations: scoped)
-                let results = selection.candidates.compactMap { stillStored(appJudge.check(.stored($0))) }
+                var results: [CheckResult] = []
+                for candidate in selection.candidates {
+                    if let result = stillStored(await appJudge.check(.stored(candidate))) { results.append(result) }
+                }
                 verdicts.append(AppVerdict(selection, results: results))
                 report.results += results
             }
             report.verdicts = verdicts
         } else {
-            report.results = stored.compactMap { stillStored(judge.check(.stored($0))) }
+            for credential in stored {
+                if let result = stillStored(await judge.check(.stored(credential))) { report.results.append(result) }
+            }
             let selections = AppSelection.select(topics: [], environment: request.environment, stored: stored)
             report.storeVerdicts = selections.map { AppVerdict($0, results: report.results) }
             if request.environment != nil { report.skipped = servedElsewhere(selections, stored: stored) }
@@ -204,10 +212,10 @@ extension CredentialCheck {
     }
 
     /// The store's orphaned secrets, when its keys are read: each a result with a finding.
-    static func orphanResults(_ store: CredentialStore, skipSecrets: Bool) -> [CheckResult] {
+    static func orphanResults(_ store: CredentialStore, skipSecrets: Bool) async -> [CheckResult] {
         guard !skipSecrets else { return [] }
         do {
-            return try store.orphanedSecrets().map(orphanedSecret)
+            return try await store.orphanedSecrets().map(orphanedSecret)
         } catch let error as CredentialError where CheckJudge.isUnreachable(error) {
             // Each credential's own result already says the Secret Service could not be asked
             // (secret_unverified): one more "could not check" entry would only repeat it.
@@ -227,7 +235,7 @@ extension CredentialCheck {
 
     /// Credential files the index does not name (an older index.json restored, say). They need
     /// no Secret Service to find.
-    static func unaccountedResults(_ store: CredentialStore) -> [CheckResult] {
-        ((try? store.unaccountedFiles()) ?? []).map(unaccountedFile)
+    static func unaccountedResults(_ store: CredentialStore) async -> [CheckResult] {
+        ((try? await store.unaccountedFiles()) ?? []).map(unaccountedFile)
     }
 }

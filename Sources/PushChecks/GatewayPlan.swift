@@ -9,7 +9,7 @@ import PushStore
 /// rejection there. `handshake`, `send` and a broadcast start from one; a Swift server can too:
 ///
 /// ```swift
-/// let credential = try CredentialLoader.load("com.example.app-universal")
+/// let credential = try await CredentialLoader.load("com.example.app-universal", store: store)
 /// let plan = try GatewayPlan(credential, settings: ConnectionSettings(environment: .production))
 /// let response = try await plan.send(notification)
 /// ```

@@ -73,7 +73,7 @@ extension PreflightCheck {
             }
             return PreflightRun(reports: reports, apps: nil)
         case .apps(let topics):
-            let stored = try store.list()
+            let stored = try await store.list()
             if stored.isEmpty {
                 throw CredentialError.aliasNotFound(
                     nil,

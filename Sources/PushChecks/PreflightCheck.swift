@@ -63,7 +63,7 @@ public struct PreflightCheck: Sendable {
     /// Loads the credential `name` and checks it; a credential that cannot be loaded is not ready.
     public func check(_ name: String, loader: CredentialLoader) async -> PreflightReport {
         do {
-            return await check(try loader.load(name), reportedAs: name)
+            return await check(try await loader.load(name), reportedAs: name)
         } catch {
             var report = PreflightReport(credential: name)
             report.error = Self.typed(error)

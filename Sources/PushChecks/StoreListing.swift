@@ -26,21 +26,21 @@ public struct StoreListing: Sendable {
 
 extension CredentialStore {
     /// The store as `list` shows it, after what a command killed earlier left is completed or undone.
-    public func listing() throws -> StoreListing {
-        settleInterruptedChanges()
-        let credentials = try list()
-        let requests = try pendingRequests()
+    public func listing() async throws -> StoreListing {
+        await settleInterruptedChanges()
+        let credentials = try await list()
+        let requests = try await pendingRequests()
         return StoreListing(
             entries: credentials.map { StoreListing.Entry(credential: $0, damage: damage(of: $0)) },
             pendingRequests: requests,
-            unaccountedFiles: (try? unaccountedFiles()) ?? []
+            unaccountedFiles: (try? await unaccountedFiles()) ?? []
         )
     }
 
     /// Each app with a stored certificate, and the alias of its latest one: what `import
     /// --replace` names when a new certificate renews it. Sorted by app.
-    public func renewals() throws -> [(app: String, alias: String)] {
-        Self.renewals(in: try list())
+    public func renewals() async throws -> [(app: String, alias: String)] {
+        Self.renewals(in: try await list())
     }
 
     static func renewals(in stored: [StoredCredential]) -> [(app: String, alias: String)] {

@@ -22,6 +22,23 @@ public enum BlockingWork {
         lock.withLock { detector }?() ?? false
     }
 
+    private static let poolKey = "apnsctl.BlockingWork.pool"
+
+    /// Runs `body` as work of a pool that exists for blocking work (PushStore's
+    /// `BlockingPool`): ``check(_:)`` lets it block there.
+    public static func onPool<T>(_ body: () throws -> T) rethrows -> T {
+        let thread = Thread.current
+        let outer = thread.threadDictionary[poolKey]
+        thread.threadDictionary[poolKey] = true
+        defer { thread.threadDictionary[poolKey] = outer }
+        return try body()
+    }
+
+    /// Whether the calling thread is running work of a pool for blocking work.
+    public static var isOnPool: Bool {
+        Thread.current.threadDictionary[poolKey] as? Bool == true
+    }
+
     /// Stops a debug build when `what` (work that can block) is about to run on an event loop.
     public static func check(_ what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
         assert(!onEventLoop, "\(what()) would block an event loop; run it on a thread pool", file: file, line: line)

@@ -60,9 +60,8 @@ public struct CheckRun: Sendable {
 
     /// Gives each stored certificate the path of its file in the store, as x509-certificate-exporter's
     /// `filepath`; a file checked by name keeps the name it was given.
-    /// `stored` is the store's index when the caller has read it already.
-    public mutating func locateFiles(in store: CredentialStore, stored known: [StoredCredential]? = nil) {
-        let stored = known ?? (try? store.list()) ?? []
+    /// `stored` is the store's index, as the check read it.
+    public mutating func locateFiles(in store: CredentialStore, stored: [StoredCredential]) {
         for index in results.indices where results[index].x509 != nil {
             let result = results[index]
             if result.origin == "store",

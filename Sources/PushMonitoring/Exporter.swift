@@ -70,8 +70,8 @@ public final class MetricsExporter: Sendable {
     let router: ExporterRouter
     let registry: ConnectionRegistry
     private let group: MultiThreadedEventLoopGroup
-    /// Store checks, credential loads and bcrypts: blocking work, kept off the event loop and
-    /// the actors.
+    /// Bcrypts: blocking work, kept off the event loop and the actors (the store's checks and
+    /// credential loads wait on the libraries' own ``BlockingPool``).
     private let threadPool: NIOThreadPool
     private let serverChannel = NIOLockedValueBox<(any Channel)?>(nil)
 
@@ -83,13 +83,11 @@ public final class MetricsExporter: Sendable {
         router = ExporterRouter(
             checks: CheckCache(
                 check: configuration.check,
-                interval: configuration.checkInterval,
-                threadPool: threadPool
+                interval: configuration.checkInterval
             ),
             probes: ProbeService(
                 store: configuration.check.store,
                 settings: configuration.probe,
-                threadPool: threadPool,
                 log: log
             ),
             basicAuth: configuration.webConfig?.basicAuth,

@@ -4,31 +4,23 @@ import NIOPosix
 import PushStore
 
 /// The check, run again only when the last one is older than the interval. The check reads the
-/// store and may ask the Secret Service: it runs on the thread pool, and concurrent scrapes
-/// share one run.
+/// store and may ask the Secret Service (on the libraries' ``BlockingPool``, never the actor's
+/// thread); concurrent scrapes share one run.
 actor CheckCache {
     let check: StoreCheck
     let interval: Double
-    let threadPool: NIOThreadPool
     private var last: CheckRun?
     private var running: Task<CheckRun, Never>?
 
-    init(check: StoreCheck, interval: Double, threadPool: NIOThreadPool) {
+    init(check: StoreCheck, interval: Double) {
         self.check = check
         self.interval = interval
-        self.threadPool = threadPool
     }
 
     func current(now: Date = Date()) async -> CheckRun {
         if let last, now.timeIntervalSince(last.date) < interval { return last }
         if let running { return await running.value }
-        let task = Task { [check, threadPool] in
-            do {
-                return try await threadPool.runIfActive { check.run(at: now) }
-            } catch {
-                return CheckRun.failed(at: now, "The check could not run: the exporter is stopping.")
-            }
-        }
+        let task = Task { [check] in await check.run(at: now) }
         running = task
         let run = await task.value
         running = nil

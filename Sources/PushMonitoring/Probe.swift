@@ -59,8 +59,8 @@ public struct ProbeSettings: Sendable {
 
 /// Probes a store's credentials against their gateways, at most once per interval per
 /// credential and environment. Concurrent scrapes of one credential and environment share one
-/// connection. Reading the store and loading secrets (files, the Secret Service) run on
-/// `threadPool`, never on the actor.
+/// connection. Reading the store and loading secrets (files, the Secret Service) are awaited:
+/// their blocking work runs on the libraries' ``BlockingPool``, never on the actor.
 public actor ProbeService {
     struct Key: Hashable {
         var credential: String
@@ -75,7 +75,6 @@ public actor ProbeService {
 
     public let store: CredentialStore
     public let settings: ProbeSettings
-    private let threadPool: NIOThreadPool
     private let log: @Sendable (String) -> Void
     private var cache: BoundedCache<Key, Entry>
     private var running: [Key: Task<ProbeResult, Never>] = [:]
@@ -83,12 +82,10 @@ public actor ProbeService {
     public init(
         store: CredentialStore,
         settings: ProbeSettings,
-        threadPool: NIOThreadPool,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.store = store
         self.settings = settings
-        self.threadPool = threadPool
         self.log = log
         cache = BoundedCache(capacity: settings.cacheCapacity)
     }
@@ -104,7 +101,7 @@ public actor ProbeService {
         let store = self.store
         let stored: [StoredCredential]
         do {
-            stored = try await threadPool.runIfActive { try store.list() }
+            stored = try await store.list()
         } catch let error as CredentialError {
             throw MonitoringError.invalidProbeRequest("The store cannot be read: \(error.message)")
         } catch {
@@ -141,8 +138,8 @@ public actor ProbeService {
             return (last, true)
         }
         if let task = running[key] { return (await task.value, true) }
-        let task = Task { [store, settings, threadPool] in
-            await Self.run(target, store: store, settings: settings, threadPool: threadPool)
+        let task = Task { [store, settings] in
+            await Self.run(target, store: store, settings: settings)
         }
         running[key] = task
         let result = await task.value
@@ -156,15 +153,14 @@ public actor ProbeService {
     static func run(
         _ target: ProbeTarget,
         store: CredentialStore,
-        settings: ProbeSettings,
-        threadPool: NIOThreadPool
+        settings: ProbeSettings
     ) async -> ProbeResult {
         let started = Date()
         let clock = ContinuousClock.now
         var result = ProbeResult(date: started, target: target, check: nil, setupError: nil, duration: 0)
         do {
-            // Reads files, asks the Secret Service, may run a decryption tool: not on the actor.
-            let loaded = try await threadPool.runIfActive { try CredentialLoader(store: store).load(target.credential) }
+            // Reads files, asks the Secret Service, may run a decryption tool: on the libraries' pool.
+            let loaded = try await CredentialLoader(store: store).load(target.credential)
             var connection = settings.connection
             connection.environment = target.environment
             let plan = try GatewayPlan(loaded, settings: connection, topic: target.topic)

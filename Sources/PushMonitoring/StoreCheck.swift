@@ -17,7 +17,7 @@ public struct StoreCheck: Sendable {
         self.skipSecrets = skipSecrets
     }
 
-    public func run(at date: Date = Date()) -> CheckRun {
+    public func run(at date: Date = Date()) async -> CheckRun {
         // A monitoring reader leaves what an interrupted command left to the next command that writes.
         let request = CheckRequest(
             date: date,
@@ -26,7 +26,7 @@ public struct StoreCheck: Sendable {
             settlesInterruptedChanges: false
         )
         do {
-            return CheckRun(try CredentialCheck.run(request, in: store), store: store)
+            return CheckRun(try await CredentialCheck.run(request, in: store), store: store)
         } catch let error as CredentialError {
             return .failed(at: date, error.message)
         } catch {

@@ -5,8 +5,8 @@ import Foundation
 /// password, or a `.p8` token key with its team ID (and key ID, unless the file name has it).
 ///
 /// ```swift
-/// let stored = try CredentialLoader.load("com.example.app-universal", store: store)
-/// let file = try CredentialLoader.load("app.p12", store: store, password: .environment("P12_PASSWORD"))
+/// let stored = try await CredentialLoader.load("com.example.app-universal", store: store)
+/// let file = try await CredentialLoader.load("app.p12", store: store, password: .environment("P12_PASSWORD"))
 /// ```
 public struct CredentialLoader: Sendable {
     public var store: CredentialStore
@@ -30,15 +30,14 @@ public struct CredentialLoader: Sendable {
         password: PasswordSource = .none,
         teamID: String? = nil,
         keyID: String? = nil
-    ) throws -> LoadedCredential {
-        try CredentialLoader(store: store, password: password, teamID: teamID, keyID: keyID).load(argument)
+    ) async throws -> LoadedCredential {
+        try await CredentialLoader(store: store, password: password, teamID: teamID, keyID: keyID).load(argument)
     }
 
-    public func load(_ argument: String) throws -> LoadedCredential {
-        BlockingWork.check("Loading the credential \(argument) (files, the store, the Secret Service)")
-        switch try CredentialReference.resolve(argument, store: store) {
+    public func load(_ argument: String) async throws -> LoadedCredential {
+        switch try await CredentialReference.resolve(argument, store: store) {
         case .stored(let stored):
-            return try load(stored)
+            return try await load(stored)
         case .file(let path) where TokenKeyFile.isTokenKeyPath(path):
             guard let teamID else {
                 throw CredentialError.teamIDRequired(
@@ -47,18 +46,21 @@ public struct CredentialLoader: Sendable {
                     hint: "Give the key's team ID (Apple Developer portal > Membership details)."
                 )
             }
-            return LoadedCredential(name: path, key: try ProviderKey(path: path, teamID: teamID, keyID: keyID))
+            let keyID = keyID
+            let key = try await BlockingPool.run { try ProviderKey(path: path, teamID: teamID, keyID: keyID) }
+            return LoadedCredential(name: path, key: key)
         case .file(let path):
-            return try LoadedCredential(name: path, file: try CredentialFile.read(path: path, password: password))
+            let password = password
+            let file = try await BlockingPool.run { try CredentialFile.read(path: path, password: password) }
+            return try LoadedCredential(name: path, file: file)
         }
     }
 
     /// Loads a credential of the store's index: its secret comes from the Secret Service (or
     /// the team store's age file).
-    public func load(_ stored: StoredCredential) throws -> LoadedCredential {
-        BlockingWork.check("Loading the stored credential \(stored.alias) (its files and secret)")
+    public func load(_ stored: StoredCredential) async throws -> LoadedCredential {
         var loaded: LoadedCredential
-        if stored.kind == .tokenKey, let remote = try store.remoteTokenKey(of: stored) {
+        if stored.kind == .tokenKey, let remote = try await store.remoteTokenKey(of: stored) {
             loaded = LoadedCredential(
                 name: stored.alias,
                 remoteKey: remote,
@@ -68,12 +70,12 @@ public struct CredentialLoader: Sendable {
         } else if stored.kind == .tokenKey {
             loaded = LoadedCredential(
                 name: stored.alias,
-                key: try store.tokenKey(of: stored),
+                key: try await store.tokenKey(of: stored),
                 environments: stored.environments,
                 topics: stored.topics
             )
         } else {
-            loaded = try LoadedCredential(name: stored.alias, file: try store.identity(of: stored))
+            loaded = try LoadedCredential(name: stored.alias, file: try await store.identity(of: stored))
         }
         loaded.isStored = true
         return loaded

@@ -15,11 +15,11 @@ public enum CredentialReference: Sendable {
     }
 
     /// An existing file wins over an alias of the same name only when it ``looksLikePath(_:)``.
-    public static func resolve(_ argument: String, store: CredentialStore) throws -> CredentialReference {
-        if !looksLikePath(argument), let stored = try store.credential(named: argument) { return .stored(stored) }
+    public static func resolve(_ argument: String, store: CredentialStore) async throws -> CredentialReference {
+        if !looksLikePath(argument), let stored = try await store.credential(named: argument) { return .stored(stored) }
         if InputFile.exists(argument) { return .file(argument) }
-        if let stored = try store.credential(named: argument) { return .stored(stored) }
-        let known = (try? store.list().map(\.alias)) ?? []
+        if let stored = try await store.credential(named: argument) { return .stored(stored) }
+        let known = (try? await store.list().map(\.alias)) ?? []
         throw CredentialError.aliasNotFound(
             argument,
             "\(argument) is neither a file nor a credential in the store at \(store.path).",

@@ -18,29 +18,29 @@ extension CredentialStore {
     /// still under the lock, and what it hands back (a team store's push) runs once the lock is
     /// released, so that nothing slow keeps other commands waiting on the store.
     package func withLock<R>(
-        _ body: (inout StoreIndex) throws -> R,
+        _ body: (inout StoreIndex) async throws -> R,
         afterCommit: (R, Settled) -> R = { result, _ in result }
-    ) throws -> R {
-        let (result, followUp) = try lockedChange(body, afterCommit: afterCommit)
-        followUp?()
+    ) async throws -> R {
+        let (result, followUp) = try await lockedChange(body, afterCommit: afterCommit)
+        await followUp?()
         return result
     }
 
     private func lockedChange<R>(
-        _ body: (inout StoreIndex) throws -> R,
+        _ body: (inout StoreIndex) async throws -> R,
         afterCommit: (R, Settled) -> R
-    ) throws -> (R, StoreChangeFollowUp?) {
+    ) async throws -> (R, StoreChangeFollowUp?) {
         // Ask the Secret Service before taking the lock, so a slow or missing one never keeps
         // other apnsctl processes waiting on the store.
-        try secrets.checkAvailable()
+        try await secrets.checkAvailable()
         if let medium {
-            try medium.checkAvailable()
-            return try medium.exclusive { try change(body, afterCommit: afterCommit) }
+            try await medium.checkAvailable()
+            return try await medium.exclusive { try await change(body, afterCommit: afterCommit) }
         }
         try prepareFolder()
         let lockPath = StoreLock.path(root: root)
         let lock: StoreLock
-        switch StoreLock.acquire(at: lockPath, .exclusive) {
+        switch await StoreLock.acquire(at: lockPath, .exclusive) {
         case .success(let held):
             lock = held
         case .failure(.open(let code)):
@@ -53,34 +53,34 @@ extension CredentialStore {
             throw CredentialError.storeError(path: lockPath, "The store cannot be locked.", hint: nil)
         }
         defer { lock.release() }
-        return try change(body, afterCommit: afterCommit)
+        return try await change(body, afterCommit: afterCommit)
     }
 
     /// One change, under the store's exclusive lock (whatever the medium's lock is).
     private func change<R>(
-        _ body: (inout StoreIndex) throws -> R,
+        _ body: (inout StoreIndex) async throws -> R,
         afterCommit: (R, Settled) -> R
-    ) throws -> (R, StoreChangeFollowUp?) {
-        var index = try readIndex()
-        if try !indexPresent() {
+    ) async throws -> (R, StoreChangeFollowUp?) {
+        var index = try await readIndex()
+        if try await !indexPresent() {
             // A new store gets its index before any credential file, so that files are never
             // found without the index that accounts for them.
-            try writeIndex(index)
+            try await writeIndex(index)
         }
         // What a command killed earlier left is completed or undone before anything else.
-        settle(index)
+        await settle(index)
         let before = index
         let result: R
         do {
-            result = try body(&index)
-            try writeIndex(index)
+            result = try await body(&index)
+            try await writeIndex(index)
         } catch {
             // Nothing was committed: take back what `body` journaled.
-            settle(before)
+            await settle(before)
             throw error
         }
-        let committed = afterCommit(result, settle(index))
-        return (committed, changeObserver?.storeChanged(self, from: before, to: index))
+        let committed = afterCommit(result, await settle(index))
+        return (committed, await changeObserver?.storeChanged(self, from: before, to: index))
     }
 
     package func prepareFolder() throws {
@@ -112,27 +112,27 @@ extension CredentialStore {
     }
 
     /// Writes `data` to `relative` atomically (see ``PrivateFile/write(_:to:overwrite:)``).
-    func writeFile(_ data: Data, to relative: String) throws {
-        if let medium { return try medium.write([UInt8](data), to: relative) }
+    func writeFile(_ data: Data, to relative: String) async throws {
+        if let medium { return try await medium.write([UInt8](data), to: relative) }
         try PrivateFile.write([UInt8](data), to: root.appendingPathComponent(relative).path, overwrite: true)
     }
 
     /// Writes the index: the step at which a change happens.
-    func writeIndex(_ index: StoreIndex) throws {
+    func writeIndex(_ index: StoreIndex) async throws {
         let data = try ReportSchema.encoder().encode(index)
-        if let medium { return try medium.writeIndex([UInt8](data)) }
-        try writeFile(data, to: "index.json")
+        if let medium { return try await medium.writeIndex([UInt8](data)) }
+        try await writeFile(data, to: "index.json")
     }
 
-    func indexPresent() throws -> Bool {
-        if let medium { return try medium.read("index.json") != nil }
+    func indexPresent() async throws -> Bool {
+        if let medium { return try await medium.read("index.json") != nil }
         return FileManager.default.fileExists(atPath: indexURL.path)
     }
 
     /// The index a medium keeps; none yet is an empty store, and one that cannot be decoded
     /// is an error, never an empty store.
-    func readIndex(from medium: any StoreMedium) throws -> StoreIndex {
-        guard let bytes = try medium.read("index.json") else { return StoreIndex() }
+    func readIndex(from medium: any StoreMedium) async throws -> StoreIndex {
+        guard let bytes = try await medium.read("index.json") else { return StoreIndex() }
         do {
             return try StoreIndex.decoded(from: bytes)
         } catch {

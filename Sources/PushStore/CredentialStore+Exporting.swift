@@ -47,8 +47,8 @@ extension CredentialStore {
     /// (``ErrorCode/noPrivateKey``) and a PKCS#12 whose new password was not given
     /// (``ErrorCode/passwordRequired``). The secret is read from the Secret Service under the
     /// store's shared lock, as ``identity(of:)`` and ``tokenKey(of:)`` read it.
-    public func export(named alias: String, as format: ExportFormat) throws -> ExportedCredential {
-        guard let credential = try credential(named: alias) else {
+    public func export(named alias: String, as format: ExportFormat) async throws -> ExportedCredential {
+        guard let credential = try await credential(named: alias) else {
             throw CredentialError.aliasNotFound(
                 alias,
                 "No credential named \(alias) in the store at \(path).",
@@ -58,14 +58,14 @@ extension CredentialStore {
         let contents: [UInt8]
         switch (credential.kind, format) {
         case (.tokenKey, .pem):
-            if let remote = try remoteTokenKey(of: credential) {
+            if let remote = try await remoteTokenKey(of: credential) {
                 throw CredentialError.notExportable(
                     "The token key \(remote.keyID) of \(credential.alias) signs inside the store that holds it and never leaves it, so it cannot be exported.",
                     hint: "Send with the stored alias; to use the key elsewhere, give that place access to the store.",
                     alias: credential.alias
                 )
             }
-            contents = Array(PEMWriter.privateKey(try tokenKey(of: credential).pkcs8).utf8)
+            contents = Array(PEMWriter.privateKey(try await tokenKey(of: credential).pkcs8).utf8)
         case (.tokenKey, .pkcs12):
             throw CredentialError.notExportable(
                 "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
@@ -74,12 +74,12 @@ extension CredentialStore {
                 remedy: .tokenKeyAsPEM(alias: credential.alias)
             )
         case (.certificate, .pem):
-            let identity = try identity(of: credential)
+            let identity = try await identity(of: credential)
             let key = try Self.exportableKey(of: identity, alias: credential.alias)
             let chain = ([identity.certificate] + identity.chain).map { PEMWriter.certificate($0.der) }.joined()
             contents = Array((chain + PEMWriter.privateKey(key)).utf8)
         case (.certificate, .pkcs12(let newPassword, let style)):
-            let identity = try identity(of: credential)
+            let identity = try await identity(of: credential)
             let key = try Self.exportableKey(of: identity, alias: credential.alias)
             guard let password = try newPassword(PasswordRequest(path: credential.alias, what: "new PKCS#12")) else {
                 throw CredentialError.passwordRequired(

@@ -12,12 +12,12 @@ extension CredentialStore {
         alias: String? = nil,
         replacing: String? = nil,
         force: Bool = false
-    ) throws -> ImportResult {
+    ) async throws -> ImportResult {
         var credential = try CredentialFile.read(path: path, password: password)
         if let keyFile { credential = try credential.pairing(keyFile: keyFile, password: password) }
         return credential.privateKeyPKCS8 == nil
-            ? try completeRequest(credential, alias: alias, replacing: replacing, force: force)
-            : try importCertificate(credential, alias: alias, replacing: replacing, force: force)
+            ? try await completeRequest(credential, alias: alias, replacing: replacing, force: force)
+            : try await importCertificate(credential, alias: alias, replacing: replacing, force: force)
     }
 
     /// Stores a token key file (`AuthKey_KEYID.p8`) with what it is for: the file records only
@@ -33,12 +33,12 @@ extension CredentialStore {
         alias: String? = nil,
         replacing: String? = nil,
         force: Bool = false
-    ) throws -> ImportResult {
+    ) async throws -> ImportResult {
         // The replaced credential's team is read here only to read the key; the import checks
         // the replacement again under the store's lock.
         var replacedTeam: String?
         if let replacing, teamID == nil {
-            let index = try readIndex()
+            let index = try await readIndex()
             guard let replaced = index.credentials.first(where: { $0.alias == replacing }) else {
                 throw notFound(replacing, in: index)
             }
@@ -47,7 +47,7 @@ extension CredentialStore {
         guard let teamID = teamID ?? replacedTeam else {
             throw CredentialError.teamIDRequired(path: path, "A token key needs the team ID it belongs to.")
         }
-        return try importTokenKey(
+        return try await importTokenKey(
             try ProviderKey(path: path, teamID: teamID, keyID: keyID),
             topics: topics,
             environments: environments,

@@ -50,18 +50,23 @@ extension CredentialStore {
     }
 
     /// Adds to the journal what a change is about to create or discard, before it does so.
-    func journal(_ entries: StoreJournal) throws {
-        var journal = readJournal()
+    func journal(_ entries: StoreJournal) async throws {
+        var journal = await readJournal()
         journal.add(entries)
-        try writeFile(try ReportSchema.encoder().encode(journal), to: Self.journalName)
+        try await writeFile(try ReportSchema.encoder().encode(journal), to: Self.journalName)
     }
 
     /// The journal left by the last change (empty without one). An older apnsctl wrote plain
     /// file names, one a line.
-    func readJournal() -> StoreJournal {
+    func readJournal() async -> StoreJournal {
         let url = root.appendingPathComponent(Self.journalName)
-        let read = { try medium?.read(Self.journalName) ?? InputFile.read(path: url.path, kind: .storeRecord) }
-        guard let bytes = try? read() else { return StoreJournal() }
+        let read: [UInt8]??
+        if let medium {
+            read = try? await medium.read(Self.journalName)
+        } else {
+            read = try? InputFile.read(path: url.path, kind: .storeRecord)
+        }
+        guard let bytes = read ?? nil else { return StoreJournal() }
         let data = Data(bytes)
         if let journal = try? ReportSchema.decoder().decode(StoreJournal.self, from: data) { return journal }
         let text = String(decoding: data, as: UTF8.self)
@@ -72,13 +77,13 @@ extension CredentialStore {
     /// journaled files, secrets and request files the index does not name go, and so do the
     /// temporary files of interrupted writes. Runs under the exclusive lock.
     @discardableResult
-    func settle(_ index: StoreIndex, secretsUsable: Bool = true) -> Settled {
+    func settle(_ index: StoreIndex, secretsUsable: Bool = true) async -> Settled {
         var settled = Settled()
-        let journal = readJournal()
+        let journal = await readJournal()
         let named = Set(index.credentials.flatMap(Self.fileNames))
         for name in journal.files where !named.contains(name) && StoreFolder.isStoreMade(name) {
             if let medium {
-                if (try? medium.remove("credentials/\(name)")) == true {
+                if (try? await medium.remove("credentials/\(name)")) == true {
                     settled.removedFiles.append("\(medium.name)/credentials/\(name)")
                 }
                 continue
@@ -102,7 +107,7 @@ extension CredentialStore {
                 continue
             }
             do {
-                if try secrets.remove(item) { settled.removedSecrets.append(item) }
+                if try await secrets.remove(item) { settled.removedSecrets.append(item) }
             } catch {
                 remaining.secrets.append(item)
                 settled.failedSecrets[item] =
@@ -112,36 +117,40 @@ extension CredentialStore {
         }
         let url = root.appendingPathComponent(Self.journalName)
         if remaining.isEmpty, let medium {
-            if !journal.isEmpty { _ = try? medium.remove(Self.journalName) }
+            if !journal.isEmpty { _ = try? await medium.remove(Self.journalName) }
         } else if remaining.isEmpty {
             try? FileManager.default.removeItem(at: url)
         } else if remaining != journal {
             // What the Secret Service could not remove now is retried by the next command.
-            try? writeFile(try ReportSchema.encoder().encode(remaining), to: Self.journalName)
+            try? await writeFile(try ReportSchema.encoder().encode(remaining), to: Self.journalName)
         }
         return settled
     }
 
     /// Settles what an interrupted command left, for commands that only read (`list`, `check`):
     /// nothing happens unless there is something to settle and the lock can be had.
-    public func settleInterruptedChanges() {
+    public func settleInterruptedChanges() async {
         if let medium {
             // Only a writer may settle: a reader's token cannot (and need not) take the lock.
-            guard (try? medium.read(Self.journalName)) != nil else { return }
-            _ = try? medium.exclusive {
-                guard let index = try? readIndex() else { return }
-                settle(index, secretsUsable: (try? secrets.checkAvailable()) != nil)
+            guard (try? await medium.read(Self.journalName)) != nil else { return }
+            _ = try? await medium.exclusive {
+                guard let index = try? await readIndex() else { return }
+                let usable = (try? await secrets.checkAvailable()) != nil
+                await settle(index, secretsUsable: usable)
             }
             return
         }
         guard (try? folderState()) == .store else { return }
         let journalPresent = FileManager.default.fileExists(atPath: root.appendingPathComponent(Self.journalName).path)
         guard journalPresent || hasTemporaryFiles() else { return }
-        guard case .success(let lock) = StoreLock.acquire(at: StoreLock.path(root: root), .exclusive) else { return }
+        guard case .success(let lock) = await StoreLock.acquire(at: StoreLock.path(root: root), .exclusive) else {
+            return
+        }
         defer { lock.release() }
-        guard let index = try? readIndex(), StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder
+        guard let index = try? await readIndex(), StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder
         else { return }
-        settle(index, secretsUsable: (try? secrets.checkAvailable()) != nil)
+        let usable = (try? await secrets.checkAvailable()) != nil
+        await settle(index, secretsUsable: usable)
     }
 
     static func fileNames(_ credential: StoredCredential) -> [String] {
@@ -185,10 +194,10 @@ extension CredentialStore {
     }
 
     /// Store-made regular files of credentials/ that `index` does not name.
-    func unreferencedFiles(_ index: StoreIndex) -> [String] {
+    func unreferencedFiles(_ index: StoreIndex) async -> [String] {
         if let medium {
             let referenced = Set(index.credentials.flatMap(Self.fileNames))
-            let names = (try? medium.list("credentials")) ?? []
+            let names = (try? await medium.list("credentials")) ?? []
             return names.sorted().filter { !referenced.contains($0) && StoreFolder.isStoreMade($0) }
         }
         guard StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder else { return [] }
@@ -206,11 +215,12 @@ extension CredentialStore {
 
     /// Credential files of this store that its index does not name and no interrupted change
     /// explains: full paths, for a report. Never deleted by apnsctl.
-    public func unaccountedFiles() throws -> [String] {
-        try withSharedLock {
-            let index = try readIndex()
-            let journaled = Set(readJournal().files)
-            return unreferencedFiles(index).filter { !StoreFolder.isTemporary($0) && !journaled.contains($0) }.map {
+    public func unaccountedFiles() async throws -> [String] {
+        try await withSharedLock {
+            let index = try await readIndex()
+            let journaled = Set(await readJournal().files)
+            return await unreferencedFiles(index).filter { !StoreFolder.isTemporary($0) && !journaled.contains($0) }.map
+            {
                 name in
                 medium.map { "\($0.name)/credentials/\(name)" } ?? credentialsFolder.appendingPathComponent(name).path
             }

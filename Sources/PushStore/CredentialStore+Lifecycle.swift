@@ -89,7 +89,7 @@ extension CredentialStore {
     public func updateTokenKey(
         alias: String,
         _ changes: TokenKeyChanges
-    ) throws -> (before: StoredCredential, after: StoredCredential) {
+    ) async throws -> (before: StoredCredential, after: StoredCredential) {
         if let teamID = changes.teamID, !ProviderKey.isIdentifier(teamID) {
             throw CredentialError.invalidTeamID(
                 "The team ID \"\(teamID)\" is not 10 upper-case letters and digits; nothing changed.",
@@ -102,7 +102,7 @@ extension CredentialStore {
                 hint: "Give bundle IDs such as com.example.app."
             )
         }
-        return try withLock { index in
+        return try await withLock { index in
             guard let position = index.credentials.firstIndex(where: { $0.alias == alias }) else {
                 throw self.notFound(alias, in: index)
             }

@@ -32,18 +32,18 @@ extension CredentialStore {
     /// completed (or, before the index was written, undone) by the next command. An alias with no
     /// entry but orphaned secrets has those removed.
     @discardableResult
-    public func remove(alias: String) throws -> Removal {
+    public func remove(alias: String) async throws -> Removal {
         var removal = Removal()
-        try withLock { index in
+        try await withLock { index in
             guard let position = index.credentials.firstIndex(where: { $0.alias == alias }) else {
-                let orphans = try self.orphans(in: index).filter { $0.alias == alias }
+                let orphans = try await self.orphans(in: index).filter { $0.alias == alias }
                 guard !orphans.isEmpty else { throw self.notFound(alias, in: index) }
-                for item in orphans { try self.secrets.remove(item) }
+                for item in orphans { try await self.secrets.remove(item) }
                 removal.orphansRemoved = orphans
                 return
             }
             let credential = index.credentials[position]
-            try self.journal(self.discarding(credential))
+            try await self.journal(self.discarding(credential))
             index.credentials.remove(at: position)
             removal.credential = credential
         } afterCommit: { _, settled in
@@ -60,48 +60,50 @@ extension CredentialStore {
     }
 
     /// The Secret Service items of this store that no index entry names.
-    public func orphanedSecrets() throws -> [SecretItem] {
-        try withSharedLock { try orphans(in: try readIndex()) }
+    public func orphanedSecrets() async throws -> [SecretItem] {
+        try await withSharedLock { try await orphans(in: try await readIndex()) }
     }
 
     /// Removes every orphaned secret of this store (and the store's own leftover files, as every
     /// change does). Returns what was removed; stops at the first secret that cannot be removed.
     @discardableResult
-    public func removeOrphanedSecrets() throws -> [SecretItem] {
+    public func removeOrphanedSecrets() async throws -> [SecretItem] {
         var removed: [SecretItem] = []
-        try withLock { index in
-            for item in try self.orphans(in: index) {
-                try self.secrets.remove(item)
+        try await withLock { index in
+            for item in try await self.orphans(in: index) {
+                try await self.secrets.remove(item)
                 removed.append(item)
             }
         }
         return removed
     }
 
-    func orphans(in index: StoreIndex) throws -> [SecretItem] {
+    func orphans(in index: StoreIndex) async throws -> [SecretItem] {
         // A pending request's private key is referenced too: it is the only copy of that key.
         let referenced =
             index.credentials.map { $0.secretItem(store: path) }
             + (index.requests ?? []).map { $0.secretItem(store: path) }
         // A secret an interrupted change journaled is settled by the next change, not an orphan.
-        let journaled = Set(readJournal().secrets)
-        let orphans = try secrets.items(store: path).filter { !referenced.contains($0) && !journaled.contains($0) }
+        let journaled = Set(await readJournal().secrets)
+        let orphans = try await secrets.items(store: path).filter { !referenced.contains($0) && !journaled.contains($0) }
         // Items listed by a batch read before this index was read may include one removed since:
         // what looks orphaned is listed again (a check with no orphans lists the store once).
         guard !orphans.isEmpty, let preloaded = secrets as? PreloadedSecretStore else { return orphans }
-        return try preloaded.base.items(store: path).filter { !referenced.contains($0) && !journaled.contains($0) }
+        return try await preloaded.base.items(store: path).filter {
+            !referenced.contains($0) && !journaled.contains($0)
+        }
     }
 
     /// Runs `body` under a shared lock on the store when it has a lock file, so that a reader
     /// does not see an import between storing its secret and writing its index.
-    func withSharedLock<R>(_ body: () throws -> R) rethrows -> R {
+    func withSharedLock<R>(_ body: () async throws -> R) async rethrows -> R {
         // A medium's records are each read whole, and a credential's files are never written
         // over (their names carry the certificate's fingerprint): a reader needs no lock there.
-        if medium != nil { return try body() }
+        if medium != nil { return try await body() }
         // No lock file (a store never changed), or no lock: read anyway.
-        guard case .success(let lock) = StoreLock.acquire(at: StoreLock.path(root: root), .shared, create: false)
-        else { return try body() }
+        guard case .success(let lock) = await StoreLock.acquire(at: StoreLock.path(root: root), .shared, create: false)
+        else { return try await body() }
         defer { lock.release() }
-        return try body()
+        return try await body()
     }
 }

@@ -10,11 +10,11 @@ extension CredentialStore {
     }
 
     /// Removes what an alias names: a pending request with its key, else a credential.
-    public func remove(named alias: String) throws -> AliasRemoval {
-        if try pendingRequest(named: alias) != nil {
-            let removed = try removeRequest(alias: alias)
+    public func remove(named alias: String) async throws -> AliasRemoval {
+        if try await pendingRequest(named: alias) != nil {
+            let removed = try await removeRequest(alias: alias)
             return .request(removed.request, removedSecret: removed.removedSecret)
         }
-        return .credential(try remove(alias: alias))
+        return .credential(try await remove(alias: alias))
     }
 }

@@ -13,22 +13,26 @@ extension CredentialStore {
     public static let requestKeyBits: Int32 = 2048
 
     /// The pending requests, oldest first; an absent store has none.
-    public func pendingRequests() throws -> [PendingRequest] {
-        try readIndex().requests ?? []
+    public func pendingRequests() async throws -> [PendingRequest] {
+        try await readIndex().requests ?? []
     }
 
-    public func pendingRequest(named alias: String) throws -> PendingRequest? {
-        try pendingRequests().first { $0.alias == alias }
+    public func pendingRequest(named alias: String) async throws -> PendingRequest? {
+        try await pendingRequests().first { $0.alias == alias }
     }
 
-    public func pendingRequest(publicKeyFingerprint: String) throws -> PendingRequest? {
-        try pendingRequests().first { $0.publicKeyFingerprint == publicKeyFingerprint }
+    public func pendingRequest(publicKeyFingerprint: String) async throws -> PendingRequest? {
+        try await pendingRequests().first { $0.publicKeyFingerprint == publicKeyFingerprint }
     }
 
     /// Makes an RSA 2048 key straight into the Secret Service and writes a CSR signed with it to
     /// `path` (never over an existing file). The key exists only in memory and in the Secret
     /// Service. Either all of it happens (CSR file, secret, index entry) or none of it.
-    public func createRequest(subject: RequestSubject, alias requested: String?, path: String) throws -> RequestResult {
+    public func createRequest(
+        subject: RequestSubject,
+        alias requested: String?,
+        path: String
+    ) async throws -> RequestResult {
         try subject.validate()
         if let requested { try Self.validateAlias(requested) }
         if FileManager.default.fileExists(atPath: path) {
@@ -52,7 +56,7 @@ extension CredentialStore {
             aliasChosen: requested != nil
         )
         let absolute = Self.resolved(URL(fileURLWithPath: path).standardizedFileURL.path)
-        return try withLock { index in
+        return try await withLock { index in
             if index.credentials.contains(where: { $0.alias == alias })
                 || (index.requests ?? []).contains(where: { $0.alias == alias })
             {
@@ -63,13 +67,13 @@ extension CredentialStore {
             }
             // Journaled first, so that a request killed before its entry is written leaves nothing:
             // neither a key nobody can find nor a CSR whose key exists nowhere.
-            try self.journal(
+            try await self.journal(
                 StoreJournal(
                     secrets: [pending.secretItem(store: self.path)],
                     requestFiles: [.init(path: absolute, publicKeyFingerprint: request.publicKeyFingerprint)]
                 )
             )
-            try self.secrets.store(key, for: pending.secretItem(store: self.path))
+            try await self.secrets.store(key, for: pending.secretItem(store: self.path))
             try PrivateFile.write(Array(request.pem.utf8), to: path, overwrite: false)
             index.requests = (index.requests ?? []) + [pending]
             return RequestResult(pending: pending, request: request)
@@ -83,18 +87,18 @@ extension CredentialStore {
         alias requested: String?,
         replacing: String? = nil,
         force: Bool = false
-    ) throws -> ImportResult {
+    ) async throws -> ImportResult {
         let fingerprint = file.certificate.publicKeyFingerprint
-        let requests = try pendingRequests()
+        let requests = try await pendingRequests()
         guard let pending = requests.first(where: { $0.publicKeyFingerprint == fingerprint }) else {
             // Completed before: the request is gone, and the certificate is stored.
-            if let existing = try list().first(where: { $0.sha256 == file.certificate.sha256 }) {
+            if let existing = try await list().first(where: { $0.sha256 == file.certificate.sha256 }) {
                 throw Self.alreadyImported(existing, path: file.path)
             }
             // Another certificate issued for the same request: its key serves a stored credential.
-            if let (holder, key) = try storedKey(publicKeyFingerprint: fingerprint) {
+            if let (holder, key) = try await storedKey(publicKeyFingerprint: fingerprint) {
                 do {
-                    return try importCertificate(
+                    return try await importCertificate(
                         file.replacingKey(key),
                         alias: requested,
                         replacing: replacing,
@@ -123,7 +127,7 @@ extension CredentialStore {
                     "Import the .p12 exported together with its key, or give the private key file with the certificate."
             )
         }
-        guard let key = try lookup(pending.secretItem(store: path)) else {
+        guard let key = try await lookup(pending.secretItem(store: path)) else {
             throw CredentialError.secretNotFound(
                 path: file.path,
                 "The private key of the pending request \(pending.alias) is missing from the Secret Service, so the certificate cannot be used.",
@@ -133,7 +137,7 @@ extension CredentialStore {
         }
         // A rotation keeps the replaced credential's alias unless another is asked for at import.
         let alias = requested ?? (pending.aliasChosen && replacing == nil ? pending.alias : nil)
-        return try importCertificate(
+        return try await importCertificate(
             file.replacingKey(key),
             alias: alias,
             replacing: replacing,
@@ -144,10 +148,12 @@ extension CredentialStore {
 
     /// The stored certificate credential whose certificate has this public key, with its private
     /// key from the Secret Service.
-    func storedKey(publicKeyFingerprint fingerprint: String) throws -> (alias: String, key: SecretBytes)? {
-        for credential in try list() where credential.kind == .certificate && damage(of: credential) == nil {
-            guard (try? certificate(of: credential))?.certificate.publicKeyFingerprint == fingerprint else { continue }
-            if let key = try identity(of: credential).privateKeyPKCS8 { return (credential.alias, key) }
+    func storedKey(publicKeyFingerprint fingerprint: String) async throws -> (alias: String, key: SecretBytes)? {
+        for credential in try await list() where credential.kind == .certificate && damage(of: credential) == nil {
+            guard (try? await certificate(of: credential))?.certificate.publicKeyFingerprint == fingerprint else {
+                continue
+            }
+            if let key = try await identity(of: credential).privateKeyPKCS8 { return (credential.alias, key) }
         }
         return nil
     }
@@ -169,13 +175,13 @@ extension CredentialStore {
     /// Removes a pending request and its key as one step (see ``remove(alias:)``). Returns the
     /// request and whether a key was found to remove.
     @discardableResult
-    public func removeRequest(alias: String) throws -> (request: PendingRequest, removedSecret: Bool) {
+    public func removeRequest(alias: String) async throws -> (request: PendingRequest, removedSecret: Bool) {
         var removedSecret = false
-        let pending = try withLock { index -> PendingRequest in
+        let pending = try await withLock { index -> PendingRequest in
             guard let pending = index.requests?.first(where: { $0.alias == alias }) else {
                 throw self.notFound(alias, in: index)
             }
-            try self.journal(StoreJournal(secrets: self.withLegacy(pending.secretItem(store: self.path))))
+            try await self.journal(StoreJournal(secrets: self.withLegacy(pending.secretItem(store: self.path))))
             try self.take(pending, from: &index)
             return pending
         } afterCommit: { pending, settled in

@@ -42,14 +42,14 @@ extension CredentialStore {
         replacing: String? = nil,
         force: Bool = false,
         completing pending: PendingRequest? = nil
-    ) throws -> ImportResult {
+    ) async throws -> ImportResult {
         if !force {
             try Self.refuseNonPush(file)
             try Self.refuseOutsideValidity(file, at: Date())
         }
         let key = try file.clientPrivateKey()
         let certificate = file.certificate
-        return try withLock { index in
+        return try await withLock { index in
             // A completed request leaves the index with this import (its key moves to the credential).
             if let pending { try self.take(pending, from: &index) }
             if let existing = index.credentials.first(where: { $0.sha256 == certificate.sha256 }) {
@@ -100,12 +100,15 @@ extension CredentialStore {
             )
             if let replaced { journal.add(self.discarding(replaced)) }
             if let pending { journal.secrets += self.withLegacy(pending.secretItem(store: self.path)) }
-            try self.journal(journal)
+            try await self.journal(journal)
             // Files first (unreferenced until the index names them), then the secret, then the index.
             let chainPEM = ([certificate] + file.chain).map { PEMWriter.certificate($0.der) }.joined()
-            try self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
-            if let bundleFile = credential.bundleFile { try self.writeFile(Data(file.contents), to: bundleFile) }
-            try self.secrets.store(keepBundle ? file.password! : key, for: credential.secretItem(store: self.path))
+            try await self.writeFile(Data(chainPEM.utf8), to: credential.certificateFile!)
+            if let bundleFile = credential.bundleFile { try await self.writeFile(Data(file.contents), to: bundleFile) }
+            try await self.secrets.store(
+                keepBundle ? file.password! : key,
+                for: credential.secretItem(store: self.path)
+            )
             if let replaced { index.credentials.removeAll { $0 == replaced } }
             index.credentials.append(credential)
             return ImportResult(credential: credential, replaced: replaced)
@@ -172,8 +175,8 @@ extension CredentialStore {
         source: String?,
         replacing: String? = nil,
         force: Bool = false
-    ) throws -> ImportResult {
-        try withLock { index in
+    ) async throws -> ImportResult {
+        try await withLock { index in
             // Importing a key again as its own replacement is how its metadata is redone.
             let stored = index.credentials.first(where: {
                 $0.kind == .tokenKey && $0.keyID == key.keyID && $0.teamID == key.teamID && $0.alias != replacing
@@ -228,8 +231,8 @@ extension CredentialStore {
             // naming: settling leaves it alone.
             var journal = StoreJournal(secrets: [credential.secretItem(store: self.path)])
             for old in [replaced, merged].compactMap({ $0 }) { journal.add(self.discarding(old)) }
-            try self.journal(journal)
-            try self.secrets.store(key.pkcs8, for: credential.secretItem(store: self.path))
+            try await self.journal(journal)
+            try await self.secrets.store(key.pkcs8, for: credential.secretItem(store: self.path))
             index.credentials.removeAll { $0 == replaced || $0 == merged }
             index.credentials.append(credential)
             return ImportResult(credential: credential, replaced: replaced, merged: merged)

@@ -86,16 +86,27 @@ public struct CredentialStore: Sendable {
 
     /// The credentials in the store; an absent or empty folder is an empty store, and anything
     /// else that has no index (or an index that cannot be read) is an error, never an empty store.
-    public func list() throws -> [StoredCredential] {
-        try readIndex().credentials
+    public func list() async throws -> [StoredCredential] {
+        try await readIndex().credentials
     }
 
-    public func credential(named alias: String) throws -> StoredCredential? {
-        try list().first { $0.alias == alias }
+    public func credential(named alias: String) async throws -> StoredCredential? {
+        try await list().first { $0.alias == alias }
     }
 
-    package func readIndex() throws -> StoreIndex {
-        if let medium { return try readIndex(from: medium) }
+    package func readIndex() async throws -> StoreIndex {
+        if let medium { return try await readIndex(from: medium) }
+        return try readFolderIndex()
+    }
+
+    /// The credentials of a store folder, read on the calling thread: its index is a small
+    /// file, and no medium or Secret Service is asked. For a shell's completion, which answers
+    /// synchronously; a store kept by a medium has none to give here.
+    public func listFolder() throws -> [StoredCredential] {
+        medium == nil ? try readFolderIndex().credentials : []
+    }
+
+    private func readFolderIndex() throws -> StoreIndex {
         if try folderState() != .store { return StoreIndex() }
         do {
             // Not through a link: an index that is a link may lead out of the store.
@@ -114,11 +125,11 @@ public struct CredentialStore: Sendable {
     }
 
     /// The public certificate of a stored certificate credential.
-    public func certificate(of credential: StoredCredential) throws -> CredentialFile {
+    public func certificate(of credential: StoredCredential) async throws -> CredentialFile {
         guard let relative = credential.certificateFile else {
             throw CredentialError.storeError("\(credential.alias) is not a certificate.", hint: nil)
         }
-        let file = try readEntryFile(relative, of: credential)
+        let file = try await readEntryFile(relative, of: credential)
         let decoded = try CredentialFile.decode(file.bytes, path: file.name, password: .none)
         return try checkIndexed(decoded, of: credential, name: file.name)
     }
@@ -128,13 +139,13 @@ public struct CredentialStore: Sendable {
     /// Read under the store's shared lock, as the index names the credential at that moment:
     /// a credential rotated meanwhile is read as its successor under the same alias, and one
     /// removed meanwhile is said to be gone, never reported as a secret missing.
-    public func identity(of credential: StoredCredential) throws -> CredentialFile {
-        try withSharedLock { try identityAsIndexed(try current(credential)) }
+    public func identity(of credential: StoredCredential) async throws -> CredentialFile {
+        try await withSharedLock { try await identityAsIndexed(try await current(credential)) }
     }
 
     /// The entry the index holds now for `credential` (read under the lock by the caller).
-    func current(_ credential: StoredCredential) throws -> StoredCredential {
-        let index = try readIndex()
+    func current(_ credential: StoredCredential) async throws -> StoredCredential {
+        let index = try await readIndex()
         if let same = index.credentials.first(where: { $0 == credential }) { return same }
         if let successor = index.credentials.first(where: { $0.alias == credential.alias }) { return successor }
         throw CredentialError.aliasNotFound(
@@ -144,10 +155,10 @@ public struct CredentialStore: Sendable {
         )
     }
 
-    private func identityAsIndexed(_ credential: StoredCredential) throws -> CredentialFile {
+    private func identityAsIndexed(_ credential: StoredCredential) async throws -> CredentialFile {
         if let damage = damage(of: credential) { throw damage.error }
         let item = credential.secretItem(store: path)
-        guard let secret = try lookup(item) else {
+        guard let secret = try await lookup(item) else {
             throw CredentialError.secretNotFound(
                 "The secret of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there (it was removed outside apnsctl, or the store was copied from another machine).",
                 hint: "Remove it from the store and import the bundle again.",
@@ -159,11 +170,11 @@ public struct CredentialStore: Sendable {
             guard let bundle = credential.bundleFile else {
                 throw CredentialError.storeError("\(credential.alias) has no bundle file.", hint: nil)
             }
-            let file = try readEntryFile(bundle, of: credential)
+            let file = try await readEntryFile(bundle, of: credential)
             let decoded = try CredentialFile.decode(file.bytes, path: file.name, password: .fixed(secret))
             return try checkIndexed(decoded, of: credential, name: file.name)
         case .privateKey:
-            let certificate = try self.certificate(of: credential)
+            let certificate = try await self.certificate(of: credential)
             return certificate.replacingKey(secret)
         case .tokenKey, .teamIdentity, .signingKey:
             throw CredentialError.storeError(
@@ -176,12 +187,14 @@ public struct CredentialStore: Sendable {
     /// A stored token key that its secret store holds and never gives back (see
     /// ``SecretStore/remoteTokenKey(for:keyID:teamID:)``), as the index names it now; nil when
     /// the key's bytes are kept (``tokenKey(of:)`` reads them).
-    public func remoteTokenKey(of credential: StoredCredential) throws -> RemoteProviderKey? {
-        try withSharedLock {
-            let current = try current(credential)
+    public func remoteTokenKey(of credential: StoredCredential) async throws -> RemoteProviderKey? {
+        try await withSharedLock {
+            let current = try await current(credential)
             guard current.kind == .tokenKey, let keyID = current.keyID, let teamID = current.teamID else { return nil }
             let item = current.secretItem(store: path)
-            guard let remote = try secrets.remoteTokenKey(for: item, keyID: keyID, teamID: teamID) else { return nil }
+            guard let remote = try await secrets.remoteTokenKey(for: item, keyID: keyID, teamID: teamID) else {
+                return nil
+            }
             if let der = remote.publicKeyDER {
                 let fingerprint = PublicKeyFingerprint.of(subjectPublicKeyInfo: der)
                 try checkIndexed(publicKeyFingerprint: fingerprint, of: current, place: secrets.placeOf(item))
@@ -191,11 +204,11 @@ public struct CredentialStore: Sendable {
     }
 
     /// A stored token key, read under the shared lock as the index names it now (see ``identity(of:)``).
-    public func tokenKey(of credential: StoredCredential) throws -> ProviderKey {
-        try withSharedLock { try tokenKeyAsIndexed(try current(credential)) }
+    public func tokenKey(of credential: StoredCredential) async throws -> ProviderKey {
+        try await withSharedLock { try await tokenKeyAsIndexed(try await current(credential)) }
     }
 
-    private func tokenKeyAsIndexed(_ credential: StoredCredential) throws -> ProviderKey {
+    private func tokenKeyAsIndexed(_ credential: StoredCredential) async throws -> ProviderKey {
         guard credential.kind == .tokenKey, let keyID = credential.keyID, let teamID = credential.teamID else {
             throw CredentialError.storeError(
                 "\(credential.alias) is not a complete token key.",
@@ -204,7 +217,7 @@ public struct CredentialStore: Sendable {
             )
         }
         let item = credential.secretItem(store: path)
-        guard let secret = try lookup(item) else {
+        guard let secret = try await lookup(item) else {
             throw CredentialError.secretNotFound(
                 "The private key of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there.",
                 hint: "Remove it from the store and import the .p8 again.",
@@ -219,12 +232,12 @@ public struct CredentialStore: Sendable {
     // MARK: Helpers
 
     /// A secret of this store, also under the unresolved path an earlier version recorded.
-    func lookup(_ item: SecretItem) throws -> SecretBytes? {
-        if let secret = try secrets.lookup(item) { return secret }
+    func lookup(_ item: SecretItem) async throws -> SecretBytes? {
+        if let secret = try await secrets.lookup(item) { return secret }
         guard let givenPath else { return nil }
         var legacy = item
         legacy.store = givenPath
-        return try secrets.lookup(legacy)
+        return try await secrets.lookup(legacy)
     }
 
     /// Part of the certificate's fingerprint in its file names, so that a rotation never writes
@@ -307,12 +320,12 @@ public struct CredentialStore: Sendable {
 
     /// Removes the files an entry names inside the credentials folder; a path that leads
     /// anywhere else is left alone (see ``DamagedEntry``).
-    func removeFiles(of credential: StoredCredential) -> [String] {
+    func removeFiles(of credential: StoredCredential) async -> [String] {
         var removed: [String] = []
         if let medium {
             for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 })
             where isInside(relative) {
-                if (try? medium.remove(relative)) == true { removed.append("\(medium.name)/\(relative)") }
+                if (try? await medium.remove(relative)) == true { removed.append("\(medium.name)/\(relative)") }
             }
             return removed
         }

@@ -2,11 +2,6 @@ internal import CLibSecret
 import Foundation
 
 extension LibSecretStore {
-    /// The secrets of `items` read together (``lookupListing(_:)``).
-    public func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
-        try lookupListing(items).secrets
-    }
-
     /// The secrets of `items` read together, and each of their stores' items as
     /// ``items(store:)`` lists them (the check's orphan search needs no search of its own).
     ///
@@ -21,7 +16,7 @@ extension LibSecretStore {
     /// claim, whose secret is not text or cannot be decoded, and a missing one are left out, as
     /// is a whole store (from both answers) when one of its reads fails; the caller asks for
     /// those alone, which answers or says why.
-    public func lookupListing(
+    func lookupListingNow(
         _ items: [SecretItem]
     ) throws -> (
         secrets: [SecretItem: SecretBytes], listed: [String: [SecretItem]]
@@ -40,7 +35,7 @@ extension LibSecretStore {
         return (found, listing)
     }
 
-    /// One store's part of ``lookupListing(_:)``: the text secret of each of `wanted` that
+    /// One store's part of ``lookupListingNow(_:)``: the text secret of each of `wanted` that
     /// exactly one keyring item has (unlocked), and the store's items.
     private func read(
         _ wanted: [SecretItem],

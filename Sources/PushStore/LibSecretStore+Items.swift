@@ -5,7 +5,7 @@ import Foundation
 extension LibSecretStore {
     /// Every apnsctl item whose `store` attribute is `store`, found by its attributes without
     /// unlocking anything or reading a single secret.
-    public func items(store: String) throws -> [SecretItem] {
+    func itemsNow(store: String) throws -> [SecretItem] {
         let service = try readyService()
         let listed = try search(
             ["application": "apnsctl", "store": store],

@@ -7,8 +7,6 @@ import Foundation
 /// state.
 extension LibSecretStore {
 
-    public func checkAvailable() throws { try ensureReady() }
-
     /// Says which of "no libsecret", "no session bus", "no provider", "no default collection"
     /// or "locked" stands in the way, before anything could trigger a prompt.
     public func ensureReady() throws { _ = try readyService() }

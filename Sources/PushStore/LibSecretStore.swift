@@ -16,7 +16,7 @@ public struct LibSecretStore: SecretStore {
 
     public init(timeout: TimeInterval = 10) { self.timeout = timeout }
 
-    public func store(_ secret: SecretBytes, for item: SecretItem) throws {
+    func storeNow(_ secret: SecretBytes, for item: SecretItem) throws {
         let service = try readyService()
         let text = try encode(secret, kind: item.kind)
         // libsecret copies the text into its own (non-swappable) memory.
@@ -41,7 +41,7 @@ public struct LibSecretStore: SecretStore {
     /// The item's secret, from the search of its attributes libsecret's own lookup makes, with
     /// its secret loaded and nothing unlocked: nil when no keyring item has the attributes;
     /// throws, saying why, when the only ones are locked or their secret is not one apnsctl wrote.
-    public func lookup(_ item: SecretItem) throws -> SecretBytes? {
+    func lookupNow(_ item: SecretItem) throws -> SecretBytes? {
         let service = try service()
         let found = try search(item.attributes, in: service, loadingSecrets: true, what: "read the secret")
         guard !found.isEmpty else { return nil }
@@ -60,8 +60,7 @@ public struct LibSecretStore: SecretStore {
         return try decode(text, kind: item.kind)
     }
 
-    @discardableResult
-    public func remove(_ item: SecretItem) throws -> Bool {
+    func removeNow(_ item: SecretItem) throws -> Bool {
         let service = try readyService()
         var removed = false
         try call(what: "remove the secret") { cancellable, error in

@@ -1,7 +1,7 @@
 import CredentialFormats
 import Foundation
 
-/// A credential being loaded on a thread of its own. Loading a stored credential is mostly
+/// A credential being loaded in a task of its own. Loading a stored credential is mostly
 /// waiting for the Secret Service (a D-Bus connection, a session with it, the secret itself);
 /// a program that starts the load first can parse the rest of its input, or start connecting,
 /// meanwhile. Whoever takes the value gets what ``CredentialLoader/load(_:)`` would have given,
@@ -10,35 +10,22 @@ public final class PendingCredential: Sendable {
     /// What was named, and the store it was looked up in.
     public let argument: String
     public let storePath: String
-    private let outcome = Once<Result<LoadedCredential, any Error>>()
+    private let load: Task<LoadedCredential, any Error>
 
     init(argument: String, loader: CredentialLoader) {
         self.argument = argument
         self.storePath = loader.store.path
-        let outcome = self.outcome
-        Thread.detachNewThread { outcome.complete(Result { try loader.load(argument) }) }
-    }
-
-    /// Waits for the load, blocking the calling thread.
-    public func wait() throws -> LoadedCredential {
-        let done = DispatchSemaphore(value: 0)
-        let box = Once<Result<LoadedCredential, any Error>>()
-        outcome.whenComplete { result in
-            box.complete(result)
-            done.signal()
-        }
-        done.wait()
-        return try box.value { fatalError("completed before the semaphore was signalled") }.get()
+        load = Task { try await loader.load(argument) }
     }
 
     /// Waits for the load without blocking a thread.
     public var value: LoadedCredential {
-        get async throws { try await outcome.value.get() }
+        get async throws { try await load.value }
     }
 }
 
 extension CredentialLoader {
-    /// Starts loading `argument` at once, on a thread of its own; see ``PendingCredential``.
+    /// Starts loading `argument` at once, in a task of its own; see ``PendingCredential``.
     public func begin(_ argument: String) -> PendingCredential {
         PendingCredential(argument: argument, loader: self)
     }

@@ -18,37 +18,37 @@ final class PreloadedSecretStore: SecretStore, @unchecked Sendable {
         self.listed = listed
     }
 
-    func lookup(_ item: SecretItem) throws -> SecretBytes? {
+    func lookup(_ item: SecretItem) async throws -> SecretBytes? {
         if let secret = lock.withLock({ preloaded[item] }) { return secret }
-        return try base.lookup(item)
+        return try await base.lookup(item)
     }
 
-    func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
+    func lookup(_ items: [SecretItem]) async throws -> [SecretItem: SecretBytes] {
         let known = lock.withLock { preloaded }
         let rest = items.filter { known[$0] == nil }
-        var found = rest.isEmpty ? [:] : try base.lookup(rest)
+        var found = rest.isEmpty ? [:] : try await base.lookup(rest)
         for item in items { if let secret = known[item] { found[item] = secret } }
         return found
     }
 
-    func store(_ secret: SecretBytes, for item: SecretItem) throws {
+    func store(_ secret: SecretBytes, for item: SecretItem) async throws {
         forget(item)
-        try base.store(secret, for: item)
+        try await base.store(secret, for: item)
     }
 
-    @discardableResult func remove(_ item: SecretItem) throws -> Bool {
+    @discardableResult func remove(_ item: SecretItem) async throws -> Bool {
         forget(item)
-        return try base.remove(item)
+        return try await base.remove(item)
     }
 
-    func checkAvailable() throws { try base.checkAvailable() }
-    func items(store: String) throws -> [SecretItem] {
+    func checkAvailable() async throws { try await base.checkAvailable() }
+    func items(store: String) async throws -> [SecretItem] {
         if let items = lock.withLock({ listed[store] }) { return items }
-        return try base.items(store: store)
+        return try await base.items(store: store)
     }
     func placeOf(_ item: SecretItem) -> String { base.placeOf(item) }
-    func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey? {
-        try base.remoteTokenKey(for: item, keyID: keyID, teamID: teamID)
+    func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) async throws -> RemoteProviderKey? {
+        try await base.remoteTokenKey(for: item, keyID: keyID, teamID: teamID)
     }
 
     private func forget(_ item: SecretItem) {
@@ -68,7 +68,7 @@ extension CredentialStore {
     /// every message and finding stays the same.
     public func preloadingSecrets(
         for credentials: [StoredCredential]
-    ) -> (
+    ) async -> (
         store: CredentialStore, unavailable: CredentialError?
     ) {
         guard credentials.count > 1 else { return (self, nil) }
@@ -76,7 +76,7 @@ extension CredentialStore {
         if let givenPath { items += credentials.map { $0.secretItem(store: givenPath) } }
         let read: (secrets: [SecretItem: SecretBytes], listed: [String: [SecretItem]])
         do {
-            read = try secrets.lookupListing(items)
+            read = try await secrets.lookupListing(items)
         } catch let error as CredentialError {
             return (self, error)
         } catch {

@@ -42,44 +42,45 @@ public struct SecretItem: Sendable, Hashable, Codable {
     }
 }
 
-/// The system's secret store.
+/// The system's secret store. Its calls are awaited: a store that waits (on D-Bus, a program,
+/// a server) does so on ``BlockingPool`` or without a thread, never on its caller's.
 public protocol SecretStore: Sendable {
-    func store(_ secret: SecretBytes, for item: SecretItem) throws
-    func lookup(_ item: SecretItem) throws -> SecretBytes?
+    func store(_ secret: SecretBytes, for item: SecretItem) async throws
+    func lookup(_ item: SecretItem) async throws -> SecretBytes?
     /// The secrets of many items at once, for a command that reads a whole store. An item left
     /// out of the answer was not read (missing, locked, or its read failed): ask for it alone,
     /// which answers or says why.
-    func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes]
+    func lookup(_ items: [SecretItem]) async throws -> [SecretItem: SecretBytes]
     /// The batch lookup above and, where the same read finds them, every item of each
     /// store the items belong to (what ``items(store:)`` would list): a check over a whole store
     /// reads its secrets and looks for orphaned ones in one search. A store missing from `listed`
     /// was not listed: ask ``items(store:)``.
     func lookupListing(
         _ items: [SecretItem]
-    ) throws -> (
+    ) async throws -> (
         secrets: [SecretItem: SecretBytes], listed: [String: [SecretItem]]
     )
     /// Returns whether an item was removed.
-    @discardableResult func remove(_ item: SecretItem) throws -> Bool
+    @discardableResult func remove(_ item: SecretItem) async throws -> Bool
     /// Throws, saying why, when the store cannot be used now.
-    func checkAvailable() throws
+    func checkAvailable() async throws
     /// Every item kept for the store folder `store` (to find secrets no index entry names).
-    func items(store: String) throws -> [SecretItem]
+    func items(store: String) async throws -> [SecretItem]
     /// Where an item is kept, as a clause for messages ("in the Secret Service (label …)").
     func placeOf(_ item: SecretItem) -> String
     /// A token key this store holds and never gives back (it signs inside, as Vault's Transit
     /// does): its provider tokens come from the store. Nil when the store keeps the key's bytes
     /// (``lookup(_:)`` gives them), or does not hold it.
-    func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey?
+    func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) async throws -> RemoteProviderKey?
 }
 
 extension SecretStore {
     /// Item by item, for a store that has no cheaper way; what fails is left out for the caller
     /// to ask again alone.
-    public func lookup(_ items: [SecretItem]) throws -> [SecretItem: SecretBytes] {
+    public func lookup(_ items: [SecretItem]) async throws -> [SecretItem: SecretBytes] {
         var found: [SecretItem: SecretBytes] = [:]
         for item in Set(items) {
-            if let secret = try? lookup(item) { found[item] = secret }
+            if let secret = try? await lookup(item) { found[item] = secret }
         }
         return found
     }
@@ -87,15 +88,15 @@ extension SecretStore {
     /// The batch lookup alone: a store that lists its items apart lists nothing here.
     public func lookupListing(
         _ items: [SecretItem]
-    ) throws -> (
+    ) async throws -> (
         secrets: [SecretItem: SecretBytes], listed: [String: [SecretItem]]
     ) {
-        (try lookup(items), [:])
+        (try await lookup(items), [:])
     }
 
     public func placeOf(_ item: SecretItem) -> String { "in the Secret Service (label \"\(item.label)\")" }
 
-    public func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey? {
+    public func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) async throws -> RemoteProviderKey? {
         nil
     }
 }

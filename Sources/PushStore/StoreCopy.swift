@@ -7,7 +7,7 @@ import Foundation
 /// imported into the target in memory, under the same alias.
 ///
 /// ```swift
-/// let report = StoreCopy(from: teamStore, to: vaultStore).run()
+/// let report = try await StoreCopy(from: teamStore, to: vaultStore).run()
 /// ```
 public struct StoreCopy: Sendable {
     public var source: CredentialStore
@@ -48,31 +48,31 @@ public struct StoreCopy: Sendable {
 
     /// Copies every credential of the source's index; a failure of one does not stop the others.
     /// Throws only when the source cannot be listed.
-    public func run() throws -> Report {
-        let credentials = try source.list()
+    public func run() async throws -> Report {
+        let credentials = try await source.list()
         var entries: [Entry] = []
         for credential in credentials {
-            entries.append(Entry(credential: credential, outcome: copy(credential)))
+            entries.append(Entry(credential: credential, outcome: await copy(credential)))
         }
         return Report(source: source.path, target: target.path, entries: entries)
     }
 
-    func copy(_ credential: StoredCredential) -> Outcome {
+    func copy(_ credential: StoredCredential) async -> Outcome {
         do {
-            if let existing = try alreadyThere(credential) { return .alreadyThere(as: existing.alias) }
+            if let existing = try await alreadyThere(credential) { return .alreadyThere(as: existing.alias) }
             switch credential.kind {
             case .certificate:
-                let identity = try source.identity(of: credential)
-                _ = try target.importCertificate(identity, alias: credential.alias, force: true)
+                let identity = try await source.identity(of: credential)
+                _ = try await target.importCertificate(identity, alias: credential.alias, force: true)
                 return .copied(removedFromSource: false)
             case .tokenKey:
-                if try source.remoteTokenKey(of: credential) != nil {
+                if try await source.remoteTokenKey(of: credential) != nil {
                     return .skipped(
                         "its key signs inside the source store and never leaves it; give the target's hosts access to the source instead"
                     )
                 }
-                let key = try source.tokenKey(of: credential)
-                _ = try target.importTokenKey(
+                let key = try await source.tokenKey(of: credential)
+                _ = try await target.importTokenKey(
                     key,
                     topics: credential.topics,
                     environments: credential.environments,
@@ -80,10 +80,11 @@ public struct StoreCopy: Sendable {
                     source: credential.source,
                     force: true
                 )
-                guard removeMovedTokenKeys, try target.remoteTokenKey(of: try current(credential)) != nil else {
+                guard removeMovedTokenKeys, try await target.remoteTokenKey(of: try await current(credential)) != nil
+                else {
                     return .copied(removedFromSource: false)
                 }
-                _ = try source.remove(alias: credential.alias)
+                _ = try await source.remove(alias: credential.alias)
                 return .copied(removedFromSource: true)
             }
         } catch let error as CredentialError {
@@ -94,8 +95,8 @@ public struct StoreCopy: Sendable {
     }
 
     /// The target's credential that is this one (the same certificate, or the same key).
-    private func alreadyThere(_ credential: StoredCredential) throws -> StoredCredential? {
-        try target.list().first { stored in
+    private func alreadyThere(_ credential: StoredCredential) async throws -> StoredCredential? {
+        try await target.list().first { stored in
             switch credential.kind {
             case .certificate: return stored.sha256 != nil && stored.sha256 == credential.sha256
             case .tokenKey:
@@ -106,8 +107,8 @@ public struct StoreCopy: Sendable {
     }
 
     /// The target's entry for `credential`'s alias, as just imported.
-    private func current(_ credential: StoredCredential) throws -> StoredCredential {
-        guard let stored = try target.credential(named: credential.alias) else {
+    private func current(_ credential: StoredCredential) async throws -> StoredCredential {
+        guard let stored = try await target.credential(named: credential.alias) else {
             throw CredentialError.aliasNotFound(
                 credential.alias,
                 "\(credential.alias) is not in the store at \(target.path) after its copy.",

@@ -33,12 +33,21 @@ package struct StoreLock: Sendable {
     }
 
     /// Opens `path` (created, 0600, unless `create` is false: then read only, and a missing file
-    /// is a failure) and waits for the lock. Whoever gets a lock releases it.
+    /// is a failure) and waits for the lock on ``BlockingPool``. Whoever gets a lock releases it.
     package static func acquire(
         at path: String,
         _ mode: Mode = .exclusive,
         create: Bool = true
-    ) -> Result<StoreLock, Failure> {
+    ) async -> Result<StoreLock, Failure> {
+        do {
+            return try await BlockingPool.run { acquireWaiting(at: path, mode, create: create) }
+        } catch {
+            // Cancelled before the wait began: nothing was opened.
+            return .failure(.lock)
+        }
+    }
+
+    private static func acquireWaiting(at path: String, _ mode: Mode, create: Bool) -> Result<StoreLock, Failure> {
         BlockingWork.check("Waiting for the store's lock (\(path))")
         let descriptor =
             create ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) : open(path, O_RDONLY | O_CLOEXEC)

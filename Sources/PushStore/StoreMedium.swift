@@ -21,20 +21,20 @@ public protocol StoreMedium: Sendable {
     var name: String { get }
     /// Throws, saying why and what to do, when the medium cannot be used now (unreachable,
     /// refused, not set up). Called before a change, and before a read that finds nothing.
-    func checkAvailable() throws
+    func checkAvailable() async throws
     /// The record `relative`, or nil when there is none.
-    func read(_ relative: String) throws -> [UInt8]?
+    func read(_ relative: String) async throws -> [UInt8]?
     /// Writes `bytes` as the record `relative`, over what is there. Within ``exclusive(_:)``.
-    func write(_ bytes: [UInt8], to relative: String) throws
+    func write(_ bytes: [UInt8], to relative: String) async throws
     /// Writes the index, the one write at which a change happens: refused, with nothing
     /// changed, when another writer replaced the index since `exclusive` began.
-    func writeIndex(_ bytes: [UInt8]) throws
+    func writeIndex(_ bytes: [UInt8]) async throws
     /// Removes the record `relative`; whether there was one.
-    @discardableResult func remove(_ relative: String) throws -> Bool
+    @discardableResult func remove(_ relative: String) async throws -> Bool
     /// The names of the records directly under `folder` (`credentials`), without the folder.
-    func list(_ folder: String) throws -> [String]
+    func list(_ folder: String) async throws -> [String]
     /// Runs `body` as the only writer of the store, waiting (a bounded time) for another to end.
-    func exclusive<R>(_ body: () throws -> R) throws -> R
+    func exclusive<R>(_ body: () async throws -> R) async throws -> R
 }
 
 extension StoreMedium {
@@ -55,7 +55,10 @@ extension CredentialStore {
     }
 
     /// Reads a credential's file from the store, refusing a name outside its credentials.
-    func readEntryFile(_ relative: String, of credential: StoredCredential) throws -> (bytes: [UInt8], name: String) {
+    func readEntryFile(
+        _ relative: String,
+        of credential: StoredCredential
+    ) async throws -> (bytes: [UInt8], name: String) {
         guard let medium else {
             let path = try entryFile(relative, of: credential)
             return (try CredentialFile.readBytes(path: path), path)
@@ -63,7 +66,7 @@ extension CredentialStore {
         guard Self.isCredentialFile(relative, medium: medium) else {
             throw DamagedEntry(alias: credential.alias, path: relative, resolved: nil).error
         }
-        guard let bytes = try medium.read(relative) else {
+        guard let bytes = try await medium.read(relative) else {
             throw CredentialError.storeError(
                 path: "\(medium.name)/\(relative)",
                 "The file \(relative) of \(credential.alias) is missing from the store \(medium.name).",

@@ -24,13 +24,17 @@ public struct AgeTool: Sendable {
 
     /// A new X25519 identity (`AGE-SECRET-KEY-1…`) read from age-keygen's standard output, and its
     /// recipient. Nothing is written to a file.
-    public func generateIdentity() throws -> (identity: SecretBytes, recipient: String) {
-        let result = try Subprocess(executable: try program("age-keygen"), arguments: [], environment: environment)
-            .run()
+    public func generateIdentity() async throws -> (identity: SecretBytes, recipient: String) {
+        let result = try await Subprocess(
+            executable: try program("age-keygen"),
+            arguments: [],
+            environment: environment
+        )
+        .run()
         guard result.succeeded else { throw Subprocess.failure("age-keygen", "it failed (exit \(result.status))") }
         let identity = Self.identityLine(in: result.stdout)
         guard let identity else { throw Subprocess.failure("age-keygen", "no identity in its output") }
-        return (identity, try recipient(of: identity))
+        return (identity, try await recipient(of: identity))
     }
 
     /// The line that holds the secret key, without the comments age-keygen writes around it.
@@ -42,9 +46,13 @@ public struct AgeTool: Sendable {
     }
 
     /// The recipient of a native identity (`age-keygen -y`, the identity on stdin).
-    public func recipient(of identity: SecretBytes) throws -> String {
-        let result = try Subprocess(executable: try program("age-keygen"), arguments: ["-y"], environment: environment)
-            .run(input: identity)
+    public func recipient(of identity: SecretBytes) async throws -> String {
+        let result = try await Subprocess(
+            executable: try program("age-keygen"),
+            arguments: ["-y"],
+            environment: environment
+        )
+        .run(input: identity)
         guard result.succeeded else {
             throw CredentialError.notAMember(
                 path: nil,
@@ -56,13 +64,17 @@ public struct AgeTool: Sendable {
     }
 
     /// Encrypts `plaintext` to every recipient (binary age v1). Recipients are public and travel in argv.
-    public func encrypt(_ plaintext: SecretBytes, to recipients: [String]) throws -> [UInt8] {
+    public func encrypt(_ plaintext: SecretBytes, to recipients: [String]) async throws -> [UInt8] {
         guard !recipients.isEmpty else {
             throw CredentialError.teamError(path: nil, "The team has no members to encrypt to.", hint: nil)
         }
         let arguments = ["--encrypt"] + recipients.flatMap { ["--recipient", $0] }
-        let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
-            .run(input: plaintext)
+        let result = try await Subprocess(
+            executable: try program("age"),
+            arguments: arguments,
+            environment: environment
+        )
+        .run(input: plaintext)
         guard result.succeeded else { throw Subprocess.failure("age", "it could not encrypt (exit \(result.status))") }
         return result.stdout
     }
@@ -85,33 +97,33 @@ public struct AgeTool: Sendable {
     /// age-keygen, or read as an ssh-ed25519 key), then whether a stanza of the header may be
     /// the identity's. An X25519 stanza does not name its recipient: a well-formed file with
     /// X25519 stanzas that a valid native identity cannot open is taken as not encrypted to it.
-    public func decrypt(_ ciphertext: [UInt8], identity: SecretBytes) throws -> Decryption {
+    public func decrypt(_ ciphertext: [UInt8], identity: SecretBytes) async throws -> Decryption {
         let arguments = ["--decrypt", "--identity", "/dev/fd/\(Subprocess.secretDescriptor)"]
-        let result = try Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
+        let result = try await Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
             .run(input: SecretBytes(ciphertext), secret: identity)
         if result.succeeded { return .decrypted(SecretBytes(result.stdout)) }
         guard let header = AgeHeader(ciphertext) else { return .damaged }
-        guard let kind = try identityKind(identity) else { return .badIdentity }
+        guard let kind = try await identityKind(identity) else { return .badIdentity }
         if case .sshEd25519 = kind, header.mayBeFor(kind) { return .damaged }
         return .notARecipient
     }
 
     /// The kind of `identity`: an ssh-ed25519 private key apnsctl can read, or a native identity
     /// age-keygen gives a recipient for; nil when it is neither.
-    func identityKind(_ identity: SecretBytes) throws -> AgeIdentityKind? {
+    func identityKind(_ identity: SecretBytes) async throws -> AgeIdentityKind? {
         if let key = SigningKey(openSSH: identity) { return .sshEd25519(tag: AgeIdentityKind.tag(of: key.publicKey)) }
-        let result = try Subprocess(executable: try program("age-keygen"), arguments: ["-y"], environment: environment)
+        let result = try await Subprocess(executable: try program("age-keygen"), arguments: ["-y"], environment: environment)
             .run(input: identity)
         return result.succeeded && result.output.trimmed.hasPrefix("age1") ? .x25519 : nil
     }
 
     /// Checks that `recipient` is one age accepts (`age1…` or `ssh-ed25519 …`), by encrypting nothing to it.
-    public func validate(recipient: String) throws {
+    public func validate(recipient: String) async throws {
         // ssh-rsa, which age also takes, is not a team recipient (docs/team.md).
         let looksRight = TeamFile.isRecipient(recipient)
         let result =
             looksRight
-            ? try Subprocess(
+            ? try await Subprocess(
                 executable: try program("age"),
                 arguments: ["--encrypt", "--recipient", recipient],
                 environment: environment

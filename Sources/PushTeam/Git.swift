@@ -9,7 +9,7 @@ struct Git {
     var environment: [String: String] = ProcessInfo.processInfo.environment
     /// Opens a new bundle of the store with its stored password and checks that it is the one
     /// the index names (see ``TeamStaging``); nil where no member's identity is at hand.
-    var checkBundle: (@Sendable (StoredCredential) throws -> Void)? = nil
+    var checkBundle: (@Sendable (StoredCredential) async throws -> Void)? = nil
 
     func executable() throws -> String {
         guard let path = Subprocess.locate("git", environment: environment) else {
@@ -24,23 +24,33 @@ struct Git {
 
     /// Runs git; never asks on a terminal (a missing credential fails instead of hanging).
     @discardableResult
-    func run(_ arguments: [String], in folder: String? = nil) throws -> Subprocess.Result {
+    func run(_ arguments: [String], in folder: String? = nil) async throws -> Subprocess.Result {
+        try await subprocess(arguments, in: folder).run()
+    }
+
+    /// Runs git on this thread, for work that runs on ``BlockingPool`` already (the member-list
+    /// walk asks git about commits while it decides).
+    func runWaiting(_ arguments: [String], in folder: String? = nil) throws -> Subprocess.Result {
+        try subprocess(arguments, in: folder).runWaiting()
+    }
+
+    private func subprocess(_ arguments: [String], in folder: String?) throws -> Subprocess {
         var environment = self.environment
         environment["GIT_TERMINAL_PROMPT"] = "0"
         environment["LC_ALL"] = "C"
         // -C rather than a working directory of the child: posix_spawn cannot change it portably.
-        return try Subprocess(
+        return Subprocess(
             executable: try executable(),
             arguments: ["-C", folder ?? directory] + arguments,
             environment: environment,
             program: .git
-        ).run()
+        )
     }
 
     /// Runs git and throws, with git's own words, when it fails.
     @discardableResult
-    func must(_ arguments: [String], what: String, in folder: String? = nil) throws -> String {
-        let result = try run(arguments, in: folder)
+    func must(_ arguments: [String], what: String, in folder: String? = nil) async throws -> String {
+        let result = try await run(arguments, in: folder)
         guard result.succeeded else {
             throw CredentialError.teamError(
                 path: folder ?? directory,
@@ -86,29 +96,35 @@ struct Git {
         return result
     }
 
-    func config(_ key: String) -> String? {
-        guard let result = try? run(["config", "--get", key]), result.succeeded else { return nil }
+    func config(_ key: String) async -> String? {
+        guard let result = try? await run(["config", "--get", key]), result.succeeded else { return nil }
         let value = result.output.trimmed
         return value.isEmpty ? nil : value
     }
 
     var branch: String {
-        (try? run(["symbolic-ref", "--short", "HEAD"]).output.trimmed).flatMap { $0.isEmpty ? nil : $0 } ?? "main"
+        get async {
+            let name = try? await run(["symbolic-ref", "--short", "HEAD"]).output.trimmed
+            return name.flatMap { $0.isEmpty ? nil : $0 } ?? "main"
+        }
     }
 
-    var remoteURL: String? { config("remote.origin.url") }
+    var remoteURL: String? {
+        get async { await config("remote.origin.url") }
+    }
 
-    func hasChanges() throws -> Bool {
-        !(try must(["status", "--porcelain", "--untracked-files=all"], what: "read the working tree")).trimmed.isEmpty
+    func hasChanges() async throws -> Bool {
+        !(try await must(["status", "--porcelain", "--untracked-files=all"], what: "read the working tree")).trimmed
+            .isEmpty
     }
 
     /// Commits the store's own changes with `message`, staged by name (``TeamStaging``: anything
     /// else in the folder stops it, named); false when there was nothing to commit.
     @discardableResult
-    func commitAll(_ message: String) throws -> Bool {
-        try TeamStaging(git: self).stage()
-        guard !(try run(["diff", "--cached", "--quiet"])).succeeded else { return false }
-        try commit(message, what: Self.committingAChange)
+    func commitAll(_ message: String) async throws -> Bool {
+        try await TeamStaging(git: self).stage()
+        guard !(try await run(["diff", "--cached", "--quiet"])).succeeded else { return false }
+        try await commit(message, what: Self.committingAChange)
         return true
     }
 
@@ -117,8 +133,8 @@ struct Git {
     /// Commits what is staged. A clone where git does not know who commits (a plain clone on a
     /// machine with no `user.name` or `user.email`) gets git's whole reason and the commands to
     /// tell it, for this clone; the change stays in the folder for the next commit to take.
-    func commit(_ message: String, what: String) throws {
-        let result = try run(["commit", "--quiet", "--no-verify", "-m", message])
+    func commit(_ message: String, what: String) async throws {
+        let result = try await run(["commit", "--quiet", "--no-verify", "-m", message])
         guard !result.succeeded else { return }
         let said = result.stderr
         let identityUnknown = ["Please tell me who you are", "unable to auto-detect email address", "empty ident name"]
@@ -145,8 +161,8 @@ struct Git {
 
     /// Pushes `revision` (HEAD unless named) to the branch, never forced. Returns git's
     /// complaint when it could not.
-    func push(_ revision: String = "HEAD") throws -> PushOutcome {
-        let result = try run(["push", "--porcelain", "--quiet", "origin", "\(revision):refs/heads/\(branch)"])
+    func push(_ revision: String = "HEAD") async throws -> PushOutcome {
+        let result = try await run(["push", "--porcelain", "--quiet", "origin", "\(revision):refs/heads/\(await branch)"])
         if result.succeeded { return .pushed }
         // git's machine-readable status line, `!<TAB>FROM:TO<TAB>[rejected] (REASON)`: the
         // remote's branch holds commits this clone has not (not a hook's "[remote rejected]").
@@ -166,20 +182,22 @@ struct Git {
         case failed(String)
     }
 
-    func revision(_ name: String) -> String? {
-        guard let result = try? run(["rev-parse", "--verify", "--quiet", "\(name)^{commit}"]), result.succeeded else {
+    func revision(_ name: String) async -> String? {
+        guard let result = try? await run(["rev-parse", "--verify", "--quiet", "\(name)^{commit}"]), result.succeeded
+        else {
             return nil
         }
         return result.output.trimmed
     }
 
     /// Commits on each side that the other has not: (ahead, behind).
-    func aheadBehind(upstream: String) throws -> (ahead: Int, behind: Int) {
-        guard revision(upstream) != nil else {
-            let ahead = Int((try? must(["rev-list", "--count", "HEAD"], what: "count commits"))?.trimmed ?? "") ?? 0
+    func aheadBehind(upstream: String) async throws -> (ahead: Int, behind: Int) {
+        guard await revision(upstream) != nil else {
+            let ahead =
+                Int((try? await must(["rev-list", "--count", "HEAD"], what: "count commits"))?.trimmed ?? "") ?? 0
             return (ahead, 0)
         }
-        let counts = try must(
+        let counts = try await must(
             ["rev-list", "--left-right", "--count", "HEAD...\(upstream)"],
             what: "compare with the remote"
         )
@@ -188,8 +206,21 @@ struct Git {
     }
 
     /// A file's contents at a revision, or nil when it has none.
-    func show(_ revision: String, _ path: String) -> Data? {
-        guard let result = try? run(["show", "\(revision):\(path)"]), result.succeeded else { return nil }
+    func show(_ revision: String, _ path: String) async -> Data? {
+        guard let result = try? await run(["show", "\(revision):\(path)"]), result.succeeded else { return nil }
         return Data(result.stdout)
+    }
+
+    /// ``show(_:_:)`` on this thread (see ``runWaiting(_:in:)``).
+    func showWaiting(_ revision: String, _ path: String) -> Data? {
+        guard let result = try? runWaiting(["show", "\(revision):\(path)"]), result.succeeded else { return nil }
+        return Data(result.stdout)
+    }
+
+    /// ``revision(_:)`` on this thread (see ``runWaiting(_:in:)``).
+    func revisionWaiting(_ name: String) -> String? {
+        guard let result = try? runWaiting(["rev-parse", "--verify", "--quiet", "\(name)^{commit}"]), result.succeeded
+        else { return nil }
+        return result.output.trimmed
     }
 }

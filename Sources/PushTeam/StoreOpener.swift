@@ -6,7 +6,7 @@ import PushStore
 /// to have a team store opened as one.
 ///
 /// ```swift
-/// let store = StoreOpener.open(root: CredentialStore.defaultRoot())
+/// let store = await StoreOpener.open(root: CredentialStore.defaultRoot())
 /// let credential = try CredentialLoader.load("com.example.app-universal", store: store)
 /// ```
 public enum StoreOpener {
@@ -16,8 +16,8 @@ public enum StoreOpener {
         root: URL,
         identityFile: String? = nil,
         notify: @escaping @Sendable (TeamPublication) -> Void = { _ in }
-    ) -> CredentialStore {
+    ) async -> CredentialStore {
         guard TeamStore.isTeamStore(root) else { return CredentialStore(root: root) }
-        return TeamStore(root: root, identityFile: identityFile, notify: notify).credentialStore()
+        return await TeamStore(root: root, identityFile: identityFile, notify: notify).credentialStore()
     }
 }

@@ -79,10 +79,17 @@ struct Subprocess {
         }
     }
 
-    /// Runs the program to its end. `input` goes to its stdin; `secret`, when given, is readable
-    /// on descriptor 3. Both are written from threads of their own, so a child that writes before
-    /// it has read everything never blocks on a full pipe.
-    func run(input: SecretBytes? = nil, secret: SecretBytes? = nil) throws -> Result {
+    /// Runs the program to its end, on ``BlockingPool``. `input` goes to its stdin; `secret`,
+    /// when given, is readable on descriptor 3. One thread feeds both and drains its output and
+    /// errors as each pipe is ready (`poll`), so a child that writes before it has read
+    /// everything never blocks on a full pipe.
+    func run(input: SecretBytes? = nil, secret: SecretBytes? = nil) async throws -> Result {
+        let subprocess = self
+        return try await BlockingPool.run { try subprocess.runWaiting(input: input, secret: secret) }
+    }
+
+    /// ``run(input:secret:)`` on this thread: for work on ``BlockingPool`` already.
+    func runWaiting(input: SecretBytes? = nil, secret: SecretBytes? = nil) throws -> Result {
         BlockingWork.check("Running \(executable)")
         var pipes: [[Int32]] = []
         for _ in 0..<4 {
@@ -131,75 +138,82 @@ struct Subprocess {
             for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0], secretPipe[1]] { close(fd) }
             throw Self.failure(executable, "cannot start it (\(String(cString: strerror(spawned))))")
         }
-        let feeders = [(stdinPipe[1], input), (secretPipe[1], secret)].map { fd, bytes in
-            Self.onThread {
-                // A child that exits without reading gives EPIPE, not SIGPIPE: the caller ignores it.
-                bytes?.withUnsafeBytes { buffer in Self.writeAll(fd, buffer) }
-                close(fd)
-                return [UInt8]()
-            }
-        }
-        let stderrRead = stderrPipe[0]
-        let errors = Self.onThread { Self.readAll(stderrRead) }
-        let outputBytes = Self.readAll(stdoutPipe[0])
-        let errorBytes = errors.wait()
-        for feeder in feeders { _ = feeder.wait() }
-        close(stdoutPipe[0])
-        close(stderrPipe[0])
+        let (outputBytes, errorBytes) = Self.pump(
+            feeding: [(stdinPipe[1], input?.bytes ?? []), (secretPipe[1], secret?.bytes ?? [])],
+            draining: stdoutPipe[0],
+            stderrPipe[0]
+        )
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: exitCode, stdout: outputBytes, stderr: String(decoding: errorBytes, as: UTF8.self))
     }
 
-    /// Work on a thread of its own, not Dispatch's pool (as wide as the machine's cores, where a
-    /// blocked read could wait behind other blocked work).
-    final class Pending: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var value: [UInt8] = []
-
-        func finish(_ bytes: [UInt8]) {
-            value = bytes
-            done.signal()
-        }
-
-        func wait() -> [UInt8] {
-            done.wait()
-            return value
-        }
-    }
-
-    static func onThread(_ body: @escaping @Sendable () -> [UInt8]) -> Pending {
-        let pending = Pending()
-        let thread = Thread { pending.finish(body()) }
-        thread.start()
-        return pending
-    }
-
-    private static func writeAll(_ fd: Int32, _ buffer: UnsafeBufferPointer<UInt8>) {
+    /// Writes each feed to its pipe and reads both outputs to their ends, as each descriptor is
+    /// ready, on the calling thread; closes every descriptor it is given. A child that exits
+    /// without reading gives EPIPE (SIGPIPE is ignored here), and the rest of its feed is dropped.
+    private static func pump(
+        feeding feeds: [(Int32, [UInt8])],
+        draining output: Int32,
+        _ errors: Int32
+    ) -> (output: [UInt8], errors: [UInt8]) {
         signal(SIGPIPE, SIG_IGN)
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
+        // Never wait in a read or a write: only in poll, for whichever pipe is ready first.
+        for fd in feeds.map(\.0) + [output, errors] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        var writers = feeds.map { (fd: $0.0, bytes: $0.1, offset: 0) }
+        var readers: [(fd: Int32, bytes: [UInt8])] = [(output, []), (errors, [])]
+        for index in writers.indices where writers[index].bytes.isEmpty {
+            close(writers[index].fd)
+            writers[index].fd = -1
         }
-    }
-
-    private static func readAll(_ fd: Int32) -> [UInt8] {
-        var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+        defer {
+            chunk.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices { buffer[index] = 0 }
+            }
         }
-        chunk.withUnsafeMutableBufferPointer { buffer in
-            for index in buffer.indices { buffer[index] = 0 }
+        while writers.contains(where: { $0.fd >= 0 }) || readers.contains(where: { $0.fd >= 0 }) {
+            let open =
+                writers.indices.filter { writers[$0].fd >= 0 }.map { (writer: true, index: $0) }
+                + readers.indices.filter { readers[$0].fd >= 0 }.map { (writer: false, index: $0) }
+            var polled = open.map { entry in
+                entry.writer
+                    ? pollfd(fd: writers[entry.index].fd, events: Int16(POLLOUT), revents: 0)
+                    : pollfd(fd: readers[entry.index].fd, events: Int16(POLLIN), revents: 0)
+            }
+            if poll(&polled, nfds_t(polled.count), -1) < 0 {
+                if errno == EINTR { continue }
+                for entry in open {
+                    close(entry.writer ? writers[entry.index].fd : readers[entry.index].fd)
+                }
+                break
+            }
+            for (entry, result) in zip(open, polled) where result.revents != 0 {
+                if entry.writer {
+                    let writer = writers[entry.index]
+                    let written = writer.bytes.withUnsafeBufferPointer { buffer in
+                        write(writer.fd, buffer.baseAddress! + writer.offset, buffer.count - writer.offset)
+                    }
+                    if written < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                    if written > 0 { writers[entry.index].offset += written }
+                    if written <= 0 || writers[entry.index].offset == writer.bytes.count {
+                        close(writer.fd)
+                        writers[entry.index].fd = -1
+                    }
+                } else {
+                    let fd = readers[entry.index].fd
+                    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                    if count > 0 {
+                        readers[entry.index].bytes.append(contentsOf: chunk[0..<count])
+                    } else {
+                        close(fd)
+                        readers[entry.index].fd = -1
+                    }
+                }
+            }
         }
-        return bytes
+        return (readers[0].bytes, readers[1].bytes)
     }
 
     static func failure(_ executable: String, _ reason: String) -> CredentialError {

@@ -9,13 +9,17 @@ import PushStore
 struct TeamCommitter: StoreChangeObserver {
     var team: TeamStore
 
-    func storeChanged(_ store: CredentialStore, from before: StoreIndex, to after: StoreIndex) -> StoreChangeFollowUp? {
+    func storeChanged(
+        _ store: CredentialStore,
+        from before: StoreIndex,
+        to after: StoreIndex
+    ) async -> StoreChangeFollowUp? {
         let message = TeamChangeLog.message(from: before, to: after)
         do {
-            guard try team.git.commitAll(message) else { return nil }
+            guard try await team.git.commitAll(message) else { return nil }
             let subject = message.split(separator: "\n").first.map(String.init) ?? message
-            let revision = team.git.revision("HEAD")
-            return { [team] in team.notify(team.publish(committed: subject, revision: revision)) }
+            let revision = await team.git.revision("HEAD")
+            return { [team] in team.notify(await team.publish(committed: subject, revision: revision)) }
         } catch {
             // The whole reason and what to do, never cut short: the person must act on it.
             let detail =

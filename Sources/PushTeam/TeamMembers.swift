@@ -178,22 +178,22 @@ public enum TeamIdentity: Sendable {
 
     /// `--identity FILE`, else `APNSCTL_IDENTITY`, else the Secret Service item this clone's member
     /// recorded (git config `apnsctl.member` and `apnsctl.recipient`).
-    static func resolve(root: URL, file: String?, environment: [String: String]) -> TeamIdentity {
+    static func resolve(root: URL, file: String?, environment: [String: String]) async -> TeamIdentity {
         if let file, !file.isEmpty { return .file(file) }
         if let value = environment[environmentVariable], !value.trimmed.isEmpty {
             return .environment(SecretBytes(value.trimmed))
         }
         let git = Git(directory: root.path, environment: environment)
         // The team ID this clone recorded, not the one the working tree's team.json says now.
-        let recorded = git.config("apnsctl.team-id").flatMap { TeamFile.isValidTeamID($0) ? $0 : nil }
-        guard let member = git.config("apnsctl.member"), let recipient = git.config("apnsctl.recipient"),
+        let recorded = await git.config("apnsctl.team-id").flatMap { TeamFile.isValidTeamID($0) ? $0 : nil }
+        guard let member = await git.config("apnsctl.member"), let recipient = await git.config("apnsctl.recipient"),
             let teamID = recorded ?? (try? TeamFile.read(root: root))?.teamID
         else { return .none }
         return .secretService(item(teamID: teamID, member: member, recipient: recipient))
     }
 
     /// The identity's bytes, held in memory only.
-    func load(secrets: any SecretStore) throws -> SecretBytes {
+    func load(secrets: any SecretStore) async throws -> SecretBytes {
         switch self {
         case .environment(let value):
             return value
@@ -208,7 +208,9 @@ public enum TeamIdentity: Sendable {
                 )
             }
         case .secretService(let item):
-            guard let value = try secrets.lookup(item) ?? secrets.lookup(Self.legacyItem(of: item)) else {
+            var found = try await secrets.lookup(item)
+            if found == nil { found = try await secrets.lookup(Self.legacyItem(of: item)) }
+            guard let value = found else {
                 throw CredentialError.notAMember(
                     path: nil,
                     "This member's age identity (\(item.identifier)) is missing from the Secret Service.",

@@ -61,13 +61,11 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
         "in \(Self.relativePath(of: item)), encrypted with age to every member"
     }
 
-    func identityBytes() throws -> SecretBytes {
+    func identityBytes() async throws -> SecretBytes {
         try Self.checkNotHalfMade(root)
-        lock.lock()
-        defer { lock.unlock() }
-        if let loadedIdentity { return loadedIdentity }
-        let bytes = try identity.load(secrets: keyring)
-        loadedIdentity = bytes
+        if let loaded = lock.withLock({ loadedIdentity }) { return loaded }
+        let bytes = try await identity.load(secrets: keyring)
+        lock.withLock { loadedIdentity = bytes }
         return bytes
     }
 
@@ -75,15 +73,16 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
 
     /// The member list secrets are encrypted to: the trusted one, never an unsigned change that
     /// arrived from the remote (docs/team.md, "Signed membership").
-    func trustedRecipients() throws -> [String] {
+    func trustedRecipients() async throws -> [String] {
         if let fixedRecipients { return fixedRecipients }
-        return try TeamTrust(root: root, git: Git(directory: root.path, environment: age.environment)).trustedTeam()
+        return try await TeamTrust(root: root, git: Git(directory: root.path, environment: age.environment))
+            .trustedTeam()
             .recipients
     }
 
-    public func store(_ secret: SecretBytes, for item: SecretItem) throws {
-        let recipients = try trustedRecipients()
-        let encrypted = try age.encrypt(secret, to: recipients)
+    public func store(_ secret: SecretBytes, for item: SecretItem) async throws {
+        let recipients = try await trustedRecipients()
+        let encrypted = try await age.encrypt(secret, to: recipients)
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent(Self.folder),
             withIntermediateDirectories: true,
@@ -93,19 +92,19 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
         WrittenRecipients(root: root).record([encrypted], to: recipients)
     }
 
-    public func lookup(_ item: SecretItem) throws -> SecretBytes? {
+    public func lookup(_ item: SecretItem) async throws -> SecretBytes? {
         let file = Self.relativePath(of: item)
         guard let ciphertext = try StoreFile.readIfPresent(root: root, relative: file, kind: .encryptedSecret) else {
             return nil
         }
-        let secret = try decrypt(ciphertext, file: file, alias: item.alias)
+        let secret = try await decrypt(ciphertext, file: file, alias: item.alias)
         try TeamIntegrity(root: root).verify(secret, for: item)
         return secret
     }
 
     /// Decrypts one of the team's age files with this member's identity.
-    func decrypt(_ ciphertext: [UInt8], file: String, alias: String?) throws -> SecretBytes {
-        switch try age.decrypt(ciphertext, identity: try identityBytes()) {
+    func decrypt(_ ciphertext: [UInt8], file: String, alias: String?) async throws -> SecretBytes {
+        switch try await age.decrypt(ciphertext, identity: try await identityBytes()) {
         case .decrypted(let secret):
             return secret
         case .notARecipient:
@@ -147,7 +146,7 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     }
 
     @discardableResult
-    public func remove(_ item: SecretItem) throws -> Bool {
+    public func remove(_ item: SecretItem) async throws -> Bool {
         (try? FileManager.default.removeItem(at: url(of: item))) != nil
     }
 
@@ -162,12 +161,12 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     }
 
     /// Writing needs age and the member list; reading asks for the identity when it needs it.
-    public func checkAvailable() throws {
+    public func checkAvailable() async throws {
         try Self.checkNotHalfMade(root)
         _ = try age.program("age")
     }
 
-    public func items(store: String) throws -> [SecretItem] {
+    public func items(store: String) async throws -> [SecretItem] {
         let names =
             (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(Self.folder).path))
         return (names ?? []).sorted().compactMap { Self.item(fromFileName: $0, store: store) }
@@ -182,17 +181,17 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
 
     /// Encrypts every secret again to `recipients` (after a member is added or removed, or a merge
     /// brought secrets encrypted to another member set). Each file is replaced whole.
-    func reencryptAll(to recipients: [String]) throws -> Int {
+    func reencryptAll(to recipients: [String]) async throws -> Int {
         var count = 0
         var written: [[UInt8]] = []
         for relative in secretFiles() {
             let url = root.appendingPathComponent(relative)
-            let secret = try decrypt(
+            let secret = try await decrypt(
                 try StoreFile.read(root: root, relative: relative, kind: .encryptedSecret),
                 file: relative,
                 alias: nil
             )
-            let encrypted = try age.encrypt(secret, to: recipients)
+            let encrypted = try await age.encrypt(secret, to: recipients)
             try PrivateFile.write(encrypted, to: url.path, overwrite: true)
             written.append(encrypted)
             count += 1

@@ -49,23 +49,24 @@ struct TeamStaging {
 
     /// Stages the store's own changes; `upstream` (a merge) also lets in what the remote's commit
     /// holds as it is. Throws, with nothing staged, when the folder holds anything else.
-    func stage(mergingFrom upstream: String? = nil) throws {
-        let staged = try judged(mergingFrom: upstream)
+    func stage(mergingFrom upstream: String? = nil) async throws {
+        let staged = try await judged(mergingFrom: upstream)
         guard !staged.isEmpty else { return }
-        try git.must(["--literal-pathspecs", "add", "--all", "--"] + staged, what: "stage the store's files")
+        try await git.must(["--literal-pathspecs", "add", "--all", "--"] + staged, what: "stage the store's files")
     }
 
     /// Throws as ``stage(mergingFrom:)`` does, staging nothing: for a change that must not start
     /// while the folder holds what its commit would refuse.
-    func check() throws {
-        _ = try judged(mergingFrom: nil)
+    func check() async throws {
+        _ = try await judged(mergingFrom: nil)
     }
 
     /// The paths to stage; throws naming every other one.
-    private func judged(mergingFrom upstream: String?) throws -> [String] {
-        let changes = try self.changes()
+    private func judged(mergingFrom upstream: String?) async throws -> [String] {
+        let changes = try await self.changes()
         guard !changes.isEmpty else { return [] }
-        let fromUpstream = try upstream.map { try sameAsUpstream($0, changes) } ?? []
+        var fromUpstream: Set<String> = []
+        if let upstream { fromUpstream = try await sameAsUpstream(upstream, changes) }
         let roles = try self.roles(changes)
         var staged: [String] = []
         var findings: [Finding] = []
@@ -76,7 +77,7 @@ struct TeamStaging {
                 continue
             } else if fromUpstream.contains(change.path) {
                 staged.append(change.path)
-            } else if let finding = judge(change, role: roles[change.path]) {
+            } else if let finding = await judge(change, role: roles[change.path]) {
                 findings.append(finding)
             } else {
                 staged.append(change.path)
@@ -87,8 +88,8 @@ struct TeamStaging {
     }
 
     /// Every path that differs from the last commit, staged or not, and every untracked one.
-    func changes() throws -> [Change] {
-        let output = try git.must(
+    func changes() async throws -> [Change] {
+        let output = try await git.must(
             ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none"],
             what: "read the working tree"
         )
@@ -99,8 +100,8 @@ struct TeamStaging {
     }
 
     /// The changed paths whose content is the remote's commit's (what a merge takes in).
-    private func sameAsUpstream(_ upstream: String, _ changes: [Change]) throws -> Set<String> {
-        let differing = try git.must(
+    private func sameAsUpstream(_ upstream: String, _ changes: [Change]) async throws -> Set<String> {
+        let differing = try await git.must(
             ["diff", "--name-only", "-z", "--no-renames", upstream, "--"],
             what: "compare the merge with the remote"
         )
@@ -137,7 +138,7 @@ struct TeamStaging {
     }
 
     /// Nil when the change is the store's own; else why it is not.
-    private func judge(_ change: Change, role: Role?) -> Finding? {
+    private func judge(_ change: Change, role: Role?) async -> Finding? {
         let path = change.path
         guard Self.exists(root, path) else {
             // A removal apnsctl made (the index no longer names the file), unless it is named.
@@ -157,12 +158,12 @@ struct TeamStaging {
         guard StoreFile.isRegularFile(root: root, relative: path) else {
             return Finding(path: path, why: Self.why(root, path), restorable: change.inHead)
         }
-        guard let problem = check(path, role, inHead: change.inHead) else { return nil }
+        guard let problem = await check(path, role, inHead: change.inHead) else { return nil }
         return Finding(path: path, why: problem, restorable: change.inHead)
     }
 
     /// Nil when a regular file the store names holds what the index or list says it does.
-    private func check(_ path: String, _ role: Role, inHead: Bool) -> String? {
+    private func check(_ path: String, _ role: Role, inHead: Bool) async -> String? {
         func bytes(_ kind: InputKind) -> [UInt8]? { try? StoreFile.read(root: root, relative: path, kind: kind) }
         switch role {
         case .index:
@@ -186,7 +187,7 @@ struct TeamStaging {
             if inHead { return "it is not the bundle of \(credential.alias) that the last commit holds" }
             guard let checkBundle = git.checkBundle else { return nil }
             do {
-                try checkBundle(credential)
+                try await checkBundle(credential)
                 return nil
             } catch let error as CredentialError where error.code == .notAMember {
                 // This clone cannot open it (not a member yet): the index's own name is all there is.

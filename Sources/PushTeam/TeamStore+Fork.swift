@@ -24,7 +24,7 @@ extension TeamStore {
     /// member, numbered above both sides, every secret is encrypted again to it, and it is
     /// committed. Only a member of both sides may, and never for a side signed by a member the
     /// other side removed.
-    func settleFork(_ fork: MembershipFork?, choosing commit: String, into result: inout SyncResult) throws {
+    func settleFork(_ fork: MembershipFork?, choosing commit: String, into result: inout SyncResult) async throws {
         guard let fork else {
             throw CredentialError.invalidArgument(
                 path: nil,
@@ -56,7 +56,7 @@ extension TeamStore {
             )
         }
         let signers = resigning ? side.members.filter { $0.signingKey != nil }.map(\.name) : fork.settlers
-        guard let me = memberName, signers.contains(me) else {
+        guard let me = await memberName, signers.contains(me) else {
             throw CredentialError.untrustedMembers(
                 path: nil,
                 (resigning
@@ -66,21 +66,21 @@ extension TeamStore {
                 hint: "Ask one of them to run the same command."
             )
         }
-        let key = try signingKey()
-        let trusted = try trust.trustedTeam()
+        let key = try await signingKey()
+        let trusted = try await trust.trustedTeam()
         let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
         let version = ([onDisk, trusted.version ?? 0] + fork.sides.map { $0.version ?? 0 }).max()! + 1
         let team = TeamFile(teamID: trusted.teamID, version: version, members: side.members)
-        result.exposed = exposedCredentials(trusted: team)
-        result.reencrypted += try secrets.reencryptAll(to: team.recipients)
+        result.exposed = await exposedCredentials(trusted: team)
+        result.reencrypted += try await secrets.reencryptAll(to: team.recipients)
         var list = try writeSigned(team, with: key)
-        try git.commitAll(
+        try await git.commitAll(
             "Settle the forked member list with the list of commit \(side.commit?.prefix(12) ?? "?")\n\n"
                 + "Signed by \(me) (\(key.publicKey.fingerprint)), version \(version): "
                 + team.members.map(\.name).joined(separator: ", ") + "\nForked lists: "
                 + commits.map { String($0.prefix(12)) }.joined(separator: ", ")
         )
-        list.commit = git.revision("HEAD")
+        list.commit = await git.revision("HEAD")
         try trust.trust(list)
         result.settledFork = SettledFork(commit: side.commit ?? "", members: team.members, version: version)
         result.untrustedMembers = nil
@@ -125,11 +125,11 @@ extension TeamStore {
     /// a list that named an outsider is taken as readable by them (this may name a credential
     /// that was in fact encrypted to fewer people). For the files this clone wrote, what it
     /// recorded (``WrittenRecipients``) is used instead: it is exact.
-    func exposedCredentials(trusted: TeamFile) -> [ExposedCredential] {
+    func exposedCredentials(trusted: TeamFile) async -> [ExposedCredential] {
         guard
             // A merge names the files it wrote itself (those unlike every parent's), not those it
             // took from one side: `git log` lists none for a merge by default.
-            let log = try? git.run([
+            let log = try? await git.run([
                 "log", "--format=%x01%H", "--name-only", "--diff-merges=combined", "HEAD", "--",
                 TeamSecretStore.folder,
             ]),
@@ -148,11 +148,11 @@ extension TeamStore {
         let written = WrittenRecipients(root: root).load()
         var lists: [String: TeamFile?] = [:]
         var exposed: [ExposedCredential] = []
-        for credential in (try? credentialStore().list()) ?? [] {
+        for credential in (try? await credentialStore().list()) ?? [] {
             let file = TeamSecretStore.relativePath(of: credential.secretItem(store: root.path))
             guard let writer = lastWriter[file] else { continue }
             if lists[writer] == nil {
-                lists[writer] = git.show(writer, TeamFile.fileName).flatMap { try? TeamFile.decode([UInt8]($0)) }
+                lists[writer] = await git.show(writer, TeamFile.fileName).flatMap { try? TeamFile.decode([UInt8]($0)) }
             }
             let members = (lists[writer] ?? nil)?.members ?? []
             var outsiders = members.filter { !recipients.contains($0.recipient) }.map(\.name)

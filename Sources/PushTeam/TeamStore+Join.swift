@@ -23,14 +23,14 @@ extension TeamStore {
         name: String,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         keyring: any SecretStore = LibSecretStore()
-    ) throws -> Setup {
-        try withPrivateFiles {
+    ) async throws -> Setup {
+        try await withPrivateFiles {
             try TeamFile.validateName(name)
             let root = root.standardizedFileURL
             let remote = resolveRemote(remote)
             let parent = root.deletingLastPathComponent()
             let staging = parent.appendingPathComponent(".\(root.lastPathComponent).joining")
-            removeInterruptedJoin(at: staging, environment: environment, keyring: keyring)
+            await removeInterruptedJoin(at: staging, environment: environment, keyring: keyring)
             let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
             guard existing.isEmpty else {
                 throw CredentialError.teamError(
@@ -40,12 +40,12 @@ extension TeamStore {
                 )
             }
             try StoreFolder.checkOwnership(root)
-            try keyring.checkAvailable()
+            try await keyring.checkAvailable()
             let age = AgeTool(environment: environment)
             _ = try age.program("age")
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
             let git = Git(directory: staging.path, environment: environment)
-            let cloned = try git.run(["clone", "--quiet", "--", remote, staging.path], in: parent.path)
+            let cloned = try await git.run(["clone", "--quiet", "--", remote, staging.path], in: parent.path)
             guard cloned.succeeded else {
                 try? FileManager.default.removeItem(at: staging)
                 throw CredentialError.teamError(
@@ -56,7 +56,7 @@ extension TeamStore {
                 )
             }
             do {
-                let setup = try anchorJoin(
+                let setup = try await anchorJoin(
                     staging: staging,
                     remote: remote,
                     name: name,
@@ -73,7 +73,7 @@ extension TeamStore {
                 }
                 return setup
             } catch {
-                removeInterruptedJoin(at: staging, environment: environment, keyring: keyring)
+                await removeInterruptedJoin(at: staging, environment: environment, keyring: keyring)
                 throw error
             }
         }
@@ -86,16 +86,22 @@ extension TeamStore {
         name: String,
         environment: [String: String],
         keyring: any SecretStore
-    ) throws -> Setup {
+    ) async throws -> Setup {
         let git = Git(directory: staging.path, environment: environment)
         // A bare repository made with another default branch than the one pushed (master and
         // main) clones without a checkout: take the branch the team store was pushed to.
-        if git.revision("HEAD") == nil {
-            let branches = try git.must(["branch", "--remotes", "--format=%(refname:short)"], what: "list branches")
-                .split(separator: "\n").map(String.init).filter { $0 != "origin/HEAD" && $0 != "origin" }
+        if await git.revision("HEAD") == nil {
+            let branches = try await git.must(
+                ["branch", "--remotes", "--format=%(refname:short)"],
+                what: "list branches"
+            )
+            .split(separator: "\n").map(String.init).filter { $0 != "origin/HEAD" && $0 != "origin" }
             if let branch = branches.first(where: { $0 == "origin/main" }) ?? branches.first {
                 let local = String(branch.dropFirst("origin/".count))
-                try git.must(["checkout", "--quiet", "-B", local, "--track", branch], what: "check out \(branch)")
+                try await git.must(
+                    ["checkout", "--quiet", "-B", local, "--track", branch],
+                    what: "check out \(branch)"
+                )
             }
         }
         guard isTeamStore(staging) else {
@@ -106,8 +112,8 @@ extension TeamStore {
                 remedy: .teamStoreCreated
             )
         }
-        let store = TeamStore(root: staging, environment: environment, keyring: keyring)
-        let evaluation = try store.trust.evaluate()
+        let store = await TeamStore(root: staging, environment: environment, keyring: keyring)
+        let evaluation = try await store.trust.evaluate()
         guard let trusted = evaluation.trusted, let team = trusted.team else {
             throw CredentialError.untrustedMembers(
                 path: nil,
@@ -124,16 +130,26 @@ extension TeamStore {
             )
         }
         let age = AgeTool(environment: environment)
-        let (identity, recipient) = try age.generateIdentity()
+        let (identity, recipient) = try await age.generateIdentity()
         let signing = SigningKey()
         // Recorded in the clone before the keys are stored: an interrupted join is found with them.
-        try store.configureClone(teamID: team.teamID, member: name, recipient: recipient, signing: signing.publicKey)
-        try keyring.store(identity, for: TeamIdentity.item(teamID: team.teamID, member: name, recipient: recipient))
-        try keyring.store(
+        try await store.configureClone(
+            teamID: team.teamID,
+            member: name,
+            recipient: recipient,
+            signing: signing.publicKey
+        )
+        try await keyring.store(
+            identity,
+            for: TeamIdentity.item(teamID: team.teamID, member: name, recipient: recipient)
+        )
+        try await keyring.store(
             signing.openSSHPrivateKey,
             for: TeamIdentity.signingItem(teamID: team.teamID, member: name, fingerprint: signing.publicKey.fingerprint)
         )
-        try store.trust.trust(trusted, syncedHead: git.revision("origin/\(git.branch)") ?? git.revision("HEAD"))
+        let remoteHead = await git.revision("origin/\(await git.branch)")
+        let head = await git.revision("HEAD")
+        try store.trust.trust(trusted, syncedHead: remoteHead ?? head)
         chmod(staging.path, 0o700)
         return Setup(
             member: name,
@@ -146,17 +162,17 @@ extension TeamStore {
     }
 
     /// Removes the hidden folder of an interrupted join and the keys it had stored.
-    static func removeInterruptedJoin(at staging: URL, environment: [String: String], keyring: any SecretStore) {
+    static func removeInterruptedJoin(at staging: URL, environment: [String: String], keyring: any SecretStore) async {
         guard FileManager.default.fileExists(atPath: staging.path) else { return }
         let git = Git(directory: staging.path, environment: environment)
-        if let team = git.config("apnsctl.team-id"), TeamFile.isValidTeamID(team),
-            let member = git.config("apnsctl.member")
+        if let team = await git.config("apnsctl.team-id"), TeamFile.isValidTeamID(team),
+            let member = await git.config("apnsctl.member")
         {
-            if let recipient = git.config("apnsctl.recipient") {
-                _ = try? keyring.remove(TeamIdentity.item(teamID: team, member: member, recipient: recipient))
+            if let recipient = await git.config("apnsctl.recipient") {
+                _ = try? await keyring.remove(TeamIdentity.item(teamID: team, member: member, recipient: recipient))
             }
-            if let fingerprint = git.config("apnsctl.signing-key") {
-                _ = try? keyring.remove(
+            if let fingerprint = await git.config("apnsctl.signing-key") {
+                _ = try? await keyring.remove(
                     TeamIdentity.signingItem(teamID: team, member: member, fingerprint: fingerprint)
                 )
             }

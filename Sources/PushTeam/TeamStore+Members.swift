@@ -17,11 +17,11 @@ extension TeamStore {
     /// Adds a member: every secret is encrypted again to the members and the new recipient. The
     /// new list is signed with this member's signing key; `signingKey` is the new member's own
     /// (none for a member that only reads, such as CI).
-    public func add(name: String, recipient: String, signingKey: SigningPublicKey? = nil) throws -> MemberChange {
+    public func add(name: String, recipient: String, signingKey: SigningPublicKey? = nil) async throws -> MemberChange {
         try TeamFile.validateName(name)
         let recipient = recipient.trimmed
-        try age.validate(recipient: recipient)
-        return try changeMembers(verb: "Add") { team in
+        try await age.validate(recipient: recipient)
+        return try await changeMembers(verb: "Add") { team in
             if let existing = team.member(named: name) {
                 throw CredentialError.teamError(
                     path: nil,
@@ -48,7 +48,7 @@ extension TeamStore {
                 recipient: recipient,
                 signingKey: signingKey,
                 addedAt: Date(),
-                addedBy: self.memberName
+                addedBy: await self.memberName
             )
             team.members.append(member)
             return member
@@ -58,8 +58,8 @@ extension TeamStore {
     /// Removes a member: every secret is encrypted again without them. What they could read before
     /// stays readable to them in the repository's history and in any copy they made, so the
     /// credentials are returned for rotation.
-    public func remove(name: String) throws -> MemberChange {
-        var change = try changeMembers(verb: "Remove") { team in
+    public func remove(name: String) async throws -> MemberChange {
+        var change = try await changeMembers(verb: "Remove") { team in
             guard let member = team.member(named: name) else {
                 throw CredentialError.teamError(
                     path: nil,
@@ -67,7 +67,7 @@ extension TeamStore {
                     hint: "The members: \(team.members.map(\.name).joined(separator: ", "))."
                 )
             }
-            if self.memberName.map({ TeamFile.sameName($0, name) }) == true {
+            if await self.memberName.map({ TeamFile.sameName($0, name) }) == true {
                 throw CredentialError.teamError(
                     path: nil,
                     "You cannot remove yourself: the secrets are encrypted again by someone who stays.",
@@ -80,11 +80,13 @@ extension TeamStore {
             team.members.removeAll { $0.name == member.name }
             return member
         }
-        change.exposed = (try? credentialStore().list()) ?? []
+        change.exposed = (try? await credentialStore().list()) ?? []
         return change
     }
 
-    var memberName: String? { git.config("apnsctl.member") }
+    var memberName: String? {
+        get async { await git.config("apnsctl.member") }
+    }
 
     /// Changes the trusted member list, signs it with this member's key and encrypts every secret
     /// again to it, under the store's lock, then commits and pushes. The member list is written
@@ -92,33 +94,33 @@ extension TeamStore {
     /// names the old one.
     private func changeMembers(
         verb: String,
-        _ edit: (inout TeamFile) throws -> TeamFile.Member
-    ) throws -> MemberChange {
-        try TeamStore.withPrivateFiles {
-            let key = try signingKey()
-            try syncBeforeChange()
+        _ edit: (inout TeamFile) async throws -> TeamFile.Member
+    ) async throws -> MemberChange {
+        try await TeamStore.withPrivateFiles {
+            let key = try await signingKey()
+            try await syncBeforeChange()
             // The list, the secrets and the commit under the store's lock; the push after it.
-            let (member, team, count, subject) = try withStoreLock {
-                () throws -> (TeamFile.Member, TeamFile, Int, String) in
-                var team = try trust.trustedTeam()
-                let member = try edit(&team)
+            let (member, team, count, subject) = try await withStoreLock {
+                () async throws -> (TeamFile.Member, TeamFile, Int, String) in
+                var team = try await trust.trustedTeam()
+                let member = try await edit(&team)
                 let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
                 team.version = max(team.version ?? 0, onDisk) + 1
                 if let problem = team.problems.first {
                     throw CredentialError.invalidArgument(path: nil, "The new member list is not usable: \(problem).")
                 }
                 // Nothing is encrypted again or signed while the folder holds what the commit would refuse.
-                try TeamStaging(git: git).check()
-                let count = try secrets.reencryptAll(to: team.recipients)
+                try await TeamStaging(git: git).check()
+                let count = try await secrets.reencryptAll(to: team.recipients)
                 var list = try writeSigned(team, with: key)
                 let subject = "\(verb) member \(member.name)"
-                try git.commitAll(
+                try await git.commitAll(
                     "\(subject)\n\n\(count) secret(s) encrypted again to \(team.members.count) member(s): "
                         + team.members.map(\.name).joined(separator: ", ") + "\nRecipient: \(member.recipient)"
                         + (member.signingKey.map { "\nSigning key: \($0.fingerprint)" } ?? "")
-                        + "\nSigned by: \(memberName ?? "?") (\(key.publicKey.fingerprint))"
+                        + "\nSigned by: \(await memberName ?? "?") (\(key.publicKey.fingerprint))"
                 )
-                list.commit = git.revision("HEAD")
+                list.commit = await git.revision("HEAD")
                 try trust.trust(list)
                 return (member, team, count, subject)
             }
@@ -126,17 +128,19 @@ extension TeamStore {
                 member: member,
                 reencrypted: count,
                 members: team.members,
-                published: publish(committed: subject)
+                published: await publish(committed: subject)
             )
         }
     }
 
     /// Takes in the remote's changes first when it can be reached, so that a member change is made
     /// on top of them; offline it goes ahead and the sync after merges.
-    private func syncBeforeChange() throws {
-        guard git.remoteURL != nil, (try? git.run(["fetch", "--quiet", "origin"]))?.succeeded == true else { return }
+    private func syncBeforeChange() async throws {
+        guard await git.remoteURL != nil, (try? await git.run(["fetch", "--quiet", "origin"]))?.succeeded == true else {
+            return
+        }
         // An untrusted member list pushed by someone else does not stop a signed change: the
         // change is made to the trusted list, and its signed version supersedes the other.
-        _ = try sync()
+        _ = try await sync()
     }
 }

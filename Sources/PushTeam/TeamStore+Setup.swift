@@ -38,16 +38,16 @@ extension TeamStore {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         keyring: any SecretStore = LibSecretStore(),
         notify: @escaping @Sendable (TeamPublication) -> Void = { _ in }
-    ) throws -> Setup {
-        try withPrivateFiles {
+    ) async throws -> Setup {
+        try await withPrivateFiles {
             try TeamFile.validateName(name)
             let root = root.standardizedFileURL
             let remote = resolveRemote(remote)
             var repaired: Bool?
             if let marker = SetupMarker.read(root: root) {
-                let store = TeamStore(root: root, environment: environment, keyring: keyring, notify: notify)
-                if let finished = try store.finishInterruptedInit(marker) { return finished }
-                try store.undoInterruptedInit(marker)
+                let store = await TeamStore(root: root, environment: environment, keyring: keyring, notify: notify)
+                if let finished = try await store.finishInterruptedInit(marker) { return finished }
+                try await store.undoInterruptedInit(marker)
                 repaired = false
             }
             if isTeamStore(root) {
@@ -60,13 +60,13 @@ extension TeamStore {
             }
             let plain = CredentialStore(root: root, secrets: keyring)
             try plain.checkFolder()
-            try keyring.checkAvailable()
+            try await keyring.checkAvailable()
             let age = AgeTool(environment: environment)
             _ = try age.program("age")
             try plain.prepareFolder()
-            try TeamStaging.checkBeforeInit(root: root, index: (try? plain.readIndex()) ?? StoreIndex())
+            try TeamStaging.checkBeforeInit(root: root, index: (try? await plain.readIndex()) ?? StoreIndex())
             let git = Git(directory: root.path, environment: environment)
-            let probe = try git.run(["ls-remote", "--heads", "--", remote], in: root.path)
+            let probe = try await git.run(["ls-remote", "--heads", "--", remote], in: root.path)
             if probe.succeeded, !probe.output.trimmed.isEmpty {
                 throw CredentialError.teamError(
                     path: nil,
@@ -75,7 +75,7 @@ extension TeamStore {
                     remedy: .teamJoined(remote: remote, name: name)
                 )
             }
-            let (identity, recipient) = try age.generateIdentity()
+            let (identity, recipient) = try await age.generateIdentity()
             let signing = SigningKey()
             let team = TeamFile(
                 teamID: UUID().uuidString.lowercased(),
@@ -91,11 +91,11 @@ extension TeamStore {
             )
             // Written before anything else, so that an interruption at any later point is found.
             try marker.write(root: root)
-            try keyring.store(identity, for: marker.identityItem)
-            try keyring.store(signing.openSSHPrivateKey, for: marker.signingItem)
-            let store = TeamStore(root: root, environment: environment, keyring: keyring, notify: notify)
+            try await keyring.store(identity, for: marker.identityItem)
+            try await keyring.store(signing.openSSHPrivateKey, for: marker.signingItem)
+            let store = await TeamStore(root: root, environment: environment, keyring: keyring, notify: notify)
             var aliases: [String] = []
-            try plain.withLock { index in
+            try await plain.withLock { index in
                 let list = try store.writeSigned(team, with: signing)
                 try PrivateFile.write(
                     Array(ignored.utf8),
@@ -110,31 +110,31 @@ extension TeamStore {
                     recipients: team.recipients
                 )
                 for (alias, item) in Self.storeSecrets(index, root: root) {
-                    guard let secret = try keyring.lookup(item) else { continue }
-                    try secrets.store(secret, for: item)
+                    guard let secret = try await keyring.lookup(item) else { continue }
+                    try await secrets.store(secret, for: item)
                     aliases.append(alias)
                 }
                 if marker.madeRepository {
-                    let branch = defaultBranch(of: remote, environment: environment) ?? "main"
-                    try git.must(["init", "--quiet", "--initial-branch=\(branch)"], what: "make the repository")
+                    let branch = try await defaultBranch(of: remote, environment: environment) ?? "main"
+                    try await git.must(["init", "--quiet", "--initial-branch=\(branch)"], what: "make the repository")
                 }
-                try store.configureClone(
+                try await store.configureClone(
                     teamID: team.teamID,
                     member: name,
                     recipient: recipient,
                     signing: signing.publicKey
                 )
-                try git.must(["remote", "add", "--", "origin", remote], what: "name the remote")
-                try git.commitAll(
+                try await git.must(["remote", "add", "--", "origin", remote], what: "name the remote")
+                try await git.commitAll(
                     "Start the team store with member \(name)\n\n\(aliases.count) credential(s) encrypted to \(recipient)"
                         + (aliases.isEmpty ? "" : ": " + aliases.joined(separator: ", "))
                         + "\nSigning key: \(signing.publicKey.fingerprint)"
                 )
                 var committed = list
-                committed.commit = git.revision("HEAD")
+                committed.commit = await git.revision("HEAD")
                 try store.trust.trust(committed)
             }
-            guard var setup = try store.finishInterruptedInit(marker) else {
+            guard var setup = try await store.finishInterruptedInit(marker) else {
                 throw CredentialError.teamError(
                     path: root.path,
                     "The team store's first commit is missing.",
@@ -156,29 +156,30 @@ extension TeamStore {
     /// Finishes an init whose first commit was made: the secrets leave the Secret Service (the
     /// repository holds them now, encrypted), the commit is pushed, the marker goes. Nil when
     /// the commit was not made (the init is then undone).
-    func finishInterruptedInit(_ marker: SetupMarker) throws -> Setup? {
-        guard git.revision("HEAD") != nil, git.show("HEAD", TeamFile.fileName) != nil,
+    func finishInterruptedInit(_ marker: SetupMarker) async throws -> Setup? {
+        guard await git.revision("HEAD") != nil, await git.show("HEAD", TeamFile.fileName) != nil,
             let team = try? TeamFile.read(root: root), let me = team.member(named: marker.member),
             let signingKey = me.signingKey
         else { return nil }
-        if trust.loadState() == nil, let list = trust.version(at: "HEAD") { try trust.trust(list) }
-        let index = (try? CredentialStore(root: root, secrets: keyring).readIndex()) ?? StoreIndex()
+        if trust.loadState() == nil, let list = await trust.version(at: "HEAD") { try trust.trust(list) }
+        let index = (try? await CredentialStore(root: root, secrets: keyring).readIndex()) ?? StoreIndex()
         var encrypted: [String] = []
         for (alias, item) in Self.storeSecrets(index, root: root)
         where StoreFile.isRegularFile(root: root, relative: TeamSecretStore.relativePath(of: item)) {
-            _ = try? keyring.remove(item)
+            _ = try? await keyring.remove(item)
             encrypted.append(alias)
         }
-        let published = publish(committed: "Start the team store with member \(marker.member)")
-        _ = try? git.run(["branch", "--set-upstream-to=origin/\(git.branch)"])
-        if let head = git.revision("origin/\(git.branch)"), let list = trust.loadState()?.list {
+        let published = await publish(committed: "Start the team store with member \(marker.member)")
+        let branch = await git.branch
+        _ = try? await git.run(["branch", "--set-upstream-to=origin/\(branch)"])
+        if let head = await git.revision("origin/\(branch)"), let list = trust.loadState()?.list {
             try trust.trust(list, syncedHead: head)
         }
         SetupMarker.remove(root: root)
         return Setup(
             member: marker.member,
             recipient: marker.recipient,
-            remote: git.remoteURL ?? "",
+            remote: await git.remoteURL ?? "",
             signingKey: signingKey,
             encrypted: encrypted,
             published: published,
@@ -188,32 +189,37 @@ extension TeamStore {
 
     /// Undoes an init that never made its first commit: its files, the repository it made and
     /// the keys it put in the Secret Service go; the store's own secrets were never removed.
-    func undoInterruptedInit(_ marker: SetupMarker) throws {
+    func undoInterruptedInit(_ marker: SetupMarker) async throws {
         for name in [TeamFile.fileName, TeamFile.signatureFileName, ".gitignore", TeamSecretStore.folder] {
             try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
         }
         if marker.madeRepository { try? FileManager.default.removeItem(at: root.appendingPathComponent(".git")) }
-        _ = try? keyring.remove(marker.identityItem)
-        _ = try? keyring.remove(marker.signingItem)
+        _ = try? await keyring.remove(marker.identityItem)
+        _ = try? await keyring.remove(marker.signingItem)
         SetupMarker.remove(root: root)
     }
 
     /// Runs `body` with a umask of 077, so that everything it and its children (git) write is
     /// private whatever the person's umask; PrivateFile sets modes on its own files besides.
-    static func withPrivateFiles<R>(_ body: () throws -> R) rethrows -> R {
+    static func withPrivateFiles<R>(_ body: () async throws -> R) async rethrows -> R {
         let previous = umask(0o077)
         defer { umask(previous) }
-        return try body()
+        return try await body()
     }
 
     /// The branch an empty remote will serve to a plain `git clone` (its HEAD), so that CI's clone
     /// checks out the team store; found by cloning the empty repository, which is all git offers.
-    static func defaultBranch(of remote: String, environment: [String: String]) -> String? {
+    /// Nil when the remote's HEAD names no branch. A clone that fails is an error, never a guess:
+    /// a store pushed to a branch the remote does not serve is one no other clone checks out.
+    static func defaultBranch(of remote: String, environment: [String: String]) async throws -> String? {
         let probe = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-remote-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: probe) }
         let git = Git(directory: probe.deletingLastPathComponent().path, environment: environment)
-        guard (try? git.run(["clone", "--quiet", "--bare", "--", remote, probe.path]))?.succeeded == true,
-            let head = try? git.run(["symbolic-ref", "--short", "HEAD"], in: probe.path), head.succeeded
+        _ = try await git.must(
+            ["clone", "--quiet", "--bare", "--", remote, probe.path],
+            what: "read which branch the remote serves"
+        )
+        guard let head = try? await git.run(["symbolic-ref", "--short", "HEAD"], in: probe.path), head.succeeded
         else { return nil }
         let branch = head.output.trimmed
         return branch.isEmpty ? nil : branch

@@ -28,39 +28,45 @@ extension TeamStore {
     }
 
     /// Where the clone stands: fetches first when the remote can be reached.
-    public func status() throws -> Status {
+    public func status() async throws -> Status {
         // The trusted list when the working tree's cannot be read (a bad push): status still answers.
-        guard let team = (try? members()) ?? (try? trust.trustedTeam()) else { return try statusError() }
-        let reachable = (try? git.run(["fetch", "--quiet", "origin"]))?.succeeded ?? false
-        let counts = (try? git.aheadBehind(upstream: "origin/\(git.branch)")) ?? (0, 0)
-        let recipient = ownRecipient()
-        let here = try? trust.evaluate(at: "HEAD")
-        let remote = git.revision("origin/\(git.branch)") != nil ? try? trust.evaluate(at: "origin/\(git.branch)") : nil
-        let trusted = (try? trust.trustedTeam())?.members
+        var readable = try? members()
+        if readable == nil { readable = try? await trust.trustedTeam() }
+        guard let team = readable else { return try statusError() }
+        let reachable = (try? await git.run(["fetch", "--quiet", "origin"]))?.succeeded ?? false
+        let branch = await git.branch
+        let counts = (try? await git.aheadBehind(upstream: "origin/\(branch)")) ?? (0, 0)
+        let recipient = await ownRecipient()
+        let here = try? await trust.evaluate(at: "HEAD")
+        let remote =
+            await git.revision("origin/\(branch)") != nil ? try? await trust.evaluate(at: "origin/\(branch)") : nil
+        let trusted = (try? await trust.trustedTeam())?.members
         return Status(
-            remote: git.remoteURL,
-            branch: git.branch,
+            remote: await git.remoteURL,
+            branch: branch,
             members: team.members,
-            member: memberName ?? recipient.flatMap { own in team.members.first { $0.recipient == own }?.name },
+            member: await memberName ?? recipient.flatMap { own in team.members.first { $0.recipient == own }?.name },
             recipient: recipient,
             identitySource: identity.describes,
             isMember: recipient.map { own in (trusted ?? team.members).contains { $0.recipient == own } } ?? false,
             remoteReachable: reachable,
             ahead: counts.0,
             behind: counts.1,
-            uncommitted: (try? git.hasChanges()) ?? false,
+            uncommitted: (try? await git.hasChanges()) ?? false,
             trustedMembers: trusted,
             untrustedMembers: here?.pending ?? remote?.pending,
-            signingKey: git.config("apnsctl.signing-key"),
-            removedIn: removal(of: recipient, among: trusted ?? team.members)
+            signingKey: await git.config("apnsctl.signing-key"),
+            removedIn: await removal(of: recipient, among: trusted ?? team.members)
         )
     }
 
     /// The last commit that changed team.json's mention of `recipient`, when it is no longer a
     /// member: a removed member is told so, not that it was never added.
-    private func removal(of recipient: String?, among members: [TeamFile.Member]) -> String? {
+    private func removal(of recipient: String?, among members: [TeamFile.Member]) async -> String? {
         guard let recipient, !members.contains(where: { $0.recipient == recipient }),
-            let log = try? git.run(["log", "-1", "--format=%h by %an: %s", "-S" + recipient, "--", TeamFile.fileName]),
+            let log = try? await git.run([
+                "log", "-1", "--format=%h by %an: %s", "-S" + recipient, "--", TeamFile.fileName,
+            ]),
             log.succeeded
         else { return nil }
         let line = String(decoding: log.stdout, as: UTF8.self).trimmed

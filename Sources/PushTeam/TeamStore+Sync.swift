@@ -59,8 +59,8 @@ extension TeamStore {
 
     /// Pulls the remote's commits (merging credential by credential when both sides changed) and
     /// pushes this clone's. Never forces: a push the remote refuses is fetched, merged and tried again.
-    public func sync(keep: [String: Side] = [:]) throws -> SyncResult {
-        try sync(SyncOptions(keep: keep))
+    public func sync(keep: [String: Side] = [:]) async throws -> SyncResult {
+        try await sync(SyncOptions(keep: keep))
     }
 
     /// Pulls, checks and pushes, as ``sync(keep:)``; a remote whose history was rewritten stops
@@ -69,34 +69,34 @@ extension TeamStore {
     /// The network steps (fetch, the remote's branch name, push) run without the store's lock;
     /// each local step (commit, merge, encrypting again, trust) takes it and reads the clone's
     /// state afresh, so that a slow remote keeps no other command of the store waiting.
-    public func sync(_ options: SyncOptions) throws -> SyncResult {
-        try TeamStore.withPrivateFiles {
+    public func sync(_ options: SyncOptions) async throws -> SyncResult {
+        try await TeamStore.withPrivateFiles {
             var result = SyncResult()
-            try withStoreLock {
-                if try git.hasChanges() {
-                    result.committedPending = try git.commitAll("Commit changes of the store that no commit held")
+            try await withStoreLock {
+                if try await git.hasChanges() {
+                    result.committedPending = try await git.commitAll("Commit changes of the store that no commit held")
                 }
             }
-            alignWithRemoteHead()
+            await alignWithRemoteHead()
             for attempt in 0..<3 {
-                let fetched = try git.run(["fetch", "--quiet", "origin"])
-                let upstream = "origin/\(git.branch)"
+                let fetched = try await git.run(["fetch", "--quiet", "origin"])
+                let upstream = "origin/\(await git.branch)"
                 guard fetched.succeeded else {
                     result.notPushed = "the remote could not be reached (git: \(Git.words(fetched.stderr)))"
-                    result.waiting = (try? git.aheadBehind(upstream: upstream).ahead) ?? 0
+                    result.waiting = (try? await git.aheadBehind(upstream: upstream).ahead) ?? 0
                     return result
                 }
-                let (waiting, head) = try withStoreLock { () throws -> (Int, String?) in
-                    try takeIn(upstream: upstream, attempt: attempt, options: options, into: &result)
+                let (waiting, head) = try await withStoreLock { () async throws -> (Int, String?) in
+                    try await takeIn(upstream: upstream, attempt: attempt, options: options, into: &result)
                 }
                 guard waiting > 0, let head else { return result }
-                let pushed = try git.push(head)
+                let pushed = try await git.push(head)
                 guard pushed != .pushed else {
                     result.pushed += waiting
-                    _ = try? git.run(["fetch", "--quiet", "origin"])
-                    try withStoreLock {
-                        _ = try? git.run(["branch", "--quiet", "--set-upstream-to=\(upstream)"])
-                        try recordSynced(upstream)
+                    _ = try? await git.run(["fetch", "--quiet", "origin"])
+                    try await withStoreLock {
+                        _ = try? await git.run(["branch", "--quiet", "--set-upstream-to=\(upstream)"])
+                        try await recordSynced(upstream)
                     }
                     return result
                 }
@@ -122,28 +122,29 @@ extension TeamStore {
         attempt: Int,
         options: SyncOptions,
         into result: inout SyncResult
-    ) throws -> (Int, String?) {
+    ) async throws -> (Int, String?) {
         // A change committed by nobody (a commit that failed) is committed before the merge.
-        if try git.hasChanges() {
+        if try await git.hasChanges() {
             result.committedPending =
-                try git.commitAll("Commit changes of the store that no commit held") || result.committedPending
+                try await git.commitAll("Commit changes of the store that no commit held") || result.committedPending
         }
-        if attempt == 0, !options.acceptRewrite { try checkNotRewritten(upstream: upstream) }
-        let (ahead, behind) = try git.aheadBehind(upstream: upstream)
-        let theirs = git.revision(upstream) != nil ? try trust.evaluate(at: upstream) : nil
+        if attempt == 0, !options.acceptRewrite { try await checkNotRewritten(upstream: upstream) }
+        let (ahead, behind) = try await git.aheadBehind(upstream: upstream)
+        let theirs = await git.revision(upstream) != nil ? try await trust.evaluate(at: upstream) : nil
         // An older signed list (a remote rewound past a change) is superseded by this
         // clone's newer one in the merge; a replayed one on top is caught at HEAD below.
         // A fork of two members' signed changes, this member on both sides, is settled by the
         // merge below: the union, signed by this member, descends from both.
+        let me = await memberName
         let mergeable = theirs?.pending?.fork.map { fork in
-            fork.sides.allSatisfy { $0.refusal == nil } && memberName.map { fork.settlers.contains($0) } == true
+            fork.sides.allSatisfy { $0.refusal == nil } && me.map { fork.settlers.contains($0) } == true
         }
         if let pending = theirs?.pending, !pending.isStale, mergeable != true { result.untrustedMembers = pending }
         if behind > 0, ahead == 0 {
-            try git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
+            try await git.must(["merge", "--ff-only", "--quiet", upstream], what: "take in the remote's commits")
             result.pulled += behind
         } else if behind > 0 {
-            result.reencrypted += try mergeDiverged(
+            result.reencrypted += try await mergeDiverged(
                 upstream: upstream,
                 keep: options.keep,
                 theirsTrusted: theirs?.pending == nil || mergeable == true
@@ -151,33 +152,35 @@ extension TeamStore {
             result.pulled += behind
             result.merged = true
         }
-        try settleTrust(
+        try await settleTrust(
             &result,
             restore: options.restoreMembers && attempt == 0,
             resolveFork: attempt == 0 ? options.resolveFork : nil
         )
-        let waiting = try git.aheadBehind(upstream: upstream).ahead
-        if waiting == 0 { try recordSynced(upstream) }
-        return (waiting, git.revision("HEAD"))
+        let waiting = try await git.aheadBehind(upstream: upstream).ahead
+        if waiting == 0 { try await recordSynced(upstream) }
+        return (waiting, await git.revision("HEAD"))
     }
 
     /// Moves this clone's trust along what HEAD now holds, and reports the changes taken and a
     /// newest list that is not trusted. With `restore`, an untrusted list is replaced by the
     /// trusted one, signed again as a new version and committed.
-    private func settleTrust(_ result: inout SyncResult, restore: Bool, resolveFork: String?) throws {
-        let evaluation = try trust.evaluate(at: "HEAD")
+    private func settleTrust(_ result: inout SyncResult, restore: Bool, resolveFork: String?) async throws {
+        let evaluation = try await trust.evaluate(at: "HEAD")
         // Trust only moves on: a list numbered below the one this clone trusts is never saved.
         var kept = trust.loadState()?.list?.team
         if let trusted = evaluation.trusted, (trusted.team?.version ?? 0) >= (kept?.version ?? 0) {
             var list = trusted
-            if list.commit == nil { list.commit = git.revision("HEAD") }
+            if list.commit == nil { list.commit = await git.revision("HEAD") }
             try trust.trust(list)
             kept = trusted.team
         }
         result.acceptedMembers += evaluation.accepted
         if let pending = evaluation.pending { result.untrustedMembers = pending }
-        if let resolveFork { return try settleFork(evaluation.pending?.fork, choosing: resolveFork, into: &result) }
-        if let kept { result.exposed = exposedCredentials(trusted: kept) }
+        if let resolveFork {
+            return try await settleFork(evaluation.pending?.fork, choosing: resolveFork, into: &result)
+        }
+        if let kept { result.exposed = await exposedCredentials(trusted: kept) }
         guard restore else { return }
         if let fork = evaluation.pending?.fork {
             let advice = Self.forkAdvice(fork)
@@ -189,17 +192,17 @@ extension TeamStore {
                 remedy: advice.remedy
             )
         }
-        let key = try signingKey()
-        var team = try trust.trustedTeam()
+        let key = try await signingKey()
+        var team = try await trust.trustedTeam()
         let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
         team.version = max(team.version ?? 0, onDisk) + 1
         var list = try writeSigned(team, with: key)
-        try git.commitAll(
-            "Restore the trusted member list\n\nSigned by \(memberName ?? "?") (\(key.publicKey.fingerprint)): "
+        try await git.commitAll(
+            "Restore the trusted member list\n\nSigned by \(await memberName ?? "?") (\(key.publicKey.fingerprint)): "
                 + team.members.map(\.name).joined(separator: ", ")
                 + (result.untrustedMembers.map { "\nReplaces the untrusted list of commit \($0.commit ?? "?")" } ?? "")
         )
-        list.commit = git.revision("HEAD")
+        list.commit = await git.revision("HEAD")
         try trust.trust(list)
         result.restoredMembers = team.members
         result.untrustedMembers = nil
@@ -207,11 +210,11 @@ extension TeamStore {
 
     /// Stops when the remote's branch no longer holds the commit this clone last synced: someone
     /// rewrote its history (a force push), which may hide a change or bring back a removed one.
-    private func checkNotRewritten(upstream: String) throws {
-        guard let synced = trust.loadState()?.syncedHead, let head = git.revision(upstream), synced != head else {
+    private func checkNotRewritten(upstream: String) async throws {
+        guard let synced = trust.loadState()?.syncedHead, let head = await git.revision(upstream), synced != head else {
             return
         }
-        let contained = (try? git.run(["merge-base", "--is-ancestor", synced, head]))?.succeeded ?? false
+        let contained = (try? await git.run(["merge-base", "--is-ancestor", synced, head]))?.succeeded ?? false
         guard !contained else { return }
         throw CredentialError.historyRewritten(
             path: nil,
@@ -225,8 +228,8 @@ extension TeamStore {
         )
     }
 
-    private func recordSynced(_ upstream: String) throws {
-        guard let head = git.revision(upstream), let state = trust.loadState() else { return }
+    private func recordSynced(_ upstream: String) async throws {
+        guard let head = await git.revision(upstream), let state = trust.loadState() else { return }
         var updated = state
         updated.syncedHead = head
         try trust.save(updated)
@@ -238,38 +241,40 @@ extension TeamStore {
 
     /// Merges the remote's branch into this clone's, returning how many secrets were encrypted
     /// again. The same alias changed on both sides stops the merge before anything is touched.
-    private func mergeDiverged(upstream: String, keep: [String: Side], theirsTrusted: Bool) throws -> Int {
-        let base = try git.must(["merge-base", "HEAD", upstream], what: "find the common commit").trimmed
-        func index(_ revision: String) throws -> StoreIndex {
-            guard let data = git.show(revision, "index.json") else { return StoreIndex() }
+    private func mergeDiverged(upstream: String, keep: [String: Side], theirsTrusted: Bool) async throws -> Int {
+        let base = try await git.must(["merge-base", "HEAD", upstream], what: "find the common commit").trimmed
+        func index(_ revision: String) async throws -> StoreIndex {
+            guard let data = await git.show(revision, "index.json") else { return StoreIndex() }
             return try ReportSchema.decoder().decode(StoreIndex.self, from: data)
         }
-        func team(_ revision: String) -> TeamFile? {
-            git.show(revision, TeamFile.fileName).flatMap {
+        func team(_ revision: String) async -> TeamFile? {
+            await git.show(revision, TeamFile.fileName).flatMap {
                 try? ReportSchema.decoder().decode(TeamFile.self, from: $0)
             }
         }
-        let ours = try index("HEAD")
-        let outcome = TeamMerge.index(base: try index(base), ours: ours, theirs: try index(upstream), keep: keep)
-        if let conflict = outcome.conflicts.first { throw conflictError(conflict, upstream: upstream) }
-        guard let ourTeam = team("HEAD") else {
+        let ours = try await index("HEAD")
+        let baseIndex = try await index(base)
+        let theirs = try await index(upstream)
+        let outcome = TeamMerge.index(base: baseIndex, ours: ours, theirs: theirs, keep: keep)
+        if let conflict = outcome.conflicts.first { throw await conflictError(conflict, upstream: upstream) }
+        guard let ourTeam = await team("HEAD") else {
             throw CredentialError.teamError(path: root.path, "This clone's last commit has no team.json.", hint: nil)
         }
-        let theirTeam = team(upstream)
-        let baseTeam = team(base)
+        let theirTeam = await team(upstream)
+        let baseTeam = await team(base)
         let bothChangedMembers = theirTeam != baseTeam && ourTeam != baseTeam && theirTeam != ourTeam
         // Both sides changed the member list: the union is signed anew by this member, when the
         // remote's change is trusted; an untrusted one is not merged (ours stays, and is reported).
         var mergedTeam = ourTeam
         var signer: SigningKey?
         if bothChangedMembers, theirsTrusted, let theirTeam {
-            signer = try signingKey()
+            signer = try await signingKey()
             mergedTeam = TeamMerge.members(base: baseTeam, ours: ourTeam, theirs: theirTeam)
             mergedTeam.version = max(ourTeam.version ?? 0, theirTeam.version ?? 0) + 1
         }
-        let ourSignature = git.show("HEAD", TeamFile.signatureFileName)
-        let merging = try git.run(["merge", "--no-commit", "--no-ff", "--quiet", upstream])
-        guard git.revision("MERGE_HEAD") != nil else {
+        let ourSignature = await git.show("HEAD", TeamFile.signatureFileName)
+        let merging = try await git.run(["merge", "--no-commit", "--no-ff", "--quiet", upstream])
+        guard await git.revision("MERGE_HEAD") != nil else {
             throw CredentialError.teamError(
                 path: root.path,
                 "git could not start merging the remote's commits: \(Self.lastLine(merging.stderr))",
@@ -286,7 +291,7 @@ extension TeamStore {
                 try writeSigned(mergedTeam, with: signer)
             } else if bothChangedMembers {
                 try PrivateFile.write(
-                    [UInt8](git.show("HEAD", TeamFile.fileName) ?? Data()),
+                    [UInt8](await git.show("HEAD", TeamFile.fileName) ?? Data()),
                     to: root.appendingPathComponent(TeamFile.fileName).path,
                     overwrite: true
                 )
@@ -297,14 +302,14 @@ extension TeamStore {
                     try? FileManager.default.removeItem(at: signature)
                 }
             }
-            let conflicted = try git.must(["diff", "--name-only", "--diff-filter=U"], what: "list conflicts")
+            let conflicted = try await git.must(["diff", "--name-only", "--diff-filter=U"], what: "list conflicts")
                 .split(separator: "\n").map(String.init)
             for path in conflicted
             where path != "index.json" && path != TeamFile.fileName && path != TeamFile.signatureFileName {
                 // Secret files of the same name hold the same secret encrypted to different member
                 // sets: keep ours, and encrypt everything again below.
-                if !(try git.run(["checkout", "--ours", "--", path])).succeeded {
-                    _ = try git.run(["checkout", "--theirs", "--", path])
+                if !(try await git.run(["checkout", "--ours", "--", path])).succeeded {
+                    _ = try await git.run(["checkout", "--theirs", "--", path])
                 }
             }
             for loser in outcome.discarded {
@@ -323,17 +328,17 @@ extension TeamStore {
             }
             var reencrypted = 0
             if signer != nil {
-                reencrypted = try secrets.reencryptAll(to: mergedTeam.recipients)
+                reencrypted = try await secrets.reencryptAll(to: mergedTeam.recipients)
             }
             // What the remote's commits hold comes in as it is; of this clone, only the store's own files.
-            try TeamStaging(git: git).stage(mergingFrom: upstream)
-            try git.commit(
+            try await TeamStaging(git: git).stage(mergingFrom: upstream)
+            try await git.commit(
                 mergeMessage(ours: ours, merged: outcome.index, upstream: upstream),
                 what: "commit the merge"
             )
             return reencrypted
         } catch {
-            _ = try? git.run(["merge", "--abort"])
+            _ = try? await git.run(["merge", "--abort"])
             throw error
         }
     }
@@ -344,12 +349,13 @@ extension TeamStore {
             + (changes.hasPrefix("Tidy") ? "- member or file changes" : changes)
     }
 
-    private func conflictError(_ conflict: TeamMerge.Conflict, upstream: String) -> CredentialError {
+    private func conflictError(_ conflict: TeamMerge.Conflict, upstream: String) async -> CredentialError {
         func version(_ credential: StoredCredential?) -> String {
             credential.map { TeamChangeLog.describe($0) + ", imported \(MessageDate.day($0.importedAt))" }
                 ?? "removed"
         }
-        let author = (try? git.run(["log", "-1", "--format=%an, commit %h", upstream, "--", "index.json"]))?.output
+        let author = (try? await git.run(["log", "-1", "--format=%an, commit %h", upstream, "--", "index.json"]))?
+            .output
             .trimmed
         return CredentialError.teamConflict(
             path: nil,

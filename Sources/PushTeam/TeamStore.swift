@@ -27,10 +27,10 @@ public struct TeamStore: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         keyring: any SecretStore = LibSecretStore(),
         notify: @escaping @Sendable (TeamPublication) -> Void = { _ in }
-    ) {
+    ) async {
         self.root = root.standardizedFileURL
         self.environment = environment
-        self.identity = TeamIdentity.resolve(root: self.root, file: identityFile, environment: environment)
+        self.identity = await TeamIdentity.resolve(root: self.root, file: identityFile, environment: environment)
         self.keyring = keyring
         self.notify = notify
     }
@@ -50,7 +50,7 @@ public struct TeamStore: Sendable {
         // the index names (the lookup checks it); this clone's identity reads the password.
         let (root, secrets) = (root, secrets)
         return Git(directory: root.path, environment: environment) { credential in
-            _ = try secrets.lookup(credential.secretItem(store: root.path))
+            _ = try await secrets.lookup(credential.secretItem(store: root.path))
         }
     }
     var trust: TeamTrust { TeamTrust(root: root, git: git) }
@@ -75,34 +75,36 @@ public struct TeamStore: Sendable {
     /// the branch the remote's HEAD names (master, main…), so that a plain `git clone` checks out
     /// the team store instead of warning that HEAD names a branch that does not exist. Asks the
     /// remote without the store's lock (never call it under the lock), renames under it.
-    func alignWithRemoteHead() {
-        let branch = git.branch
-        guard git.revision("origin/\(branch)") == nil, let remote = git.remoteURL,
-            let heads = try? git.run(["ls-remote", "--heads", "origin"]), heads.succeeded,
+    func alignWithRemoteHead() async {
+        let branch = await git.branch
+        guard await git.revision("origin/\(branch)") == nil, let remote = await git.remoteURL,
+            let heads = try? await git.run(["ls-remote", "--heads", "origin"]), heads.succeeded,
             heads.output.trimmed.isEmpty,
-            let wanted = Self.defaultBranch(of: remote, environment: environment), wanted != branch
+            let wanted = try? await Self.defaultBranch(of: remote, environment: environment), wanted != branch
         else { return }
-        _ = try? withStoreLock {
-            guard git.branch == branch else { return }
-            _ = try git.run(["branch", "-m", branch, wanted])
+        _ = try? await withStoreLock {
+            guard await git.branch == branch else { return }
+            _ = try await git.run(["branch", "-m", branch, wanted])
         }
     }
 
     /// Pushes what was just committed (`revision`, else HEAD) and says what became of it. It
     /// waits on the network, so it runs without the store's lock (never call it under the lock:
     /// it takes the lock for the moment it records the head pushed).
-    func publish(committed subject: String, revision: String? = nil) -> TeamPublication {
-        alignWithRemoteHead()
+    func publish(committed subject: String, revision: String? = nil) async -> TeamPublication {
+        await alignWithRemoteHead()
         do {
-            let pushing = revision ?? git.revision("HEAD") ?? "HEAD"
-            switch try git.push(pushing) {
+            var head = revision
+            if head == nil { head = await git.revision("HEAD") }
+            let pushing = head ?? "HEAD"
+            switch try await git.push(pushing) {
             case .pushed: break
             case .remoteAhead: return .committedNotPushed(subject: subject, reason: .remoteAhead)
             case .failed(let complaint):
                 return .committedNotPushed(subject: subject, reason: .unreachable(detail: Git.words(complaint)))
             }
             // The remote's head is this commit now: the head to find again at the next sync.
-            try? withStoreLock {
+            try? await withStoreLock {
                 guard var state = trust.loadState() else { return }
                 state.syncedHead = pushing
                 try trust.save(state)
@@ -114,27 +116,32 @@ public struct TeamStore: Sendable {
     }
 
     /// Runs `body` under the store's exclusive lock, the same one every store change takes.
-    func withStoreLock<R>(_ body: () throws -> R) throws -> R {
+    func withStoreLock<R>(_ body: () async throws -> R) async throws -> R {
         let lockPath = StoreLock.path(root: root)
-        guard case .success(let lock) = StoreLock.acquire(at: lockPath, .exclusive) else {
+        guard case .success(let lock) = await StoreLock.acquire(at: lockPath, .exclusive) else {
             throw CredentialError.storeError(path: lockPath, "The store cannot be locked.", hint: nil)
         }
         defer { lock.release() }
-        return try body()
+        return try await body()
     }
 
     /// Files the store keeps for itself and never shares.
     static let ignored = ".lock\n.writing\n.*.tmp\ncredentials/.*.tmp\nsecrets/.*.tmp\n\(SetupMarker.fileName)\n"
 
     /// The git identity of commits: the person's own when git has one, else the member name.
-    func configureClone(teamID: String, member: String, recipient: String, signing: SigningPublicKey) throws {
-        try git.must(["config", "apnsctl.team-id", teamID], what: "record the team")
-        try git.must(["config", "apnsctl.member", member], what: "record the member name")
-        try git.must(["config", "apnsctl.recipient", recipient], what: "record the member's recipient")
-        try git.must(["config", "apnsctl.signing-key", signing.fingerprint], what: "record the member's signing key")
-        if git.config("user.name") == nil { try git.must(["config", "user.name", member], what: "set user.name") }
-        if git.config("user.email") == nil {
-            try git.must(["config", "user.email", "\(member)@apnsctl.invalid"], what: "set user.email")
+    func configureClone(teamID: String, member: String, recipient: String, signing: SigningPublicKey) async throws {
+        try await git.must(["config", "apnsctl.team-id", teamID], what: "record the team")
+        try await git.must(["config", "apnsctl.member", member], what: "record the member name")
+        try await git.must(["config", "apnsctl.recipient", recipient], what: "record the member's recipient")
+        try await git.must(
+            ["config", "apnsctl.signing-key", signing.fingerprint],
+            what: "record the member's signing key"
+        )
+        if await git.config("user.name") == nil {
+            try await git.must(["config", "user.name", member], what: "set user.name")
+        }
+        if await git.config("user.email") == nil {
+            try await git.must(["config", "user.email", "\(member)@apnsctl.invalid"], what: "set user.email")
         }
     }
 
@@ -142,18 +149,18 @@ public struct TeamStore: Sendable {
 
     /// This member's signing key, from the Secret Service. CI and servers have none: they read,
     /// and only members who sign may change who the secrets are encrypted to.
-    func signingKey() throws -> SigningKey {
+    func signingKey() async throws -> SigningKey {
         let refusal = CredentialError.noSigningKey(
             path: nil,
             "Changing the team's member list needs a member's signing key, and none is available here: "
                 + "this clone reads the secrets with an identity only (as CI and servers do).",
             hint: "Ask a member who works from their own clone (made by team init or team join) to make the change."
         )
-        guard let member = memberName, let fingerprint = git.config("apnsctl.signing-key"),
-            let team = (try? trust.trustedTeam()) ?? (try? TeamFile.read(root: root))
+        guard let member = await memberName, let fingerprint = await git.config("apnsctl.signing-key"),
+            let team = (try? await trust.trustedTeam()) ?? (try? TeamFile.read(root: root))
         else { throw refusal }
         let item = TeamIdentity.signingItem(teamID: team.teamID, member: member, fingerprint: fingerprint)
-        guard let text = try keyring.lookup(item), let key = SigningKey(openSSH: text),
+        guard let text = try await keyring.lookup(item), let key = SigningKey(openSSH: text),
             key.publicKey.fingerprint == fingerprint
         else { throw refusal }
         return key
@@ -176,16 +183,16 @@ public struct TeamStore: Sendable {
     // MARK: Recipients
 
     /// This process's recipient: derived from an identity it was given, or recorded by init/join.
-    public func ownRecipient() -> String? {
+    public func ownRecipient() async -> String? {
         switch identity {
-        case .environment(let bytes): return try? age.recipient(of: bytes)
+        case .environment(let bytes): return try? await age.recipient(of: bytes)
         case .file(let path):
             guard let data = try? Data(InputFile.read(path: path, kind: .identity)),
                 let line = AgeTool.identityLine(in: [UInt8](data))
             else { return nil }
-            return try? age.recipient(of: line)
+            return try? await age.recipient(of: line)
         case .secretService(let item): return item.identifier
-        case .none: return git.config("apnsctl.recipient")
+        case .none: return await git.config("apnsctl.recipient")
         }
     }
 }

@@ -51,12 +51,12 @@ struct TeamTrust {
     /// Every version of the member list in `revision`'s history, oldest first (every line of
     /// it: a merge that keeps one side's list hides nothing); only those `since` does not hold
     /// when that commit is known here.
-    func history(upTo revision: String, since: String? = nil) throws -> [SignedMemberList] {
+    func history(upTo revision: String, since: String? = nil) async throws -> [SignedMemberList] {
         var range = [revision]
-        if let since, (try? git.run(["cat-file", "-e", "\(since)^{commit}"]))?.succeeded == true {
+        if let since, (try? await git.run(["cat-file", "-e", "\(since)^{commit}"]))?.succeeded == true {
             range = ["^\(since)", revision]
         }
-        let commits = try git.must(
+        let commits = try await git.must(
             ["log", "--reverse", "--topo-order", "--full-history", "--format=%H"] + range
                 + ["--", TeamFile.fileName, TeamFile.signatureFileName],
             what: "read the member list's history"
@@ -65,51 +65,65 @@ struct TeamTrust {
         // A merge that carries one side's list on brings no new list: each list once, where it
         // first appears (versions only rise, so a list seen again is never a new change).
         var seen: Set<[UInt8]> = []
-        return commits.compactMap { version(at: $0) }.filter {
-            seen.insert($0.bytes + [0] + Array(($0.signature ?? "").utf8)).inserted
+        var versions: [SignedMemberList] = []
+        for commit in commits {
+            guard let list = await version(at: commit) else { continue }
+            if seen.insert(list.bytes + [0] + Array((list.signature ?? "").utf8)).inserted { versions.append(list) }
         }
+        return versions
     }
 
-    /// The history as the member-list walk asks it: ancestry, and the list a commit was written over.
+    /// The history as the member-list walk asks it: ancestry, and the list a commit was written
+    /// over. The walk decides as it asks, so it runs on ``BlockingPool`` and git runs on its thread.
     var ancestry: MembershipHistory {
         let git = self.git
-        let trust = self
         return MembershipHistory(
             descends: { descendant, ancestor in
-                (try? git.run(["merge-base", "--is-ancestor", ancestor, descendant]))?.succeeded == true
+                (try? git.runWaiting(["merge-base", "--is-ancestor", ancestor, descendant]))?.succeeded == true
             },
-            listBefore: { commit in trust.version(at: "\(commit)^") }
+            listBefore: { commit in
+                let revision = "\(commit)^"
+                guard let bytes = git.showWaiting(revision, TeamFile.fileName) else { return nil }
+                let signature = git.showWaiting(revision, TeamFile.signatureFileName).map {
+                    String(decoding: $0, as: UTF8.self)
+                }
+                return SignedMemberList(
+                    bytes: [UInt8](bytes),
+                    signature: signature,
+                    commit: git.revisionWaiting(revision)
+                )
+            }
         )
     }
 
     /// The member list as `revision` holds it.
-    func version(at revision: String) -> SignedMemberList? {
-        guard let bytes = git.show(revision, TeamFile.fileName) else { return nil }
-        let signature = git.show(revision, TeamFile.signatureFileName).map { String(decoding: $0, as: UTF8.self) }
-        return SignedMemberList(bytes: [UInt8](bytes), signature: signature, commit: git.revision(revision))
+    func version(at revision: String) async -> SignedMemberList? {
+        guard let bytes = await git.show(revision, TeamFile.fileName) else { return nil }
+        let signature = await git.show(revision, TeamFile.signatureFileName).map { String(decoding: $0, as: UTF8.self) }
+        return SignedMemberList(bytes: [UInt8](bytes), signature: signature, commit: await git.revision(revision))
     }
 
     /// Evaluates `revision`'s member list from this clone's anchor (or, with none, from the
     /// repository's first list), naming the commit and author of an untrusted newest list.
-    func evaluate(at revision: String = "HEAD") throws -> MembershipChain.Evaluation {
+    func evaluate(at revision: String = "HEAD") async throws -> MembershipChain.Evaluation {
         let state = loadState()
         let anchor = state?.list
-        var evaluation = MembershipChain.evaluate(
-            anchor: anchor,
-            candidates: try history(upTo: revision, since: anchor?.commit),
-            history: ancestry
-        )
+        let candidates = try await history(upTo: revision, since: anchor?.commit)
+        let ancestry = self.ancestry
+        var evaluation = try await BlockingPool.run {
+            MembershipChain.evaluate(anchor: anchor, candidates: candidates, history: ancestry)
+        }
         if var pending = evaluation.pending, let commit = pending.commit {
-            pending.author = (try? git.run(["log", "-1", "--format=%an <%ae>", commit]))?.output.trimmed
+            pending.author = (try? await git.run(["log", "-1", "--format=%an <%ae>", commit]))?.output.trimmed
             evaluation.pending = pending
         }
         return evaluation
     }
 
     /// The member list to encrypt to: the trusted one. Throws when none can be trusted.
-    func trustedTeam() throws -> TeamFile {
+    func trustedTeam() async throws -> TeamFile {
         if let team = loadState()?.list?.team { return team }
-        let evaluation = try evaluate()
+        let evaluation = try await evaluate()
         guard let team = evaluation.trusted?.team else {
             throw CredentialError.untrustedMembers(
                 path: TeamFile.fileName,

@@ -49,15 +49,15 @@ public struct VaultMedium: StoreMedium {
     func path(_ relative: String) -> String { "\(prefix)/files/\(relative)" }
     var lockPath: String { "\(prefix)/lock" }
 
-    public func checkAvailable() throws {
+    public func checkAvailable() async throws {
         let kv = self.kv
-        try VaultSecretStore.wait { try await kv.checkVersion() }
+        try await VaultSecretStore.request { try await kv.checkVersion() }
     }
 
-    public func read(_ relative: String) throws -> [UInt8]? {
+    public func read(_ relative: String) async throws -> [UInt8]? {
         let kv = self.kv
         let path = path(relative)
-        guard let entry = try VaultSecretStore.wait({ try await kv.readIfPresent(path) }) else { return nil }
+        guard let entry = try await VaultSecretStore.request({ try await kv.readIfPresent(path) }) else { return nil }
         guard let text = entry.data["value"], let bytes = Data(base64Encoded: text) else {
             throw CredentialError.storeError(
                 path: "\(name)/\(relative)",
@@ -68,65 +68,75 @@ public struct VaultMedium: StoreMedium {
         return [UInt8](bytes)
     }
 
-    public func write(_ bytes: [UInt8], to relative: String) throws {
+    public func write(_ bytes: [UInt8], to relative: String) async throws {
         let kv = self.kv
         let path = path(relative)
         let value = Data(bytes).base64EncodedString()
-        try VaultSecretStore.wait { _ = try await kv.write(path, data: ["value": value]) }
+        try await VaultSecretStore.request { _ = try await kv.write(path, data: ["value": value]) }
     }
 
-    public func writeIndex(_ bytes: [UInt8]) throws {
+    public func writeIndex(_ bytes: [UInt8]) async throws {
         let kv = self.kv
         let path = path("index.json")
         let value = Data(bytes).base64EncodedString()
         let version = held.indexVersion ?? 0
-        let written = try VaultSecretStore.wait { try await kv.write(path, data: ["value": value], cas: version) }
+        let written = try await VaultSecretStore.request {
+            try await kv.write(path, data: ["value": value], cas: version)
+        }
         held.indexVersion = written
     }
 
-    @discardableResult public func remove(_ relative: String) throws -> Bool {
+    @discardableResult public func remove(_ relative: String) async throws -> Bool {
         let kv = self.kv
         let path = path(relative)
-        return try VaultSecretStore.wait {
+        return try await VaultSecretStore.request {
             guard try await kv.readIfPresent(path) != nil else { return false }
             try await kv.delete(path)
             return true
         }
     }
 
-    public func list(_ folder: String) throws -> [String] {
+    public func list(_ folder: String) async throws -> [String] {
         let kv = self.kv
         let path = path(folder)
-        return try VaultSecretStore.wait { try await kv.liveNames(path) }
+        return try await VaultSecretStore.request { try await kv.liveNames(path) }
     }
 
     /// Runs `body` holding the store's lock. A change decided while another writer held the
     /// lock would be decided on a store that moved: when the index changed while this writer
     /// waited, the change is refused (the other writer won) and nothing is written.
-    public func exclusive<R>(_ body: () throws -> R) throws -> R {
+    public func exclusive<R>(_ body: () async throws -> R) async throws -> R {
         let kv = self.kv
         let indexPath = path("index.json")
-        let version = { try VaultSecretStore.wait { try await kv.readIfPresent(indexPath)?.version ?? 0 } }
-        let seen = try version()
-        let nonce = UUID().uuidString
-        let holder = try acquire(nonce)
-        defer { release(nonce) }
-        let current = try version()
-        if current != seen {
-            throw CredentialError.storeError(
-                path: name,
-                "The store \(name) was changed by \(holder ?? "another writer") while this command waited for it (its index went from version \(seen) to \(current)); nothing was changed.",
-                hint: "Look at the store as it is now, then run the command again if it is still needed."
-            )
+        func version() async throws -> Int {
+            try await VaultSecretStore.request { try await kv.readIfPresent(indexPath)?.version ?? 0 }
         }
-        held.indexVersion = current
-        defer { held.indexVersion = nil }
-        return try body()
+        let seen = try await version()
+        let nonce = UUID().uuidString
+        let holder = try await acquire(nonce)
+        do {
+            let current = try await version()
+            if current != seen {
+                throw CredentialError.storeError(
+                    path: name,
+                    "The store \(name) was changed by \(holder ?? "another writer") while this command waited for it (its index went from version \(seen) to \(current)); nothing was changed.",
+                    hint: "Look at the store as it is now, then run the command again if it is still needed."
+                )
+            }
+            held.indexVersion = current
+            defer { held.indexVersion = nil }
+            let result = try await body()
+            await release(nonce)
+            return result
+        } catch {
+            await release(nonce)
+            throw error
+        }
     }
 
     /// Creates the lock entry, waiting for another writer's to go, taking over one left stale.
     /// Returns who held it meanwhile, if anyone did.
-    private func acquire(_ nonce: String) throws -> String? {
+    private func acquire(_ nonce: String) async throws -> String? {
         let kv = self.kv
         let lockPath = self.lockPath
         let holder = "\(ProcessInfo.processInfo.hostName) pid \(getpid())"
@@ -138,7 +148,7 @@ public struct VaultMedium: StoreMedium {
         attempts: while true {
             let now = String(Int(Date().timeIntervalSince1970))
             let fields = ["nonce": nonce, "holder": holder, "since": now]
-            let outcome: LockAttempt = try VaultSecretStore.wait {
+            let outcome: LockAttempt = try await VaultSecretStore.request {
                 do {
                     _ = try await kv.write(lockPath, data: fields, cas: 0)
                     return .acquired
@@ -178,20 +188,20 @@ public struct VaultMedium: StoreMedium {
                 // Looked at again after a pause: short enough not to matter to a waiting writer,
                 // long enough that a store in a state not foreseen here is not asked in a tight loop.
                 if ContinuousClock.now > deadline { break attempts }
-                Thread.sleep(forTimeInterval: 0.02)
+                try await Task.sleep(for: .milliseconds(20))
                 continue attempts
             case .held(let entry): current = entry
             }
             seen = current
             if Self.isStale(current, now: Date(), bound: stale) {
                 // Its writer is gone: take the lock over, unless another writer just did.
-                let taken = try? VaultSecretStore.wait {
+                let taken = try? await VaultSecretStore.request {
                     try await kv.write(lockPath, data: fields, cas: current.version)
                 }
                 if taken != nil { return current.data["holder"] }
             }
             if ContinuousClock.now > deadline { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
         }
         let who = seen?.data["holder"] ?? "another apnsctl"
         throw CredentialError.storeError(
@@ -212,10 +222,10 @@ public struct VaultMedium: StoreMedium {
     }
 
     /// Removes the lock entry, if it is still this writer's.
-    private func release(_ nonce: String) {
+    private func release(_ nonce: String) async {
         let kv = self.kv
         let lockPath = self.lockPath
-        _ = try? VaultSecretStore.wait {
+        _ = try? await VaultSecretStore.request {
             guard let current = try await kv.readIfPresent(lockPath), current.data["nonce"] == nonce else { return }
             try await kv.destroyAll(lockPath)
         }

@@ -17,9 +17,8 @@ import PushVault
 /// removes the old one only. A removed secret is deleted as `vault kv delete` deletes (its
 /// versions stay until an operator destroys them). Token keys are `TRANSIT/keys/apns-KEYID`.
 ///
-/// The ``SecretStore`` protocol is synchronous, as the stores' use cases are: each call waits
-/// for Vault's answer on the calling thread (never an event loop: ``BlockingWork`` checks it in
-/// debug builds), and Vault's errors reach the caller as ``ReportedVaultError``.
+/// Each call awaits Vault's answer over NIO's HTTP client, holding no thread while it waits,
+/// and Vault's errors reach the caller as ``ReportedVaultError``.
 public struct VaultSecretStore: SecretStore {
     public let client: VaultClient
     public let kv: KVv2
@@ -43,13 +42,13 @@ public struct VaultSecretStore: SecretStore {
         return "\(prefix)/secrets/\(store)/\(item.alias)/\(item.kind.rawValue)/\(item.identifier)"
     }
 
-    public func store(_ secret: SecretBytes, for item: SecretItem) throws {
+    public func store(_ secret: SecretBytes, for item: SecretItem) async throws {
         if item.kind == .tokenKey {
             let key = try secret.withUnsafeBytes { try P256.Signing.PrivateKey(derRepresentation: Array($0)) }
             let name = Transit.keyName(for: item.identifier)
             let transit = self.transit
             let publicKey = key.publicKey.derRepresentation
-            let held = try Self.wait { () -> Bool? in
+            let held = try await Self.request { () -> Bool? in
                 guard let info = try? await transit.keyInfo(name: name) else { return nil }
                 let latest = info.publicKeys[info.latestVersion].flatMap {
                     try? P256.Signing.PublicKey(pemRepresentation: $0)
@@ -69,7 +68,7 @@ public struct VaultSecretStore: SecretStore {
                         "Check that the .p8 is the key Apple issued under that key ID; an operator who knows the old key is gone can delete it (its deletion_allowed set first)."
                 )
             case nil:
-                try Self.wait {
+                try await Self.request {
                     do {
                         try await transit.importKey(name: name, privateKey: key)
                     } catch {
@@ -88,48 +87,48 @@ public struct VaultSecretStore: SecretStore {
         let kv = self.kv
         let path = path(of: item)
         // Replacing is the store's decision (it journals and rotates): write over what is there.
-        _ = try Self.wait {
+        _ = try await Self.request {
             let current = try await kv.readIfPresent(path)
             return try await kv.write(path, data: ["value": value], cas: current?.version ?? 0)
         }
     }
 
-    public func lookup(_ item: SecretItem) throws -> SecretBytes? {
+    public func lookup(_ item: SecretItem) async throws -> SecretBytes? {
         // A token key never comes back: remoteTokenKey(for:) gives what signs with it.
         if item.kind == .tokenKey { return nil }
         let kv = self.kv
         let path = path(of: item)
-        guard let entry = try Self.wait({ try await kv.readIfPresent(path) }),
+        guard let entry = try await Self.request({ try await kv.readIfPresent(path) }),
             let text = entry.data["value"], let bytes = Data(base64Encoded: text)
         else { return nil }
         return SecretBytes([UInt8](bytes))
     }
 
-    @discardableResult public func remove(_ item: SecretItem) throws -> Bool {
+    @discardableResult public func remove(_ item: SecretItem) async throws -> Bool {
         // A Transit key stays until an operator deletes it (deletion needs a key's config
         // changed, which a writer's policy does not grant): the store forgets it.
         if item.kind == .tokenKey { return false }
         let kv = self.kv
         let path = path(of: item)
-        return try Self.wait {
+        return try await Self.request {
             guard try await kv.readIfPresent(path) != nil else { return false }
             try await kv.delete(path)
             return true
         }
     }
 
-    public func checkAvailable() throws {
+    public func checkAvailable() async throws {
         let client = self.client
-        try Self.wait { try await client.checkAccess() }
+        try await Self.request { try await client.checkAccess() }
     }
 
-    public func items(store: String) throws -> [SecretItem] {
+    public func items(store: String) async throws -> [SecretItem] {
         // Orphan search walks the store's KV folder; Transit keys are named by key ID only.
         let kv = self.kv
         let folder = path(of: SecretItem(store: store, alias: "x", kind: .privateKey, identifier: "x"))
             .split(separator: "/").dropLast(3).joined(separator: "/")
         // A reader's policy may not list the store's secrets: it has no orphans to find.
-        let listable = try Self.wait {
+        let listable = try await Self.request {
             do {
                 _ = try await kv.list(folder)
                 return true
@@ -138,7 +137,7 @@ public struct VaultSecretStore: SecretStore {
             }
         }
         guard listable else { return [] }
-        return try Self.wait {
+        return try await Self.request {
             var found: [SecretItem] = []
             for alias in try await kv.list(folder) where alias.hasSuffix("/") {
                 let alias = String(alias.dropLast())
@@ -161,13 +160,13 @@ public struct VaultSecretStore: SecretStore {
         return "in Vault at \(client.address) (\(kv.mount)/\(path(of: item)))"
     }
 
-    public func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) throws -> RemoteProviderKey? {
+    public func remoteTokenKey(for item: SecretItem, keyID: String, teamID: String) async throws -> RemoteProviderKey? {
         guard item.kind == .tokenKey else { return nil }
         let transit = self.transit
         let name = Transit.keyName(for: keyID)
         let info: TransitKeyInfo
         do {
-            info = try Self.wait { try await transit.keyInfo(name: name) }
+            info = try await Self.request { try await transit.keyInfo(name: name) }
         } catch let error as ReportedVaultError where error.error.code == .notFound {
             return nil
         }
@@ -187,51 +186,12 @@ public struct VaultSecretStore: SecretStore {
         return RemoteProviderKey(source: source, publicKeyDER: publicKey.map { [UInt8]($0.derRepresentation) })
     }
 
-    /// Runs one Vault request to its end on this thread (see the type's note). The request
-    /// runs on a queue of its own, never on Swift's shared threads: a caller that waits on one
-    /// of those (a command's run) must not wait for work that needs another.
-    static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        BlockingWork.check("a Vault request")
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        let run: @Sendable () async -> Void = {
-            do {
-                box.set(.success(try await body()))
-            } catch let error as VaultError {
-                box.set(.failure(error.reportable))
-            } catch {
-                box.set(.failure(error))
-            }
-            done.signal()
+    /// Runs one Vault request, its ``VaultError`` reported as the stores' callers read it.
+    static func request<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as VaultError {
+            throw error.reportable
         }
-        if #available(macOS 15.0, *) {
-            Task(executorPreference: VaultRequestExecutor.shared) { await run() }
-        } else {
-            Task.detached { await run() }
-        }
-        done.wait()
-        return try box.get()
     }
-}
-
-/// Where the requests of ``VaultSecretStore`` run: one serial queue, off Swift's shared threads
-/// (the work never blocks; it awaits NIO's answers).
-@available(macOS 15.0, *)
-final class VaultRequestExecutor: TaskExecutor, @unchecked Sendable {
-    static let shared = VaultRequestExecutor()
-    private let queue = DispatchQueue(label: "vault-requests")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
-    }
-}
-
-/// One result handed from the task that ran a request to the thread that waits for it.
-final class ResultBox<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<T, any Error>?
-    func set(_ value: Result<T, any Error>) { lock.withLock { result = value } }
-    func get() throws -> T { try lock.withLock { result! }.get() }
 }

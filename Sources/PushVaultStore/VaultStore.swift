@@ -9,7 +9,7 @@ import PushVault
 ///
 /// ```swift
 /// let store = try VaultStore.open("vault:secret/apnsctl")   // VAULT_ADDR, VAULT_TOKEN, …
-/// let credential = try CredentialLoader.load("com.example.app-universal", store: store)
+/// let credential = try await CredentialLoader.load("com.example.app-universal", store: store)
 /// ```
 public enum VaultStore {
     /// The scheme that names a store in Vault.

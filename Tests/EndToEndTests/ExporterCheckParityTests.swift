@@ -26,7 +26,7 @@ struct ExporterCheckParityTests {
         return lines
     }
 
-    @Test func theExporterServesWhatCheckWrites() throws {
+    @Test func theExporterServesWhatCheckWrites() async throws {
         let folder = try TemporaryFolder()
         let store = try Monitoring.store(
             in: folder,
@@ -38,7 +38,7 @@ struct ExporterCheckParityTests {
         )
         // A secret of this store that no entry names: both report it.
         let library = CredentialStore(root: URL(fileURLWithPath: store))
-        try library.secrets.store(
+        try await library.secrets.store(
             SecretBytes("not a key"),
             for: SecretItem(store: library.path, alias: "gone", kind: .tokenKey, identifier: "GONE000001")
         )

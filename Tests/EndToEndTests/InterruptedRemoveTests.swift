@@ -9,10 +9,10 @@ import Testing
 struct SecretStoreFailingOnRemove: SecretStore {
     let real = LibSecretStore()
 
-    func store(_ secret: SecretBytes, for item: SecretItem) throws { try real.store(secret, for: item) }
-    func lookup(_ item: SecretItem) throws -> SecretBytes? { try real.lookup(item) }
-    func checkAvailable() throws { try real.checkAvailable() }
-    func items(store: String) throws -> [SecretItem] { try real.items(store: store) }
+    func store(_ secret: SecretBytes, for item: SecretItem) async throws { try await real.store(secret, for: item) }
+    func lookup(_ item: SecretItem) async throws -> SecretBytes? { try await real.lookup(item) }
+    func checkAvailable() async throws { try await real.checkAvailable() }
+    func items(store: String) async throws -> [SecretItem] { try await real.items(store: store) }
 
     @discardableResult
     func remove(_ item: SecretItem) throws -> Bool {
@@ -53,9 +53,9 @@ struct InterruptedRemoveTests {
     }
 
     /// Removes `alias` through the library with the secret's removal failing.
-    static func interruptedRemove(_ store: Store) throws {
+    static func interruptedRemove(_ store: Store) async throws {
         let library = CredentialStore(root: URL(fileURLWithPath: store.path), secrets: SecretStoreFailingOnRemove())
-        let removal = try library.remove(alias: alias)
+        let removal = try await library.remove(alias: alias)
         #expect(removal.credential?.alias == alias)
         #expect(removal.secretError != nil)
         #expect(!removal.removedSecret)
@@ -93,9 +93,9 @@ struct InterruptedRemoveTests {
 
     /// Before, an interrupted removal left an orphaned secret that only `remove --orphans`
     /// cleared; now the removal is journaled, and the next command finishes it.
-    @Test func theNextCommandCompletesAnInterruptedRemoval() throws {
+    @Test func theNextCommandCompletesAnInterruptedRemoval() async throws {
         let store = try Self.storeWithTwoCredentials()
-        try Self.interruptedRemove(store)
+        try await Self.interruptedRemove(store)
         // The secret the Secret Service could not remove waits in the journal.
         #expect(try Self.secret(store, Self.alias) == StoreCommandTests.password)
         #expect(FileManager.default.fileExists(atPath: store.path + "/.writing"))

@@ -236,7 +236,7 @@ struct StoreConcurrencyTests {
 
     /// Secrets an earlier version recorded under the link's path are still found through the
     /// link, and a removal through it takes them too.
-    @Test func secretsRecordedUnderALinkByAnEarlierVersionAreStillFound() throws {
+    @Test func secretsRecordedUnderALinkByAnEarlierVersionAreStillFound() async throws {
         let folder = try TemporaryFolder()
         let real = folder.path("real")
         let link = folder.path("link")
@@ -245,14 +245,14 @@ struct StoreConcurrencyTests {
         let bundle = try TestPKI.mint(in: folder, name: "alpha", bundle: "com.example.alpha", days: 200)
         #expect(try CLI.run(["import", bundle, "--store", real]).status == 0)
         let store = CredentialStore(root: URL(fileURLWithPath: real))
-        let credential = try #require(try store.list().first)
+        let credential = try await #require(try store.list().first)
         // Move the secret to the attributes an earlier version wrote through the link.
         let current = credential.secretItem(store: store.path)
-        let secret = try #require(try store.secrets.lookup(current))
+        let secret = try #require(try await store.secrets.lookup(current))
         var legacy = current
         legacy.store = URL(fileURLWithPath: link).standardizedFileURL.path
-        try store.secrets.store(secret, for: legacy)
-        try store.secrets.remove(current)
+        try await store.secrets.store(secret, for: legacy)
+        try await store.secrets.remove(current)
 
         let checked = try CLI.run(["check", "--store", link])
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
@@ -262,6 +262,6 @@ struct StoreConcurrencyTests {
             removed.stdout.contains("its secret, kept in the Secret Service (label \"apnsctl: \(credential.alias)\")"),
             "\(removed.stdout)"
         )
-        #expect(try store.secrets.lookup(legacy) == nil)
+        #expect(try await store.secrets.lookup(legacy) == nil)
     }
 }

@@ -15,7 +15,7 @@ import Testing
     )
 )
 struct BatchSecretsTests {
-    @Test func theBatchGivesWhatEachLookupGives() throws {
+    @Test func theBatchGivesWhatEachLookupGives() async throws {
         let folder = try TemporaryFolder()
         let store = folder.path("store")
         let secrets = LibSecretStore()
@@ -39,46 +39,46 @@ struct BatchSecretsTests {
             (privateKey, Array(repeating: 0x42, count: 1200)),
             (otherStore, [1, 2, 3]),
         ]
-        for (item, bytes) in stored { try secrets.store(SecretBytes(bytes), for: item) }
-        defer { for item in [key, password, privateKey, otherStore, damaged] { _ = try? secrets.remove(item) } }
+        defer {
+            SecretTool.clear(store: store)
+            SecretTool.clear(store: folder.path("other"))
+        }
+        for (item, bytes) in stored { try await secrets.store(SecretBytes(bytes), for: item) }
         try SecretTool.store("not base64 !", for: damaged)
 
         let asked = [key, password, privateKey, otherStore, damaged, missing, rotated]
-        let batch = try secrets.lookup(asked)
+        let batch = try await secrets.lookup(asked)
         #expect(Set(batch.keys) == [key, password, privateKey, otherStore])
         for (item, bytes) in stored {
             #expect(batch[item]?.bytes == bytes, "\(item.alias)")
-            #expect(try secrets.lookup(item)?.bytes == bytes, "\(item.alias)")
+            #expect(try await secrets.lookup(item)?.bytes == bytes, "\(item.alias)")
         }
-        #expect(try secrets.lookup(missing) == nil)
-        #expect(try secrets.lookup(rotated) == nil)
-        #expect(throws: CredentialError.self) { try secrets.lookup(damaged) }
-        #expect(try secrets.lookup([SecretItem]()).isEmpty)
+        #expect(try await secrets.lookup(missing) == nil)
+        #expect(try await secrets.lookup(rotated) == nil)
+        await #expect(throws: CredentialError.self) { try await secrets.lookup(damaged) }
+        #expect(try await secrets.lookup([SecretItem]()).isEmpty)
     }
 
     /// Two keyring items with an item's attributes (one with an attribute more): the one-item
     /// search finds both, so the batch must leave the item out for it to be read alone.
-    @Test func theBatchLeavesOutAnItemTwoKeyringItemsClaim() throws {
+    @Test func theBatchLeavesOutAnItemTwoKeyringItemsClaim() async throws {
         let folder = try TemporaryFolder()
         let store = folder.path("store")
         let secrets = LibSecretStore()
         let claimed = SecretItem(store: store, alias: "key", kind: .tokenKey, identifier: "KEY0000001")
         let alone = SecretItem(store: store, alias: "other", kind: .tokenKey, identifier: "KEY0000002")
-        try secrets.store(SecretBytes([1, 2, 3]), for: claimed)
-        try secrets.store(SecretBytes([4, 5, 6]), for: alone)
+        defer { SecretTool.clear(store: store) }
+        try await secrets.store(SecretBytes([1, 2, 3]), for: claimed)
+        try await secrets.store(SecretBytes([4, 5, 6]), for: alone)
         try SecretTool.store("BAgI", for: claimed, extra: [("note", "a copy")])
-        defer {
-            _ = try? secrets.remove(claimed)
-            _ = try? secrets.remove(alone)
-        }
-        let batch = try secrets.lookup([claimed, alone])
+        let batch = try await secrets.lookup([claimed, alone])
         #expect(Set(batch.keys) == [alone])
         #expect(batch[alone]?.bytes == [4, 5, 6])
     }
 
     /// The store's items as the orphan search lists them: its own kinds only, not another
     /// store's, not one stored under another schema, whatever their number.
-    @Test func aStoresItemsAreListedByTheirAttributes() throws {
+    @Test func aStoresItemsAreListedByTheirAttributes() async throws {
         let folder = try TemporaryFolder()
         let store = folder.path("store")
         let secrets = LibSecretStore()
@@ -93,22 +93,23 @@ struct BatchSecretsTests {
             kind: .tokenKey,
             identifier: "KEY0000001"
         )
-        for item in expected + [otherStore] { try secrets.store(SecretBytes([7]), for: item) }
+        defer {
+            SecretTool.clear(store: store)
+            SecretTool.clear(store: folder.path("other"))
+        }
+        for item in expected + [otherStore] { try await secrets.store(SecretBytes([7]), for: item) }
         // A kind this version does not know, and an item of another schema with the same attributes.
         let future = SecretItem(store: store, alias: "future", kind: .tokenKey, identifier: "KEY0000099")
         try SecretTool.store("x", for: future, extra: [("kind", "future-kind")])
         let foreign = SecretItem(store: store, alias: "foreign", kind: .tokenKey, identifier: "KEY0000098")
         try SecretTool.store("x", for: foreign, schema: "org.example.Other")
-        defer {
-            for item in expected + [otherStore] { _ = try? secrets.remove(item) }
-            for alias in ["future", "foreign"] { try? removeRaw(store: store, alias: alias) }
-        }
-        let listed = try secrets.items(store: store)
+        defer { for alias in ["future", "foreign"] { try? removeRaw(store: store, alias: alias) } }
+        let listed = try await secrets.items(store: store)
         #expect(listed.count == expected.count)
         #expect(Set(listed) == Set(expected))
-        #expect(try secrets.items(store: folder.path("nothing here")).isEmpty)
+        #expect(try await secrets.items(store: folder.path("nothing here")).isEmpty)
         // The batch read's one search of each store lists the same items.
-        let read = try secrets.lookupListing([expected[0], otherStore])
+        let read = try await secrets.lookupListing([expected[0], otherStore])
         #expect(Set(read.listed[store] ?? []) == Set(expected))
         #expect(read.listed[folder.path("other")] == [otherStore])
         #expect(read.secrets.count == 2)
@@ -125,16 +126,16 @@ struct BatchSecretsTests {
 
     /// Writes `text` as the item's secret as it is, as a program other than apnsctl would.
 
-    @Test func aCheckOverTheStoreFindsWhatOneByOneFinds() throws {
-        let fixture = try CheckJudgingTests.Fixture()
+    @Test func aCheckOverTheStoreFindsWhatOneByOneFinds() async throws {
+        let fixture = try await CheckJudgingTests.Fixture()
         let store = fixture.store
-        let watchKey = try #require(try store.credential(named: "watch-key"))
-        #expect(try store.secrets.remove(watchKey.secretItem(store: store.path)))
+        let watchKey = try #require(try await store.credential(named: "watch-key"))
+        #expect(try await store.secrets.remove(watchKey.secretItem(store: store.path)))
 
-        let whole = try fixture.check(CheckRequest())
+        let whole = try await fixture.check(CheckRequest())
         let judge = CheckJudge(store: store, expectations: CheckRequest().expectations)
-        for credential in try store.list() {
-            let alone = judge.check(.stored(credential))
+        for credential in try await store.list() {
+            let alone = await judge.check(.stored(credential))
             let together = try #require(whole.results.first { $0.name == credential.alias })
             #expect(together.findings.map(\.code) == alone.findings.map(\.code), "\(credential.alias)")
             #expect(together.findings.map(\.message) == alone.findings.map(\.message), "\(credential.alias)")
@@ -145,30 +146,30 @@ struct BatchSecretsTests {
         )
 
         // A secret removed through the preloaded store is gone from it too.
-        let preloaded = store.preloadingSecrets(for: try store.list())
+        let preloaded = await store.preloadingSecrets(for: try await store.list())
         #expect(preloaded.unavailable == nil)
-        let untagged = try #require(try store.credential(named: "untagged-key"))
+        let untagged = try #require(try await store.credential(named: "untagged-key"))
         let item = untagged.secretItem(store: store.path)
-        #expect(try preloaded.store.secrets.lookup(item) != nil)
-        #expect(try preloaded.store.secrets.remove(item))
-        #expect(try preloaded.store.secrets.lookup(item) == nil)
-        #expect(try store.secrets.lookup(item) == nil)
+        #expect(try await preloaded.store.secrets.lookup(item) != nil)
+        #expect(try await preloaded.store.secrets.remove(item))
+        #expect(try await preloaded.store.secrets.lookup(item) == nil)
+        #expect(try await store.secrets.lookup(item) == nil)
     }
 
     /// The orphan search through the batch read's listing: a secret the index no longer names
     /// is found, and one removed with its entry after the batch read is not reported.
-    @Test func theBatchReadsListingFindsOrphansAsTheyAreNow() throws {
-        let fixture = try CheckJudgingTests.Fixture()
+    @Test func theBatchReadsListingFindsOrphansAsTheyAreNow() async throws {
+        let fixture = try await CheckJudgingTests.Fixture()
         let store = fixture.store
         let orphan = SecretItem(store: store.path, alias: "gone", kind: .tokenKey, identifier: "GONE000001")
-        try store.secrets.store(SecretBytes([1, 2, 3]), for: orphan)
-        defer { _ = try? store.secrets.remove(orphan) }
-        let preloaded = store.preloadingSecrets(for: try store.list())
+        defer { SecretTool.clear(store: store.path) }
+        try await store.secrets.store(SecretBytes([1, 2, 3]), for: orphan)
+        let preloaded = await store.preloadingSecrets(for: try await store.list())
         #expect(preloaded.unavailable == nil)
-        #expect(try preloaded.store.orphanedSecrets() == [orphan])
+        #expect(try await preloaded.store.orphanedSecrets() == [orphan])
 
-        _ = try store.remove(named: "untagged-key")
-        #expect(try store.secrets.remove(orphan))
-        #expect(try preloaded.store.orphanedSecrets().isEmpty)
+        _ = try await store.remove(named: "untagged-key")
+        #expect(try await store.secrets.remove(orphan))
+        #expect(try await preloaded.store.orphanedSecrets().isEmpty)
     }
 }

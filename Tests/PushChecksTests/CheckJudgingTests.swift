@@ -30,7 +30,7 @@ struct CheckJudgingTests {
         let folder: TemporaryFolder
         let store: CredentialStore
 
-        init() throws {
+        init() async throws {
             folder = try TemporaryFolder()
             store = CredentialStore(root: URL(fileURLWithPath: folder.path("store")))
             let minted: [(alias: String, bundle: String, days: Int, environments: TestPKI.Environments)] = [
@@ -49,20 +49,20 @@ struct CheckJudgingTests {
                     environments: certificate.environments
                 )
                 // force: both certificates of a rotation, and several of one app, are kept on purpose.
-                _ = try store.importCertificate(
+                _ = try await store.importCertificate(
                     try CredentialFile.read(path: path),
                     alias: certificate.alias,
                     force: true
                 )
             }
             // A certificate with its key in another file, as `import --key` takes it.
-            _ = try store.importCertificate(
+            _ = try await store.importCertificate(
                 path: TestPaths.cert("identities/expired.pem"),
                 keyFile: TestPaths.cert("identities/expired.key"),
                 alias: "old-expired",
                 force: true
             )
-            _ = try store.importTokenKey(
+            _ = try await store.importTokenKey(
                 path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"),
                 teamID: "ABCDE12345",
                 topics: [CheckJudgingTests.watch],
@@ -73,7 +73,7 @@ struct CheckJudgingTests {
             try TestPKI.openssl([
                 "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", untagged,
             ])
-            _ = try store.importTokenKey(
+            _ = try await store.importTokenKey(
                 try ProviderKey(path: untagged, teamID: "ABCDE12345"),
                 topics: [],
                 environments: [],
@@ -82,7 +82,9 @@ struct CheckJudgingTests {
             )
         }
 
-        func check(_ request: CheckRequest) throws -> CheckReport { try CredentialCheck.run(request, in: store) }
+        func check(_ request: CheckRequest) async throws -> CheckReport {
+            try await CredentialCheck.run(request, in: store)
+        }
     }
 
     static func verdict(_ report: CheckReport, _ app: String) -> AppVerdict? {
@@ -93,9 +95,9 @@ struct CheckJudgingTests {
         Dictionary(verdict?.skipped.map { ($0.credential, $0.reason) } ?? [], uniquingKeysWith: { first, _ in first })
     }
 
-    @Test func oneVerdictPerAppInProduction() throws {
-        let fixture = try Fixture()
-        let report = try fixture.check(
+    @Test func oneVerdictPerAppInProduction() async throws {
+        let fixture = try await Fixture()
+        let report = try await fixture.check(
             CheckRequest(topics: [Self.shop, Self.watch, Self.dev, Self.old], environment: .production)
         )
         #expect(report.verdicts?.map(\.app) == [Self.shop, Self.watch, Self.dev, Self.old])
@@ -137,9 +139,9 @@ struct CheckJudgingTests {
         #expect(report.outcome(failingOn: nil) == .problemFound, "per app, findings do not decide: the apps do")
     }
 
-    @Test func sandboxAndOneAppReady() throws {
-        let fixture = try Fixture()
-        let report = try fixture.check(CheckRequest(topics: [Self.shop, Self.dev], environment: .sandbox))
+    @Test func sandboxAndOneAppReady() async throws {
+        let fixture = try await Fixture()
+        let report = try await fixture.check(CheckRequest(topics: [Self.shop, Self.dev], environment: .sandbox))
         let shop = Self.verdict(report, Self.shop)
         #expect(shop?.state == .ready)
         // In the sandbox the universal successor also supersedes the sandbox-only certificate.
@@ -150,9 +152,9 @@ struct CheckJudgingTests {
         #expect(report.outcome(failingOn: .warning) == .allWell)
     }
 
-    @Test func wholeStoreJudgesEveryCredentialStrictly() throws {
-        let fixture = try Fixture()
-        let report = try fixture.check(CheckRequest(environment: .production))
+    @Test func wholeStoreJudgesEveryCredentialStrictly() async throws {
+        let fixture = try await Fixture()
+        let report = try await fixture.check(CheckRequest(environment: .production))
         #expect(report.verdicts == nil)
         #expect(
             Set(report.results.map(\.name)) == [
@@ -177,32 +179,32 @@ struct CheckJudgingTests {
         #expect(report.stored.count == 8)
     }
 
-    @Test func aMissingKeyAndAnOrphanedSecret() throws {
-        let fixture = try Fixture()
+    @Test func aMissingKeyAndAnOrphanedSecret() async throws {
+        let fixture = try await Fixture()
         let store = fixture.store
-        let watchKey = try #require(try store.credential(named: "watch-key"))
-        #expect(try store.secrets.remove(watchKey.secretItem(store: store.path)))
+        let watchKey = try #require(try await store.credential(named: "watch-key"))
+        #expect(try await store.secrets.remove(watchKey.secretItem(store: store.path)))
         let orphan = SecretItem(store: store.path, alias: "gone", kind: .tokenKey, identifier: "GONE000001")
-        try store.secrets.store(SecretBytes(Array("not a key".utf8)), for: orphan)
+        try await store.secrets.store(SecretBytes(Array("not a key".utf8)), for: orphan)
 
-        let perApp = try fixture.check(CheckRequest(topics: [Self.watch], environment: .production))
+        let perApp = try await fixture.check(CheckRequest(topics: [Self.watch], environment: .production))
         #expect(perApp.verdicts?.first?.state == .notReady)
         #expect(perApp.results.first { $0.name == "watch-key" }?.findings.map(\.code.rawValue) == ["secret_missing"])
         #expect(!perApp.results.contains { $0.findings.contains { $0.code.rawValue == "orphaned_secret" } })
 
-        let whole = try fixture.check(CheckRequest())
+        let whole = try await fixture.check(CheckRequest())
         let orphaned = whole.results.filter { $0.findings.contains { $0.code.rawValue == "orphaned_secret" } }
         #expect(orphaned.map(\.name) == ["gone (orphaned secret)"])
         // Without the Secret Service asked, neither the key nor the orphan is looked for.
-        let metadata = try fixture.check(
+        let metadata = try await fixture.check(
             CheckRequest(topics: [Self.watch], environment: .production, skipSecrets: true)
         )
         #expect(metadata.verdicts?.first?.state == .ready)
     }
 
-    @Test func aNamedCredentialIsJudgedOnItsOwn() throws {
-        let fixture = try Fixture()
-        let report = try fixture.check(
+    @Test func aNamedCredentialIsJudgedOnItsOwn() async throws {
+        let fixture = try await Fixture()
+        let report = try await fixture.check(
             CheckRequest(credentials: ["shop-2026"], topics: [Self.shop], environment: .production)
         )
         #expect(report.verdicts == nil && report.storeVerdicts == nil)
@@ -212,58 +214,58 @@ struct CheckJudgingTests {
         #expect(report.outcome(failingOn: .warning) == .problemFound)
         #expect(report.outcome(failingOn: .problem) == .allWell)
 
-        let wrongApp = try fixture.check(CheckRequest(credentials: ["dev-sandbox"], topics: [Self.shop]))
+        let wrongApp = try await fixture.check(CheckRequest(credentials: ["dev-sandbox"], topics: [Self.shop]))
         #expect(wrongApp.results.first?.findings.map(\.code.rawValue) == ["topic_not_covered"])
 
-        let unknown = #expect(throws: CredentialError.self) {
-            try fixture.check(CheckRequest(credentials: ["no-such-alias"]))
+        let unknown = await #expect(throws: CredentialError.self) {
+            try await fixture.check(CheckRequest(credentials: ["no-such-alias"]))
         }
         #expect(unknown?.code == .aliasNotFound)
     }
 
-    @Test func listingAndRenewals() throws {
-        let fixture = try Fixture()
-        let listing = try fixture.store.listing()
+    @Test func listingAndRenewals() async throws {
+        let fixture = try await Fixture()
+        let listing = try await fixture.store.listing()
         #expect(listing.entries.count == 8)
         #expect(listing.entries.allSatisfy { $0.damage == nil })
         #expect(!listing.needsAttention && !listing.isEmpty)
         // What `import --replace` names for each app: its latest certificate.
-        let renewals = try fixture.store.renewals()
+        let renewals = try await fixture.store.renewals()
         #expect(renewals.map(\.app) == [Self.dev, Self.old, Self.shop])
         #expect(renewals.map(\.alias) == ["dev-sandbox", "old-expired", "shop-production"])
     }
 
-    @Test func importingAndRemovingByAlias() throws {
-        let fixture = try Fixture()
+    @Test func importingAndRemovingByAlias() async throws {
+        let fixture = try await Fixture()
         let store = fixture.store
-        let missingTeam = #expect(throws: CredentialError.self) {
-            try store.importTokenKey(path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: nil)
+        let missingTeam = await #expect(throws: CredentialError.self) {
+            try await store.importTokenKey(path: TestPaths.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: nil)
         }
         #expect(missingTeam?.code == .teamIDRequired)
 
-        _ = try store.createRequest(
+        _ = try await store.createRequest(
             subject: RequestSubject(commonName: "Example Corp"),
             alias: "pending",
             path: fixture.folder.path("pending.csr")
         )
-        guard case .request(let request, let removedSecret) = try store.remove(named: "pending") else {
+        guard case .request(let request, let removedSecret) = try await store.remove(named: "pending") else {
             Issue.record("a pending request was removed as a credential")
             return
         }
         #expect(request.alias == "pending" && removedSecret)
-        guard case .credential(let removal) = try store.remove(named: "shop-2026") else {
+        guard case .credential(let removal) = try await store.remove(named: "shop-2026") else {
             Issue.record("a credential was removed as a pending request")
             return
         }
         #expect(removal.credential?.alias == "shop-2026" && removal.removedSecret)
-        #expect(try store.list().map(\.alias).contains("shop-2026") == false)
-        #expect(try store.pendingRequests().isEmpty)
+        await #expect(try store.list().map(\.alias).contains("shop-2026") == false)
+        #expect(try await store.pendingRequests().isEmpty)
     }
 
-    @Test func anEmptyStoreHasNothingToCheck() throws {
+    @Test func anEmptyStoreHasNothingToCheck() async throws {
         let folder = try TemporaryFolder()
         let store = CredentialStore(root: URL(fileURLWithPath: folder.path("store")))
-        let report = try CredentialCheck.run(CheckRequest(), in: store)
+        let report = try await CredentialCheck.run(CheckRequest(), in: store)
         #expect(report.nothingToCheck)
         #expect(report.outcome(failingOn: .warning) == .couldNotCheck)
     }

@@ -22,8 +22,8 @@ struct CredentialLoaderTests {
         )
     }
 
-    @Test func bundleFileWithItsPassword() throws {
-        let loaded = try Self.loader(password: .fixed(Fixtures.password)).load(Fixtures.cert("p12/3des-only.p12"))
+    @Test func bundleFileWithItsPassword() async throws {
+        let loaded = try await Self.loader(password: .fixed(Fixtures.password)).load(Fixtures.cert("p12/3des-only.p12"))
         #expect(loaded.kind == .certificate)
         #expect(loaded.name == Fixtures.cert("p12/3des-only.p12"))
         #expect(Set(loaded.environments) == [.sandbox, .production])
@@ -33,34 +33,36 @@ struct CredentialLoaderTests {
         #expect(loaded.tokenKey == nil && loaded.certificate?.privateKeyPKCS8 != nil)
     }
 
-    @Test func voipCertificateKeepsItsOwnSuffix() throws {
-        let loaded = try Self.loader(password: .fixed(Fixtures.password)).load(Fixtures.cert("p12/voip.p12"))
+    @Test func voipCertificateKeepsItsOwnSuffix() async throws {
+        let loaded = try await Self.loader(password: .fixed(Fixtures.password)).load(Fixtures.cert("p12/voip.p12"))
         #expect(loaded.defaultTopic(for: .voip) == "com.example.app.voip")
     }
 
-    @Test func bundleWithoutPasswordSaysSoWithoutNamingOptions() throws {
-        let error = #expect(throws: CredentialError.self) { try Self.loader().load(Fixtures.cert("p12/3des-only.p12")) }
+    @Test func bundleWithoutPasswordSaysSoWithoutNamingOptions() async throws {
+        let error = await #expect(throws: CredentialError.self) {
+            try await Self.loader().load(Fixtures.cert("p12/3des-only.p12"))
+        }
         #expect(error?.code == .passwordRequired)
         #expect(error?.hint?.contains("--") == false)
     }
 
-    @Test func certificateWithoutKeyCannotAuthenticate() throws {
-        let error = #expect(throws: CredentialError.self) {
-            try Self.loader(password: .fixed(Fixtures.password)).load(Fixtures.cert("p12/cert-only.p12"))
+    @Test func certificateWithoutKeyCannotAuthenticate() async throws {
+        let error = await #expect(throws: CredentialError.self) {
+            try await Self.loader(password: .fixed(Fixtures.password)).load(Fixtures.cert("p12/cert-only.p12"))
         }
         #expect(error?.code == .noPrivateKey)
     }
 
-    @Test func tokenKeyNeedsItsTeamID() throws {
+    @Test func tokenKeyNeedsItsTeamID() async throws {
         let p8 = Fixtures.cert("keys/AuthKey_ABC123DEFG.p8")
-        let missing = #expect(throws: CredentialError.self) { try Self.loader().load(p8) }
+        let missing = await #expect(throws: CredentialError.self) { try await Self.loader().load(p8) }
         #expect(missing?.code == .teamIDRequired)
         #expect(missing?.hint?.contains("--") == false)
-        let invalid = #expect(throws: PushCoreError.self) { try Self.loader(teamID: "abc").load(p8) }
+        let invalid = await #expect(throws: PushCoreError.self) { try await Self.loader(teamID: "abc").load(p8) }
         #expect(invalid?.code == .invalidTeamID)
         #expect(invalid?.hint?.contains("--") == false)
 
-        let loaded = try Self.loader(teamID: Fixtures.teamID).load(p8)
+        let loaded = try await Self.loader(teamID: Fixtures.teamID).load(p8)
         #expect(loaded.kind == .tokenKey && loaded.certificate == nil && loaded.defaultTopic == nil)
         guard let key = loaded.tokenKey else {
             Issue.record("not a token credential")
@@ -69,15 +71,17 @@ struct CredentialLoaderTests {
         #expect(key.keyID == "ABC123DEFG" && key.teamID == Fixtures.teamID)
     }
 
-    @Test func keyIDMustComeFromTheNameOrBeGiven() throws {
+    @Test func keyIDMustComeFromTheNameOrBeGiven() async throws {
         let renamed = try Fixtures.temporaryFile(
             "key.p8",
             contents: try String(contentsOfFile: Fixtures.cert("keys/AuthKey_ABC123DEFG.p8"), encoding: .utf8)
         )
-        let error = #expect(throws: CredentialError.self) { try Self.loader(teamID: Fixtures.teamID).load(renamed) }
+        let error = await #expect(throws: CredentialError.self) {
+            try await Self.loader(teamID: Fixtures.teamID).load(renamed)
+        }
         #expect(error?.code == .keyIDRequired)
         #expect(error?.hint?.contains("--") == false)
-        let loaded = try Self.loader(teamID: Fixtures.teamID, keyID: "ZYX987WVUT").load(renamed)
+        let loaded = try await Self.loader(teamID: Fixtures.teamID, keyID: "ZYX987WVUT").load(renamed)
         guard let key = loaded.tokenKey else {
             Issue.record("not a token credential")
             return
@@ -85,8 +89,8 @@ struct CredentialLoaderTests {
         #expect(key.keyID == "ZYX987WVUT")
     }
 
-    @Test func unknownNameIsAliasNotFound() throws {
-        let error = #expect(throws: CredentialError.self) { try Self.loader().load("no-such-alias") }
+    @Test func unknownNameIsAliasNotFound() async throws {
+        let error = await #expect(throws: CredentialError.self) { try await Self.loader().load("no-such-alias") }
         #expect(error?.code == .aliasNotFound)
         #expect(error?.alias == "no-such-alias")
         #expect(error?.hint?.contains("apnsctl") == false)

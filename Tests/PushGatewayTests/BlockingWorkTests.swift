@@ -4,28 +4,25 @@ import PushGateway
 import PushStore
 import Testing
 
-/// Work that can block (here the store's lock, taken with `flock`) stops a debug build when it
-/// runs on an event loop, and runs as ever on a thread of its own.
+/// Work that can block stops a debug build when it runs on an event loop; the store's lock
+/// (`flock`) waits on the libraries' own pool, so a caller on any thread, a task included, takes it.
 struct BlockingWorkTests {
     #if DEBUG
-    @Test func theStoreLockTakenOnAnEventLoopStopsADebugBuild() async {
+    @Test func blockingWorkOnAnEventLoopStopsADebugBuild() async {
         await #expect(processExitsWith: .failure) {
             _ = BlockingWork.nioDetectorInstalled
-            let path = NSTemporaryDirectory() + "blocking-work-\(getpid()).lock"
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            try? group.next().submit {
-                if case .success(let lock) = StoreLock.acquire(at: path) { lock.release() }
-            }.wait()
+            try? group.next().submit { BlockingWork.check("Waiting for a lock") }.wait()
         }
     }
     #endif
 
-    @Test func theStoreLockTakenOnAPlainThreadIsTaken() throws {
+    @Test func theStoreLockIsTakenOnThePoolWhoeverAsks() async throws {
         _ = BlockingWork.nioDetectorInstalled
         let path = NSTemporaryDirectory() + "blocking-work-plain-\(getpid()).lock"
         defer { unlink(path) }
         #expect(!BlockingWork.onEventLoop)
-        guard case .success(let lock) = StoreLock.acquire(at: path) else {
+        guard case .success(let lock) = await StoreLock.acquire(at: path) else {
             Issue.record("the lock at \(path) was not taken")
             return
         }

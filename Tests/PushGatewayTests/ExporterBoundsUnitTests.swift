@@ -25,14 +25,11 @@ struct ExporterBoundsUnitTests {
     }
 
     @Test func theProbeCacheHoldsOneResultPerCredentialAndEnvironmentWithinItsBound() async throws {
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("probe-cache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let service = ProbeService(
             store: CredentialStore(root: folder),
-            settings: ProbeSettings(minimumInterval: 3600, cacheCapacity: 8),
-            threadPool: pool
+            settings: ProbeSettings(minimumInterval: 3600, cacheCapacity: 8)
         )
         // Aliases the store does not hold: each probe fails at setup, without a connection,
         // and is remembered; many distinct ones never grow the cache past its bound.
@@ -56,7 +53,6 @@ struct ExporterBoundsUnitTests {
         // Credentials no longer in the store are forgotten.
         _ = await service.probe(ProbeTarget(credential: "credential0", environment: .sandbox), stored: ["credential0"])
         #expect(await service.cachedResults == 1)
-        try await pool.shutdownGracefully()
     }
 
     @Test func aProbeMayNameTheCredentialsTopicsAndTheirPushTypeSuffixesOnly() {

@@ -20,13 +20,13 @@ struct ExportTests {
         return path
     }
 
-    @Test func certificateAsPEMHoldsTheCertificateAndItsOwnKey() throws {
+    @Test func certificateAsPEMHoldsTheCertificateAndItsOwnKey() async throws {
         let store = try Self.newStore()
         let file = try Fixtures.universal()
-        _ = try store.importCertificate(file, alias: "export-pem")
-        defer { _ = try? store.remove(alias: "export-pem") }
+        _ = try await store.importCertificate(file, alias: "export-pem")
+        defer { SecretTool.clear(store: store.path) }
 
-        let exported = try store.export(named: "export-pem", as: .pem)
+        let exported = try await store.export(named: "export-pem", as: .pem)
         #expect(exported.alias == "export-pem" && exported.formatName == "PEM")
         let text = String(decoding: exported.contents.bytes, as: UTF8.self)
         #expect(text.hasPrefix("-----BEGIN CERTIFICATE-----") && text.contains("-----BEGIN PRIVATE KEY-----"))
@@ -36,19 +36,19 @@ struct ExportTests {
     }
 
     @Test(arguments: [PKCS12Writer.Style.modern, .legacy])
-    func certificateAsPKCS12OpensWithTheNewPasswordOnly(style: PKCS12Writer.Style) throws {
+    func certificateAsPKCS12OpensWithTheNewPasswordOnly(style: PKCS12Writer.Style) async throws {
         let store = try Self.newStore()
         let file = try Fixtures.production()
         let alias = "export-p12-\(style.rawValue)"
-        _ = try store.importCertificate(
+        _ = try await store.importCertificate(
             path: Fixtures.cert("p12/openssl3-default.p12"),
             password: .fixed(Fixtures.password),
             alias: alias
         )
-        defer { _ = try? store.remove(alias: alias) }
+        defer { SecretTool.clear(store: store.path) }
 
         let newPassword = SecretBytes("new-secret-pass")
-        let exported = try store.export(named: alias, as: .pkcs12(password: newPassword, style: style))
+        let exported = try await store.export(named: alias, as: .pkcs12(password: newPassword, style: style))
         #expect(exported.formatName == (style == .legacy ? "legacy PKCS#12" : "PKCS#12"))
         let path = try Self.written(exported, as: "app.p12")
         let read = try CredentialFile.read(path: path, password: .fixed(newPassword))
@@ -62,72 +62,72 @@ struct ExportTests {
         #expect(wrong?.code == .wrongPassword)
     }
 
-    @Test func tokenKeyAsPEMIsItsP8() throws {
+    @Test func tokenKeyAsPEMIsItsP8() async throws {
         let store = try Self.newStore()
         let key = try Fixtures.providerKey()
-        _ = try store.importTokenKey(
+        _ = try await store.importTokenKey(
             key,
             topics: ["com.example.app"],
             environments: [.sandbox],
             alias: "export-key",
             source: nil
         )
-        defer { _ = try? store.remove(alias: "export-key") }
+        defer { SecretTool.clear(store: store.path) }
 
-        let exported = try store.export(named: "export-key", as: .pem)
+        let exported = try await store.export(named: "export-key", as: .pem)
         let path = try Self.written(exported, as: "AuthKey_\(key.keyID).p8")
         let read = try ProviderKey(path: path, teamID: key.teamID, keyID: key.keyID)
         #expect(read.publicKeyPEM == key.publicKeyPEM)
     }
 
-    @Test func refusalsSayWhyAndAskForNoPassword() throws {
+    @Test func refusalsSayWhyAndAskForNoPassword() async throws {
         let store = try Self.newStore()
-        _ = try store.importTokenKey(
+        _ = try await store.importTokenKey(
             try Fixtures.providerKey(),
             topics: [],
             environments: [],
             alias: "refused-key",
             source: nil
         )
-        defer { _ = try? store.remove(alias: "refused-key") }
+        defer { SecretTool.clear(store: store.path) }
         let untouched = PasswordSource { _ in
             Issue.record("a refused export asked for a new password")
             return SecretBytes("never")
         }
 
-        let missing = #expect(throws: CredentialError.self) {
-            try store.export(named: "no-such-alias", as: .pkcs12(newPassword: untouched))
+        let missing = await #expect(throws: CredentialError.self) {
+            try await store.export(named: "no-such-alias", as: .pkcs12(newPassword: untouched))
         }
         #expect(missing?.code == .aliasNotFound && missing?.alias == "no-such-alias")
         #expect(missing?.message.contains(store.path) == true)
 
-        let tokenKey = #expect(throws: CredentialError.self) {
-            try store.export(named: "refused-key", as: .pkcs12(newPassword: untouched, style: .legacy))
+        let tokenKey = await #expect(throws: CredentialError.self) {
+            try await store.export(named: "refused-key", as: .pkcs12(newPassword: untouched, style: .legacy))
         }
         #expect(tokenKey?.code == .notExportable && tokenKey?.alias == "refused-key")
         #expect(tokenKey?.hint?.contains("--") == false, "the library's hint names no option")
     }
 
-    @Test func aPKCS12WithoutANewPasswordIsRefused() throws {
+    @Test func aPKCS12WithoutANewPasswordIsRefused() async throws {
         let store = try Self.newStore()
-        _ = try store.importCertificate(try Fixtures.universal(), alias: "no-password")
-        defer { _ = try? store.remove(alias: "no-password") }
-        let error = #expect(throws: CredentialError.self) {
-            try store.export(named: "no-password", as: .pkcs12(newPassword: .none))
+        _ = try await store.importCertificate(try Fixtures.universal(), alias: "no-password")
+        defer { SecretTool.clear(store: store.path) }
+        let error = await #expect(throws: CredentialError.self) {
+            try await store.export(named: "no-password", as: .pkcs12(newPassword: .none))
         }
         #expect(error?.code == .passwordRequired)
     }
 
     /// The store never keeps a certificate without its key; a bundle replaced outside it may
     /// hold none. That is an error naming the credential, not a crash.
-    @Test func aStoredCertificateWhoseKeyIsGoneIsAnErrorNotACrash() throws {
+    @Test func aStoredCertificateWhoseKeyIsGoneIsAnErrorNotACrash() async throws {
         let store = try Self.newStore()
-        let imported = try store.importCertificate(
+        let imported = try await store.importCertificate(
             path: Fixtures.cert("p12/openssl3-default.p12"),
             password: .fixed(Fixtures.password),
             alias: "keyless"
         )
-        defer { _ = try? store.remove(alias: "keyless") }
+        defer { SecretTool.clear(store: store.path) }
         let bundle = try #require(imported.credential.bundleFile)
         // The same certificate under the same password, without its key.
         let stored = store.root.appendingPathComponent(bundle).path
@@ -135,7 +135,9 @@ struct ExportTests {
         try FileManager.default.copyItem(atPath: Fixtures.cert("p12/cert-only.p12"), toPath: stored)
 
         for format in [ExportFormat.pem, .pkcs12(password: SecretBytes("new-secret-pass"))] {
-            let error = #expect(throws: CredentialError.self) { try store.export(named: "keyless", as: format) }
+            let error = await #expect(throws: CredentialError.self) {
+                try await store.export(named: "keyless", as: format)
+            }
             #expect(error?.code == .noPrivateKey && error?.alias == "keyless", "\(format.name)")
         }
     }

@@ -306,7 +306,7 @@ struct MembershipForkTests {
         #expect(refusal(twins, try list([alice.member, carol.member, upper, upper], 6)) != nil)
     }
 
-    @Test func recipientsAreAgeOrSSHEd25519Only() throws {
+    @Test func recipientsAreAgeOrSSHEd25519Only() async throws {
         let folder = try TemporaryFolder()
         for type in ["ed25519", "rsa"] {
             let made = try CLI.runProgram("ssh-keygen", ["-q", "-t", type, "-N", "", "-f", folder.path(type)])
@@ -319,8 +319,8 @@ struct MembershipForkTests {
         #expect(TeamFile.isRecipient(ed25519))
         #expect(TeamFile.isRecipient(try Signing.recipient()))
         #expect(!TeamFile.isRecipient(rsa))
-        let error = try #require(throws: CredentialError.self) { try AgeTool().validate(recipient: rsa) }
+        let error = try await #require(throws: CredentialError.self) { try await AgeTool().validate(recipient: rsa) }
         #expect(error.message.contains("ssh-rsa"), "\(error.message)")
-        try AgeTool().validate(recipient: ed25519)
+        try await AgeTool().validate(recipient: ed25519)
     }
 }

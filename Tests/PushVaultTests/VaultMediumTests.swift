@@ -22,18 +22,16 @@ struct VaultMediumTests {
     @Test("Records are written, read, listed and removed; a removed one keeps its versions")
     func records() async throws {
         let medium = try medium()
-        try await onThread {
-            try medium.exclusive {
-                try medium.write([1, 2, 3], to: "credentials/a.p12")
-                try medium.writeIndex(Array("{}".utf8))
-            }
-            #expect(try medium.read("credentials/a.p12") == [1, 2, 3])
-            #expect(try medium.list("credentials") == ["a.p12"])
-            #expect(try medium.remove("credentials/a.p12"))
-            #expect(try medium.read("credentials/a.p12") == nil)
-            #expect(try medium.list("credentials").isEmpty)
-            #expect(try !medium.remove("credentials/a.p12"))
+        try await medium.exclusive {
+            try await medium.write([1, 2, 3], to: "credentials/a.p12")
+            try await medium.writeIndex(Array("{}".utf8))
         }
+        #expect(try await medium.read("credentials/a.p12") == [1, 2, 3])
+        #expect(try await medium.list("credentials") == ["a.p12"])
+        #expect(try await medium.remove("credentials/a.p12"))
+        #expect(try await medium.read("credentials/a.p12") == nil)
+        #expect(try await medium.list("credentials").isEmpty)
+        #expect(try await !medium.remove("credentials/a.p12"))
         let metadata = try await medium.kv.metadata("\(medium.prefix)/files/credentials/a.p12")
         #expect(metadata.versions[1]?.destroyed == false, "deleted, not destroyed: an operator can undelete it")
     }
@@ -44,37 +42,36 @@ struct VaultMediumTests {
         waiting.lockWait = .seconds(20)
         let medium = waiting
         // The second writer tells when its create is refused: it is then waiting for the lock.
-        let secondWaits = DispatchSemaphore(value: 0)
+        let (secondWaits, waits) = AsyncStream<Void>.makeStream()
         var waiter = waiting
-        waiter.atLockStep = { step in if step == .createRefused { secondWaits.signal() } }
+        waiter.atLockStep = { step in if step == .createRefused { waits.yield() } }
         let secondMedium = waiter
-        let entered = DispatchSemaphore(value: 0)
+        let (entered, enters) = AsyncStream<Void>.makeStream()
         let first = Task {
-            try await onThread {
-                try medium.exclusive {
-                    entered.signal()
-                    // The first writer changes the index only once the second waits for the lock
-                    // (the bound only ends a hung test).
-                    guard secondWaits.wait(timeout: .now() + 120) == .success else { throw SecondNeverWaited() }
-                    try medium.writeIndex(Array("{\"first\":1}".utf8))
-                }
+            try await medium.exclusive {
+                enters.yield()
+                // The first writer changes the index only once the second waits for the lock
+                // (the suite's time limit ends a hung test).
+                var waiting = secondWaits.makeAsyncIterator()
+                guard await waiting.next() != nil else { throw SecondNeverWaited() }
+                try await medium.writeIndex(Array("{\"first\":1}".utf8))
             }
         }
         // The second writer starts once the first holds the lock.
-        await onThread { entered.wait() }
-        let second = await onThread { () -> (any Error)? in
-            do {
-                try secondMedium.exclusive { try medium.writeIndex(Array("{\"second\":1}".utf8)) }
-                return nil
-            } catch {
-                return error
-            }
+        var entering = entered.makeAsyncIterator()
+        _ = await entering.next()
+        let second: (any Error)?
+        do {
+            try await secondMedium.exclusive { try await medium.writeIndex(Array("{\"second\":1}".utf8)) }
+            second = nil
+        } catch {
+            second = error
         }
         try await first.value
         let refusal = try #require(second as? CredentialError)
         #expect(refusal.message.contains("while this command waited"), "\(refusal.message)")
         #expect(refusal.message.contains("nothing was changed"))
-        let index = try await onThread { try medium.read("index.json") }
+        let index = try await medium.read("index.json")
         #expect(index == Array("{\"first\":1}".utf8))
     }
 
@@ -93,10 +90,10 @@ struct VaultMediumTests {
             try await kv.destroyAll(lockPath)
         }
         let medium = released
-        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+        try await medium.exclusive { try await medium.writeIndex(Array("{}".utf8)) }
         #expect(refusals.seen >= 1, "the release happened in between")
         #expect(try await kv.readIfPresent(lockPath) == nil, "the lock was released after the change")
-        let index = try await onThread { try medium.read("index.json") }
+        let index = try await medium.read("index.json")
         #expect(index == Array("{}".utf8))
     }
 
@@ -133,11 +130,11 @@ struct VaultMediumTests {
             }
         }
         let medium = contended
-        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+        try await medium.exclusive { try await medium.writeIndex(Array("{}".utf8)) }
         let outcome = third.outcome
         #expect(outcome.heldToTheEnd == true, "the third writer's lock was taken from it")
         #expect(outcome.indexUntouched == true, "the index was written while the third writer held the lock")
-        #expect(try await onThread { try medium.read("index.json") } == Array("{}".utf8))
+        #expect(try await medium.read("index.json") == Array("{}".utf8))
     }
 
     @Test("Six writers at once: each change lands once; a writer that waited is refused in words and tries again")
@@ -153,26 +150,23 @@ struct VaultMediumTests {
         let outcomes = await withTaskGroup(of: (landed: Int, refused: Int, other: [String]).self) { group in
             for writer in 0..<writers {
                 group.addTask {
-                    await onThread {
-                        var landed = 0
-                        var refused = 0
-                        var other: [String] = []
-                        while landed < writesEach, other.isEmpty {
-                            do {
-                                try medium.exclusive {
-                                    try medium.writeIndex(Array("{\"writer\":\(writer),\"n\":\(landed)}".utf8))
-                                }
-                                landed += 1
-                            } catch let error as CredentialError
-                                where error.message.contains("while this command waited")
-                            {
-                                refused += 1
-                            } catch {
-                                other.append("\(error)")
+                    var landed = 0
+                    var refused = 0
+                    var other: [String] = []
+                    while landed < writesEach, other.isEmpty {
+                        do {
+                            let written = landed
+                            try await medium.exclusive {
+                                try await medium.writeIndex(Array("{\"writer\":\(writer),\"n\":\(written)}".utf8))
                             }
+                            landed += 1
+                        } catch let error as CredentialError where error.message.contains("while this command waited") {
+                            refused += 1
+                        } catch {
+                            other.append("\(error)")
                         }
-                        return (landed, refused, other)
                     }
+                    return (landed, refused, other)
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -195,24 +189,26 @@ struct VaultMediumTests {
             data: ["nonce": "gone", "holder": "a dead writer", "since": old],
             cas: 0
         )
-        let outcome = await onThread { () -> (any Error)? in
-            do {
-                try medium.exclusive {
-                    // Someone writes the index behind the lock's back (a writer that still thinks it holds it).
-                    _ = try VaultSecretStoreTestHook.write(kv, "\(medium.prefix)/files/index.json")
-                    try medium.writeIndex(Array("{}".utf8))
-                }
-                return nil
-            } catch {
-                return error
+        let outcome: (any Error)?
+        do {
+            try await medium.exclusive {
+                // Someone writes the index behind the lock's back (a writer that still thinks it holds it).
+                _ = try await kv.write(
+                    "\(medium.prefix)/files/index.json",
+                    data: ["value": Data("{}".utf8).base64EncodedString()]
+                )
+                try await medium.writeIndex(Array("{}".utf8))
             }
+            outcome = nil
+        } catch {
+            outcome = error
         }
         // Taken over, not waited for: a writer that waited would end refused for the lock, not
         // for the index that moved.
         let refusal = try #require(outcome as? any ReportableError)
         #expect(refusal.code.rawValue == "vault_cas_mismatch", "\(refusal.message)")
         // The lock was released: the next writer gets it at once.
-        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+        try await medium.exclusive { try await medium.writeIndex(Array("{}".utf8)) }
     }
 
     @Test("A lock dated past its age bound in the future is stale and taken over at once; one within it is held")
@@ -228,7 +224,7 @@ struct VaultMediumTests {
             cas: 0
         )
         // Taken over, not waited for: with a one-second wait, a writer that waited would throw.
-        try await onThread { try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) } }
+        try await medium.exclusive { try await medium.writeIndex(Array("{}".utf8)) }
         #expect(try await kv.readIfPresent(medium.lockPath) == nil, "released by the writer that took it over")
 
         // Within the bound the lock is another writer's: the writer waits, then gives up in words.
@@ -239,13 +235,12 @@ struct VaultMediumTests {
             data: ["nonce": "live", "holder": "a live writer", "since": soon],
             cas: lockVersion
         )
-        let refusal = await onThread { () -> (any Error)? in
-            do {
-                try medium.exclusive { try medium.writeIndex(Array("{}".utf8)) }
-                return nil
-            } catch {
-                return error
-            }
+        let refusal: (any Error)?
+        do {
+            try await medium.exclusive { try await medium.writeIndex(Array("{}".utf8)) }
+            refusal = nil
+        } catch {
+            refusal = error
         }
         let error = try #require(refusal as? CredentialError)
         #expect(error.message.contains("a live writer"), "\(error.message)")
@@ -294,37 +289,5 @@ private final class ThirdWriter: @unchecked Sendable {
     }
     func finish(heldToTheEnd: Bool, indexUntouched: Bool) {
         lock.withLock { seen = (heldToTheEnd, indexUntouched) }
-    }
-}
-
-/// A KV write from a thread that is not a Vault request's own (the medium's calls wait on one).
-enum VaultSecretStoreTestHook {
-    static func write(_ kv: KVv2, _ path: String) throws -> Int {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<Int, any Error> = .success(0)
-        Task.detached {
-            do {
-                result = .success(try await kv.write(path, data: ["value": Data("{}".utf8).base64EncodedString()]))
-            } catch {
-                result = .failure(error)
-            }
-            done.signal()
-        }
-        done.wait()
-        return try result.get()
-    }
-}
-
-/// Runs blocking work (a medium's calls wait for Vault's answers) on a thread of its own, never
-/// on Swift's shared pool, whose few threads the other suites' requests need meanwhile.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
     }
 }

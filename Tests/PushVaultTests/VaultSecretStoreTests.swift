@@ -35,16 +35,13 @@ struct VaultSecretStoreTests {
         let p8 = folder.appendingPathComponent("AuthKey_\(keyID).p8").path
         try key.pemRepresentation.write(toFile: p8, atomically: true, encoding: .utf8)
 
-        // The import runs on a thread of its own, as a command's would (never an event loop).
-        let imported = try await Task.detached {
-            try store.importTokenKey(
-                path: p8,
-                teamID: "TEAM123456",
-                topics: ["com.example.app"],
-                environments: [.sandbox, .production],
-                alias: "fleet-key"
-            )
-        }.value
+        let imported = try await store.importTokenKey(
+            path: p8,
+            teamID: "TEAM123456",
+            topics: ["com.example.app"],
+            environments: [.sandbox, .production],
+            alias: "fleet-key"
+        )
         #expect(imported.credential.keyID == keyID)
 
         // In Transit, not exportable; nothing of the key in KV.
@@ -55,12 +52,12 @@ struct VaultSecretStoreTests {
         #expect(entries.isEmpty, "no token key bytes in KV: \(entries)")
 
         // Loaded from the store, it is a key held elsewhere; exporting it is refused.
-        let loaded = try await Task.detached { try CredentialLoader(store: store).load("fleet-key") }.value
+        let loaded = try await CredentialLoader(store: store).load("fleet-key")
         #expect(loaded.tokenKey == nil)
         let remote = try #require(loaded.remoteTokenKey)
         #expect(remote.publicKeyDER == [UInt8](key.publicKey.derRepresentation))
         let refusal = await #expect(throws: CredentialError.self) {
-            try await Task.detached { try store.export(named: "fleet-key", as: .pem) }.value
+            try await store.export(named: "fleet-key", as: .pem)
         }
         #expect(refusal?.code == .notExportable)
         #expect(refusal?.message.contains("never leaves") == true)
@@ -107,13 +104,11 @@ struct VaultSecretStoreTests {
         let secrets = VaultSecretStore(client: client, prefix: "pk-\(UUID().uuidString.prefix(8))")
         let item = SecretItem(store: "/tmp/a-store", alias: "app", kind: .privateKey, identifier: "ab12")
         let secret = SecretBytes(Array("PKCS8-bytes-for-the-test".utf8))
-        try await Task.detached {
-            try secrets.store(secret, for: item)
-            #expect(try secrets.lookup(item)?.withUnsafeBytes { Array($0) } == Array("PKCS8-bytes-for-the-test".utf8))
-            #expect(try secrets.items(store: "/tmp/a-store").map(\.alias) == ["app"])
-            #expect(secrets.placeOf(item).contains("Vault at \(client.address)"))
-            #expect(try secrets.remove(item))
-            #expect(try secrets.lookup(item) == nil)
-        }.value
+        try await secrets.store(secret, for: item)
+        #expect(try await secrets.lookup(item)?.withUnsafeBytes { Array($0) } == Array("PKCS8-bytes-for-the-test".utf8))
+        #expect(try await secrets.items(store: "/tmp/a-store").map(\.alias) == ["app"])
+        #expect(secrets.placeOf(item).contains("Vault at \(client.address)"))
+        #expect(try await secrets.remove(item))
+        #expect(try await secrets.lookup(item) == nil)
     }
 }

@@ -187,7 +187,7 @@ struct VaultStoreCommandTests {
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
             #expect(!text.contains(bench.reader), "the token in \(path)")
         }
-        let records = try Self.records(log)
+        let records = try await Self.records(log)
         #expect(records.contains { $0["auth"] as? String == "certificate" })
         // The gateway verified the ES256 token against the .p8's public key (else 403).
         #expect(records.contains { $0["auth"] as? String == "token" && $0["key_id"] as? String == Self.keyID })
@@ -287,7 +287,7 @@ struct VaultStoreCommandTests {
             let sent = try bench.run(send, token: bench.reader, server: true)
             #expect(sent.status == 0, "\(sent.stderr)")
         }
-        let first = try Self.records(log).compactMap { $0["token_iat"] as? Int }
+        let first = try await Self.records(log).compactMap { $0["token_iat"] as? Int }
         #expect(first.count == 2 && Set(first).count == 1, "\(first)")
 
         // The shared token made older than the refresh age: the next five sends mint one.
@@ -302,7 +302,7 @@ struct VaultStoreCommandTests {
         while Int(Date().timeIntervalSince1970) <= first.first ?? 0 { try await Task.sleep(for: .milliseconds(20)) }
         let results = Self.together(Array(repeating: send, count: 5), bench: bench, token: bench.reader)
         #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
-        let after = try Self.records(log).compactMap { $0["token_iat"] as? Int }.dropFirst(2)
+        let after = try await Self.records(log).compactMap { $0["token_iat"] as? Int }.dropFirst(2)
         #expect(after.count == 5 && Set(after).count == 1 && after.first != first.first, "\(after)")
         #expect(try await kv.read(path).version == entry.version + 2, "one write to age it, one mint")
     }
@@ -414,7 +414,7 @@ struct VaultStoreCommandTests {
 
     // MARK: Helpers
 
-    static func records(_ log: String) throws -> [[String: Any]] {
+    static func records(_ log: String) async throws -> [[String: Any]] {
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

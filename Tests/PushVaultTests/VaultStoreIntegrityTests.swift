@@ -47,7 +47,7 @@ struct VaultStoreIntegrityTests {
         #expect(sent.status != 0, "\(sent.stdout)\(sent.stderr)")
         #expect(sent.stderr.contains("tampered"), "\(sent.stderr)")
         #expect(sent.stderr.contains(bundle), "the message names the entry: \(sent.stderr)")
-        let delivered = FileManager.default.fileExists(atPath: log) ? try VaultStoreCommandTests.records(log) : []
+        let delivered = FileManager.default.fileExists(atPath: log) ? try await VaultStoreCommandTests.records(log) : []
         #expect(delivered.isEmpty, "nothing was sent with the swapped bundle")
 
         // The token key, untouched, still checks out.

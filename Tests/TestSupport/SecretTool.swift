@@ -27,6 +27,12 @@ public enum SecretTool {
         #expect(output.status == 0)
     }
 
+    /// Removes every item apnsctl keeps for the store `store` as a user would: the clean-up of
+    /// what a test stored, for a `defer` (which cannot await the store's own removal).
+    public static func clear(store: String) {
+        _ = try? run(["secret-tool", "clear", "application", "apnsctl", "store", store])
+    }
+
     /// The D-Bus path of the one keyring item with `item`'s attributes, as `gdbus` finds it.
     public static func itemPath(of item: SecretItem) throws -> String? {
         let dictionary = attributes(of: item, schema: LibSecretStore.schemaName).map { "'\($0.0)': '\($0.1)'" }

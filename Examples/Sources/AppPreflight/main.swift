@@ -20,14 +20,14 @@ guard arguments.count == 2 || arguments.count == 4, let environment = PushEnviro
 let app = arguments[0]
 
 do {
-    let store = StoreOpener.open(root: CredentialStore.defaultRoot())
+    let store = await StoreOpener.open(root: CredentialStore.defaultRoot())
     let settings = ConnectionSettings(
         gateway: arguments.count == 4 ? arguments[2] : nil,
         caFiles: arguments.count == 4 ? [arguments[3]] : []
     )
     let check = PreflightCheck(environment: environment, settings: settings)
     // The app's candidates, chosen by the same rule as apnsctl's own preflight.
-    let selections = AppSelection.select(topics: [app], environment: environment, stored: try store.list())
+    let selections = AppSelection.select(topics: [app], environment: environment, stored: try await store.list())
     var verdicts: [AppVerdict] = []
     for selection in selections {
         let result = await check.run(selection, loader: CredentialLoader(store: store)) { report in

@@ -35,8 +35,8 @@ final class StopOnSignal: BulkSendObserver, @unchecked Sendable {
 
 do {
     // The store apnsctl uses, opened as a team store when it is one.
-    let store = StoreOpener.open(root: CredentialStore.defaultRoot())
-    let credential = try CredentialLoader.load(arguments[0], store: store)
+    let store = await StoreOpener.open(root: CredentialStore.defaultRoot())
+    let credential = try await CredentialLoader.load(arguments[0], store: store)
     let settings = ConnectionSettings(gateway: arguments.dropFirst(3).first, caFiles: Array(arguments.dropFirst(4)))
     let plan = try GatewayPlan(credential, settings: settings)
     let template = NotificationTemplate(

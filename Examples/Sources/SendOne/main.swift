@@ -18,8 +18,8 @@ guard arguments.count == 2 || arguments.count == 4 else {
 
 do {
     // The store apnsctl uses, opened as a team store when it is one.
-    let store = StoreOpener.open(root: CredentialStore.defaultRoot())
-    let credential = try CredentialLoader.load(arguments[0], store: store)
+    let store = await StoreOpener.open(root: CredentialStore.defaultRoot())
+    let credential = try await CredentialLoader.load(arguments[0], store: store)
 
     // The environment is the credential's own (sandbox when it serves both); the topic its app's.
     let settings = ConnectionSettings(

@@ -39,7 +39,7 @@ enum StoreCompletion {
             return []
         }
         let store = CredentialStore(root: CredentialStore.defaultRoot(explicit: explicit))
-        guard let credentials = try? store.list() else { return [] }
+        guard let credentials = try? store.listFolder() else { return [] }
         return credentials.map(\.alias).filter { $0.hasPrefix(prefix) }.sorted()
     }
 

@@ -150,9 +150,9 @@ struct CredentialOptions: ParsableArguments {
 
     /// The library's loader, with these options.
     var loader: CredentialLoader {
-        get throws {
+        get async throws {
             CredentialLoader(
-                store: try store.credentialStore,
+                store: try await store.credentialStore,
                 password: password.source(),
                 teamID: teamID,
                 keyID: keyID
@@ -160,8 +160,8 @@ struct CredentialOptions: ParsableArguments {
         }
     }
 
-    func load(_ argument: String) throws -> LoadedCredential {
+    func load(_ argument: String) async throws -> LoadedCredential {
         RunContext.current[\.credentialArgument] = argument
-        return try loader.load(argument)
+        return try await loader.load(argument)
     }
 }

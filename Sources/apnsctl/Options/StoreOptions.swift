@@ -43,7 +43,8 @@ struct StoreOptions: ParsableArguments {
         }
         // A folder that is not a store is refused before anything runs, whatever the command.
         do {
-            try folderStore.checkFolder()
+            // The folder alone is judged, whichever store it is (a team store is a folder store too).
+            try CredentialStore(root: CredentialStore.defaultRoot(explicit: store)).checkFolder()
         } catch let error as CredentialError
             where [.notAStore, .notCheckedOut, .unsafeStoreFolder].contains(error.code)
         {
@@ -57,9 +58,9 @@ struct StoreOptions: ParsableArguments {
     /// The store to use: a team store (see `apnsctl team`) tells what became of each change's
     /// commit on stderr, after the command's own output.
     var credentialStore: CredentialStore {
-        get throws {
+        get async throws {
             if let location = vaultLocation { return try VaultStore.open(location) }
-            return folderStore
+            return await folderStore
         }
     }
 
@@ -71,11 +72,13 @@ struct StoreOptions: ParsableArguments {
 
     /// The store folder's store (a team store when it is one).
     private var folderStore: CredentialStore {
-        StoreOpener.open(
-            root: CredentialStore.defaultRoot(explicit: store),
-            identityFile: identity,
-            notify: { teamNote($0) }
-        )
+        get async {
+            await StoreOpener.open(
+                root: CredentialStore.defaultRoot(explicit: store),
+                identityFile: identity,
+                notify: { teamNote($0) }
+            )
+        }
     }
 }
 

@@ -16,7 +16,7 @@ struct RequestReport: Encodable {
     var storedCredential: String?
     var problems: [String]
 
-    init(_ request: CertificateRequest, store: CredentialStore) {
+    init(_ request: CertificateRequest, store: CredentialStore) async {
         path = request.path
         subject = request.subject
         keyType = request.keyType
@@ -24,13 +24,15 @@ struct RequestReport: Encodable {
         publicKeyFingerprint = request.publicKeyFingerprint
         signatureValid = request.signatureValid
         self.store = store.path
-        pendingRequest = (try? store.pendingRequest(publicKeyFingerprint: request.publicKeyFingerprint))?.alias
-        storedCredential =
-            ((try? store.list()) ?? []).first { credential in
-                credential.kind == .certificate
-                    && (try? store.certificate(of: credential))?.certificate.publicKeyFingerprint
-                        == request.publicKeyFingerprint
-            }?.alias
+        pendingRequest = (try? await store.pendingRequest(publicKeyFingerprint: request.publicKeyFingerprint))?.alias
+        storedCredential = nil
+        for credential in (try? await store.list()) ?? [] where credential.kind == .certificate {
+            let certificate = try? await store.certificate(of: credential)
+            if certificate?.certificate.publicKeyFingerprint == request.publicKeyFingerprint {
+                storedCredential = credential.alias
+                break
+            }
+        }
         problems = []
         if !signatureValid {
             problems.append(

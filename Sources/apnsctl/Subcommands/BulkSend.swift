@@ -23,7 +23,7 @@ extension Send {
         let display = BulkDisplay(quiet: quiet, style: style)
         let outcome = try await withUserErrors {
             // A placeholder token: the template's own token is never sent.
-            let prepared = try prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
+            let prepared = try await prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
             let request = BulkSendJob.Request(
                 configuration: prepared.plan.configuration,
                 template: prepared.notification.template,

@@ -199,7 +199,7 @@ struct Channels: AsyncParsableCommand {
     ) async throws {
         let report: ChannelReport = try await withUserErrors {
             let (plan, notes) = try common.connection.plan(
-                for: try common.credentials.load(common.credential),
+                for: try await common.credentials.load(common.credential),
                 requested: common.environment,
                 service: .channelManagement
             )

@@ -130,7 +130,7 @@ struct Check: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try self.store.credentialStore
+        let store = try await self.store.credentialStore
         let request = CheckRequest(
             credentials: credentials,
             topics: topic,
@@ -144,7 +144,7 @@ struct Check: AsyncParsableCommand {
         )
         var checked: CheckReport
         do {
-            checked = try CredentialCheck.run(request, in: store)
+            checked = try await CredentialCheck.run(request, in: store)
             if checked.nothingToCheck {
                 // The metrics still say when the check ran and that there was nothing to check.
                 try publishMetricsAnyway(CheckRun(checked, store: store))

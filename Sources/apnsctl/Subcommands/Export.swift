@@ -73,9 +73,9 @@ struct Export: AsyncParsableCommand {
                 case .pem: .pem
                 case .p12: .pkcs12(newPassword: newPassword, style: legacy ? .legacy : .modern)
                 }
-            let credentials = try store.credentialStore
+            let credentials = try await store.credentialStore
             if let out { try credentials.checkExportDestination(out) }
-            let exported = try credentials.export(named: alias, as: exportFormat)
+            let exported = try await credentials.export(named: alias, as: exportFormat)
             try write(exported.contents.bytes)
             if let out {
                 printError("Wrote \(exported.alias) as \(exported.formatName) to \(out) (mode 0600).")

@@ -170,7 +170,7 @@ struct Exporter: AsyncParsableCommand {
                 throw ExitStatus.couldNotCheck
             }
         }
-        let served = try store.credentialStore
+        let served = try await store.credentialStore
         let configuration = MetricsExporter.Configuration(
             host: host,
             port: port,

@@ -63,7 +63,7 @@ struct Handshake: AsyncParsableCommand {
     func run() async throws {
         let style = TerminalStyle.stdout
         let (plan, notes) = try await withUserErrors {
-            try connection.plan(for: try credentials.load(credential), requested: environment, topic: topic)
+            try connection.plan(for: try await credentials.load(credential), requested: environment, topic: topic)
         }
         let warnings = FindingHints.forCommandLine(
             plan.warnings,

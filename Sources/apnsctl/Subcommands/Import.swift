@@ -135,11 +135,11 @@ struct Import: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try self.store.credentialStore
+        let store = try await self.store.credentialStore
         try await withUserErrors {
             let result =
                 isTokenKey
-                ? try store.importTokenKey(
+                ? try await store.importTokenKey(
                     path: file,
                     teamID: teamID,
                     keyID: keyID,
@@ -149,7 +149,7 @@ struct Import: AsyncParsableCommand {
                     replacing: replace,
                     force: force
                 )
-                : try store.importCertificate(
+                : try await store.importCertificate(
                     path: file,
                     keyFile: key,
                     password: password.source(),

@@ -103,7 +103,7 @@ struct Inspect: AsyncParsableCommand {
                     )
                     reports.append(fileReport)
                 case .request(let request):
-                    requests.append(RequestReport(request, store: try store.credentialStore))
+                    requests.append(await RequestReport(request, store: try await store.credentialStore))
                 }
             } catch let error as CredentialError {
                 errors.append(error)

@@ -34,8 +34,8 @@ struct List: AsyncParsableCommand {
     var warnDays = 30
 
     func run() async throws {
-        let store = try self.store.credentialStore
-        let listing = try await withUserErrors { try store.listing() }
+        let store = try await self.store.credentialStore
+        let listing = try await withUserErrors { try await store.listing() }
         let now = Date()
         let rows = listing.entries.map {
             CredentialSummary($0.credential, at: now, warnDays: warnDays, damage: $0.damage)

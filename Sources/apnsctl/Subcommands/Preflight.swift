@@ -96,8 +96,8 @@ struct Preflight: AsyncParsableCommand {
         let run = try await withUserErrors {
             try await preflight.run(
                 target,
-                store: try credentials.store.credentialStore,
-                loader: try credentials.loader
+                store: try await credentials.store.credentialStore,
+                loader: try await credentials.loader
             ) {
                 guard !json else { return }
                 switch $0 {

@@ -48,10 +48,10 @@ struct Remove: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try self.store.credentialStore
+        let store = try await self.store.credentialStore
         try await withUserErrors {
             if orphans {
-                let removed = try store.removeOrphanedSecrets()
+                let removed = try await store.removeOrphanedSecrets()
                 if removed.isEmpty {
                     print("The store at \(store.path) has no orphaned secrets; nothing was removed.")
                     return
@@ -62,7 +62,7 @@ struct Remove: AsyncParsableCommand {
             }
             guard let alias else { return }
             let removal: CredentialStore.Removal
-            switch try store.remove(named: alias) {
+            switch try await store.remove(named: alias) {
             case .request(_, let removedSecret):
                 print("Removed the pending request \(alias) from \(store.path):")
                 print("  index entry")

@@ -67,9 +67,9 @@ struct Request: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try self.store.credentialStore
+        let store = try await self.store.credentialStore
         let result = try await withUserErrors {
-            try store.createRequest(
+            try await store.createRequest(
                 subject: RequestSubject(commonName: commonName, email: email, country: country),
                 alias: alias,
                 path: out
@@ -85,7 +85,7 @@ struct Request: AsyncParsableCommand {
             "Download the certificate (aps.cer).",
         ]
         // An app that already has a certificate here is renewed with --replace, which keeps its alias.
-        let renewals = (try? store.renewals()) ?? []
+        let renewals = (try? await store.renewals()) ?? []
         if renewals.isEmpty {
             steps.append("Store it with its key: \(importCommand)")
         } else {

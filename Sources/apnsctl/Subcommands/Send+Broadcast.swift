@@ -40,7 +40,7 @@ extension Send {
         let result: BroadcastOutput = try await withUserErrors {
             let channel = try ChannelID(text)
             let request = try makeRequest()
-            let (plan, notes) = try connection.plan(for: try credentials.load(credential), requested: environment)
+            let (plan, notes) = try connection.plan(for: try await credentials.load(credential), requested: environment)
             let bundleID = try plan.channelBundleID(given: topic.map(TopicScope.app(of:)))
             let broadcast = try request.broadcast(bundleID: bundleID, channel: channel)
             if !json { for line in notes { printError(TerminalStyle.stderr.paint("note: ", .bold) + line) } }

@@ -267,13 +267,13 @@ struct Send: AsyncParsableCommand {
         var notification: PushNotification
     }
 
-    func prepare(token deviceToken: DeviceToken, quietNotes: Bool) throws -> Prepared {
+    func prepare(token deviceToken: DeviceToken, quietNotes: Bool) async throws -> Prepared {
         let request = try makeRequest()
         let type = request.resolvedPushType
         // The payload's own checks come before the credential is read, as a usage mistake should.
         let body = try request.payload()
         let (plan, notes) = try connection.plan(
-            for: try credentials.load(credential),
+            for: try await credentials.load(credential),
             requested: environment,
             topic: topic,
             pushType: type
@@ -299,7 +299,7 @@ struct Send: AsyncParsableCommand {
         let style = TerminalStyle.stdout
         let result: SendOutput = try await withUserErrors {
             let deviceToken = try DeviceToken(token ?? "")
-            let prepared = try prepare(token: deviceToken, quietNotes: json)
+            let prepared = try await prepare(token: deviceToken, quietNotes: json)
             let plan = prepared.plan
             let response = try await plan.send(prepared.notification)
             return SendOutput(

@@ -81,9 +81,9 @@ struct StoreCopyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let report = try await withUserErrors {
-            let source = try open(from, identity: identity)
-            let target = try open(to, identity: nil)
-            return try StoreCopy(from: source, to: target, removeMovedTokenKeys: removeMovedKeys).run()
+            let source = try await open(from, identity: identity)
+            let target = try await open(to, identity: nil)
+            return try await StoreCopy(from: source, to: target, removeMovedTokenKeys: removeMovedKeys).run()
         }
         if json {
             try printJSON(StoreCopyJSON(report))
@@ -93,9 +93,9 @@ struct StoreCopyCommand: AsyncParsableCommand {
         if report.failed { throw ExitStatus.couldNotCheck }
     }
 
-    private func open(_ location: String, identity: String?) throws -> CredentialStore {
+    private func open(_ location: String, identity: String?) async throws -> CredentialStore {
         if VaultStore.isVaultLocation(location) { return try VaultStore.open(location) }
-        return StoreOpener.open(
+        return await StoreOpener.open(
             root: CredentialStore.defaultRoot(explicit: location),
             identityFile: identity,
             notify: { teamNote($0) }

@@ -47,7 +47,7 @@ struct TeamAdd: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let team = try store.teamStore()
+        let team = try await store.teamStore()
         try await withUserErrors {
             let key = try signingKey.map { text in
                 guard let key = SigningPublicKey(line: text) else {
@@ -58,7 +58,7 @@ struct TeamAdd: AsyncParsableCommand {
                 }
                 return key
             }
-            let change = try team.add(name: name, recipient: recipient, signingKey: key)
+            let change = try await team.add(name: name, recipient: recipient, signingKey: key)
             print(
                 "Added \(change.member.name) to the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:"
             )
@@ -94,9 +94,9 @@ struct TeamRemove: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let team = try store.teamStore()
+        let team = try await store.teamStore()
         try await withUserErrors {
-            let change = try team.remove(name: name)
+            let change = try await team.remove(name: name)
             print(
                 "Removed \(change.member.name) from the team, signed by you; \(change.reencrypted) secret(s) encrypted again to:"
             )

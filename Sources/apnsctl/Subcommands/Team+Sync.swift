@@ -74,13 +74,13 @@ struct TeamSync: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let team = try store.teamStore()
+        let team = try await store.teamStore()
         var keep: [String: TeamStore.Side] = [:]
         for alias in keepMine { keep[alias] = .mine }
         for alias in keepTheirs { keep[alias] = .theirs }
         // A conflict, a rewritten history or an untrusted member list is a refusal: exit 1.
         let result = try await withUserErrors {
-            try team.sync(
+            try await team.sync(
                 TeamStore.SyncOptions(
                     keep: keep,
                     acceptRewrite: acceptRewrite,
@@ -124,7 +124,9 @@ struct TeamSync: AsyncParsableCommand {
         }
         if !result.exposed.isEmpty { printError(TeamWording.exposed(result.exposed, store: store)) }
         if let untrusted = result.untrustedMembers {
-            printError(TeamWording.untrusted(untrusted, trusted: (try? team.status())?.trustedMembers, store: store))
+            printError(
+                TeamWording.untrusted(untrusted, trusted: (try? await team.status())?.trustedMembers, store: store)
+            )
             throw ExitStatus.problem
         }
     }
@@ -148,9 +150,9 @@ struct TeamStatus: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let team = try store.teamStore()
+        let team = try await store.teamStore()
         try await withUserErrors {
-            let status = try team.status()
+            let status = try await team.status()
             print("remote:     \(status.remote ?? "none") (branch \(status.branch))")
             print(
                 "sync:       "

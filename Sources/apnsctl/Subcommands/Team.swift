@@ -60,7 +60,7 @@ extension StoreOptions {
     }
 
     /// The team store at `--store`, or a refusal that says how to make one.
-    func teamStore() throws -> TeamStore {
+    func teamStore() async throws -> TeamStore {
         try refuseVaultStore()
         let root = storeRoot
         guard TeamStore.isTeamStore(root) else {
@@ -74,7 +74,7 @@ extension StoreOptions {
             )
             throw ExitStatus.couldNotCheck
         }
-        return TeamStore(root: root, identityFile: identity, notify: { teamNote($0) })
+        return await TeamStore(root: root, identityFile: identity, notify: { teamNote($0) })
     }
 
     /// ` --store DIR` when a store was named, so that printed commands work when pasted.
@@ -114,7 +114,7 @@ struct TeamInit: AsyncParsableCommand {
     func run() async throws {
         try store.refuseVaultStore()
         try await withUserErrors {
-            let setup = try TeamStore.initialize(
+            let setup = try await TeamStore.initialize(
                 root: store.storeRoot,
                 remote: remote,
                 name: name,
@@ -170,7 +170,7 @@ struct TeamJoin: AsyncParsableCommand {
     func run() async throws {
         try store.refuseVaultStore()
         try await withUserErrors {
-            let setup = try TeamStore.join(root: store.storeRoot, remote: remote, name: name)
+            let setup = try await TeamStore.join(root: store.storeRoot, remote: remote, name: name)
             print("Cloned \(remote) into \(store.storeRoot.path).")
             print("  your recipient:   \(setup.recipient)")
             print("  your signing key: \(setup.signingKey.fingerprint)")

@@ -60,9 +60,9 @@ struct Update: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try self.store.credentialStore
+        let store = try await self.store.credentialStore
         try await withUserErrors {
-            let (before, after) = try store.updateTokenKey(
+            let (before, after) = try await store.updateTokenKey(
                 alias: alias,
                 .init(
                     topics: topic.isEmpty ? nil : topic,
