@@ -43,7 +43,10 @@
     X(SecretValue *, secret_item_get_secret, (SecretItem *self), (self)) \
     X(SecretValue *, secret_value_new, (const gchar *secret, gssize length, const gchar *content_type), (secret, length, content_type)) \
     X(const gchar *, secret_value_get, (SecretValue *value, gsize *length), (value, length)) \
-    X(const gchar *, secret_value_get_content_type, (SecretValue *value), (value))
+    X(const gchar *, secret_value_get_content_type, (SecretValue *value), (value)) \
+    X(gboolean, secret_service_search_for_dbus_paths_finish, (SecretService *self, GAsyncResult *result, gchar ***unlocked, gchar ***locked, GError **error), (self, result, unlocked, locked, error)) \
+    X(GHashTable *, secret_service_get_secrets_for_dbus_paths_sync, (SecretService *self, const gchar **item_paths, GCancellable *cancellable, GError **error), (self, item_paths, cancellable, error)) \
+    X(SecretItem *, secret_item_new_for_dbus_path_sync, (SecretService *service, const gchar *item_path, SecretItemFlags flags, GCancellable *cancellable, GError **error), (service, item_path, flags, cancellable, error))
 
 #define RETURNING_NOTHING(X) \
     X(g_free, (gpointer mem), (mem)) \
@@ -56,7 +59,9 @@
     X(secret_service_search, (SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data), (service, schema, attributes, flags, cancellable, callback, user_data)) \
     X(g_main_context_unref, (GMainContext *context), (context)) \
     X(g_main_context_push_thread_default, (GMainContext *context), (context)) \
-    X(g_main_context_pop_thread_default, (GMainContext *context), (context))
+    X(g_main_context_pop_thread_default, (GMainContext *context), (context)) \
+    X(g_strfreev, (gchar **str_array), (str_array)) \
+    X(secret_service_search_for_dbus_paths, (SecretService *self, const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data), (self, schema, attributes, cancellable, callback, user_data))
 
 // The real functions, found in the loaded libraries.
 #define VALUE_POINTER(returns, name, parameters, arguments) static __typeof__(name) *real_##name;

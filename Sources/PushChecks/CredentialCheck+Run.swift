@@ -114,16 +114,17 @@ extension CredentialCheck {
             await store.settleInterruptedChanges()
         }
         var report = CheckReport(request: request, results: [], stored: [], nothingToCheck: false)
-        var housekeeping: [CheckResult] = []
-        if request.isWholeStore {
-            housekeeping = await orphanResults(store, skipSecrets: request.skipSecrets)
-            housekeeping += await unaccountedResults(store)
-        }
         let stored = request.credentials.isEmpty ? try await store.list() : []
         // Every key the check will read, read together: one Secret Service round trip, not one
-        // per credential. What the batch leaves out is read alone, as before.
+        // per credential. What the batch leaves out is read alone, as before. The same search
+        // lists the store's items for the orphan search.
         let reading =
             request.skipSecrets ? (store: store, unavailable: nil) : await store.preloadingSecrets(for: stored)
+        var housekeeping: [CheckResult] = []
+        if request.isWholeStore {
+            housekeeping = await orphanResults(reading.store, skipSecrets: request.skipSecrets)
+            housekeeping += await unaccountedResults(store)
+        }
         let judge = CheckJudge(
             store: reading.store,
             expectations: request.expectations,

@@ -13,6 +13,11 @@ extension LibSecretStore {
             loadingSecrets: false,
             what: "list the store's secrets"
         )
+        return Self.secretItems(of: listed, store: store)
+    }
+
+    /// The items of `store` among what a search of it found, of the kinds this version knows.
+    static func secretItems(of listed: [FoundItem], store: String) -> [SecretItem] {
         var items: [SecretItem] = []
         for entry in listed {
             let attributes = entry.attributes

@@ -80,7 +80,7 @@ extension LibSecretStore {
     }
 
     /// The schema's attributes the item has.
-    private static func attributes(of item: OpaquePointer) -> [String: String] {
+    static func attributes(of item: OpaquePointer) -> [String: String] {
         guard let table = secret_item_get_attributes(item) else { return [:] }
         defer { g_hash_table_unref(table) }
         var attributes: [String: String] = [:]
@@ -95,6 +95,11 @@ extension LibSecretStore {
     private static func text(of item: OpaquePointer) -> [UInt8]? {
         guard let value = secret_item_get_secret(item) else { return nil }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        return text(ofValue: value)
+    }
+
+    /// The secret when it is text (the bytes up to the first NUL); nil when it is of another type.
+    static func text(ofValue value: OpaquePointer) -> [UInt8]? {
         guard let type = secret_value_get_content_type(value), String(cString: type) == "text/plain" else {
             return nil
         }

@@ -13,9 +13,18 @@ extension LibSecretStore {
         try await BlockingPool.run { try self.lookupNow(item) }
     }
 
-    /// The secrets of many items at once (see ``lookupNow(_:)-([SecretItem])``).
+    /// The secrets of many items at once (see ``lookupListingNow(_:)``).
     public func lookup(_ items: [SecretItem]) async throws -> [SecretItem: SecretBytes] {
-        try await BlockingPool.run { try self.lookupNow(items) }
+        try await lookupListing(items).secrets
+    }
+
+    /// The secrets of many items and their stores' items, in one read (``lookupListingNow(_:)``).
+    public func lookupListing(
+        _ items: [SecretItem]
+    ) async throws -> (
+        secrets: [SecretItem: SecretBytes], listed: [String: [SecretItem]]
+    ) {
+        try await BlockingPool.run { try self.lookupListingNow(items) }
     }
 
     @discardableResult

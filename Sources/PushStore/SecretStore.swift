@@ -51,6 +51,15 @@ public protocol SecretStore: Sendable {
     /// out of the answer was not read (missing, locked, or its read failed): ask for it alone,
     /// which answers or says why.
     func lookup(_ items: [SecretItem]) async throws -> [SecretItem: SecretBytes]
+    /// The batch lookup above and, where the same read finds them, every item of each
+    /// store the items belong to (what ``items(store:)`` would list): a check over a whole store
+    /// reads its secrets and looks for orphaned ones in one search. A store missing from `listed`
+    /// was not listed: ask ``items(store:)``.
+    func lookupListing(
+        _ items: [SecretItem]
+    ) async throws -> (
+        secrets: [SecretItem: SecretBytes], listed: [String: [SecretItem]]
+    )
     /// Returns whether an item was removed.
     @discardableResult func remove(_ item: SecretItem) async throws -> Bool
     /// Throws, saying why, when the store cannot be used now.
@@ -74,6 +83,15 @@ extension SecretStore {
             if let secret = try? await lookup(item) { found[item] = secret }
         }
         return found
+    }
+
+    /// The batch lookup alone: a store that lists its items apart lists nothing here.
+    public func lookupListing(
+        _ items: [SecretItem]
+    ) async throws -> (
+        secrets: [SecretItem: SecretBytes], listed: [String: [SecretItem]]
+    ) {
+        (try await lookup(items), [:])
     }
 
     public func placeOf(_ item: SecretItem) -> String { "in the Secret Service (label \"\(item.label)\")" }

@@ -108,6 +108,11 @@ struct BatchSecretsTests {
         #expect(listed.count == expected.count)
         #expect(Set(listed) == Set(expected))
         #expect(try await secrets.items(store: folder.path("nothing here")).isEmpty)
+        // The batch read's one search of each store lists the same items.
+        let read = try await secrets.lookupListing([expected[0], otherStore])
+        #expect(Set(read.listed[store] ?? []) == Set(expected))
+        #expect(read.listed[folder.path("other")] == [otherStore])
+        #expect(read.secrets.count == 2)
     }
 
     /// Removes every item of `alias` in `store` whatever its other attributes, as `secret-tool clear` does.
@@ -149,5 +154,22 @@ struct BatchSecretsTests {
         #expect(try await preloaded.store.secrets.remove(item))
         #expect(try await preloaded.store.secrets.lookup(item) == nil)
         #expect(try await store.secrets.lookup(item) == nil)
+    }
+
+    /// The orphan search through the batch read's listing: a secret the index no longer names
+    /// is found, and one removed with its entry after the batch read is not reported.
+    @Test func theBatchReadsListingFindsOrphansAsTheyAreNow() async throws {
+        let fixture = try await CheckJudgingTests.Fixture()
+        let store = fixture.store
+        let orphan = SecretItem(store: store.path, alias: "gone", kind: .tokenKey, identifier: "GONE000001")
+        defer { SecretTool.clear(store: store.path) }
+        try await store.secrets.store(SecretBytes([1, 2, 3]), for: orphan)
+        let preloaded = await store.preloadingSecrets(for: try await store.list())
+        #expect(preloaded.unavailable == nil)
+        #expect(try await preloaded.store.orphanedSecrets() == [orphan])
+
+        _ = try await store.remove(named: "untagged-key")
+        #expect(try await store.secrets.remove(orphan))
+        #expect(try await preloaded.store.orphanedSecrets().isEmpty)
     }
 }

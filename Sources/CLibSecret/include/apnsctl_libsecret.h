@@ -107,6 +107,10 @@ typedef enum {
 typedef enum { SECRET_SERVICE_NONE = 0, SECRET_SERVICE_OPEN_SESSION = (1 << 1) } SecretServiceFlags;
 #endif
 
+#ifndef __SECRET_ITEM_H__
+typedef enum { SECRET_ITEM_NONE = 0 } SecretItemFlags;
+#endif
+
 #ifndef __SECRET_COLLECTION_H__
 typedef enum { SECRET_COLLECTION_NONE = 0 } SecretCollectionFlags;
 #endif
@@ -121,6 +125,7 @@ GQuark g_dbus_error_quark(void);
 gchar *g_dbus_error_get_remote_error(const GError *error);
 void g_object_unref(gpointer object);
 void g_list_free_full(GList *list, GDestroyNotify free_func);
+void g_strfreev(gchar **str_array);
 
 GHashTable *g_hash_table_new_full(
     GHashFunc hash_func, GEqualFunc key_equal_func, GDestroyNotify key_destroy_func, GDestroyNotify value_destroy_func);
@@ -144,6 +149,18 @@ void secret_service_search(
     SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags,
     GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 GList *secret_service_search_finish(SecretService *service, GAsyncResult *result, GError **error);
+// libsecret's path-level API (secret-paths.h, under SECRET_API_SUBJECT_TO_CHANGE): items by
+// their D-Bus object paths, without an item object (a D-Bus proxy) each.
+void secret_service_search_for_dbus_paths(
+    SecretService *self, const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable,
+    GAsyncReadyCallback callback, gpointer user_data);
+gboolean secret_service_search_for_dbus_paths_finish(
+    SecretService *self, GAsyncResult *result, gchar ***unlocked, gchar ***locked, GError **error);
+GHashTable *secret_service_get_secrets_for_dbus_paths_sync(
+    SecretService *self, const gchar **item_paths, GCancellable *cancellable, GError **error);
+SecretItem *secret_item_new_for_dbus_path_sync(
+    SecretService *service, const gchar *item_path, SecretItemFlags flags, GCancellable *cancellable,
+    GError **error);
 gboolean secret_service_store_sync(
     SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection,
     const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error);
