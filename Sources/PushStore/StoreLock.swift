@@ -24,17 +24,18 @@ package enum StoreLock {
     /// Runs `body` holding the store's lock, opening its lock file (created, 0600, unless
     /// `create` is false: then a missing file is a failure). Throws
     /// ``ErrorCode/storeError`` when the file cannot be opened or locked, or when another
-    /// process keeps the lock past ``longestWait`` (naming it where the kernel shows it).
+    /// process keeps the lock past `wait` (naming it where the kernel shows it).
     package static func withLock<R>(
         root: URL,
         _ mode: FileLock.Mode = .exclusive,
         create: Bool = true,
+        waitingUpTo wait: Duration = longestWait,
         _ body: () async throws -> R
     ) async throws -> R {
-        try await hold(try open(root: root, mode, create: create), body)
+        try await hold(try open(root: root, mode, create: create), waitingUpTo: wait, body)
     }
 
-    /// Opens the store's lock file without locking it (see ``withLock(root:_:create:_:)``).
+    /// Opens the store's lock file without locking it (see ``withLock(root:_:create:waitingUpTo:_:)``).
     package static func open(root: URL, _ mode: FileLock.Mode, create: Bool) throws -> FileLock {
         let path = path(root: root)
         do {
@@ -44,12 +45,16 @@ package enum StoreLock {
         }
     }
 
-    /// Runs `body` holding `lock` (waiting up to ``longestWait``), then closes its file.
-    package static func hold<R>(_ lock: FileLock, _ body: () async throws -> R) async throws -> R {
+    /// Runs `body` holding `lock` (waiting up to `wait`), then closes its file.
+    package static func hold<R>(
+        _ lock: FileLock,
+        waitingUpTo wait: Duration = longestWait,
+        _ body: () async throws -> R
+    ) async throws -> R {
         let path = lock.path
         defer { lock.close() }
         do {
-            return try await lock.withLock(waitingUpTo: longestWait) { _, _ in try await body() }
+            return try await lock.withLock(waitingUpTo: wait) { _, _ in try await body() }
         } catch let error as FileLock.Failure {
             throw failure(error, path: path)
         }
@@ -75,7 +80,7 @@ package enum StoreLock {
     private static func busy(holder: String?, path: String) -> CredentialError {
         CredentialError.storeError(
             path: path,
-            "The store is being changed by \(holder ?? "another process"): its lock was not free within \(longestWait.components.seconds) seconds; nothing was done.",
+            "The store is being changed by \(holder ?? "another process"), which still holds its lock; nothing was done.",
             hint: "Run the command again once that change ends, or end that process if it hangs."
         )
     }
