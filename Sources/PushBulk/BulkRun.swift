@@ -1,3 +1,4 @@
+import CredentialFormats
 import Foundation
 import PushCore
 
@@ -78,7 +79,7 @@ public final class BulkRun: @unchecked Sendable {
         var credentialChanged = false
         if let resume {
             // The lock comes first: what the file holds is read only once no one else writes it.
-            locks.append(try FileLock.acquire(resume))
+            locks.append(try lockResults(resume))
             let loaded = try ResumeState.load(resultsPath: resume)
             credentialChanged = try checkSameRun(loaded, header, path: resume)
             if loaded.journalMissing, !acceptMissingJournal {
@@ -105,11 +106,11 @@ public final class BulkRun: @unchecked Sendable {
         let journalPath = ResumeState.journalPath(forResults: path)
         if let results, results != resume {
             if FileManager.default.fileExists(atPath: results) {
-                _ = try FileLock.acquire(results)  // a run using it now is named
+                _ = try lockResults(results)  // a run using it now is named
                 throw BulkRunError.resultsExist(path: results)
             }
             let file = try AppendFile.open(path: results, exclusive: true)
-            locks.append(try FileLock.acquire(results))
+            locks.append(try lockResults(results))
             file.append(header.jsonLine)
             file.flush()
             // A new run starts a new journal.
@@ -241,7 +242,7 @@ public final class BulkRun: @unchecked Sendable {
     }
 
     public func release() {
-        for lock in locks { lock.release() }
+        for lock in locks { lock.close() }
         locks = []
     }
 

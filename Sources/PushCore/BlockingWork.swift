@@ -39,8 +39,22 @@ public enum BlockingWork {
         Thread.current.threadDictionary[poolKey] as? Bool == true
     }
 
-    /// Stops a debug build when `what` (work that can block) is about to run on an event loop.
+    /// Whether the calling thread runs a Swift task (Swift's shared pool of as many threads as
+    /// cores, or a task's executor) rather than a thread of its own.
+    public static var inSwiftTask: Bool {
+        withUnsafeCurrentTask { $0 != nil }
+    }
+
+    /// Stops a debug build when `what` (work that can block) is about to run on an event loop,
+    /// or inside a Swift task off a pool for blocking work (where it would hold one of the few
+    /// threads every task shares).
     public static func check(_ what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
         assert(!onEventLoop, "\(what()) would block an event loop; run it on a thread pool", file: file, line: line)
+        assert(
+            !inSwiftTask || isOnPool,
+            "\(what()) would block a thread of Swift's shared pool; run it on a pool for blocking work",
+            file: file,
+            line: line
+        )
     }
 }

@@ -38,22 +38,7 @@ extension CredentialStore {
             return try await medium.exclusive { try await change(body, afterCommit: afterCommit) }
         }
         try prepareFolder()
-        let lockPath = StoreLock.path(root: root)
-        let lock: StoreLock
-        switch await StoreLock.acquire(at: lockPath, .exclusive) {
-        case .success(let held):
-            lock = held
-        case .failure(.open(let code)):
-            throw CredentialError.storeError(
-                path: lockPath,
-                "The store's lock file cannot be opened (\(String(cString: strerror(code)))).",
-                hint: "Check the store folder's owner and permissions."
-            )
-        case .failure(.lock):
-            throw CredentialError.storeError(path: lockPath, "The store cannot be locked.", hint: nil)
-        }
-        defer { lock.release() }
-        return try await change(body, afterCommit: afterCommit)
+        return try await StoreLock.withLock(root: root) { try await change(body, afterCommit: afterCommit) }
     }
 
     /// One change, under the store's exclusive lock (whatever the medium's lock is).

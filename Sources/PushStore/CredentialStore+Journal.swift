@@ -143,14 +143,13 @@ extension CredentialStore {
         guard (try? folderState()) == .store else { return }
         let journalPresent = FileManager.default.fileExists(atPath: root.appendingPathComponent(Self.journalName).path)
         guard journalPresent || hasTemporaryFiles() else { return }
-        guard case .success(let lock) = await StoreLock.acquire(at: StoreLock.path(root: root), .exclusive) else {
-            return
+        _ = try? await StoreLock.withLock(root: root) {
+            guard let index = try? await readIndex(),
+                StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder
+            else { return }
+            let usable = (try? await secrets.checkAvailable()) != nil
+            await settle(index, secretsUsable: usable)
         }
-        defer { lock.release() }
-        guard let index = try? await readIndex(), StorePaths.realPath(credentialsFolder.path) == paths.credentialsFolder
-        else { return }
-        let usable = (try? await secrets.checkAvailable()) != nil
-        await settle(index, secretsUsable: usable)
     }
 
     static func fileNames(_ credential: StoredCredential) -> [String] {

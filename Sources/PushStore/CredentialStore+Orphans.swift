@@ -96,14 +96,12 @@ extension CredentialStore {
 
     /// Runs `body` under a shared lock on the store when it has a lock file, so that a reader
     /// does not see an import between storing its secret and writing its index.
-    func withSharedLock<R>(_ body: () async throws -> R) async rethrows -> R {
+    func withSharedLock<R>(_ body: () async throws -> R) async throws -> R {
         // A medium's records are each read whole, and a credential's files are never written
         // over (their names carry the certificate's fingerprint): a reader needs no lock there.
         if medium != nil { return try await body() }
-        // No lock file (a store never changed), or no lock: read anyway.
-        guard case .success(let lock) = await StoreLock.acquire(at: StoreLock.path(root: root), .shared, create: false)
-        else { return try await body() }
-        defer { lock.release() }
-        return try await body()
+        // No lock file (a store never changed), or none this reader can open: read anyway.
+        guard let lock = try? StoreLock.open(root: root, .shared, create: false) else { return try await body() }
+        return try await StoreLock.hold(lock, body)
     }
 }

@@ -117,12 +117,7 @@ public struct TeamStore: Sendable {
 
     /// Runs `body` under the store's exclusive lock, the same one every store change takes.
     func withStoreLock<R>(_ body: () async throws -> R) async throws -> R {
-        let lockPath = StoreLock.path(root: root)
-        guard case .success(let lock) = await StoreLock.acquire(at: lockPath, .exclusive) else {
-            throw CredentialError.storeError(path: lockPath, "The store cannot be locked.", hint: nil)
-        }
-        defer { lock.release() }
-        return try await body()
+        try await StoreLock.withLock(root: root) { try await body() }
     }
 
     /// Files the store keeps for itself and never shares.

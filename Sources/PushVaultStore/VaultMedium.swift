@@ -112,9 +112,9 @@ public struct VaultMedium: StoreMedium {
             try await VaultSecretStore.request { try await kv.readIfPresent(indexPath)?.version ?? 0 }
         }
         let seen = try await version()
-        let nonce = UUID().uuidString
-        let holder = try await acquire(nonce)
-        do {
+        let lock = VaultLock(kv: kv, path: lockPath, store: name, staleAfter: staleAfter, atLockStep: atLockStep)
+        return try await lock.withLock(waitingUpTo: lockWait) { taken, waitedFor in
+            let holder = waitedFor ?? taken.tookOverFrom
             let current = try await version()
             if current != seen {
                 throw CredentialError.storeError(
@@ -125,91 +125,8 @@ public struct VaultMedium: StoreMedium {
             }
             held.indexVersion = current
             defer { held.indexVersion = nil }
-            let result = try await body()
-            await release(nonce)
-            return result
-        } catch {
-            await release(nonce)
-            throw error
+            return try await body()
         }
-    }
-
-    /// Creates the lock entry, waiting for another writer's to go, taking over one left stale.
-    /// Returns who held it meanwhile, if anyone did.
-    private func acquire(_ nonce: String) async throws -> String? {
-        let kv = self.kv
-        let lockPath = self.lockPath
-        let holder = "\(ProcessInfo.processInfo.hostName) pid \(getpid())"
-        let stale = staleAfter
-        let deadline = ContinuousClock.now + lockWait
-        let atLockStep = self.atLockStep
-        let name = self.name
-        var seen: KVEntry?
-        attempts: while true {
-            let now = String(Int(Date().timeIntervalSince1970))
-            let fields = ["nonce": nonce, "holder": holder, "since": now]
-            let outcome: LockAttempt = try await VaultSecretStore.request {
-                do {
-                    _ = try await kv.write(lockPath, data: fields, cas: 0)
-                    return .acquired
-                } catch let error as VaultError where error.code == .permissionDenied {
-                    // Every change starts here: a token that may not take the lock only reads
-                    // the store, and the change wants a writer's token.
-                    throw VaultError.readOnlyToken(
-                        address: kv.client.address,
-                        path: error.subject.path ?? "\(kv.mount)/data/\(lockPath)",
-                        capability: error.subject.capability ?? "create",
-                        store: name
-                    )
-                } catch let error as VaultError where error.code == .casMismatch {
-                    try await atLockStep?(.createRefused)
-                    // Held, or left deleted (its metadata remains): look at it.
-                    if let current = try await kv.readIfPresent(lockPath) { return .held(current) }
-                    try await atLockStep?(.foundNone)
-                    do {
-                        // Replaced only if its latest version is still a deleted one: a live one
-                        // is a writer that created it since the read, and holds it.
-                        let metadata = try await kv.metadata(lockPath)
-                        let latest = metadata.versions[metadata.currentVersion]
-                        guard latest?.deletionTime != nil || latest?.destroyed == true else { return .moved }
-                        _ = try await kv.write(lockPath, data: fields, cas: metadata.currentVersion)
-                        return .acquired
-                    } catch let error as VaultError where error.code == .notFound || error.code == .casMismatch {
-                        // Released by its holder (which destroys it, metadata and all) or taken by
-                        // another writer between these calls: the lock moved, so look again.
-                        return .moved
-                    }
-                }
-            }
-            let current: KVEntry
-            switch outcome {
-            case .acquired: return seen?.data["holder"]
-            case .moved:
-                // Looked at again after a pause: short enough not to matter to a waiting writer,
-                // long enough that a store in a state not foreseen here is not asked in a tight loop.
-                if ContinuousClock.now > deadline { break attempts }
-                try await Task.sleep(for: .milliseconds(20))
-                continue attempts
-            case .held(let entry): current = entry
-            }
-            seen = current
-            if Self.isStale(current, now: Date(), bound: stale) {
-                // Its writer is gone: take the lock over, unless another writer just did.
-                let taken = try? await VaultSecretStore.request {
-                    try await kv.write(lockPath, data: fields, cas: current.version)
-                }
-                if taken != nil { return current.data["holder"] }
-            }
-            if ContinuousClock.now > deadline { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let who = seen?.data["holder"] ?? "another apnsctl"
-        throw CredentialError.storeError(
-            path: name,
-            "The store \(name) is being changed by \(who) (its lock, \(kv.mount)/\(lockPath), is held); nothing was changed.",
-            hint:
-                "Run the command again once that change ends; a lock left by a process that died is taken over after a minute."
-        )
     }
 
     /// Whether a lock entry was left by a writer that is gone: its `since` lies more than
@@ -220,26 +137,6 @@ public struct VaultMedium: StoreMedium {
         guard let since = entry.data["since"].flatMap({ Double($0) }), since.isFinite else { return true }
         return abs(now.timeIntervalSince1970 - since) > Double(bound.components.seconds)
     }
-
-    /// Removes the lock entry, if it is still this writer's.
-    private func release(_ nonce: String) async {
-        let kv = self.kv
-        let lockPath = self.lockPath
-        _ = try? await VaultSecretStore.request {
-            guard let current = try await kv.readIfPresent(lockPath), current.data["nonce"] == nonce else { return }
-            try await kv.destroyAll(lockPath)
-        }
-    }
-}
-
-/// What one try at creating the lock entry found.
-private enum LockAttempt: Sendable {
-    /// The entry is this writer's now.
-    case acquired
-    /// Another writer holds it, since this entry's `since`.
-    case held(KVEntry)
-    /// It changed hands between the calls of this try.
-    case moved
 }
 
 /// What one change holds: the index's version when it began.

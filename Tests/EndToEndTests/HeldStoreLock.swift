@@ -34,16 +34,15 @@ final class HeldStoreLock {
         inode = UInt64(status.st_ino)
     }
 
-    /// The processes waiting for this lock, as the kernel shows them (`->` lines of /proc/locks).
-    func waiters() -> Set<Int32> {
-        let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
-        var pids: Set<Int32> = []
-        for line in locks.split(separator: "\n") where line.contains(" -> FLOCK ") {
-            let fields = line.split(separator: " ")
-            guard fields.count > 6, fields[6].hasSuffix(":\(inode)"), let pid = Int32(fields[5]) else { continue }
-            pids.insert(pid)
+    /// Whether `process` is waiting for this lock: it has the lock file open (a waiting apnsctl
+    /// keeps it open between its tries, which never block; the test holds the lock throughout).
+    func isWaiting(_ process: Int32) -> Bool {
+        let folder = "/proc/\(process)/fd"
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            var status = stat()
+            if stat("\(folder)/\(entry)", &status) == 0, UInt64(status.st_ino) == inode { return true }
         }
-        return pids
+        return false
     }
 
     /// Waits until each of `processes` is waiting for the lock or has ended (one that failed
@@ -52,8 +51,7 @@ final class HeldStoreLock {
     @discardableResult
     func awaitWaiting(_ processes: [Process], timeout: TimeInterval = 120) -> Bool {
         waitUntil(timeout: timeout) {
-            let waiting = waiters()
-            return processes.allSatisfy { !$0.isRunning || waiting.contains($0.processIdentifier) }
+            processes.allSatisfy { !$0.isRunning || self.isWaiting($0.processIdentifier) }
         }
     }
 

@@ -404,9 +404,9 @@ struct StoreCommandTests {
         }
     }
 
-    /// Holds the store's lock while every import starts and reads its password, waits until the
-    /// kernel shows each of them waiting for the lock, then releases it: their changes really
-    /// overlap, however busy the machine.
+    /// Holds the store's lock while every import starts and reads its password, waits until
+    /// each of them has the lock file open (waiting for the lock), then releases it: their
+    /// changes really overlap, however busy the machine.
     static func importsReleasedTogether(_ files: [String], store: String) throws -> [Int32] {
         let lock = try HeldStoreLock(store: store)
         var processes: [(Process, Pipe)] = []
