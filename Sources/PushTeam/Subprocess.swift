@@ -31,6 +31,8 @@ struct Subprocess {
         var status: Int32
         var stdout: [UInt8]
         var stderr: String
+        /// The signal that ended the child, when one did (it never exited).
+        var signal: Int32? = nil
         var succeeded: Bool { status == 0 }
         var output: String { String(decoding: stdout, as: UTF8.self) }
     }
@@ -146,7 +148,12 @@ struct Subprocess {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Result(status: exitCode, stdout: outputBytes, stderr: String(decoding: errorBytes, as: UTF8.self))
+        return Result(
+            status: exitCode,
+            stdout: outputBytes,
+            stderr: String(decoding: errorBytes, as: UTF8.self),
+            signal: (status & 0x7f) == 0 ? nil : status & 0x7f
+        )
     }
 
     /// Writes each feed to its pipe and reads both outputs to their ends, as each descriptor is

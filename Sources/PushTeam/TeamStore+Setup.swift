@@ -209,17 +209,23 @@ extension TeamStore {
 
     /// The branch an empty remote will serve to a plain `git clone` (its HEAD), so that CI's clone
     /// checks out the team store; found by cloning the empty repository, which is all git offers.
-    /// Nil when the remote's HEAD names no branch. A clone that fails is an error, never a guess:
-    /// a store pushed to a branch the remote does not serve is one no other clone checks out.
+    /// Nil when the remote cannot be read now (the store is made anyway, and its first push takes
+    /// the remote's branch, ``TeamStore/alignWithRemoteHead()``) or its HEAD names no branch. A
+    /// probe that did not end by itself (git killed by a signal) is no answer: an error, not a
+    /// guess that the store's branch is `main`.
     static func defaultBranch(of remote: String, environment: [String: String]) async throws -> String? {
         let probe = FileManager.default.temporaryDirectory.appendingPathComponent("apnsctl-remote-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: probe) }
         let git = Git(directory: probe.deletingLastPathComponent().path, environment: environment)
-        _ = try await git.must(
-            ["clone", "--quiet", "--bare", "--", remote, probe.path],
-            what: "read which branch the remote serves"
-        )
-        guard let head = try? await git.run(["symbolic-ref", "--short", "HEAD"], in: probe.path), head.succeeded
+        let cloned = try await git.run(["clone", "--quiet", "--bare", "--", remote, probe.path])
+        if let signal = cloned.signal {
+            throw CredentialError.teamError(
+                "git was stopped by signal \(signal) while reading which branch the remote serves; nothing was pushed.",
+                hint: "Run the command again."
+            )
+        }
+        guard cloned.succeeded,
+            let head = try? await git.run(["symbolic-ref", "--short", "HEAD"], in: probe.path), head.succeeded
         else { return nil }
         let branch = head.output.trimmed
         return branch.isEmpty ? nil : branch
