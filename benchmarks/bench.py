@@ -476,7 +476,7 @@ def cmd_report(args):
             target("%s → nginx ≥ 0.95× the baseline's (%s)" % (label, base["label"].split(", baseline ")[-1]),
                    find(label, "nginx"), base, 0.95)
         elif label == "apnsctl bulk":
-            print("- apnsctl bulk → nginx within 5%% of a baseline build: not measured (set BENCH_BASELINE)")
+            print("- apnsctl bulk → nginx within 5% of a baseline build: not measured (set BENCH_BASELINE)")
     probe, curl_one = None, None
     for r in cold:
         if r["label"] == "apnsctl send (stored credential)":
