@@ -85,7 +85,9 @@ extension CredentialStore {
             + (index.requests ?? []).map { $0.secretItem(store: path) }
         // A secret an interrupted change journaled is settled by the next change, not an orphan.
         let journaled = Set(await readJournal().secrets)
-        let orphans = try await secrets.items(store: path).filter { !referenced.contains($0) && !journaled.contains($0) }
+        let orphans = try await secrets.items(store: path).filter {
+            !referenced.contains($0) && !journaled.contains($0)
+        }
         // Items listed by a batch read before this index was read may include one removed since:
         // what looks orphaned is listed again (a check with no orphans lists the store once).
         guard !orphans.isEmpty, let preloaded = secrets as? PreloadedSecretStore else { return orphans }

@@ -99,8 +99,12 @@ public struct AgeTool: Sendable {
     /// X25519 stanzas that a valid native identity cannot open is taken as not encrypted to it.
     public func decrypt(_ ciphertext: [UInt8], identity: SecretBytes) async throws -> Decryption {
         let arguments = ["--decrypt", "--identity", "/dev/fd/\(Subprocess.secretDescriptor)"]
-        let result = try await Subprocess(executable: try program("age"), arguments: arguments, environment: environment)
-            .run(input: SecretBytes(ciphertext), secret: identity)
+        let result = try await Subprocess(
+            executable: try program("age"),
+            arguments: arguments,
+            environment: environment
+        )
+        .run(input: SecretBytes(ciphertext), secret: identity)
         if result.succeeded { return .decrypted(SecretBytes(result.stdout)) }
         guard let header = AgeHeader(ciphertext) else { return .damaged }
         guard let kind = try await identityKind(identity) else { return .badIdentity }
@@ -112,8 +116,12 @@ public struct AgeTool: Sendable {
     /// age-keygen gives a recipient for; nil when it is neither.
     func identityKind(_ identity: SecretBytes) async throws -> AgeIdentityKind? {
         if let key = SigningKey(openSSH: identity) { return .sshEd25519(tag: AgeIdentityKind.tag(of: key.publicKey)) }
-        let result = try await Subprocess(executable: try program("age-keygen"), arguments: ["-y"], environment: environment)
-            .run(input: identity)
+        let result = try await Subprocess(
+            executable: try program("age-keygen"),
+            arguments: ["-y"],
+            environment: environment
+        )
+        .run(input: identity)
         return result.succeeded && result.output.trimmed.hasPrefix("age1") ? .x25519 : nil
     }
 

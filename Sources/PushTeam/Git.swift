@@ -159,10 +159,12 @@ struct Git {
         )
     }
 
-    /// Pushes `revision` (HEAD unless named) to the branch, never forced. Returns git's
-    /// complaint when it could not.
+    /// Pushes `revision` (HEAD unless named) to the branch, never forced, and says what became
+    /// of it (``PushOutcome``).
     func push(_ revision: String = "HEAD") async throws -> PushOutcome {
-        let result = try await run(["push", "--porcelain", "--quiet", "origin", "\(revision):refs/heads/\(await branch)"])
+        let result = try await run([
+            "push", "--porcelain", "--quiet", "origin", "\(revision):refs/heads/\(await branch)",
+        ])
         if result.succeeded { return .pushed }
         // git's machine-readable status line, `!<TAB>FROM:TO<TAB>[rejected] (REASON)`: the
         // remote's branch holds commits this clone has not (not a hook's "[remote rejected]").
