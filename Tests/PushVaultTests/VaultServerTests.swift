@@ -269,15 +269,17 @@ struct VaultServerTests {
         ]
         let client = try server.client(token: nil, environment: environment)
         #expect(try await client.kv().read("\(prefix)/cred").data == ["a": "b"])
-        #expect(client.logins.withLockedValue { $0 } == 1)
+        // On a loaded machine the 2 s token may already have run out within that first read:
+        // what counts is that the client logged in, and logs in again once the token it has ends.
+        let first = client.logins.withLockedValue { $0 }
+        #expect(first >= 1)
         // Read until the token has run out and the client has logged in again: the event, however
         // long a loaded machine takes to reach it. Every read on the way is answered.
         try await eventually {
             let data = try await client.kv().read("\(prefix)/cred").data
             #expect(data == ["a": "b"])
-            return client.logins.withLockedValue { $0 } > 1
+            return client.logins.withLockedValue { $0 } > first
         }
-        #expect(client.logins.withLockedValue { $0 } == 2)
     }
 }
 
