@@ -317,22 +317,4 @@ public struct CredentialStore: Sendable {
                 : "Known aliases: \(known.joined(separator: ", "))."
         )
     }
-
-    /// Removes the files an entry names inside the credentials folder; a path that leads
-    /// anywhere else is left alone (see ``DamagedEntry``).
-    func removeFiles(of credential: StoredCredential) async -> [String] {
-        var removed: [String] = []
-        if let medium {
-            for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 })
-            where isInside(relative) {
-                if (try? await medium.remove(relative)) == true { removed.append("\(medium.name)/\(relative)") }
-            }
-            return removed
-        }
-        for relative in [credential.certificateFile, credential.bundleFile].compactMap({ $0 }) {
-            guard let path = paths.resolve(relative).path else { continue }
-            if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(path) }
-        }
-        return removed
-    }
 }

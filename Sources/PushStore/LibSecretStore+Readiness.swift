@@ -9,7 +9,7 @@ extension LibSecretStore {
 
     /// Says which of "no libsecret", "no session bus", "no provider", "no default collection"
     /// or "locked" stands in the way, before anything could trigger a prompt.
-    public func ensureReady() throws { _ = try readyService() }
+    func ensureReady() throws { _ = try readyService() }
 
     /// ``service()`` once the default collection is known to exist and be unlocked: what a
     /// write needs, since libsecret would otherwise ask to unlock it (a prompt).
