@@ -1,6 +1,6 @@
 import PushCore
 
-/// The codes this file's factories make, each declared once with the string JSON reports give.
+/// The codes of files and credential formats, each declared once with the string JSON reports give.
 extension ErrorCode {
     public static let fileNotFound = ErrorCode("file_not_found")
     public static let unreadable = ErrorCode("unreadable")
@@ -18,11 +18,9 @@ extension ErrorCode {
     public static var tooLarge: ErrorCode { .fileTooLarge }
 }
 
-/// The factories of the codes about files and credential formats: one per code, each taking the
-/// message the call site words and recording where the error was made (`#fileID`, `#line`).
-
-/// The factories of the codes about files and credential formats: one per code, each taking the
-/// message the call site words and recording where the error was made (`#fileID`, `#line`).
+/// The factories of the file codes whose wording or kind is always the same: a missing file's
+/// default words, and a file in the way (a refusal: nothing was written). Any other code here is
+/// made where it happens, `CredentialError(.unreadable, path:, message, hint:)`.
 extension CredentialError {
     /// ``ErrorCode/fileNotFound`` (`file_not_found`): nothing is at `path`; a call site that
     /// knows what the file was for words it.
@@ -36,71 +34,6 @@ extension CredentialError {
         line: UInt = #line
     ) -> CredentialError {
         Self(.fileNotFound, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/isDirectory`` (`is_directory`), in the words of the call site.
-    public static func isDirectory(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.isDirectory, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/unreadable`` (`unreadable`), in the words of the call site.
-    public static func unreadable(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.unreadable, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/emptyFile`` (`empty_file`), in the words of the call site.
-    public static func emptyFile(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.emptyFile, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/fileTooLarge`` (`file_too_large`), in the words of the call site.
-    public static func fileTooLarge(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.fileTooLarge, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/excessiveWork`` (`excessive_iterations`), in the words of the call site.
-    public static func excessiveWork(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.excessiveWork, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
     }
 
     /// ``ErrorCode/fileExists`` (`file_exists`), in the words of the call site.
@@ -126,29 +59,4 @@ extension CredentialError {
         )
     }
 
-    /// ``ErrorCode/writeFailed`` (`write_failed`), in the words of the call site.
-    public static func writeFailed(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.writeFailed, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/notARegularFile`` (`not_a_regular_file`), in the words of the call site.
-    public static func notARegularFile(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notARegularFile, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
 }

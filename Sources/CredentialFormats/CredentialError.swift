@@ -9,13 +9,13 @@ import PushCore
 /// name a command-line option: a front end that has options maps ``code`` (and ``alias``) to
 /// its own wording.
 ///
-/// Made by static factories, one per code (`CredentialError.fileNotFound(path:)`,
-/// `.wrongPassword(path:_:hint:)`, `.aliasNotFound(_:_:hint:remedy:)`), which record where in the
-/// source the error was made: ``file`` and ``line``, shown by ``debugDescription`` and never in a
-/// message, a report or equality.
+/// Made where it happens, in that place's words, by the initializer with the code
+/// (`CredentialError(.wrongPassword, path:, message, hint:)`); a code whose wording or kind is always the same has its factory
+/// (`CredentialError.aliasNotFound(_:_:hint:remedy:)`). Both record where the error was made (``file``, ``line``: in
+/// ``debugDescription`` only, never in a message, a report or equality).
 public struct CredentialError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, as JSON reports give it. Each code is declared once, as a static member
-    /// of ``ErrorCode`` beside the one factory that makes it: the formats' in this module, the
+    /// of ``ErrorCode``: the formats' in this module, the
     /// store's in PushStore, the team store's in PushTeam.
     public let code: Code
     /// The file the error is about, when there is one.
@@ -37,12 +37,12 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
     /// The line of ``file`` that made the error.
     public let line: UInt
 
-    /// An error of any code. Prefer the factories (`CredentialError.corrupt(path:_:hint:)`…):
-    /// they name the code once and are where each code's wording lives.
+    /// An error of the code, in the words of the call site. A code with a factory (a refusal, a
+    /// fixed wording) is made by that factory.
     package init(
         _ code: Code,
         failure: FailureKind = .couldNotCheck,
-        path: String?,
+        path: String? = nil,
         _ message: String,
         hint: String? = nil,
         alias: String? = nil,

@@ -6,7 +6,8 @@ extension CredentialFile {
     /// loading and connecting all ask here, so they refuse alike.
     public func clientPrivateKey() throws -> SecretBytes {
         guard let key = privateKeyPKCS8 else {
-            throw CredentialError.noPrivateKey(
+            throw CredentialError(
+                .noPrivateKey,
                 path: path,
                 "The file holds a certificate but no private key, so it cannot authenticate to APNs.",
                 hint:
@@ -14,7 +15,8 @@ extension CredentialFile {
             )
         }
         guard privateKey?.matchesCertificate != false else {
-            throw CredentialError.keyMismatch(
+            throw CredentialError(
+                .keyMismatch,
                 path: path,
                 "The private key in the file does not belong to its certificate, so TLS client authentication cannot work.",
                 hint: "Export the certificate together with its own key."

@@ -9,7 +9,8 @@ extension CredentialFile {
     /// that does not belong to the certificate is refused, naming both files.
     public func pairing(keyFile keyPath: String, password: PasswordSource) throws -> CredentialFile {
         if privateKeyPKCS8 != nil {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 path: path,
                 "The file carries its own private key, so another key file is not needed.",
                 hint: "Import the file alone."
@@ -18,7 +19,8 @@ extension CredentialFile {
         let key = try Self.readPrivateKey(path: keyPath, password: password)
         guard OpenSSL.keyMatches(certificateDER: certificate.der, privateKey: key) else {
             let keyFingerprint = OpenSSL.publicKeyFingerprint(privateKey: key) ?? "unknown"
-            throw CredentialError.keyMismatch(
+            throw CredentialError(
+                .keyMismatch,
                 path: keyPath,
                 "This private key does not belong to the certificate in \(path) (the certificate's public key has SHA-256 \(certificate.publicKeyFingerprint), the key's \(keyFingerprint)); nothing was imported.",
                 hint: "Give the key that was made with the certificate's signing request."
@@ -35,14 +37,16 @@ extension CredentialFile {
             guard let block = blocks.first(where: \.isPrivateKey) else {
                 let found =
                     blocks.isEmpty ? "no complete PEM block" : blocks.map { "\"\($0.label)\"" }.joined(separator: ", ")
-                throw CredentialError.noPrivateKey(
+                throw CredentialError(
+                    .noPrivateKey,
                     path: path,
                     "The file holds no private key (found \(found)).",
                     hint: "Give the file with the -----BEGIN PRIVATE KEY----- (or RSA PRIVATE KEY) block."
                 )
             }
             guard block.der != nil else {
-                throw CredentialError.corrupt(
+                throw CredentialError(
+                    .corrupt,
                     path: path,
                     "The PEM block \"\(block.label)\" is damaged: its base64 body does not decode.",
                     hint: "Copy the whole block again, from -----BEGIN to -----END, without edits."
@@ -56,7 +60,8 @@ extension CredentialFile {
     static func decodeKeyDER(_ der: [UInt8], path: String, password: PasswordSource) throws -> SecretBytes {
         if case .key(let key) = OpenSSL.decodePrivateKeyDER(der, password: nil) { return key }
         guard OpenSSL.isEncryptedPrivateKeyDER(der) else {
-            throw CredentialError.notACertificate(
+            throw CredentialError(
+                .notACertificate,
                 path: path,
                 "This is not a private key: it is neither PEM nor a DER PKCS#1, SEC1 or PKCS#8 key.",
                 hint: "Give the private key that was made with the certificate's signing request."
@@ -80,7 +85,8 @@ extension CredentialFile {
         while true {
             guard let secret = try password(PasswordRequest(path: path, what: "encrypted private key", isRetry: retry))
             else {
-                throw CredentialError.passwordRequired(
+                throw CredentialError(
+                    .passwordRequired,
                     path: path,
                     "The private key is encrypted and needs its password.",
                     hint: passwordOptionsHint
@@ -92,13 +98,15 @@ extension CredentialFile {
             case .wrongPassword where !retry && canRetry(password):
                 retry = true
             case .wrongPassword:
-                throw CredentialError.wrongPassword(
+                throw CredentialError(
+                    .wrongPassword,
                     path: path,
                     "Wrong password for the encrypted private key.",
                     hint: "Check the password; it is the one chosen when the key was exported."
                 )
             case .failed:
-                throw CredentialError.unknownEncryption(
+                throw CredentialError(
+                    .unknownEncryption,
                     path: path,
                     "The private key is encrypted with an algorithm OpenSSL cannot use here.",
                     hint: "Re-encrypt it: openssl pkcs8 -topk8 -v2 aes-256-cbc -in key.pem -out key-new.pem"

@@ -14,7 +14,8 @@ extension CredentialFile {
 
     static func decodePKCS12(_ bytes: [UInt8], path: String, password: PasswordSource) throws -> CredentialFile {
         guard let file = OpenSSL.PKCS12File(der: bytes) else {
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The file is damaged: it starts like a PKCS#12 bundle but OpenSSL cannot decode its structure.",
                 hint:
@@ -22,7 +23,8 @@ extension CredentialFile {
             )
         }
         guard let raw = file.protection() else {
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The PKCS#12 bundle's contents cannot be decoded.",
                 hint: "Export the bundle again."
@@ -36,7 +38,8 @@ extension CredentialFile {
             var names: [String] = []
             for name in raw.mac + raw.certificates + raw.keys
             where name.first?.isNumber == true && !names.contains(name) { names.append(name) }
-            throw CredentialError.unknownEncryption(
+            throw CredentialError(
+                .unknownEncryption,
                 path: path,
                 "The bundle is encrypted with an algorithm OpenSSL does not know (\(names.joined(separator: ", "))).",
                 hint:
@@ -44,7 +47,8 @@ extension CredentialFile {
             )
         }
         if protection.usesLegacyAlgorithms && !OpenSSL.legacyProviderLoaded {
-            throw CredentialError.legacyProviderUnavailable(
+            throw CredentialError(
+                .legacyProviderUnavailable,
                 path: path,
                 "This bundle uses \(protection.certificates) / \(protection.key), which OpenSSL 3 reads only with its legacy provider, and that provider could not be loaded.",
                 hint: OpenSSL.legacyProviderHint
@@ -69,7 +73,8 @@ extension CredentialFile {
                             PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: retry)
                         )
                     else {
-                        throw CredentialError.passwordRequired(
+                        throw CredentialError(
+                            .passwordRequired,
                             path: path,
                             "The bundle is password-protected and no password was given.",
                             hint: passwordOptionsHint
@@ -83,13 +88,15 @@ extension CredentialFile {
                         // A MAC that fails is a wrong password or a damaged file; only when the
                         // password still decrypts every bag is the file proven damaged.
                         if Self.decryptsDespiteMAC(bytes, password: candidate) {
-                            throw CredentialError.corrupt(
+                            throw CredentialError(
+                                .corrupt,
                                 path: path,
                                 "The file is damaged: the password given decrypts its contents, but its integrity check (MAC) fails, so it was changed after it was exported.",
                                 hint: "Export or download the bundle again; do not use this copy."
                             )
                         }
-                        throw CredentialError.wrongPassword(
+                        throw CredentialError(
+                            .wrongPassword,
                             path: path,
                             "Wrong password or damaged file: the bundle's integrity check (MAC) fails with the password given.",
                             hint:
@@ -111,7 +118,8 @@ extension CredentialFile {
                 // with a parse error of what it decrypted to. Neither says the file is damaged.
                 guard let candidate = try password(PasswordRequest(path: path, what: "PKCS#12 bundle", isRetry: false))
                 else {
-                    throw CredentialError.passwordRequired(
+                    throw CredentialError(
+                        .passwordRequired,
                         path: path,
                         "The bundle is password-protected and no password was given.",
                         hint: passwordOptionsHint
@@ -121,7 +129,8 @@ extension CredentialFile {
                     return try finish(try file.parse(password: candidate), candidate)
                 } catch let second as OpenSSL.DecryptFailure where !second.looksUnsupported {
                     // Again either error: a wrong password as often as not ends in a parse error.
-                    throw CredentialError.wrongPassword(
+                    throw CredentialError(
+                        .wrongPassword,
                         path: path,
                         "Wrong password: the bundle has no integrity check (MAC), and decrypting it with the password given fails.",
                         hint:
@@ -130,14 +139,16 @@ extension CredentialFile {
                 }
             }
             if failure.looksUnsupported {
-                throw CredentialError.unknownEncryption(
+                throw CredentialError(
+                    .unknownEncryption,
                     path: path,
                     "OpenSSL cannot decrypt this bundle's encryption (\(protection.certificates) / \(protection.key)): \(failure.errors.last.map(UserFacing.sanitize) ?? "unsupported").",
                     hint: protection.usesLegacyAlgorithms
                         ? OpenSSL.legacyProviderHint : "Export it again with common settings."
                 )
             }
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The bundle's contents are damaged (\(failure.errors.last.map(UserFacing.sanitize) ?? "decryption failed")).",
                 hint: "Export the bundle again."
@@ -147,7 +158,8 @@ extension CredentialFile {
 
         func finish(_ contents: OpenSSL.PKCS12Contents, _ secret: SecretBytes?) throws -> CredentialFile {
             guard let leafDER = contents.leaf else {
-                throw CredentialError.noCertificate(
+                throw CredentialError(
+                    .noCertificate,
                     path: path,
                     "The bundle holds no certificate\(contents.privateKey != nil ? ", only a private key" : "").",
                     hint: "Export the certificate together with its key (in Keychain Access select both)."

@@ -52,7 +52,8 @@ public struct CredentialFile: Sendable {
         // A UTF-8 byte-order mark, as some Windows editors write before a PEM: not part of the text.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         if bytes.isEmpty {
-            throw CredentialError.emptyFile(
+            throw CredentialError(
+                .emptyFile,
                 path: path,
                 "The file is empty (0 bytes).",
                 hint: kind == .credential
@@ -79,20 +80,23 @@ public struct CredentialFile: Sendable {
             return try decodeDERThenPEM(bytes, certificateLength: length, path: path, password: password)
         case .truncatedDER:
             let isBundle = ["p12", "pfx"].contains((path as NSString).pathExtension.lowercased())
-            throw CredentialError.truncated(
+            throw CredentialError(
+                .truncated,
                 path: path,
                 "The file is cut short: its \(isBundle ? "PKCS#12" : "DER") structure announces more bytes than the file has (\(bytes.count) bytes).",
                 hint: "The copy or download was interrupted: copy or export the file again."
             )
         case .corruptDER(let detail):
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The file is damaged: it starts like a certificate or PKCS#12 bundle but is not valid DER (\(detail)).",
                 hint:
                     "Export the certificate again; if it came by mail or chat, make sure it was sent as a binary attachment."
             )
         case .other(let description):
-            throw CredentialError.notACertificate(
+            throw CredentialError(
+                .notACertificate,
                 path: path,
                 "This is not a certificate file: it looks like \(description).",
                 hint: "Give a .p12/.pfx bundle, a PEM file or a DER .cer certificate."
@@ -175,7 +179,8 @@ public struct CredentialFile: Sendable {
         do {
             return try PushCertificate(der: der)
         } catch {
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "A certificate in the file could not be parsed (\(UserFacing.describe(error))).",
                 hint: "The file is damaged or is not an X.509 certificate: export it again."
@@ -189,7 +194,8 @@ public struct CredentialFile: Sendable {
         let text = String(decoding: bytes, as: UTF8.self)
         let blocks = PEMBlock.blocks(in: text)
         if let damaged = blocks.first(where: { $0.der == nil }) {
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The PEM block \"\(damaged.label)\" is damaged: its base64 body does not decode.",
                 hint: "Copy the whole block again, from -----BEGIN to -----END, without edits."
@@ -202,7 +208,8 @@ public struct CredentialFile: Sendable {
         guard !certificateBlocks.isEmpty else {
             let found =
                 blocks.isEmpty ? "no complete PEM block" : blocks.map { "\"\($0.label)\"" }.joined(separator: ", ")
-            throw CredentialError.noCertificate(
+            throw CredentialError(
+                .noCertificate,
                 path: path,
                 "The PEM file holds no certificate (found \(found)).",
                 hint: blocks.contains(where: { $0.label.hasSuffix("CERTIFICATE REQUEST") })
@@ -243,7 +250,8 @@ public struct CredentialFile: Sendable {
     {
         if !block.isEncrypted {
             if case .key(let key) = OpenSSL.decodePrivateKeyPEM(block.text, password: nil) { return (key, nil) }
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The private key block \"\(block.label)\" could not be decoded.",
                 hint: "Export the key again; the block may have been edited or cut."

@@ -44,7 +44,8 @@ struct ExcessiveWork: Error {
             isTotal
             ? "asks for \(count) password-hashing iterations in all"
             : "asks for \(count) password-hashing iterations for \(part.words)"
-        return CredentialError.excessiveWork(
+        return CredentialError(
+            .excessiveWork,
             path: path,
             "The \(what) \(asked); apnsctl refuses more than \(limit), as no exporting tool writes that many (they write about 2,000). The file is damaged or was made to stall whoever opens it; no password was tried.",
             hint: "Do not use this file: export the certificate and key again, or ask whoever sent it for a new export."

@@ -130,7 +130,8 @@ public enum InputFile {
         var deadline: ContinuousClock.Instant?
         if fstat(descriptor, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFDIR {
-                throw CredentialError.isDirectory(
+                throw CredentialError(
+                    .isDirectory,
                     path: path,
                     "This is a folder, not a \(kind.name).",
                     hint: "Name the \(kind.name) inside it."
@@ -244,7 +245,8 @@ public enum InputFile {
             total == 0
             ? "Nothing came from \(source) in \(seconds) seconds"
             : "The \(kind.name) from \(source) did not end within \(seconds) seconds (\(describe(size: total)) came)"
-        return CredentialError.unreadable(
+        return CredentialError(
+            .unreadable,
             path: path,
             "\(what): apnsctl waits at most \(seconds) seconds for a \(kind.name) that is not a regular file to end.",
             hint: path == "-"
@@ -276,11 +278,7 @@ public enum InputFile {
             size.map {
                 "This \(kind.name) is \(describe(size: $0)), more than the \(limit) apnsctl reads of a \(kind.name) (\(kind.reason))."
             } ?? "This \(kind.name) goes on past \(limit), the most apnsctl reads of a \(kind.name) (\(kind.reason))."
-        return CredentialError.fileTooLarge(
-            path: path,
-            message,
-            hint: kind.advice
-        )
+        return CredentialError(.fileTooLarge, path: path, message, hint: kind.advice)
     }
 
     package static func openFailure(path: String, kind: InputKind, errno code: Int32) -> CredentialError {
@@ -292,7 +290,8 @@ public enum InputFile {
 
     /// A file that exists but cannot be read, in the system's words for `code` (`strerror`).
     package static func unreadable(path: String, errno code: Int32) -> CredentialError {
-        CredentialError.unreadable(
+        CredentialError(
+            .unreadable,
             path: path,
             "The file cannot be read (\(String(cString: strerror(code)))).",
             hint: "Check its permissions (ls -l) and that it is not locked by another program."

@@ -22,7 +22,8 @@ extension OpenSSL {
         style: PKCS12Style
     ) throws -> [UInt8] {
         if style == .legacy && !legacyProviderLoaded {
-            throw CredentialError.legacyProviderUnavailable(
+            throw CredentialError(
+                .legacyProviderUnavailable,
                 "OpenSSL's legacy provider could not be loaded, so RC2-40 cannot be written.",
                 hint: legacyProviderHint
             )
@@ -74,7 +75,8 @@ extension OpenSSL {
             } ?? nil
         let errors = drainErrors()
         guard let result else {
-            throw CredentialError.writeFailed(
+            throw CredentialError(
+                .writeFailed,
                 "OpenSSL could not build the PKCS#12 file (\(errors.last?.text ?? "no detail"))."
             )
         }

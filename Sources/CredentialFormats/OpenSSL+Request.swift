@@ -25,7 +25,8 @@ extension OpenSSL {
     }
 
     private static func generationFailed(_ detail: String) -> CredentialError {
-        CredentialError.writeFailed(
+        CredentialError(
+            .writeFailed,
             "OpenSSL could not make an RSA key (\(detail)).",
             hint: "Check that the OpenSSL 3 library is installed completely."
         )
@@ -104,7 +105,8 @@ extension OpenSSL {
             } ?? nil
         let errors = drainErrors()
         guard let der else {
-            throw CredentialError.writeFailed(
+            throw CredentialError(
+                .writeFailed,
                 "OpenSSL could not make the certificate signing request (\(errors.last?.text ?? "no detail"))."
             )
         }

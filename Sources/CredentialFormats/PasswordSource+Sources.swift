@@ -24,7 +24,8 @@ extension PasswordSource {
     public static func environment(_ name: String, namedBy: String? = nil) -> PasswordSource {
         PasswordSource { _ in
             guard let raw = getenv(name) else {
-                throw CredentialError.invalidArgument(
+                throw CredentialError(
+                    .invalidArgument,
                     "The environment variable \(name)\(namedBy.map { " named by \($0)" } ?? " that holds the password") is not set.",
                     hint: "Export it first, e.g. in CI from the job's secrets."
                 )
@@ -75,14 +76,16 @@ extension PasswordSource {
             do throws(InputFile.WaitFailure) {
                 readable = try InputFile.waitUntilReadable(descriptor, until: deadline)
             } catch {
-                throw CredentialError.unreadable(
+                throw CredentialError(
+                    .unreadable,
                     "The password cannot be read from \(what) (\(String(cString: strerror(error.code)))).",
                     hint: "Give a file (not a folder) or a pipe that holds the password."
                 )
             }
             guard readable else {
                 let seconds = InputFile.streamDeadline.components.seconds
-                throw CredentialError.unreadable(
+                throw CredentialError(
+                    .unreadable,
                     "No password line came from \(what) in \(seconds) seconds: apnsctl waits at most \(seconds) seconds for one.",
                     hint: "Give a file that holds the password, or a pipe from a command that writes it and ends."
                 )
@@ -91,7 +94,8 @@ extension PasswordSource {
             let count = systemRead(descriptor, &byte, 1)
             if count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
             if count < 0 {
-                throw CredentialError.unreadable(
+                throw CredentialError(
+                    .unreadable,
                     "The password cannot be read from \(what) (\(String(cString: strerror(errno)))).",
                     hint: "Give a file (not a folder) or a pipe that holds the password."
                 )
@@ -99,7 +103,8 @@ extension PasswordSource {
             if count == 0 || byte == 0x0A { break }
             bytes.append(byte)
             if bytes.count > 64 * 1024 {
-                throw CredentialError.invalidArgument(
+                throw CredentialError(
+                    .invalidArgument,
                     "The password read from \(what) is longer than 64 KiB.",
                     hint: "Give only the password, on one line."
                 )

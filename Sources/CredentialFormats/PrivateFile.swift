@@ -33,7 +33,8 @@ public enum PrivateFile {
         )
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CredentialError.writeFailed(
+            throw CredentialError(
+                .writeFailed,
                 path: path,
                 "Cannot create the file (\(String(cString: strerror(errno)))).",
                 hint: "Check that the folder exists and is writable."
@@ -53,7 +54,8 @@ public enum PrivateFile {
         close(fd)
         guard ok, rename(temporary.path, path) == 0 else {
             unlink(temporary.path)
-            throw CredentialError.writeFailed(
+            throw CredentialError(
+                .writeFailed,
                 path: path,
                 "Writing the file failed (\(String(cString: strerror(errno)))); the previous one, if any, is unchanged.",
                 hint: "Check free disk space and the folder's permissions."

@@ -7,7 +7,8 @@ extension ProviderKey {
         let bytes = try CredentialFile.readBytes(path: path, kind: .tokenKey)
         let key = try Self.parsePrivateKey(bytes, path: path)
         guard let keyID = keyID ?? Self.keyID(fromFileName: path) else {
-            throw CredentialError.keyIDRequired(
+            throw CredentialError(
+                .keyIDRequired,
                 path: path,
                 "The key ID cannot be read from the file name (Apple names these files AuthKey_<KEYID>.p8).",
                 hint: "Give the key ID; it is shown next to the key under Certificates, Identifiers & Profiles > Keys."
@@ -21,20 +22,23 @@ extension ProviderKey {
         let blocks = PEMBlock.blocks(in: text)
         guard let block = blocks.first(where: \.isPrivateKey) else {
             if case .other(let what) = CredentialFile.sniff(bytes) {
-                throw CredentialError.notACertificate(
+                throw CredentialError(
+                    .notACertificate,
                     path: path,
                     "This is not a token key: it looks like \(what).",
                     hint: "Give the AuthKey_<KEYID>.p8 file downloaded from the Apple Developer portal."
                 )
             }
-            throw CredentialError.noPrivateKey(
+            throw CredentialError(
+                .noPrivateKey,
                 path: path,
                 "The file holds no private key (no -----BEGIN PRIVATE KEY----- block).",
                 hint: "Give the AuthKey_<KEYID>.p8 file downloaded from the Apple Developer portal."
             )
         }
         guard block.der != nil else {
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The private key block is damaged: its base64 body does not decode.",
                 hint:
@@ -52,7 +56,8 @@ extension ProviderKey {
                     description.type.hasPrefix("EC ")
                     ? "an EC key on the curve \(description.type.dropFirst(3))"
                     : "a \(description.type) key of \(description.bits) bits"
-                throw CredentialError.unsupportedKey(
+                throw CredentialError(
+                    .unsupportedKey,
                     path: path,
                     "This is \(what); APNs token keys are EC P-256 (prime256v1, ES256).",
                     hint: "Use the AuthKey_<KEYID>.p8 file from the Apple Developer portal, not a certificate's key."
@@ -62,7 +67,8 @@ extension ProviderKey {
                 return key
             }
         }
-        throw CredentialError.corrupt(
+        throw CredentialError(
+            .corrupt,
             path: path,
             "The private key cannot be decoded.",
             hint: "Download the key again from the Apple Developer portal."

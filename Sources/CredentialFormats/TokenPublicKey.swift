@@ -10,7 +10,8 @@ extension TokenKeyFile {
         } catch let error as CredentialError where error.code == .tooLarge {
             throw error
         } catch {
-            throw CredentialError.unreadable(
+            throw CredentialError(
+                .unreadable,
                 path: path,
                 "The public key\(namedBy.map { " named by \($0)" } ?? "") cannot be read.",
                 hint: "Give the P-256 public key as PEM, e.g. `openssl pkey -in AuthKey_KEYID.p8 -pubout`."

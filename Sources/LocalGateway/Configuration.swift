@@ -168,7 +168,8 @@ extension LocalGateway {
         do {
             raw = try JSONDecoder().decode([String: DeviceRegistration].self, from: Data(bytes))
         } catch {
-            throw LocalGatewayError.invalidRegistry(
+            throw LocalGatewayError(
+                .invalidRegistry,
                 path: path,
                 "The device registry is not valid JSON of the expected shape (\(UserFacing.describe(error))).",
                 hint: #"Write {"<hex token>": {"topic": "com.example.app", "environment": "sandbox"}}."#
@@ -180,7 +181,8 @@ extension LocalGateway {
                 registry[try DeviceToken(token).hex] = registration
             } catch let error as PushCoreError {
                 // Said of the registry file, so that the user knows where the bad token is.
-                throw LocalGatewayError.invalidRegistry(
+                throw LocalGatewayError(
+                    .invalidRegistry,
                     path: path,
                     "The device registry lists \"\(token)\", which is not a device token: \(error.message)",
                     hint: error.hint

@@ -80,7 +80,8 @@ public final class LocalGateway: Sendable {
             } catch let error as CredentialError where error.code == .tooLarge {
                 throw error
             } catch {
-                throw LocalGatewayError.invalidIdentity(
+                throw LocalGatewayError(
+                    .invalidIdentity,
                     path: "\(certificatePath), \(keyPath)",
                     "The gateway's certificate or key cannot be read as PEM.",
                     hint: "Give the server certificate PEM and its unencrypted private key PEM."
@@ -110,7 +111,8 @@ public final class LocalGateway: Sendable {
         } catch let error as CredentialError where error.code == .tooLarge {
             throw error
         } catch {
-            throw LocalGatewayError.invalidClientCA(
+            throw LocalGatewayError(
+                .invalidClientCA,
                 path: configuration.clientCAFiles.joined(separator: ", "),
                 "A client CA file cannot be read as PEM certificates.",
                 hint:
@@ -139,7 +141,8 @@ public final class LocalGateway: Sendable {
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
                 let handle = FileHandle(forWritingAtPath: path)
             else {
-                throw LocalGatewayError.logNotWritable(
+                throw LocalGatewayError(
+                    .logNotWritable,
                     path: path,
                     "The notification log cannot be created.",
                     hint: "Check the folder exists and is writable."
@@ -163,7 +166,8 @@ public final class LocalGateway: Sendable {
         do {
             channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         } catch {
-            throw LocalGatewayError.cannotListen(
+            throw LocalGatewayError(
+                .cannotListen,
                 "The gateway cannot listen on \(configuration.host):\(configuration.port) (\(UserFacing.describe(error))).",
                 hint: "Pick another port, or 0 for any free port."
             )

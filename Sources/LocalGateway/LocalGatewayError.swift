@@ -6,13 +6,14 @@ import PushCore
 /// One struct with a code, like the other modules' errors: callers switch on ``code``; people
 /// read ``message`` and ``hint`` (in words: the command line adds its own options from the code).
 ///
-/// Made by static factories, one per code (`LocalGatewayError.invalidRegistry(path:_:hint:)`…),
-/// which record where the error was made (``file``, ``line``: in ``debugDescription`` only).
+/// Made where it happens, in that place's words, by the initializer with the code
+/// (`LocalGatewayError(.invalidRegistry, path:, message, hint:)`), which records where the error
+/// was made (``file``, ``line``: in ``debugDescription`` only).
 public struct LocalGatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// A module's codes are ``ErrorCode``s: one string each, the one JSON gives.
     public typealias Code = ErrorCode
 
-    /// What went wrong, as JSON reports give it (each code declared once, beside its factory).
+    /// What went wrong, as JSON reports give it (each code declared once, as an ``ErrorCode``).
     public let code: Code
     /// The file (or files) the error is about.
     public let path: String?
@@ -23,10 +24,10 @@ public struct LocalGatewayError: ReportableError, CustomStringConvertible, Custo
     /// The line of ``file`` that made the error.
     public let line: UInt
 
-    /// An error of any code. Prefer the factories (`LocalGatewayError.cannotListen(path:_:hint:)`…).
+    /// An error of the code, in the words of the call site.
     package init(
         _ code: Code,
-        path: String?,
+        path: String? = nil,
         _ message: String,
         hint: String? = nil,
         file: String = #fileID,

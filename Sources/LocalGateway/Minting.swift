@@ -65,7 +65,8 @@ public struct TestCertificateAuthority: Sendable {
             certificate = try Certificate(pemEncoded: certificatePEM)
             privateKey = try Certificate.PrivateKey(pemEncoded: privateKeyPEM)
         } catch {
-            throw LocalGatewayError.invalidCA(
+            throw LocalGatewayError(
+                .invalidCA,
                 "The CA certificate or key cannot be read (\(UserFacing.describe(error))).",
                 hint: "Give the CA certificate and key PEM files the gateway wrote, or the test PKI's CA with its key."
             )
@@ -163,7 +164,8 @@ extension LocalGateway {
         authority: TestCertificateAuthority? = nil
     ) throws -> MintedIdentity {
         guard !topic.isEmpty, !environments.isEmpty else {
-            throw LocalGatewayError.invalidMintRequest(
+            throw LocalGatewayError(
+                .invalidMintRequest,
                 "A push identity needs a topic and at least one environment.",
                 hint:
                     "Give the topic (a bundle ID such as com.example.app) and the environment (sandbox, production or both)."

@@ -85,7 +85,8 @@ final class RequestValidator: Sendable {
                     topics: key.topics
                 )
             } catch {
-                throw LocalGatewayError.invalidTokenKey(
+                throw LocalGatewayError(
+                    .invalidTokenKey,
                     "The public key registered for key ID \(key.keyID) is not a P-256 public key in PEM.",
                     hint: "Give the SubjectPublicKeyInfo PEM of the AuthKey (openssl pkey -in AuthKey_X.p8 -pubout)."
                 )

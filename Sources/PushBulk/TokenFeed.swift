@@ -84,7 +84,8 @@ public final class TokenFeed: @unchecked Sendable {
             )
         }
         if isFolder.boolValue {
-            throw CredentialError.isDirectory(
+            throw CredentialError(
+                .isDirectory,
                 path: path,
                 "This is a folder, not a token file.",
                 hint: "Give the file that lists the tokens."
@@ -99,7 +100,8 @@ public final class TokenFeed: @unchecked Sendable {
                 allowDuplicates: allowDuplicates
             )
         } catch {
-            throw CredentialError.unreadable(
+            throw CredentialError(
+                .unreadable,
                 path: path,
                 "The token file cannot be opened (\(AppendFile.describe(error))).",
                 hint: "Check its permissions."

@@ -66,7 +66,7 @@ public final class CheckJudge {
             result = .failed(
                 name: name,
                 origin: reference.origin,
-                error: CredentialError.corrupt(path: name, "\(error)")
+                error: CredentialError(.corrupt, path: name, "\(error)")
             )
         }
         result.expectedTopic = expectations.topic
@@ -75,13 +75,15 @@ public final class CheckJudge {
 
     private func checkTokenKeyFile(_ path: String) throws -> CheckResult {
         if let teamID, !ProviderKey.isIdentifier(teamID) {
-            throw CredentialError.invalidTeamID(
+            throw CredentialError(
+                .invalidTeamID,
                 path: path,
                 "The team ID \"\(teamID)\" is not 10 upper-case letters and digits."
             )
         }
         if let keyID, !ProviderKey.isIdentifier(keyID) {
-            throw CredentialError.invalidKeyID(
+            throw CredentialError(
+                .invalidKeyID,
                 path: path,
                 "The key ID \"\(keyID)\" is not 10 upper-case letters and digits."
             )

@@ -227,7 +227,7 @@ extension CredentialCheck {
                 .failed(
                     name: "orphaned secrets",
                     origin: "store",
-                    error: CredentialError.secretStoreUnavailable(UserFacing.describe(error))
+                    error: CredentialError(.secretStoreUnavailable, UserFacing.describe(error))
                 )
             ]
         }

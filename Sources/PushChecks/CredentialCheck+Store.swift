@@ -8,7 +8,7 @@ extension CredentialCheck {
         var result = CheckResult.failed(
             name: "\(item.alias) (orphaned secret)",
             origin: "store",
-            error: CredentialError.storeError("")
+            error: CredentialError(.storeError, "")
         )
         result.error = nil
         result.kind = item.kind == .tokenKey ? .tokenKey : .certificate
@@ -33,7 +33,7 @@ extension CredentialCheck {
         var result = CheckResult.failed(
             name: "\((path as NSString).lastPathComponent) (unaccounted file)",
             origin: "store",
-            error: CredentialError.storeError("")
+            error: CredentialError(.storeError, "")
         )
         result.error = nil
         result.findings = [

@@ -81,7 +81,8 @@ public struct GatewayPlan: Sendable {
     public func channelBundleID(given: String?) throws -> String {
         if let given { return given }
         guard let topic = credential.defaultTopic else {
-            throw PushCoreError.invalidChannel(
+            throw PushCoreError(
+                .invalidChannel,
                 "The credential \(credential.name) names no app, so the bundle ID cannot be taken from it.",
                 hint: "Give the app's bundle ID."
             )

@@ -60,7 +60,7 @@ public struct TokenKeyReport: Encodable, Sendable {
 extension FileReport {
     /// A token key file's report, with the findings `check` would make without expectations.
     public init(tokenKey report: TokenKeyReport, path: String) {
-        self.init(path: path, error: CredentialError.corrupt(path: path, ""))
+        self.init(path: path, error: CredentialError(.corrupt, path: path, ""))
         error = nil
         tokenKey = report
         findings =

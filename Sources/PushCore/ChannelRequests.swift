@@ -11,7 +11,8 @@ public struct ChannelID: Hashable, Sendable, Codable, CustomStringConvertible {
         var padded = trimmed
         while padded.count % 4 != 0 { padded += "=" }
         guard !trimmed.isEmpty, trimmed.count <= 256, let bytes = Data(base64Encoded: padded), !bytes.isEmpty else {
-            throw PushCoreError.invalidChannel(
+            throw PushCoreError(
+                .invalidChannel,
                 "\"\(text)\" is not a channel ID: APNs issues channel IDs as base64 text, such as dHN0LXNyY2gtY2hubA==.",
                 hint: "Copy the ID that creating the channel printed, or list the app's channels to find it."
             )
@@ -195,7 +196,8 @@ public struct ChannelRequestEncoder: Sendable {
         guard !bundleID.isEmpty, bundleID.count <= 155, bundleID.allSatisfy(allowed.contains),
             !bundleID.hasPrefix("."), !bundleID.hasSuffix(".")
         else {
-            throw PushCoreError.invalidChannel(
+            throw PushCoreError(
+                .invalidChannel,
                 "\"\(bundleID)\" is not a bundle ID (letters, digits, dots and hyphens, such as com.example.app).",
                 hint: "Give the app's bundle ID, without a push-type suffix."
             )

@@ -15,7 +15,8 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
 
     public init(bytes: [UInt8]) throws {
         guard !bytes.isEmpty, bytes.count <= Self.maximumByteCount else {
-            throw PushCoreError.invalidDeviceToken(
+            throw PushCoreError(
+                .invalidDeviceToken,
                 "A device token has 1 to \(Self.maximumByteCount) bytes; this one has \(bytes.count).",
                 hint: "Copy the token as the app printed it (64 hex digits today)."
             )
@@ -39,7 +40,8 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
             if character.isWhitespace { continue }
             guard character.isASCII, let value = character.hexDigitValue else {
                 // Positions are 1-based over the text as given: what a person counts.
-                throw PushCoreError.invalidDeviceToken(
+                throw PushCoreError(
+                    .invalidDeviceToken,
                     "The device token contains '\(character)' at position \(index + 1): a device token is hexadecimal (0-9, a-f).",
                     hint: "Copy the token again; it is 64 hex digits, optionally in <...> with spaces."
                 )
@@ -47,20 +49,23 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
             digits.append(UInt8(value))
         }
         guard !digits.isEmpty else {
-            throw PushCoreError.invalidDeviceToken(
+            throw PushCoreError(
+                .invalidDeviceToken,
                 "The device token is empty.",
                 hint:
                     "Give the token the app received in application(_:didRegisterForRemoteNotificationsWithDeviceToken:)."
             )
         }
         guard digits.count % 2 == 0 else {
-            throw PushCoreError.invalidDeviceToken(
+            throw PushCoreError(
+                .invalidDeviceToken,
                 "The device token has \(digits.count) hex digits: a device token has an even number (two per byte).",
                 hint: "A digit was lost or added when copying; copy the token again."
             )
         }
         guard digits.count <= Self.maximumByteCount * 2 else {
-            throw PushCoreError.invalidDeviceToken(
+            throw PushCoreError(
+                .invalidDeviceToken,
                 "The device token has \(digits.count) hex digits; at most \(Self.maximumByteCount * 2) are accepted.",
                 hint: "Check that only one token was pasted."
             )

@@ -179,6 +179,6 @@ public enum LiveActivity {
     }
 
     static func failure(_ message: String, hint: String) -> PushCoreError {
-        PushCoreError.invalidLiveActivity(message, hint: hint)
+        PushCoreError(.invalidLiveActivity, message, hint: hint)
     }
 }

@@ -37,14 +37,16 @@ public struct NotificationTemplate: Sendable, Equatable {
     public func validate() throws {
         try Payload.checkSize(payload, pushType: pushType)
         guard !payload.isEmpty else {
-            throw PushCoreError.invalidNotification(
+            throw PushCoreError(
+                .invalidNotification,
                 "The payload is empty.",
                 hint:
                     "Even a background push needs {\"aps\":{\"content-available\":1}}; APNs would answer 400 PayloadEmpty."
             )
         }
         if let collapseID, collapseID.utf8.count > 64 {
-            throw PushCoreError.invalidNotification(
+            throw PushCoreError(
+                .invalidNotification,
                 "The collapse ID is \(collapseID.utf8.count) bytes; APNs takes at most 64.",
                 hint: "Use a shorter identifier; APNs would answer 400 BadCollapseId."
             )

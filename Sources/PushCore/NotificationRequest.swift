@@ -261,7 +261,8 @@ public struct NotificationRequest: Sendable {
     public static func failure(_ rule: Rule) -> PushCoreError {
         switch rule {
         case .backgroundPriority(let priority):
-            return PushCoreError.invalidNotification(
+            return PushCoreError(
+                .invalidNotification,
                 "A background push at priority \(priority) is refused: it must use priority 5 (APNs answers BadPriority otherwise).",
                 hint: "Send it at priority 5, or leave the priority out."
             )
@@ -271,22 +272,26 @@ public struct NotificationRequest: Sendable {
                 hint: "Send it with the push type liveactivity (or leave the push type out)."
             )
         case .broadcastPushType(let type):
-            return PushCoreError.invalidChannel(
+            return PushCoreError(
+                .invalidChannel,
                 "A broadcast carries a Live Activity: its push type is liveactivity, not \(type).",
                 hint: "Leave the push type out of a broadcast."
             )
         case .broadcastContent(let kind):
-            return PushCoreError.invalidChannel(
+            return PushCoreError(
+                .invalidChannel,
                 "A broadcast carries a Live Activity payload, not \(kind == .background ? "a background push" : "an alert").",
                 hint: "Broadcast a Live Activity update or end, or a payload written as one."
             )
         case .broadcastCollapseID:
-            return PushCoreError.invalidChannel(
+            return PushCoreError(
+                .invalidChannel,
                 "A broadcast has no collapse ID; that header is for device notifications.",
                 hint: "Leave the collapse ID out."
             )
         case .broadcastAPNsID:
-            return PushCoreError.invalidChannel(
+            return PushCoreError(
+                .invalidChannel,
                 "A broadcast has no apns-id; APNs gives it an apns-request-id.",
                 hint: "Leave the apns-id out."
             )

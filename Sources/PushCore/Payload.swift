@@ -43,7 +43,8 @@ public enum Payload {
     /// cold `send` the checker's first use (a dynamic cast per type it knows) for nothing.
     static func encode(aps: [String: Any], custom: [String: any Sendable], apsIsPlain: Bool = false) throws -> [UInt8] {
         guard custom["aps"] == nil else {
-            throw PushCoreError.invalidNotification(
+            throw PushCoreError(
+                .invalidNotification,
                 "Custom payload data cannot use the key \"aps\": it is Apple's.",
                 hint: "Put custom data under another key."
             )
@@ -51,7 +52,8 @@ public enum Payload {
         var object: [String: Any] = custom
         object["aps"] = aps
         guard apsIsPlain && custom.isEmpty || JSONSerialization.isValidJSONObject(object) else {
-            throw PushCoreError.invalidNotification(
+            throw PushCoreError(
+                .invalidNotification,
                 "The custom payload data cannot be written as JSON.",
                 hint: "Use strings, numbers, booleans, arrays and dictionaries only."
             )
@@ -65,7 +67,8 @@ public enum Payload {
     public static func validate(_ payload: [UInt8], pushType: PushType) throws {
         try checkSize(payload, pushType: pushType)
         guard (try? JSONSerialization.jsonObject(with: Data(payload))) is [String: Any] else {
-            throw PushCoreError.invalidNotification(
+            throw PushCoreError(
+                .invalidNotification,
                 "The payload is not a JSON object.",
                 hint: "A payload looks like {\"aps\":{\"alert\":\"Hello\"}}."
             )
@@ -76,7 +79,8 @@ public enum Payload {
     public static func checkSize(_ payload: [UInt8], pushType: PushType) throws {
         let limit = pushType.maximumPayloadSize
         guard payload.count <= limit else {
-            throw PushCoreError.invalidNotification(
+            throw PushCoreError(
+                .invalidNotification,
                 "The payload is \(payload.count) bytes; APNs takes at most \(limit) bytes for \(pushType) pushes.",
                 hint: "Shorten it by \(payload.count - limit) bytes or more; APNs would answer 413 PayloadTooLarge."
             )

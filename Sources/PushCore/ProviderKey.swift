@@ -26,7 +26,8 @@ public struct ProviderKey: Sendable {
         do {
             key = try pkcs8.withUnsafeBytes { try P256.Signing.PrivateKey(derRepresentation: Array($0)) }
         } catch {
-            throw PushCoreError.invalidKey(
+            throw PushCoreError(
+                .invalidKey,
                 "The stored token key is not a P-256 private key.",
                 hint: "Import the AuthKey_<KEYID>.p8 file again."
             )

@@ -8,14 +8,15 @@ import Foundation
 /// ``message`` (what was wrong) and ``hint`` (what to do, in words: never a command-line flag,
 /// which the command-line tool adds itself from the code). Neither contains key material.
 ///
-/// Made by static factories, one per code (`PushCoreError.invalidDeviceToken(_:hint:)`…), which
-/// record where the error was made (``file``, ``line``: in ``debugDescription`` only).
+/// Made where it happens, in that place's words, by the initializer with the code
+/// (`PushCoreError(.invalidDeviceToken, message, hint:)`), which records where the error was made
+/// (``file``, ``line``: in ``debugDescription`` only).
 public struct PushCoreError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// A module's codes are ``ErrorCode``s: one string each, the one JSON gives.
     public typealias Code = ErrorCode
 
-    /// What went wrong, as JSON reports give it (each code declared once, beside its factory in
-    /// `PushCoreError+Factories.swift`).
+    /// What went wrong, as JSON reports give it (each code declared once, in
+    /// `PushCoreError+Codes.swift`).
     public let code: Code
     public let message: String
     public let hint: String?
@@ -24,7 +25,7 @@ public struct PushCoreError: ReportableError, CustomStringConvertible, CustomDeb
     /// The line of ``file`` that made the error.
     public let line: UInt
 
-    /// An error of any code. Prefer the factories (`PushCoreError.invalidTime(_:hint:)`…).
+    /// An error of the code, in the words of the call site.
     package init(_ code: Code, _ message: String, hint: String? = nil, file: String = #fileID, line: UInt = #line) {
         self.code = code
         self.message = message

@@ -60,7 +60,8 @@ public enum PushTime {
     public static func date(_ text: String, now: Date, what: String, allowPast: Bool) throws -> Date {
         switch try parse(text, now: now) {
         case .immediately:
-            throw PushCoreError.invalidTime(
+            throw PushCoreError(
+                .invalidTime,
                 "The \(what) \"\(text)\" is 0, which is 1 January 1970.",
                 hint: "Give a duration from now such as 30m, an RFC 3339 date, or UNIX seconds."
             )
@@ -73,7 +74,8 @@ public enum PushTime {
     static func requireFuture(_ date: Date, text: String, now: Date, what: String) throws {
         guard date > now else {
             let ago = Int(now.timeIntervalSince(date).rounded())
-            throw PushCoreError.invalidTime(
+            throw PushCoreError(
+                .invalidTime,
                 "The \(what) \"\(text)\" (\(rfc3339String(date))) is \(ago) seconds in the past.",
                 hint: what == "expiration"
                     ? "Give a time still to come, such as 1h or 2d from now, or 0 to have APNs try once and store nothing."
@@ -85,7 +87,8 @@ public enum PushTime {
     static let unitSeconds: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
 
     static func invalid(_ text: String, _ why: String) -> PushCoreError {
-        PushCoreError.invalidTime(
+        PushCoreError(
+            .invalidTime,
             "\"\(text)\" is not a time: \(why).",
             hint:
                 "Write a duration from now (30m, 1h, 2d), an RFC 3339 date (2030-01-31T18:00:00Z), or UNIX seconds (1900000000)."

@@ -2,7 +2,7 @@
 /// as JSON reports give it in `error.code`.
 ///
 /// One struct over a string with static members, as swift-certificates names its error codes:
-/// each code is declared once, with its string, beside the one factory that makes it, in the
+/// each code is declared once, with its string, in the
 /// module whose error throws it (`extension ErrorCode`); every module's error carries the one
 /// type (its `Code`), so a code such as `invalid_team_id` means the same thing whichever module
 /// found it. Programs compare with the static members, never with text.

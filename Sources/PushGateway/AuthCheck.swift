@@ -171,7 +171,7 @@ public struct HandshakeCheck: Sendable {
                 return HandshakeCheck(handshake: report, authCheck: check)
             }
         } catch {
-            let gatewayError = error as? GatewayError ?? GatewayError.connectionClosed(message: "\(error)", hint: nil)
+            let gatewayError = error as? GatewayError ?? GatewayError(.connectionClosed, "\(error)", hint: nil)
             return HandshakeCheck(handshake: connection.handshakeReport, error: gatewayError)
         }
     }

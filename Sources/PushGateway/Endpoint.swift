@@ -89,7 +89,8 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
                 endpoint = Endpoint(host: host, port: parsedPort ?? 443)
             }
             if let environment, let own = endpoint.environment, own != environment {
-                throw GatewayError.invalidEndpoint(
+                throw GatewayError(
+                    .invalidEndpoint,
                     "\(gateway) is Apple's \(own) gateway, but the \(environment) environment was asked for.",
                     hint: "Give one of them: the environment picks Apple's host by itself."
                 )
@@ -99,7 +100,8 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         if let port {
             guard (1...65_535).contains(port) else {
-                throw GatewayError.invalidEndpoint(
+                throw GatewayError(
+                    .invalidEndpoint,
                     "Port \(port) is not between 1 and 65535.",
                     hint: "APNs listens on 443 and 2197."
                 )
@@ -140,7 +142,8 @@ public struct Endpoint: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
         func invalid(_ why: String) -> GatewayError {
-            GatewayError.invalidEndpoint(
+            GatewayError(
+                .invalidEndpoint,
                 "\"\(text)\" is not a gateway address: \(why).",
                 hint: "Write HOST, HOST:PORT or [IPv6]:PORT, for example api.push.apple.com:2197 or [::1]:8443."
             )

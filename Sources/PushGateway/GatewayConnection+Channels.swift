@@ -85,7 +85,7 @@ extension GatewayConnection {
         do {
             request = try build(ChannelRequestEncoder(authority: authority), try bearer())
         } catch let error as PushCoreError {
-            throw GatewayError.invalidNotification(error.message, hint: error.hint)
+            throw GatewayError(.invalidNotification, error.message, hint: error.hint)
         }
         let answer = try await exchange(request.headers, body: request.body)
         return ChannelResponse(

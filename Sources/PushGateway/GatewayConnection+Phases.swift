@@ -17,9 +17,9 @@ extension GatewayConnection {
     func connectTarget() throws -> (host: String, port: Int) {
         guard let proxy = configuration.proxy else { return (configuration.endpoint.host, configuration.endpoint.port) }
         guard let host = proxy.host, !host.isEmpty else {
-            throw GatewayError.proxyFailed(
-                message:
-                    "The proxy URL has no host.",
+            throw GatewayError(
+                .proxyFailed,
+                "The proxy URL has no host.",
                 hint: "Write HTTPS_PROXY as http://host:port."
             )
         }
@@ -51,7 +51,8 @@ extension GatewayConnection {
         } catch {
             if case ChannelError.connectTimeout = error { throw GatewayError.connectTimeout(shown, seconds: timeout) }
             if let io = error as? IOError, io.errnoCode == ECONNREFUSED { throw GatewayError.connectionRefused(shown) }
-            throw GatewayError.connectFailed(
+            throw GatewayError(
+                .connectFailed,
                 "Connecting to \(shown) failed: \(UserFacing.describe(error)).",
                 hint: "Check the network route to the gateway.",
                 isRetryable: true
@@ -75,7 +76,8 @@ extension GatewayConnection {
         let each = failures.map { failure in
             "\(failure.target.displayString) \(refused(failure) ? "refused" : UserFacing.describe(failure.error))"
         }
-        return GatewayError.connectFailed(
+        return GatewayError(
+            .connectFailed,
             "Connecting to \(shown) failed: \(each.isEmpty ? UserFacing.describe(error) : each.joined(separator: "; ")).",
             hint: "Check the network route to the gateway.",
             isRetryable: true

@@ -14,7 +14,7 @@ extension GatewayConnection {
         do {
             try notification.validate()
         } catch let error as PushCoreError {
-            throw GatewayError.invalidNotification(error.message, hint: error.hint)
+            throw GatewayError(.invalidNotification, error.message, hint: error.hint)
         }
         let encoder = RequestEncoder(template: notification.template, authority: authority)
         try await prepareToken()
@@ -67,7 +67,8 @@ extension GatewayConnection {
         do {
             return try tokens.token()
         } catch {
-            throw GatewayError.invalidCredential(
+            throw GatewayError(
+                .invalidCredential,
                 "The provider token cannot be signed.",
                 hint: "Check the .p8 key file is an EC P-256 key."
             )

@@ -154,21 +154,24 @@ extension GatewayConnection {
         let host = configuration.endpoint.host
         switch outcome.verdict {
         case .untrusted:
-            return GatewayError.tlsUntrusted(
+            return GatewayError(
+                .tlsUntrusted,
                 "The server's certificate chain is not trusted: \(outcome.detail ?? "no trusted root").",
                 hint:
                     "APNs moved to the \"USERTrust RSA Certification Authority\" root in 2025 (sandbox in January, production on 24 February); this machine's trust store may lack it: update the ca-certificates package, or trust that root explicitly. For a local gateway, trust the CA certificate it wrote.",
                 server: address
             )
         case .hostnameMismatch:
-            return GatewayError.tlsHostnameMismatch(
+            return GatewayError(
+                .tlsHostnameMismatch,
                 "The server's certificate is not valid for \(host): \(outcome.detail ?? "the names differ").",
                 hint:
                     "Connect with a name the certificate lists (for a local gateway: localhost or 127.0.0.1), or check that DNS or a proxy is not sending you elsewhere.",
                 server: address
             )
         case .expired:
-            return GatewayError.tlsCertificateExpired(
+            return GatewayError(
+                .tlsCertificateExpired,
                 "The server's certificate is not valid now: \(outcome.detail ?? "expired").",
                 hint: "Check this machine's clock; if it is right, the server's certificate must be renewed.",
                 server: address
@@ -177,14 +180,16 @@ extension GatewayConnection {
             break
         }
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
-            return GatewayError.tlsHostnameMismatch(
+            return GatewayError(
+                .tlsHostnameMismatch,
                 "The server's certificate is not valid for \(host).",
                 hint: "Connect with a name the certificate lists.",
                 server: address
             )
         }
         if let closed = error as? TLSObserver.ClosedDuringHandshake {
-            return GatewayError.tlsServerClosed(
+            return GatewayError(
+                .tlsServerClosed,
                 "The server at \(address) closed the connection during the TLS handshake\(closed.detail.map { " (\($0))" } ?? "").",
                 hint:
                     "A server that requires a client certificate closes like this when it rejects ours; also check the port speaks TLS.",
@@ -195,14 +200,16 @@ extension GatewayConnection {
         if let ssl = error as? NIOSSLError {
             switch ssl {
             case .uncleanShutdown:
-                return GatewayError.tlsServerClosed(
+                return GatewayError(
+                    .tlsServerClosed,
                     "The server at \(address) closed the connection during the TLS handshake.",
                     hint: "A server that requires a client certificate closes like this when it rejects ours.",
                     isRetryable: true,
                     server: address
                 )
             case .handshakeFailed(let inner):
-                return GatewayError.tlsHandshakeFailed(
+                return GatewayError(
+                    .tlsHandshakeFailed,
                     "The TLS handshake with \(address) failed: \(UserFacing.describe(inner)).",
                     hint: Self.handshakeHint(String(describing: inner)),
                     server: address
@@ -211,7 +218,8 @@ extension GatewayConnection {
                 break
             }
         }
-        return GatewayError.tlsHandshakeFailed(
+        return GatewayError(
+            .tlsHandshakeFailed,
             "The TLS handshake with \(address) failed: \(UserFacing.describe(error)).",
             hint: Self.handshakeHint(String(describing: error)),
             server: address
@@ -252,7 +260,8 @@ extension GatewayConnection {
                 tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: key.bytes, format: .der))
             } catch {
                 // The key's bytes never go into the message.
-                throw GatewayError.invalidCredential(
+                throw GatewayError(
+                    .invalidCredential,
                     "The client certificate or its private key cannot be loaded for TLS.",
                     hint: "Check the credential file: the key must belong to the certificate.",
                     remedy: .credentialExamined(file: nil)
@@ -275,7 +284,8 @@ extension GatewayConnection {
         do {
             context = try NIOSSLContext(configuration: tls)
         } catch {
-            throw GatewayError.invalidCredential(
+            throw GatewayError(
+                .invalidCredential,
                 "The TLS settings cannot be used: the private key may not match the certificate.",
                 hint: "Check the credential file: its key must belong to its certificate.",
                 remedy: .credentialExamined(file: nil)

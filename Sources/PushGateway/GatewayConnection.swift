@@ -149,9 +149,9 @@ public final class GatewayConnection: Sendable {
             return state.connectStarted || state.isClosed
         }
         guard !alreadyStarted else {
-            throw GatewayError.notConnected(
-                message:
-                    "This connection was already used; a GatewayConnection connects once.",
+            throw GatewayError(
+                .notConnected,
+                "This connection was already used; a GatewayConnection connects once.",
                 hint: "Make a new GatewayConnection to connect again."
             )
         }
@@ -249,16 +249,17 @@ public final class GatewayConnection: Sendable {
                 case "http2": "right after the TLS handshake, before HTTP/2 started"
                 default: "while connecting"
                 }
-            return GatewayError.connectionClosed(
-                message:
-                    "The server at \(address) closed the connection \(when).",
+            return GatewayError(
+                .connectionClosed,
+                "The server at \(address) closed the connection \(when).",
                 hint:
                     "A busy or stopping server closes connections it cannot serve in time; connect again, and if it keeps happening check the server's own limits (handshake timeout, connection limit).",
                 isRetryable: true,
                 server: address
             )
         }
-        return GatewayError.connectFailed(
+        return GatewayError(
+            .connectFailed,
             "Connecting to \(address) failed: \(UserFacing.describe(error)).",
             server: address
         )

@@ -9,14 +9,15 @@ import PushCore
 /// command-line option: a front end maps ``code`` to its own wording. A rejected notification is *not* an error: it
 /// is a ``PushResponse`` with a non-200 status.
 ///
-/// Made by static factories, one per code (`GatewayError.connectionRefused(_:)`,
-/// `.tlsUntrusted(_:hint:)`…), which record where the error was made (``file``, ``line``: in
+/// Made where it happens, in that place's words, by the initializer with the code
+/// (`GatewayError(.tlsUntrusted, message, hint:)`); a code whose wording or kind is always the same has its factory
+/// (`GatewayError.connectionRefused(_:)`). Both record where the error was made (``file``, ``line``: in
 /// ``debugDescription`` only, never in a message, a report or equality).
 public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebugStringConvertible {
     /// A module's codes are ``ErrorCode``s: one string each, the one JSON gives.
     public typealias Code = ErrorCode
 
-    /// What went wrong, as JSON reports give it (each code declared once, beside its factory).
+    /// What went wrong, as JSON reports give it (each code declared once, as an ``ErrorCode``).
     public let code: Code
     /// What happened, as one sentence.
     public let message: String
@@ -45,8 +46,8 @@ public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebu
     /// The line of ``file`` that made the error.
     public let line: UInt
 
-    /// An error of any code. Prefer the factories (`GatewayError.tlsUntrusted(_:hint:)`…): they
-    /// name the code once and are where each code's wording lives.
+    /// An error of the code, in the words of the call site. A code with a factory (a fixed
+    /// wording, below) is made by that factory.
     package init(
         _ code: Code,
         _ message: String,

@@ -41,7 +41,8 @@ public struct ProxySettings: Sendable, Equatable {
     ) throws -> ProxySettings? {
         if let explicit {
             guard let url = URL(string: explicit), url.host != nil else {
-                throw GatewayError.invalidProxy(
+                throw GatewayError(
+                    .invalidProxy,
                     "The proxy \"\(explicit)\" is not a proxy URL.",
                     hint: "Give one such as http://proxy.example.com:3128."
                 )
@@ -54,7 +55,8 @@ public struct ProxySettings: Sendable, Equatable {
         guard let text = environment[variable], !text.isEmpty else { return nil }
         if bypasses(host: host, environment: environment) { return nil }
         guard let url = URL(string: text.contains("://") ? text : "http://" + text), url.host != nil else {
-            throw GatewayError.invalidProxy(
+            throw GatewayError(
+                .invalidProxy,
                 "\(variable) is set to \"\(text)\", which is not a proxy URL.",
                 hint: "Set it to e.g. http://proxy.example.com:3128, or unset it."
             )
@@ -68,7 +70,8 @@ public struct ProxySettings: Sendable, Equatable {
     static func checkScheme(_ url: URL, text: String, origin: String) throws {
         let scheme = url.scheme?.lowercased() ?? "http"
         guard scheme == "http" else {
-            throw GatewayError.unsupportedProxy(
+            throw GatewayError(
+                .unsupportedProxy,
                 "The proxy \"\(text)\" (from \(origin)) is a \(scheme) proxy; only HTTP CONNECT proxies (http://host:port) are supported.",
                 hint: "Use an HTTP proxy, or connect without one."
             )

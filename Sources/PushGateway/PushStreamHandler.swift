@@ -138,7 +138,8 @@ final class StreamHandler: ChannelInboundHandler {
             return
         }
         fail(
-            GatewayError.streamReset(
+            GatewayError(
+                .streamReset,
                 "The server reset the stream (\(ConnectionObserver.name(code))) without answering.",
                 hint: "This is not what APNs does; check what listens at the gateway address."
             )
@@ -152,7 +153,8 @@ final class StreamHandler: ChannelInboundHandler {
             return .goAway(goAway, processed: processed)
         }
         if !closing {
-            return GatewayError.streamReset(
+            return GatewayError(
+                .streamReset,
                 "The server refused the stream (REFUSED_STREAM) without processing it.",
                 hint: "It was not processed; send it again.",
                 isRetryable: true
@@ -171,7 +173,8 @@ final class StreamHandler: ChannelInboundHandler {
         guard let status else {
             completion(
                 .failure(
-                    GatewayError.http2Failed(
+                    GatewayError(
+                        .http2Failed,
                         "The server ended the stream without a :status.",
                         hint: "This is not an APNs-compatible server."
                     )

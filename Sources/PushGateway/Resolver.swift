@@ -41,7 +41,8 @@ enum Resolver {
         let kept = all.filter { AddressFamily(of: $0) == family }
         guard kept.isEmpty else { return kept }
         let others = all.map { $0.ipAddress ?? $0.description }.joined(separator: ", ")
-        throw GatewayError.noAddressForFamily(
+        throw GatewayError(
+            .noAddressForFamily,
             ServerTrustEvaluator.isIPAddress(host)
                 ? "\(host) is not an \(family.name) address, and only \(family.name) was asked for."
                 : "\(host) has no \(family.name) address (it resolves to \(others)), and only \(family.name) was asked for.",
@@ -69,7 +70,8 @@ enum Resolver {
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
                 finish(
                     .failure(
-                        GatewayError.dnsTimeout(
+                        GatewayError(
+                            .dnsTimeout,
                             "Resolving \(host) took longer than \(GatewayError.format(seconds)) s.",
                             hint: "Check the machine's DNS servers (/etc/resolv.conf).",
                             isRetryable: true,
@@ -160,7 +162,8 @@ public struct FixedAddress: Sendable, Equatable {
     /// Parses `HOST:PORT:ADDRESS[,ADDRESS...]`.
     public static func parse(_ text: String) throws -> FixedAddress {
         func invalid(_ why: String) -> GatewayError {
-            GatewayError.invalidEndpoint(
+            GatewayError(
+                .invalidEndpoint,
                 "\"\(text)\" is not HOST:PORT:ADDRESS[,ADDRESS...]: \(why).",
                 hint: "Write for example localhost:8443:[::1],127.0.0.1 or api.push.apple.com:443:17.188.1.1."
             )

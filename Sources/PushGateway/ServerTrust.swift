@@ -247,9 +247,10 @@ final class ServerTrustEvaluator: Sendable {
                 data = try InputFile.read(path: path, kind: .caBundle)
             } catch let error as CredentialError where error.code == .tooLarge {
                 // A gateway error, so that the connection's report carries it as it is.
-                throw GatewayError.fileTooLarge(path: path, error.message, hint: error.hint)
+                throw GatewayError(.fileTooLarge, error.message, hint: error.hint, path: path)
             } catch {
-                throw GatewayError.caFileUnreadable(
+                throw GatewayError(
+                    .caFileUnreadable,
                     "\(path): the \(name) cannot be read.",
                     hint: "Check the \(name)'s path and permissions.",
                     trustFile: trustFile
@@ -266,7 +267,8 @@ final class ServerTrustEvaluator: Sendable {
                     certificates.append(try Certificate(derEncoded: [UInt8](data)))
                 }
             } catch {
-                throw GatewayError.caFileInvalid(
+                throw GatewayError(
+                    .caFileInvalid,
                     "\(path): the \(name) holds no readable certificate (\(UserFacing.describe(error))).",
                     hint: trustFile == .bundle
                         ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt."
@@ -275,7 +277,8 @@ final class ServerTrustEvaluator: Sendable {
                 )
             }
             if certificates.isEmpty {
-                throw GatewayError.caFileInvalid(
+                throw GatewayError(
+                    .caFileInvalid,
                     "\(path): the \(name) holds no certificate.",
                     hint: trustFile == .bundle
                         ? "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt."

@@ -59,7 +59,8 @@ enum TLSAlert: String, CaseIterable, Sendable {
             hint =
                 "Check that it is a push certificate for this gateway's environment, and that it has not expired or been revoked."
         }
-        return GatewayError.clientCertificateRejected(
+        return GatewayError(
+            .clientCertificateRejected,
             "The server at \(address) refused the client certificate (TLS alert \(rawValue)): \(what).",
             hint: hint,
             server: address

@@ -69,9 +69,10 @@ public struct TrustStore: Sendable {
         do {
             data = try InputFile.read(path: path, kind: .caBundle)
         } catch let error as CredentialError where error.code == .tooLarge {
-            throw GatewayError.fileTooLarge(path: path, error.message, hint: error.hint)
+            throw GatewayError(.fileTooLarge, error.message, hint: error.hint, path: path)
         } catch {
-            throw GatewayError.caFileUnreadable(
+            throw GatewayError(
+                .caFileUnreadable,
                 "\(path): the CA bundle cannot be read.",
                 hint: "Check the CA bundle's path and permissions.",
                 trustFile: .bundle
@@ -80,7 +81,8 @@ public struct TrustStore: Sendable {
         let documents = try? PEMDocument.parseMultiple(pemString: String(decoding: data, as: UTF8.self))
             .filter { $0.discriminator == "CERTIFICATE" }
         guard let documents, !documents.isEmpty else {
-            throw GatewayError.caFileInvalid(
+            throw GatewayError(
+                .caFileInvalid,
                 "\(path): the CA bundle holds no readable certificate.",
                 hint: "Give a PEM bundle of root certificates, such as the system's ca-certificates.crt.",
                 trustFile: .bundle

@@ -30,19 +30,22 @@ public struct RequestSubject: Sendable, Equatable {
     public func validate() throws {
         let name = commonName.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, commonName.utf8.count <= 64 else {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 "The common name \"\(commonName)\" must be 1 to 64 characters.",
                 hint: "Give a short name for the key, such as \"Example App push\"."
             )
         }
         if let email, email.utf8.count > 128 || !email.contains("@") || email.contains(where: \.isWhitespace) {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 "\"\(email)\" is not an email address.",
                 hint: "Give an address such as dev@example.com, or leave it out."
             )
         }
         if let country, country.count != 2 || !country.allSatisfy({ $0.isASCII && $0.isUppercase }) {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 "\"\(country)\" is not a two-letter country code.",
                 hint: "Give an ISO 3166 code in capitals, such as US, DE or JP, or leave it out."
             )
@@ -92,7 +95,8 @@ public struct CertificateRequest: Sendable {
     public static func read(path: String) throws -> CertificateRequest {
         let bytes = try CredentialFile.readBytes(path: path)
         guard let der = requestDER(in: bytes) else {
-            throw CredentialError.notACertificate(
+            throw CredentialError(
+                .notACertificate,
                 path: path,
                 "This is not a certificate signing request.",
                 hint: "Give the .csr file that was uploaded to Apple's developer portal."
@@ -106,14 +110,16 @@ public struct CertificateRequest: Sendable {
         do {
             parsed = try CertificateSigningRequest(derEncoded: der)
         } catch {
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "The certificate signing request is damaged (\(error)).",
                 hint: "Make the request again; a request that was edited by hand cannot be repaired."
             )
         }
         guard let facts = OpenSSL.requestFacts(der: der) else {
-            throw CredentialError.corrupt(
+            throw CredentialError(
+                .corrupt,
                 path: path,
                 "OpenSSL cannot read the certificate signing request's public key.",
                 hint: "Make the request again."

@@ -1,7 +1,8 @@
 import CredentialFormats
 import PushCore
 
-/// The codes of imports and rotations the store turns down, each made by its one factory below.
+/// The codes of imports and rotations the store turns down, each declared once with the string
+/// JSON reports give.
 extension ErrorCode {
     /// A rotation would put a certificate that expires sooner in place of the one it replaces.
     public static let expiresSooner = ErrorCode("expires_sooner")
@@ -65,32 +66,6 @@ extension CredentialError {
             file: file,
             line: line
         )
-    }
-
-    /// ``ErrorCode/notATokenKey`` (`not_a_token_key`), in the words of the call site.
-    public static func notATokenKey(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notATokenKey, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/noMatchingRequest`` (`no_matching_request`), in the words of the call site.
-    public static func noMatchingRequest(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.noMatchingRequest, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
     }
 
     /// ``ErrorCode/sameAppStored`` (`same_app_stored`), in the words of the call site.

@@ -1,7 +1,7 @@
 import CredentialFormats
 import PushCore
 
-/// The store's codes, each made by its one factory below.
+/// The store's codes, each declared once with the string JSON reports give.
 extension ErrorCode {
     /// A secret store's secret this process cannot decrypt: this member's identity is not
     /// (yet) a recipient of the team's secrets, or there is none.
@@ -35,74 +35,27 @@ extension ErrorCode {
     public static let notExportable = ErrorCode("not_exportable")
 }
 
-/// The factories of the store's codes (and ``ErrorCode/tampered``, which the team store throws
-/// too): one per code, each taking the message the call site words and recording where the error
-/// was made. A refusal (the request was checked and nothing changed) is a problem found.
+/// The factories of the store's codes that are refusals (the request was checked and nothing
+/// changed: a problem found) or take the alias first. Any other code here (``ErrorCode/tampered``
+/// too, which the team store throws) is made where it happens,
+/// `CredentialError(.storeError, path:, message, hint:)`.
 extension CredentialError {
+    /// `alias_not_found`: no stored credential is named `alias` (nil when none was named at all).
+    /// The message differs with what was looked for, so the call site words it.
+    public static func aliasNotFound(
+        _ alias: String?,
+        _ message: String,
+        hint: String? = nil,
+        remedy: Remedy? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> CredentialError {
+        Self(.aliasNotFound, path: nil, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
+    }
+
     // MARK: The Secret Service
 
-    /// ``ErrorCode/secretStoreUnavailable`` (`secret_store_unavailable`), in the words of the call site.
-    public static func secretStoreUnavailable(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .secretStoreUnavailable,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-
-    /// ``ErrorCode/secretStoreLocked`` (`secret_store_locked`), in the words of the call site.
-    public static func secretStoreLocked(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.secretStoreLocked, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/secretNotFound`` (`secret_not_found`), in the words of the call site.
-    public static func secretNotFound(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.secretNotFound, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
     // MARK: The store
-
-    /// ``ErrorCode/storeError`` (`store_error`), in the words of the call site.
-    public static func storeError(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.storeError, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
 
     /// ``ErrorCode/alreadyImported`` (`already_imported`), in the words of the call site.
     public static func alreadyImported(
@@ -150,148 +103,6 @@ extension CredentialError {
         )
     }
 
-    /// ``ErrorCode/invalidAlias`` (`invalid_alias`), in the words of the call site.
-    public static func invalidAlias(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.invalidAlias, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/notAStore`` (`not_a_store`), in the words of the call site.
-    public static func notAStore(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notAStore, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/indexMissing`` (`index_missing`), in the words of the call site.
-    public static func indexMissing(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.indexMissing, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/indexUnreadable`` (`index_unreadable`), in the words of the call site.
-    public static func indexUnreadable(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.indexUnreadable, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/entryOutsideStore`` (`entry_outside_store`), in the words of the call site.
-    public static func entryOutsideStore(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.entryOutsideStore, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/notCheckedOut`` (`not_checked_out`), in the words of the call site.
-    public static func notCheckedOut(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notCheckedOut, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/unsafeStoreFolder`` (`unsafe_store_folder`), in the words of the call site.
-    public static func unsafeStoreFolder(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.unsafeStoreFolder, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/tampered`` (`tampered`), in the words of the call site.
-    public static func tampered(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.tampered, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
     // MARK: Exports
 
-    /// ``ErrorCode/notExportable`` (`not_exportable`), in the words of the call site.
-    public static func notExportable(
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notExportable, path: nil, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// `alias_not_found`: no stored credential is named `alias` (nil when none was named at all).
-    /// The message differs with what was looked for, so the call site words it.
-    public static func aliasNotFound(
-        _ alias: String?,
-        _ message: String,
-        hint: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.aliasNotFound, path: nil, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/notAMember`` (`not_a_member`), in the words of the call site: this member's
-    /// identity is not (yet) a recipient of the team's secrets, or there is none to read with.
-    public static func notAMember(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.notAMember, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
 }

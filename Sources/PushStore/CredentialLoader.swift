@@ -40,7 +40,8 @@ public struct CredentialLoader: Sendable {
             return try await load(stored)
         case .file(let path) where TokenKeyFile.isTokenKeyPath(path):
             guard let teamID else {
-                throw CredentialError.teamIDRequired(
+                throw CredentialError(
+                    .teamIDRequired,
                     path: path,
                     "A token key file needs its team ID.",
                     hint: "Give the key's team ID (Apple Developer portal > Membership details)."

@@ -79,7 +79,8 @@ extension CredentialStore {
                 )
                 chmod(folder.path, 0o700)
             } catch {
-                throw CredentialError.storeError(
+                throw CredentialError(
+                    .storeError,
                     path: folder.path,
                     "The store folder cannot be created (\(error.localizedDescription)).",
                     hint: "Keep the store in a folder this user can create and write."
@@ -88,7 +89,8 @@ extension CredentialStore {
         }
         let credentials = StorePaths.realPath(credentialsFolder.path)
         guard credentials == paths.credentialsFolder else {
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 path: credentialsFolder.path,
                 "The store's credentials folder leads to \(credentials ?? "nowhere"), outside the store; nothing was written.",
                 hint: "Make credentials a plain folder inside the store (move the link away) and try again."
@@ -121,7 +123,8 @@ extension CredentialStore {
         do {
             return try StoreIndex.decoded(from: bytes)
         } catch {
-            throw CredentialError.indexUnreadable(
+            throw CredentialError(
+                .indexUnreadable,
                 path: "\(medium.name)/index.json",
                 "The store's index cannot be read (\(UserFacing.describe(error))); it was changed outside apnsctl.",
                 hint:

@@ -59,7 +59,8 @@ extension CredentialStore {
         switch (credential.kind, format) {
         case (.tokenKey, .pem):
             if let remote = try await remoteTokenKey(of: credential) {
-                throw CredentialError.notExportable(
+                throw CredentialError(
+                    .notExportable,
                     "The token key \(remote.keyID) of \(credential.alias) signs inside the store that holds it and never leaves it, so it cannot be exported.",
                     hint: "Send with the stored alias; to use the key elsewhere, give that place access to the store.",
                     alias: credential.alias
@@ -67,7 +68,8 @@ extension CredentialStore {
             }
             contents = Array(PEMWriter.privateKey(try await tokenKey(of: credential).pkcs8).utf8)
         case (.tokenKey, .pkcs12):
-            throw CredentialError.notExportable(
+            throw CredentialError(
+                .notExportable,
                 "A token key has no certificate, so it cannot be a PKCS#12 bundle.",
                 hint: "Export it as PEM to get the .p8 key.",
                 alias: credential.alias,
@@ -82,7 +84,8 @@ extension CredentialStore {
             let identity = try await identity(of: credential)
             let key = try Self.exportableKey(of: identity, alias: credential.alias)
             guard let password = try newPassword(PasswordRequest(path: credential.alias, what: "new PKCS#12")) else {
-                throw CredentialError.passwordRequired(
+                throw CredentialError(
+                    .passwordRequired,
                     "No password was given for the new bundle.",
                     hint: nil,
                     alias: credential.alias
@@ -104,7 +107,8 @@ extension CredentialStore {
     /// means the secret was changed outside the store: said so, never a crash.
     private static func exportableKey(of identity: CredentialFile, alias: String) throws -> SecretBytes {
         guard let key = identity.privateKeyPKCS8 else {
-            throw CredentialError.noPrivateKey(
+            throw CredentialError(
+                .noPrivateKey,
                 "The stored \(alias) has a certificate but no private key, so it cannot be exported with its key.",
                 hint: "Remove it from the store and import the certificate again together with its key.",
                 alias: alias
@@ -129,7 +133,8 @@ extension CredentialStore {
         var current = StorePaths.realPath(folder) ?? folder
         while true {
             if current == own || StoreFolder.isStoreFolder(current) {
-                throw CredentialError.invalidArgument(
+                throw CredentialError(
+                    .invalidArgument,
                     path: destination,
                     "This path is inside the credential store folder \(current): an export written there would sit among the store's files (a team store's folder is a git working tree its members push from). Nothing was written.",
                     hint: "Write the export to a folder outside the store."

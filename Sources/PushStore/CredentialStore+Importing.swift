@@ -45,7 +45,7 @@ extension CredentialStore {
             replacedTeam = replaced.teamID
         }
         guard let teamID = teamID ?? replacedTeam else {
-            throw CredentialError.teamIDRequired(path: path, "A token key needs the team ID it belongs to.")
+            throw CredentialError(.teamIDRequired, path: path, "A token key needs the team ID it belongs to.")
         }
         return try await importTokenKey(
             try ProviderKey(path: path, teamID: teamID, keyID: keyID),

@@ -40,7 +40,8 @@ extension CredentialStore {
     }
 
     private static func tampered(_ credential: StoredCredential, name: String, _ why: String) -> CredentialError {
-        CredentialError.tampered(
+        CredentialError(
+            .tampered,
             path: name,
             "\(name), read for \(credential.alias), \(why): it was replaced outside apnsctl, so the credential is refused as tampered and nothing was sent with it.",
             hint:

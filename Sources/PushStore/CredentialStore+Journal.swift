@@ -112,7 +112,7 @@ extension CredentialStore {
                 remaining.secrets.append(item)
                 settled.failedSecrets[item] =
                     (error as? CredentialError)
-                    ?? CredentialError.secretStoreUnavailable(UserFacing.describe(error))
+                    ?? CredentialError(.secretStoreUnavailable, UserFacing.describe(error))
             }
         }
         let url = root.appendingPathComponent(Self.journalName)

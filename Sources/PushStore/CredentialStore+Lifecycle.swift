@@ -91,13 +91,15 @@ extension CredentialStore {
         _ changes: TokenKeyChanges
     ) async throws -> (before: StoredCredential, after: StoredCredential) {
         if let teamID = changes.teamID, !ProviderKey.isIdentifier(teamID) {
-            throw CredentialError.invalidTeamID(
+            throw CredentialError(
+                .invalidTeamID,
                 "The team ID \"\(teamID)\" is not 10 upper-case letters and digits; nothing changed.",
                 hint: "Copy the team ID from the Apple Developer portal (Membership details)."
             )
         }
         for topic in changes.topics ?? [] where topic.isEmpty || topic.contains(where: \.isWhitespace) {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 "The topic \"\(topic)\" is not a bundle ID; nothing changed.",
                 hint: "Give bundle IDs such as com.example.app."
             )
@@ -108,7 +110,8 @@ extension CredentialStore {
             }
             let before = index.credentials[position]
             guard before.kind == .tokenKey else {
-                throw CredentialError.notATokenKey(
+                throw CredentialError(
+                    .notATokenKey,
                     "\(alias) is a certificate: its topics, environments and team come from the certificate itself and cannot be edited; nothing changed.",
                     hint: "To change them, import a new certificate as its replacement.",
                     alias: alias

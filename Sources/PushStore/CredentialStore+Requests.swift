@@ -120,7 +120,8 @@ extension CredentialStore {
                     + requests.map { "\($0.alias) (public key SHA-256 \($0.publicKeyFingerprint))" }.joined(
                         separator: "; "
                     ) + "."
-            throw CredentialError.noMatchingRequest(
+            throw CredentialError(
+                .noMatchingRequest,
                 path: file.path,
                 "The file has a certificate but no private key, and no pending request holds the key for its public key (SHA-256 \(fingerprint)). \(others)",
                 hint:
@@ -128,7 +129,8 @@ extension CredentialStore {
             )
         }
         guard let key = try await lookup(pending.secretItem(store: path)) else {
-            throw CredentialError.secretNotFound(
+            throw CredentialError(
+                .secretNotFound,
                 path: file.path,
                 "The private key of the pending request \(pending.alias) is missing from the Secret Service, so the certificate cannot be used.",
                 hint: "Remove the request from the store, make a new one and have Apple issue a certificate for it.",
@@ -162,7 +164,8 @@ extension CredentialStore {
     /// another process completed or removed it meanwhile.
     func take(_ pending: PendingRequest, from index: inout StoreIndex) throws {
         guard let position = index.requests?.firstIndex(of: pending) else {
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 "The pending request \(pending.alias) was completed or removed while this import ran; nothing changed.",
                 hint: "Look at the store's contents and run the import again if it is still needed.",
                 alias: pending.alias

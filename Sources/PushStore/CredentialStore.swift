@@ -113,7 +113,8 @@ public struct CredentialStore: Sendable {
             return try StoreIndexCache.read(root: root, relative: "index.json", decode: StoreIndex.decoded(from:))
         } catch {
             let files = credentialFilesPresent()
-            throw CredentialError.indexUnreadable(
+            throw CredentialError(
+                .indexUnreadable,
                 path: indexURL.path,
                 "The store's index cannot be read (\(UserFacing.describe(error))); it was edited or damaged outside apnsctl. "
                     + (files.isEmpty
@@ -127,7 +128,7 @@ public struct CredentialStore: Sendable {
     /// The public certificate of a stored certificate credential.
     public func certificate(of credential: StoredCredential) async throws -> CredentialFile {
         guard let relative = credential.certificateFile else {
-            throw CredentialError.storeError("\(credential.alias) is not a certificate.", hint: nil)
+            throw CredentialError(.storeError, "\(credential.alias) is not a certificate.", hint: nil)
         }
         let file = try await readEntryFile(relative, of: credential)
         let decoded = try CredentialFile.decode(file.bytes, path: file.name, password: .none)
@@ -159,7 +160,8 @@ public struct CredentialStore: Sendable {
         if let damage = damage(of: credential) { throw damage.error }
         let item = credential.secretItem(store: path)
         guard let secret = try await lookup(item) else {
-            throw CredentialError.secretNotFound(
+            throw CredentialError(
+                .secretNotFound,
                 "The secret of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there (it was removed outside apnsctl, or the store was copied from another machine).",
                 hint: "Remove it from the store and import the bundle again.",
                 alias: credential.alias
@@ -168,7 +170,7 @@ public struct CredentialStore: Sendable {
         switch credential.secret {
         case .pkcs12Password:
             guard let bundle = credential.bundleFile else {
-                throw CredentialError.storeError("\(credential.alias) has no bundle file.", hint: nil)
+                throw CredentialError(.storeError, "\(credential.alias) has no bundle file.", hint: nil)
             }
             let file = try await readEntryFile(bundle, of: credential)
             let decoded = try CredentialFile.decode(file.bytes, path: file.name, password: .fixed(secret))
@@ -177,10 +179,7 @@ public struct CredentialStore: Sendable {
             let certificate = try await self.certificate(of: credential)
             return certificate.replacingKey(secret)
         case .tokenKey, .teamIdentity, .signingKey:
-            throw CredentialError.storeError(
-                "\(credential.alias) is not a certificate.",
-                hint: nil
-            )
+            throw CredentialError(.storeError, "\(credential.alias) is not a certificate.", hint: nil)
         }
     }
 
@@ -210,7 +209,8 @@ public struct CredentialStore: Sendable {
 
     private func tokenKeyAsIndexed(_ credential: StoredCredential) async throws -> ProviderKey {
         guard credential.kind == .tokenKey, let keyID = credential.keyID, let teamID = credential.teamID else {
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 "\(credential.alias) is not a complete token key.",
                 hint: "Import the .p8 again with its key ID and team ID.",
                 alias: credential.alias
@@ -218,7 +218,8 @@ public struct CredentialStore: Sendable {
         }
         let item = credential.secretItem(store: path)
         guard let secret = try await lookup(item) else {
-            throw CredentialError.secretNotFound(
+            throw CredentialError(
+                .secretNotFound,
                 "The private key of \(credential.alias) is missing: the store keeps it \(secrets.placeOf(item)), and it is not there.",
                 hint: "Remove it from the store and import the .p8 again.",
                 alias: credential.alias
@@ -267,7 +268,8 @@ public struct CredentialStore: Sendable {
 
     public static func validateAlias(_ alias: String) throws {
         guard !alias.isEmpty, alias.count <= 100, sanitize(alias) == alias else {
-            throw CredentialError.invalidAlias(
+            throw CredentialError(
+                .invalidAlias,
                 "The alias \"\(alias)\" may use only letters, digits, '.', '-' and '_', and may not start or end with '.' or '-'.",
                 hint: "For example com.example.app-production."
             )

@@ -79,12 +79,14 @@ extension LibSecretStore {
         let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
         switch Self.obstacle(error) {
         case .deadline:
-            return CredentialError.secretStoreUnavailable(
+            return CredentialError(
+                .secretStoreUnavailable,
                 "The Secret Service did not answer within \(Int(timeout)) s while trying to \(what).",
                 hint: "Check that the keyring daemon is running and not waiting on a prompt; unlock it and try again."
             )
         case .noReply:
-            return CredentialError.secretStoreUnavailable(
+            return CredentialError(
+                .secretStoreUnavailable,
                 "The Secret Service did not answer while trying to \(what): D-Bus stopped waiting for it.",
                 hint: "Check that the keyring daemon is running and not waiting on a prompt; unlock it and try again."
             )
@@ -100,17 +102,20 @@ extension LibSecretStore {
                 hint: "Check DBUS_SESSION_BUS_ADDRESS, or start a session with `dbus-run-session -- bash`."
             )
         case .locked:
-            return CredentialError.secretStoreLocked(
+            return CredentialError(
+                .secretStoreLocked,
                 "The Secret Service refused to \(what): the keyring is locked, and apnsctl does not wait on an unlock prompt.",
                 hint: Self.unlockHint
             )
         case .noSuchObject:
-            return CredentialError.secretStoreUnavailable(
+            return CredentialError(
+                .secretStoreUnavailable,
                 "The Secret Service could not \(what): the keyring item or collection it was asked about no longer exists.",
                 hint: "Try again; another program may have changed the keyring meanwhile."
             )
         case .other:
-            return CredentialError.secretStoreUnavailable(
+            return CredentialError(
+                .secretStoreUnavailable,
                 "The Secret Service could not \(what): \(message).",
                 hint: "Check the keyring daemon's state (`secret-tool search application apnsctl`)."
             )

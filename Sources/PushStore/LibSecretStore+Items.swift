@@ -36,7 +36,8 @@ extension LibSecretStore {
 extension SecretStore {
     /// A secret store that cannot list its items says so; orphaned secrets then go unreported.
     public func items(store: String) throws -> [SecretItem] {
-        throw CredentialError.secretStoreUnavailable(
+        throw CredentialError(
+            .secretStoreUnavailable,
             "This secret store cannot list its items, so secrets left without an index entry cannot be found.",
             hint: nil
         )

@@ -27,7 +27,8 @@ extension LibSecretStore {
             return found == nil ? 0 : 1
         }
         guard let found else {
-            throw CredentialError.secretStoreUnavailable(
+            throw CredentialError(
+                .secretStoreUnavailable,
                 "The Secret Service has no default collection (keyring) to store secrets in.",
                 hint:
                     "Create one: in GNOME, open Passwords and Keys (seahorse) and add a keyring, or start gnome-keyring-daemon with --unlock to create the login keyring."
@@ -35,7 +36,8 @@ extension LibSecretStore {
         }
         let collection = GObjectReference(found)
         if secret_collection_get_locked(collection.pointer) != 0 {
-            throw CredentialError.secretStoreLocked(
+            throw CredentialError(
+                .secretStoreLocked,
                 "The Secret Service's default collection (keyring) is locked, and apnsctl does not wait on an unlock prompt.",
                 hint: Self.unlockHint
             )
@@ -82,6 +84,6 @@ extension LibSecretStore {
     }
 
     static func unavailable(_ why: String, hint: String?) -> CredentialError {
-        CredentialError.secretStoreUnavailable("The Secret Service cannot be reached: \(why)", hint: hint)
+        CredentialError(.secretStoreUnavailable, "The Secret Service cannot be reached: \(why)", hint: hint)
     }
 }

@@ -46,13 +46,15 @@ public struct LibSecretStore: SecretStore {
         let found = try search(item.attributes, in: service, loadingSecrets: true, what: "read the secret")
         guard !found.isEmpty else { return nil }
         guard let readable = found.first(where: { !$0.locked }) else {
-            throw CredentialError.secretStoreLocked(
+            throw CredentialError(
+                .secretStoreLocked,
                 "The Secret Service keeps the secret (label \"\(item.label)\") in a locked collection (keyring), and apnsctl does not wait on an unlock prompt.",
                 hint: Self.unlockHint
             )
         }
         guard let text = readable.text else {
-            throw CredentialError.secretNotFound(
+            throw CredentialError(
+                .secretNotFound,
                 "The Secret Service's item (label \"\(item.label)\") holds no text secret; it was changed outside apnsctl.",
                 hint: "Remove the credential and import it again."
             )
@@ -128,7 +130,8 @@ public struct LibSecretStore: SecretStore {
         switch kind {
         case .pkcs12Password, .teamIdentity, .signingKey:
             guard let text = String(bytes: secret.bytes, encoding: .utf8) else {
-                throw CredentialError.invalidArgument(
+                throw CredentialError(
+                    .invalidArgument,
                     "The password is not valid UTF-8 text and cannot be kept in the Secret Service.",
                     hint: "Export the bundle again with a text password."
                 )
@@ -145,7 +148,8 @@ public struct LibSecretStore: SecretStore {
             return SecretBytes(text)
         case .privateKey, .tokenKey:
             guard let data = Data(base64Encoded: Data(text)) else {
-                throw CredentialError.secretNotFound(
+                throw CredentialError(
+                    .secretNotFound,
                     "The key kept in the Secret Service is not valid base64; it was changed outside apnsctl.",
                     hint: "Remove the credential and import it again."
                 )

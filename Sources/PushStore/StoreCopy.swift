@@ -90,7 +90,7 @@ public struct StoreCopy: Sendable {
         } catch let error as CredentialError {
             return .failed(error)
         } catch {
-            return .failed(CredentialError.storeError(UserFacing.describe(error), hint: nil, alias: credential.alias))
+            return .failed(CredentialError(.storeError, UserFacing.describe(error), hint: nil, alias: credential.alias))
         }
     }
 

@@ -45,7 +45,8 @@ public enum StoreFile {
         var folder = Glibc.open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else {
             if errno == ENOENT { return nil }
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 path: root.path,
                 "The store folder cannot be opened (\(String(cString: strerror(errno)))).",
                 hint: "Check the folder's owner and permissions."
@@ -84,7 +85,8 @@ public enum StoreFile {
     }
 
     static func notRegular(_ relative: String, _ why: String) -> CredentialError {
-        CredentialError.tampered(
+        CredentialError(
+            .tampered,
             path: relative,
             "This file of the store is not a regular file apnsctl wrote (\(why)); it is refused as tampered with, and nothing was read from it.",
             hint:

@@ -48,7 +48,8 @@ package enum StoreFolder: Equatable {
         var status = stat()
         guard stat(root.path, &status) == 0 else {
             if errno == ENOENT { return .new }
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 path: root.path,
                 "The store folder cannot be examined (\(String(cString: strerror(errno)))).",
                 hint: "Check the folder's owner and permissions."
@@ -63,7 +64,8 @@ package enum StoreFolder: Equatable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: root.path)
         } catch {
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 path: root.path,
                 "The store folder cannot be read (\(error.localizedDescription)).",
                 hint: "Check the folder's owner and permissions."
@@ -127,14 +129,16 @@ package enum StoreFolder: Equatable {
         guard lstat(root.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
         let path = ShellWords.quote(root.path)
         if status.st_uid != geteuid() {
-            throw CredentialError.unsafeStoreFolder(
+            throw CredentialError(
+                .unsafeStoreFolder,
                 path: root.path,
                 "The store folder belongs to another user (uid \(status.st_uid)); apnsctl read and wrote nothing there.",
                 hint: "Use a store folder of your own, or take this one over: chown -R \(geteuid()) \(path)"
             )
         }
         if status.st_mode & 0o022 != 0 {
-            throw CredentialError.unsafeStoreFolder(
+            throw CredentialError(
+                .unsafeStoreFolder,
                 path: root.path,
                 "Others may write to the store folder (mode \(String(status.st_mode & 0o777, radix: 8))); apnsctl read and wrote nothing there.",
                 hint: "Make it private, then run the command again: chmod 700 \(path)"
@@ -163,14 +167,16 @@ extension CredentialStore {
         case .new, .store, .emptyStore:
             return state
         case .notAStore(let reason):
-            throw CredentialError.notAStore(
+            throw CredentialError(
+                .notAStore,
                 path: root.path,
                 "\(reason); apnsctl read and wrote nothing there.",
                 hint: "Keep the store in an empty or new folder of its own."
             )
         case .cloneWithoutCheckout(let branches):
             let branch = branches.first { $0 == "main" } ?? branches.first { $0 == "master" } ?? branches.first
-            throw CredentialError.notCheckedOut(
+            throw CredentialError(
+                .notCheckedOut,
                 path: root.path,
                 "This folder is a git clone with nothing checked out: its remote's HEAD names a branch the remote does not have"
                     + (branches.isEmpty ? "." : " (its branches: \(branches.joined(separator: ", "))).")
@@ -181,7 +187,8 @@ extension CredentialStore {
                     ?? "The remote holds no commits yet: ask a member to push the team store (a sync from their clone pushes it)."
             )
         case .indexMissing(let files):
-            throw CredentialError.indexMissing(
+            throw CredentialError(
+                .indexMissing,
                 path: root.path,
                 "The store has no index.json, but its credentials folder holds \(files.count) file(s) (\(StoreFolder.preview(files))); apnsctl will not treat it as empty, and changes nothing until it is repaired.",
                 hint: Self.recoveryHint

@@ -63,13 +63,15 @@ package enum StoreLock {
     private static func failure(_ failure: FileLock.Failure, path: String) -> CredentialError {
         switch failure {
         case .open(let code):
-            return CredentialError.storeError(
+            return CredentialError(
+                .storeError,
                 path: path,
                 "The store's lock file cannot be opened (\(String(cString: strerror(code)))).",
                 hint: "Check the store folder's owner and permissions."
             )
         case .lock(let code):
-            return CredentialError.storeError(
+            return CredentialError(
+                .storeError,
                 path: path,
                 "The store cannot be locked (\(String(cString: strerror(code)))).",
                 hint: nil
@@ -78,7 +80,8 @@ package enum StoreLock {
     }
 
     private static func busy(holder: String?, path: String) -> CredentialError {
-        CredentialError.storeError(
+        CredentialError(
+            .storeError,
             path: path,
             "The store is being changed by \(holder ?? "another process"), which still holds its lock; nothing was done.",
             hint: "Run the command again once that change ends, or end that process if it hangs."

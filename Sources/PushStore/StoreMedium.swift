@@ -67,7 +67,8 @@ extension CredentialStore {
             throw DamagedEntry(alias: credential.alias, path: relative, resolved: nil).error
         }
         guard let bytes = try await medium.read(relative) else {
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 path: "\(medium.name)/\(relative)",
                 "The file \(relative) of \(credential.alias) is missing from the store \(medium.name).",
                 hint: "Remove the credential from the store and import it again.",

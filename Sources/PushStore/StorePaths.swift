@@ -32,13 +32,14 @@ public struct DamagedEntry: Sendable, Equatable {
 
     public var error: CredentialError {
         if let credentialsFolderLink {
-            return CredentialError.storeError(
+            return CredentialError(
+                .storeError,
                 message + " The store's credentials folder is a link to \(credentialsFolderLink).",
                 hint: "Make credentials a plain folder inside the store again (move the link away and its files back).",
                 alias: alias
             )
         }
-        return CredentialError.entryOutsideStore(message, hint: Self.hint, alias: alias)
+        return CredentialError(.entryOutsideStore, message, hint: Self.hint, alias: alias)
     }
 }
 

@@ -13,7 +13,8 @@ public struct AgeTool: Sendable {
 
     func program(_ name: String) throws -> String {
         guard let path = Subprocess.locate(name, environment: environment) else {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: nil,
                 "The \(name) program is not installed; a team store's secrets are encrypted with age.",
                 hint: "Install age (Debian and Ubuntu: apt-get install age)."
@@ -54,7 +55,8 @@ public struct AgeTool: Sendable {
         )
         .run(input: identity)
         guard result.succeeded else {
-            throw CredentialError.notAMember(
+            throw CredentialError(
+                .notAMember,
                 path: nil,
                 "The age identity is not one age reads.",
                 hint: "Give an identity as age-keygen writes it: a line that starts with AGE-SECRET-KEY-1."
@@ -66,7 +68,7 @@ public struct AgeTool: Sendable {
     /// Encrypts `plaintext` to every recipient (binary age v1). Recipients are public and travel in argv.
     public func encrypt(_ plaintext: SecretBytes, to recipients: [String]) async throws -> [UInt8] {
         guard !recipients.isEmpty else {
-            throw CredentialError.teamError(path: nil, "The team has no members to encrypt to.", hint: nil)
+            throw CredentialError(.teamError, path: nil, "The team has no members to encrypt to.", hint: nil)
         }
         let arguments = ["--encrypt"] + recipients.flatMap { ["--recipient", $0] }
         let result = try await Subprocess(
@@ -137,7 +139,8 @@ public struct AgeTool: Sendable {
                 environment: environment
             ).run(input: SecretBytes([])) : nil
         guard let result, result.succeeded else {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 path: nil,
                 recipient.hasPrefix("ssh-rsa ")
                     ? "An ssh-rsa key is not taken as a team member's recipient: only age recipients and ssh-ed25519 keys are."

@@ -1,7 +1,7 @@
 import CredentialFormats
 import PushCore
 
-/// The team store's codes, each made by its one factory below.
+/// The team store's codes, each declared once with the string JSON reports give.
 extension ErrorCode {
     /// git or age failed, or the team repository is not in the shape apnsctl made.
     public static let teamError = ErrorCode("team_error")
@@ -17,24 +17,11 @@ extension ErrorCode {
 }
 
 /// The factories of the team store's own codes (a store shared through git, its secrets
-/// encrypted with age): one per code, each taking the message the call site words and recording
-/// where the error was made. ``ErrorCode/tampered`` and ``ErrorCode/notAMember``, which the
+/// encrypted with age) that are refusals, a problem found; any other is made where it happens,
+/// `CredentialError(.teamError, message, hint:)`. ``ErrorCode/tampered`` and ``ErrorCode/notAMember``, which the
 /// store's seams mean too (a secret this process cannot read), are the store's (PushStore's
 /// `CredentialError+Store.swift`).
 extension CredentialError {
-    /// ``ErrorCode/teamError`` (`team_error`), in the words of the call site.
-    public static func teamError(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.teamError, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
     /// ``ErrorCode/teamConflict`` (`team_conflict`), in the words of the call site: the same
     /// alias was changed on both sides of a sync.
     public static func teamConflict(
@@ -107,17 +94,4 @@ extension CredentialError {
         )
     }
 
-    /// ``ErrorCode/noSigningKey`` (`no_signing_key`), in the words of the call site: a
-    /// membership change needs this member's signing key, and none is available here.
-    public static func noSigningKey(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(.noSigningKey, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
 }

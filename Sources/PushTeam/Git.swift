@@ -13,7 +13,8 @@ struct Git {
 
     func executable() throws -> String {
         guard let path = Subprocess.locate("git", environment: environment) else {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: nil,
                 "The git program is not installed; a team store is a git repository.",
                 hint: "Install git (Debian and Ubuntu: apt-get install git)."
@@ -52,7 +53,8 @@ struct Git {
     func must(_ arguments: [String], what: String, in folder: String? = nil) async throws -> String {
         let result = try await run(arguments, in: folder)
         guard result.succeeded else {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: folder ?? directory,
                 "git could not \(what): \(Self.words(result.stderr))",
                 hint: nil
@@ -140,14 +142,15 @@ struct Git {
         let identityUnknown = ["Please tell me who you are", "unable to auto-detect email address", "empty ident name"]
         guard identityUnknown.contains(where: { said.contains($0) })
         else {
-            throw CredentialError.teamError(path: directory, "git could not \(what): \(Self.words(said))", hint: nil)
+            throw CredentialError(.teamError, path: directory, "git could not \(what): \(Self.words(said))", hint: nil)
         }
         let whole = Self.scrub(
             said.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 .joined(separator: " ")
         )
         let clone = ShellWords.quote(directory)
-        throw CredentialError.teamError(
+        throw CredentialError(
+            .teamError,
             path: directory,
             "git could not \(what): it does not know who is committing in this clone (git: \(whole))."
                 + (what == Self.committingAChange

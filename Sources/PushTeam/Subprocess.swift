@@ -224,11 +224,7 @@ struct Subprocess {
     }
 
     static func failure(_ executable: String, _ reason: String) -> CredentialError {
-        CredentialError.teamError(
-            path: nil,
-            "\((executable as NSString).lastPathComponent): \(reason).",
-            hint: nil
-        )
+        CredentialError(.teamError, path: nil, "\((executable as NSString).lastPathComponent): \(reason).", hint: nil)
     }
 }
 

@@ -64,7 +64,8 @@ struct TeamIntegrity {
             throw tampered(item, file, "the certificate the index names cannot be read")
         }
         guard Self.same(read.certificate.sha256, credential.sha256) else {
-            throw CredentialError.tampered(
+            throw CredentialError(
+                .tampered,
                 path: relative,
                 "The certificate file of \(item.alias) is not the certificate the index names (SHA-256 \(credential.sha256 ?? "none")); it was replaced outside apnsctl, so the credential is refused as tampered.",
                 hint:
@@ -82,7 +83,8 @@ struct TeamIntegrity {
     }
 
     private func tampered(_ item: SecretItem, _ file: String, _ why: String) -> CredentialError {
-        CredentialError.tampered(
+        CredentialError(
+            .tampered,
             path: file,
             "The secret of \(item.alias) was decrypted, but \(why): it was changed outside apnsctl, so the credential is refused as tampered.",
             hint:

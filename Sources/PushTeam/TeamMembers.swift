@@ -75,7 +75,8 @@ public struct TeamFile: Codable, Sendable, Equatable {
         } catch let error as CredentialError where error.code == .tampered {
             throw error
         } catch {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: root.appendingPathComponent(fileName).path,
                 "The team's member list cannot be read (\(UserFacing.describe(error))).",
                 hint: "Restore it from the repository's history (git checkout -- team.json) and sync again."
@@ -86,7 +87,8 @@ public struct TeamFile: Codable, Sendable, Equatable {
     static func decode(_ bytes: [UInt8]) throws -> TeamFile {
         let team = try ReportSchema.decoder().decode(TeamFile.self, from: Data(bytes))
         guard Self.isValidTeamID(team.teamID) else {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: fileName,
                 "The team's ID is not one apnsctl makes (letters, digits and '-', up to 64).",
                 hint: "Restore team.json from the repository's history (git checkout -- team.json)."
@@ -115,7 +117,8 @@ public struct TeamFile: Codable, Sendable, Equatable {
                 $0.isASCII && (isASCIIAlphanumeric($0) || "._-@".unicodeScalars.contains($0))
             })
         else {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 path: nil,
                 "The member name \"\(name)\" may use only ASCII letters, digits, '.', '-', '_' and '@' (up to 64).",
                 hint: "For example alice or ci-deploy."
@@ -201,7 +204,8 @@ public enum TeamIdentity: Sendable {
             do {
                 return SecretBytes(try InputFile.read(path: path, kind: .identity))
             } catch {
-                throw CredentialError.notAMember(
+                throw CredentialError(
+                    .notAMember,
                     path: path,
                     "The identity file cannot be read (\(UserFacing.describe(error))).",
                     hint: "Give an age identity file (age-keygen's output) or an ssh-ed25519 private key."
@@ -211,7 +215,8 @@ public enum TeamIdentity: Sendable {
             var found = try await secrets.lookup(item)
             if found == nil { found = try await secrets.lookup(Self.legacyItem(of: item)) }
             guard let value = found else {
-                throw CredentialError.notAMember(
+                throw CredentialError(
+                    .notAMember,
                     path: nil,
                     "This member's age identity (\(item.identifier)) is missing from the Secret Service.",
                     hint:
@@ -220,7 +225,8 @@ public enum TeamIdentity: Sendable {
             }
             return value
         case .none:
-            throw CredentialError.notAMember(
+            throw CredentialError(
+                .notAMember,
                 path: nil,
                 "No age identity is known for this team store: only its metadata can be read.",
                 hint:

@@ -108,7 +108,8 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
         case .decrypted(let secret):
             return secret
         case .notARecipient:
-            throw CredentialError.notAMember(
+            throw CredentialError(
+                .notAMember,
                 path: file,
                 "This member's identity (from \(identity.describes)) is not among the recipients of \(alias ?? file): "
                     + "you have not been added to the team yet, or you were removed.",
@@ -119,7 +120,8 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
         case .badIdentity:
             if case .environment(let value) = identity, TeamIdentity.looksLikeAFileName(value) {
                 // Not echoed: the variable names a file here, but its value is never printed.
-                throw CredentialError.notAMember(
+                throw CredentialError(
+                    .notAMember,
                     path: nil,
                     "\(TeamIdentity.environmentVariable) holds the name of a file, not an identity: it takes the AGE-SECRET-KEY-1… line itself.",
                     hint:
@@ -128,14 +130,16 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
                     remedy: .identityGivenAsFile
                 )
             }
-            throw CredentialError.notAMember(
+            throw CredentialError(
+                .notAMember,
                 path: nil,
                 "The identity from \(identity.describes) is not an age identity (an AGE-SECRET-KEY-1… line, or an ssh-ed25519 private key).",
                 hint: "Give the identity age-keygen made for this member.",
                 alias: alias
             )
         case .damaged:
-            throw CredentialError.tampered(
+            throw CredentialError(
+                .tampered,
                 path: file,
                 "This age file of the store cannot be decrypted: it is damaged, or is not an age file; it was changed outside apnsctl, so \(alias ?? "the secret") is refused as tampered.",
                 hint:
@@ -153,7 +157,8 @@ public final class TeamSecretStore: SecretStore, @unchecked Sendable {
     /// A store whose `team init` was interrupted is neither plain nor a team store yet.
     static func checkNotHalfMade(_ root: URL) throws {
         guard SetupMarker.read(root: root) != nil else { return }
-        throw CredentialError.teamError(
+        throw CredentialError(
+            .teamError,
             path: root.path,
             "Making this store a team store was interrupted; it is neither a plain store nor a team store yet.",
             hint: "Run the same team init again: it finishes what was committed, or undoes the rest."

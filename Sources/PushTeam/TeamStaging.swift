@@ -216,7 +216,8 @@ struct TeamStaging {
                     + restorable.map { ShellWords.quote($0.path) }.joined(separator: " ")
             )
         }
-        return CredentialError.teamError(
+        return CredentialError(
+            .teamError,
             path: root.path,
             "The store's folder holds what apnsctl did not write, "
                 + (committing.map { "which \($0) would push to every member; nothing was made" }

@@ -26,7 +26,8 @@ extension TeamStore {
     /// other side removed.
     func settleFork(_ fork: MembershipFork?, choosing commit: String, into result: inout SyncResult) async throws {
         guard let fork else {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 path: nil,
                 "The member list is not forked here: there is no side to keep.",
                 hint: "Run the sync again without naming a side."
@@ -35,7 +36,8 @@ extension TeamStore {
         let named = commit.lowercased()
         let commits = fork.sides.compactMap(\.commit)
         guard named.count >= 7, let side = fork.sides.first(where: { $0.commit?.hasPrefix(named) == true }) else {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 path: nil,
                 "\(commit) is not one of the two forked member lists (commits "
                     + commits.map { String($0.prefix(12)) }.joined(separator: " and ") + ").",

@@ -33,7 +33,8 @@ extension TeamStore {
             await removeInterruptedJoin(at: staging, environment: environment, keyring: keyring)
             let existing = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
             guard existing.isEmpty else {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: root.path,
                     "A team store is joined into an empty folder, and this one holds \(existing.count) item(s).",
                     hint: "Join into another, empty store folder, or move this one away."
@@ -48,7 +49,8 @@ extension TeamStore {
             let cloned = try await git.run(["clone", "--quiet", "--", remote, staging.path], in: parent.path)
             guard cloned.succeeded else {
                 try? FileManager.default.removeItem(at: staging)
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: nil,
                     "git could not clone \(remote): \(Git.words(cloned.stderr, lines: 2))",
                     hint:
@@ -65,7 +67,8 @@ extension TeamStore {
                 )
                 if FileManager.default.fileExists(atPath: root.path) { rmdir(root.path) }
                 guard rename(staging.path, root.path) == 0 else {
-                    throw CredentialError.teamError(
+                    throw CredentialError(
+                        .teamError,
                         path: root.path,
                         "The clone could not be moved into the store folder (\(String(cString: strerror(errno)))).",
                         hint: "Check that the folder is empty and that this user may write to \(parent.path)."
@@ -105,7 +108,8 @@ extension TeamStore {
             }
         }
         guard isTeamStore(staging) else {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: nil,
                 "\(remote) is a git repository but not a team store (it has no team.json).",
                 hint: "Check the URL; a member makes the team store by starting one over an empty repository.",
@@ -123,7 +127,8 @@ extension TeamStore {
         }
         let current = (try? TeamFile.read(root: staging)) ?? team
         if let taken = team.member(named: name) ?? current.member(named: name) {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: nil,
                 "The team already has a member named \(taken.name).",
                 hint: "Join under another name (the members: \(team.members.map(\.name).joined(separator: ", ")))."

@@ -23,21 +23,24 @@ extension TeamStore {
         try await age.validate(recipient: recipient)
         return try await changeMembers(verb: "Add") { team in
             if let existing = team.member(named: name) {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: nil,
                     "The team already has a member named \(name) (\(existing.recipient)).",
                     hint: "Choose another name, or remove \(name) first."
                 )
             }
             if let existing = team.members.first(where: { $0.recipient == recipient }) {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: nil,
                     "That recipient is already the team's member \(existing.name).",
                     hint: "Each member has an identity of their own."
                 )
             }
             if let signingKey, let existing = team.member(signingWith: signingKey) {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: nil,
                     "That signing key is already the team's member \(existing.name)'s.",
                     hint: "Each member has a signing key of their own."
@@ -61,21 +64,23 @@ extension TeamStore {
     public func remove(name: String) async throws -> MemberChange {
         var change = try await changeMembers(verb: "Remove") { team in
             guard let member = team.member(named: name) else {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: nil,
                     "The team has no member named \(name).",
                     hint: "The members: \(team.members.map(\.name).joined(separator: ", "))."
                 )
             }
             if await self.memberName.map({ TeamFile.sameName($0, name) }) == true {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: nil,
                     "You cannot remove yourself: the secrets are encrypted again by someone who stays.",
                     hint: "Ask another member to remove you."
                 )
             }
             guard team.members.count > 1 else {
-                throw CredentialError.teamError(path: nil, "\(name) is the team's last member.", hint: nil)
+                throw CredentialError(.teamError, path: nil, "\(name) is the team's last member.", hint: nil)
             }
             team.members.removeAll { $0.name == member.name }
             return member
@@ -107,7 +112,7 @@ extension TeamStore {
                 let onDisk = (try? TeamFile.read(root: root))?.version ?? 0
                 team.version = max(team.version ?? 0, onDisk) + 1
                 if let problem = team.problems.first {
-                    throw CredentialError.invalidArgument(path: nil, "The new member list is not usable: \(problem).")
+                    throw CredentialError(.invalidArgument, path: nil, "The new member list is not usable: \(problem).")
                 }
                 // Nothing is encrypted again or signed while the folder holds what the commit would refuse.
                 try await TeamStaging(git: git).check()

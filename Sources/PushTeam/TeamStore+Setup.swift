@@ -51,7 +51,8 @@ extension TeamStore {
                 repaired = false
             }
             if isTeamStore(root) {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: root.path,
                     "This store is a team store already.",
                     hint: "Its status shows its members, trust and what waits to be pushed.",
@@ -68,7 +69,8 @@ extension TeamStore {
             let git = Git(directory: root.path, environment: environment)
             let probe = try await git.run(["ls-remote", "--heads", "--", remote], in: root.path)
             if probe.succeeded, !probe.output.trimmed.isEmpty {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: nil,
                     "\(remote) already holds a repository with commits; a team store starts from an empty one.",
                     hint: "To use that team's store, join it as \(name) into an empty store folder.",
@@ -135,7 +137,8 @@ extension TeamStore {
                 try store.trust.trust(committed)
             }
             guard var setup = try await store.finishInterruptedInit(marker) else {
-                throw CredentialError.teamError(
+                throw CredentialError(
+                    .teamError,
                     path: root.path,
                     "The team store's first commit is missing.",
                     hint: nil
@@ -219,7 +222,8 @@ extension TeamStore {
         let git = Git(directory: probe.deletingLastPathComponent().path, environment: environment)
         let cloned = try await git.run(["clone", "--quiet", "--bare", "--", remote, probe.path])
         if let signal = cloned.signal {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 "git was stopped by signal \(signal) while reading which branch the remote serves; nothing was pushed.",
                 hint: "Run the command again."
             )

@@ -76,6 +76,6 @@ extension TeamStore {
     /// The reason the member list cannot be read, thrown.
     private func statusError() throws -> Status {
         _ = try members()
-        throw CredentialError.teamError(path: TeamFile.fileName, "The team's member list cannot be read.")
+        throw CredentialError(.teamError, path: TeamFile.fileName, "The team's member list cannot be read.")
     }
 }

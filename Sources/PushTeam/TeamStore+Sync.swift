@@ -258,7 +258,7 @@ extension TeamStore {
         let outcome = TeamMerge.index(base: baseIndex, ours: ours, theirs: theirs, keep: keep)
         if let conflict = outcome.conflicts.first { throw await conflictError(conflict, upstream: upstream) }
         guard let ourTeam = await team("HEAD") else {
-            throw CredentialError.teamError(path: root.path, "This clone's last commit has no team.json.", hint: nil)
+            throw CredentialError(.teamError, path: root.path, "This clone's last commit has no team.json.", hint: nil)
         }
         let theirTeam = await team(upstream)
         let baseTeam = await team(base)
@@ -275,7 +275,8 @@ extension TeamStore {
         let ourSignature = await git.show("HEAD", TeamFile.signatureFileName)
         let merging = try await git.run(["merge", "--no-commit", "--no-ff", "--quiet", upstream])
         guard await git.revision("MERGE_HEAD") != nil else {
-            throw CredentialError.teamError(
+            throw CredentialError(
+                .teamError,
                 path: root.path,
                 "git could not start merging the remote's commits: \(Self.lastLine(merging.stderr))",
                 hint: "Look at the folder with git status; nothing was merged."

@@ -145,7 +145,8 @@ public struct TeamStore: Sendable {
     /// This member's signing key, from the Secret Service. CI and servers have none: they read,
     /// and only members who sign may change who the secrets are encrypted to.
     func signingKey() async throws -> SigningKey {
-        let refusal = CredentialError.noSigningKey(
+        let refusal = CredentialError(
+            .noSigningKey,
             path: nil,
             "Changing the team's member list needs a member's signing key, and none is available here: "
                 + "this clone reads the secrets with an identity only (as CI and servers do).",

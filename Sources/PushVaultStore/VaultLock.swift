@@ -100,7 +100,8 @@ struct VaultLock: ExclusiveLock {
 
     /// The error of a writer that did not get the lock in time.
     func busy(holder: String?) -> any Error {
-        CredentialError.storeError(
+        CredentialError(
+            .storeError,
             path: store,
             "The store \(store) is being changed by \(holder ?? "another apnsctl") (its lock, \(kv.mount)/\(path), is held); nothing was changed.",
             hint:

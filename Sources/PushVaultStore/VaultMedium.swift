@@ -59,7 +59,8 @@ public struct VaultMedium: StoreMedium {
         let path = path(relative)
         guard let entry = try await VaultSecretStore.request({ try await kv.readIfPresent(path) }) else { return nil }
         guard let text = entry.data["value"], let bytes = Data(base64Encoded: text) else {
-            throw CredentialError.storeError(
+            throw CredentialError(
+                .storeError,
                 path: "\(name)/\(relative)",
                 "The entry \(kv.mount)/\(path) at \(kv.client.address) has no readable \"value\" field; it was written outside apnsctl.",
                 hint: "Restore an earlier version of it (bao kv rollback), or import the credential again."
@@ -117,7 +118,8 @@ public struct VaultMedium: StoreMedium {
             let holder = waitedFor ?? taken.tookOverFrom
             let current = try await version()
             if current != seen {
-                throw CredentialError.storeError(
+                throw CredentialError(
+                    .storeError,
                     path: name,
                     "The store \(name) was changed by \(holder ?? "another writer") while this command waited for it (its index went from version \(seen) to \(current)); nothing was changed.",
                     hint: "Look at the store as it is now, then run the command again if it is still needed."

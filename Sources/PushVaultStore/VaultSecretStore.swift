@@ -61,7 +61,8 @@ public struct VaultSecretStore: SecretStore {
                 // key, which Transit keeps until an operator deletes it.
                 return
             case false?:
-                throw CredentialError.storeError(
+                throw CredentialError(
+                    .storeError,
                     path: "\(transit.mount)/keys/\(name)",
                     "Vault's Transit at \(client.address) already holds another key named \(transit.mount)/keys/\(name); a key ID names one key, so nothing was imported.",
                     hint:

@@ -33,7 +33,8 @@ public enum VaultStore {
                 !part.isEmpty && part != "." && part != ".." && part.unicodeScalars.allSatisfy(allowed.contains)
             }
         guard isVaultLocation(location), valid else {
-            throw CredentialError.invalidArgument(
+            throw CredentialError(
+                .invalidArgument,
                 "The store \(location) is not a Vault location: give vault:MOUNT/PREFIX, its parts made of letters, digits, '-', '_' and '.'.",
                 hint:
                     "For example vault:secret/apnsctl: KV version 2 mounted at secret/, the store's entries under apnsctl/."

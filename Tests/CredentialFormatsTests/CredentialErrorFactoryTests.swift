@@ -30,7 +30,7 @@ struct CredentialErrorFactoryTests {
     }
 
     @Test func theWordedFactoriesKeepTheirWords() throws {
-        let error = CredentialError.wrongPassword(path: "push.p12", "Wrong password.", hint: "Check it.")
+        let error = CredentialError(.wrongPassword, path: "push.p12", "Wrong password.", hint: "Check it.")
         #expect(error.code == .wrongPassword)
         #expect(
             try Self.json(error) == [
@@ -70,7 +70,8 @@ struct CredentialErrorFactoryTests {
         #expect(taken.code == .aliasTaken)
         #expect(taken.subject == .credential("prod"))
         #expect(taken.failure == .problem)
-        let missing = CredentialError.secretNotFound(
+        let missing = CredentialError(
+            .secretNotFound,
             path: "store/credentials/prod.pem",
             "The key is missing.",
             alias: "prod"
@@ -78,13 +79,13 @@ struct CredentialErrorFactoryTests {
         // A file and an alias: the file is the subject, the alias stays for a front end's advice.
         #expect(missing.subject == .file("store/credentials/prod.pem"))
         #expect(missing.alias == "prod")
-        let unexportable = CredentialError.notExportable("A token key has no certificate.", alias: "key")
+        let unexportable = CredentialError(.notExportable, "A token key has no certificate.", alias: "key")
         #expect(unexportable.code == .notExportable)
         #expect(unexportable.subject == .credential("key"))
     }
 
     @Test func equalityIgnoresWhereAndWordsButNotTheSubject() {
-        let here = CredentialError.corrupt(path: "a.p12", "Damaged.")
+        let here = CredentialError(.corrupt, path: "a.p12", "Damaged.")
         let there = CredentialError(
             .corrupt,
             path: "a.p12",
@@ -94,13 +95,14 @@ struct CredentialErrorFactoryTests {
         )
         #expect(here.line != there.line)
         #expect(here == there)
-        #expect(here != CredentialError.corrupt(path: "b.p12", "Damaged."))
-        #expect(here != CredentialError.truncated(path: "a.p12", "Damaged."))
+        #expect(here != CredentialError(.corrupt, path: "b.p12", "Damaged."))
+        #expect(here != CredentialError(.truncated, path: "a.p12", "Damaged."))
     }
 
     @Test func anotherHintKeepsEverythingElse() {
         let line: UInt = #line + 1
-        let error = CredentialError.passwordRequired(
+        let error = CredentialError(
+            .passwordRequired,
             path: "a.p12",
             "Needs a password.",
             alias: "prod",

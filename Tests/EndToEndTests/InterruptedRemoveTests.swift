@@ -16,7 +16,8 @@ struct SecretStoreFailingOnRemove: SecretStore {
 
     @discardableResult
     func remove(_ item: SecretItem) throws -> Bool {
-        throw CredentialError.secretStoreUnavailable(
+        throw CredentialError(
+            .secretStoreUnavailable,
             path: nil,
             "The Secret Service could not remove the secret: the connection was closed."
         )

@@ -8,7 +8,7 @@ import Testing
 struct LocalGatewayErrorFactoryTests {
     @Test func aFactoryKeepsCodePathHintAndWhereItWasMade() throws {
         let line: UInt = #line + 1
-        let error = LocalGatewayError.invalidRegistry(path: "devices.json", "Not JSON.", hint: "Fix the file.")
+        let error = LocalGatewayError(.invalidRegistry, path: "devices.json", "Not JSON.", hint: "Fix the file.")
         #expect(error.code == .invalidRegistry)
         #expect(error.subject == .file("devices.json"))
         #expect(error.file == #fileID)
@@ -21,9 +21,9 @@ struct LocalGatewayErrorFactoryTests {
     }
 
     @Test func equalityIgnoresWhereButNotTheFile() {
-        let here = LocalGatewayError.cannotListen(path: nil, "Address in use.")
+        let here = LocalGatewayError(.cannotListen, path: nil, "Address in use.")
         #expect(here == LocalGatewayError(.cannotListen, path: nil, "Other words.", file: "Other.swift", line: 2))
-        #expect(here != LocalGatewayError.cannotListen(path: "x", "Address in use."))
-        #expect(LocalGatewayError.invalidMintRequest("No topic.").subject == nil)
+        #expect(here != LocalGatewayError(.cannotListen, path: "x", "Address in use."))
+        #expect(LocalGatewayError(.invalidMintRequest, "No topic.").subject == nil)
     }
 }

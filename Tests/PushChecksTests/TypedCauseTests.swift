@@ -15,7 +15,7 @@ struct TypedCauseTests {
         #expect(report.error?.subject == .credential("prod"))
 
         var damaged = PreflightReport(credential: "prod")
-        damaged.error = CredentialError.corrupt(path: "prod.p12", "Damaged.")
+        damaged.error = CredentialError(.corrupt, path: "prod.p12", "Damaged.")
         #expect(damaged.fitness == .unfit)
         // The JSON gives a credential's message without its path, which the report names.
         #expect(
@@ -30,7 +30,7 @@ struct TypedCauseTests {
     }
 
     @Test func aFailedCheckKeepsItsCauseWithItsSubject() throws {
-        let error = CredentialError.secretNotFound("The secret of prod is missing.", alias: "prod")
+        let error = CredentialError(.secretNotFound, "The secret of prod is missing.", alias: "prod")
         let result = CheckResult.failed(name: "prod", origin: "store", error: error)
         #expect(result.error?.code == .secretNotFound)
         #expect(result.error?.alias == "prod")

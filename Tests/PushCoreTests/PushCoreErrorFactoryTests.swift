@@ -7,7 +7,7 @@ import Testing
 struct PushCoreErrorFactoryTests {
     @Test func aFactoryKeepsCodeHintAndWhereItWasMade() throws {
         let line: UInt = #line + 1
-        let error = PushCoreError.invalidDeviceToken("The device token is not hexadecimal.", hint: "Copy it again.")
+        let error = PushCoreError(.invalidDeviceToken, "The device token is not hexadecimal.", hint: "Copy it again.")
         #expect(error.code == .invalidDeviceToken)
         #expect(error.file == #fileID)
         #expect(error.line == line)
@@ -27,16 +27,16 @@ struct PushCoreErrorFactoryTests {
     }
 
     @Test func theFailureKindFollowsTheCode() {
-        #expect(PushCoreError.invalidTime("The time has passed.").failure == .invalidRequest)
-        #expect(PushCoreError.invalidChannel("Not base64.").failure == .invalidRequest)
-        #expect(PushCoreError.invalidNotification("Too large.").failure == .couldNotCheck)
-        #expect(PushCoreError.writeFailed("Disk full.").code == .writeFailed)
+        #expect(PushCoreError(.invalidTime, "The time has passed.").failure == .invalidRequest)
+        #expect(PushCoreError(.invalidChannel, "Not base64.").failure == .invalidRequest)
+        #expect(PushCoreError(.invalidNotification, "Too large.").failure == .couldNotCheck)
+        #expect(PushCoreError(.writeFailed, "Disk full.").code == .writeFailed)
     }
 
     @Test func equalityIgnoresWhereAndWords() {
-        let here = PushCoreError.invalidKeyID("Not ten characters.")
+        let here = PushCoreError(.invalidKeyID, "Not ten characters.")
         let there = PushCoreError(.invalidKeyID, "Other words.", file: "Other.swift", line: 1)
         #expect(here == there)
-        #expect(here != PushCoreError.invalidTeamID("Not ten characters."))
+        #expect(here != PushCoreError(.invalidTeamID, "Not ten characters."))
     }
 }

@@ -95,7 +95,7 @@ struct ErrorShapeTests {
     @Test func oneCodeNamesTheSameFailureInEveryModule() {
         // A team ID read by the APNs vocabulary and by a credential file is the same code.
         // Every module's error carries the one shared code, declared once.
-        #expect(CredentialError.invalidTeamID("No.").code == PushCoreError.invalidTeamID("No.").code)
+        #expect(CredentialError(.invalidTeamID, "No.").code == PushCoreError(.invalidTeamID, "No.").code)
         #expect(CredentialError.Code.tooLarge == GatewayError.Code.fileTooLarge)
         #expect(LocalGatewayError(.cannotListen, path: nil, "taken").code.rawValue == "cannot_listen")
     }

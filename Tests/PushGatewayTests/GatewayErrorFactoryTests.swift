@@ -34,7 +34,8 @@ struct GatewayErrorFactoryTests {
 
     @Test func aWordedFactoryKeepsItsWordsHintAndRemedy() throws {
         let line: UInt = #line + 1
-        let error = GatewayError.tlsUntrusted(
+        let error = GatewayError(
+            .tlsUntrusted,
             "The server's chain is not trusted.",
             hint: "Give its CA.",
             remedy: .teamStoreReviewed
@@ -47,19 +48,20 @@ struct GatewayErrorFactoryTests {
                 "code": "tls_untrusted", "message": "The server's chain is not trusted.", "hint": "Give its CA.",
             ]
         )
-        let closed = GatewayError.connectionClosed(message: "The server closed the connection.", isRetryable: true)
+        let closed = GatewayError(.connectionClosed, "The server closed the connection.", isRetryable: true)
         #expect(closed.code == .connectionClosed)
         #expect(closed.isRetryable)
-        let handshake = GatewayError.tlsHandshakeFailed("The handshake failed.", server: "127.0.0.1:443")
+        let handshake = GatewayError(.tlsHandshakeFailed, "The handshake failed.", server: "127.0.0.1:443")
         #expect(handshake.subject == .server("127.0.0.1:443"))
         #expect(try Self.json(handshake)["message"] == "The handshake failed.")
     }
 
     @Test func aFileTooLargeKeepsItsPathAndItsMessage() throws {
-        let error = GatewayError.fileTooLarge(
-            path: "ca.pem",
+        let error = GatewayError(
+            .fileTooLarge,
             "The file is larger than 4 MiB.",
-            hint: "Give the bundle."
+            hint: "Give the bundle.",
+            path: "ca.pem"
         )
         #expect(error.subject == .file("ca.pem"))
         #expect(error.message == "The file is larger than 4 MiB.")

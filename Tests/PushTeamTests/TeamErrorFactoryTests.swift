@@ -15,11 +15,14 @@ struct TeamErrorFactoryTests {
 
     @Test func theTeamFactoriesKeepTheirCodesAndRefusals() throws {
         let cases: [(CredentialError, String, FailureKind)] = [
-            (.notAMember(path: "secrets/prod.age", "Not a recipient.", alias: "prod"), "not_a_member", .couldNotCheck),
+            (
+                CredentialError(.notAMember, path: "secrets/prod.age", "Not a recipient.", alias: "prod"),
+                "not_a_member", .couldNotCheck
+            ),
             (.teamConflict("Changed on both sides.", alias: "prod"), "team_conflict", .problem),
             (.untrustedMembers(path: "team.json", "Not signed."), "untrusted_members", .problem),
             (.historyRewritten("Rewritten."), "history_rewritten", .problem),
-            (.noSigningKey("No signing key."), "no_signing_key", .couldNotCheck),
+            (CredentialError(.noSigningKey, "No signing key."), "no_signing_key", .couldNotCheck),
         ]
         for (error, code, failure) in cases {
             #expect(try Self.json(error)["code"] == code)

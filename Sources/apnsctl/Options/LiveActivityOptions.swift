@@ -168,7 +168,8 @@ enum InlineOrFile {
             bytes = try CredentialFile.readBytes(path: value, kind: .payload)
         }
         guard let text = String(bytes: bytes, encoding: .utf8) else {
-            throw PushCoreError.invalidLiveActivity(
+            throw PushCoreError(
+                .invalidLiveActivity,
                 "\(option) \(value): the file is not UTF-8 text.",
                 hint: "Give a JSON object, inline or in a UTF-8 file."
             )

@@ -63,7 +63,8 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         try await withUserErrors(wording: Self.worded) {
             if out == nil, isatty(STDOUT_FILENO) == 1 {
-                throw CredentialError.invalidArgument(
+                throw CredentialError(
+                    .invalidArgument,
                     "Refusing to write a private key to the terminal, where it would stay in the scrollback.",
                     hint: "Give --out PATH, or redirect standard output to a file."
                 )
@@ -98,17 +99,15 @@ struct Export: AsyncParsableCommand {
             let given = password.source()
             return PasswordSource { _ in
                 guard let secret = try given(request) else {
-                    throw CredentialError.passwordRequired(
-                        "No password was given for the new bundle.",
-                        hint: nil
-                    )
+                    throw CredentialError(.passwordRequired, "No password was given for the new bundle.", hint: nil)
                 }
                 return secret
             }
         }
         return PasswordSource(isInteractive: true) { _ in
             guard isatty(STDIN_FILENO) == 1 else {
-                throw CredentialError.passwordRequired(
+                throw CredentialError(
+                    .passwordRequired,
                     "A PKCS#12 export needs a new password.",
                     hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH."
                 )
@@ -116,7 +115,8 @@ struct Export: AsyncParsableCommand {
             guard let first = TerminalPrompt.readSecret(prompt: "New password for the PKCS#12 bundle: "),
                 let second = TerminalPrompt.readSecret(prompt: "Repeat it: "), first == second
             else {
-                throw CredentialError.invalidArgument(
+                throw CredentialError(
+                    .invalidArgument,
                     "The two passwords differ; nothing was written.",
                     hint: "Run the export again."
                 )

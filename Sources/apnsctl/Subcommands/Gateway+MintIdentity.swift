@@ -75,7 +75,8 @@ extension Gateway {
                         PasswordRequest(path: out, what: "new PKCS#12")
                     )
                 else {
-                    throw CredentialError.passwordRequired(
+                    throw CredentialError(
+                        .passwordRequired,
                         path: out,
                         "The new .p12 needs a password.",
                         hint: "Give it with --password-stdin, --password-env NAME or --password-file PATH."

@@ -88,7 +88,8 @@ struct Remove: AsyncParsableCommand {
             }
             if let error = removal.secretError {
                 reportError(
-                    CredentialError.storeError(
+                    CredentialError(
+                        .storeError,
                         "The entry and files of \(alias) are gone, but its secret could not be removed from the Secret Service: \(error.message)",
                         hint:
                             "The next apnsctl command on this store removes it once the Secret Service works; `\(ErrorHints.command("list"))` is enough.",

@@ -51,7 +51,8 @@ struct TeamAdd: AsyncParsableCommand {
         try await withUserErrors {
             let key = try signingKey.map { text in
                 guard let key = SigningPublicKey(line: text) else {
-                    throw CredentialError.invalidArgument(
+                    throw CredentialError(
+                        .invalidArgument,
                         "--signing-key is not an ssh-ed25519 public key.",
                         hint: "Give the key as the new member's team join printed it."
                     )

@@ -65,7 +65,8 @@ extension StoreOptions {
         let root = storeRoot
         guard TeamStore.isTeamStore(root) else {
             reportError(
-                CredentialError.teamError(
+                CredentialError(
+                    .teamError,
                     path: root.path,
                     "This store is not a team store.",
                     hint:
