@@ -11,7 +11,7 @@ extension ErrorCode {
     /// A PKCS#12 bundle or encrypted key whose iteration counts are far beyond any export's.
     public static let excessiveWork = ErrorCode("excessive_iterations")
     /// A file that would be written exists already.
-    public static let fileExists = ErrorCode("file_exists")
+    public static let fileExists = ErrorCode("file_exists", failure: .problem)
     /// A file of the store is a link or a special file, not a regular file inside the store.
     public static let notARegularFile = ErrorCode("not_a_regular_file")
     /// ``fileTooLarge`` by the name credential files gave it.
@@ -34,29 +34,6 @@ extension CredentialError {
         line: UInt = #line
     ) -> CredentialError {
         Self(.fileNotFound, path: path, message, hint: hint, alias: alias, remedy: remedy, file: file, line: line)
-    }
-
-    /// ``ErrorCode/fileExists`` (`file_exists`), in the words of the call site.
-    public static func fileExists(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .fileExists,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
     }
 
 }

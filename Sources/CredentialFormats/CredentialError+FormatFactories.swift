@@ -19,58 +19,13 @@ extension ErrorCode {
     /// A token key's ID cannot be read from its file name and was not given.
     public static let keyIDRequired = ErrorCode("key_id_required")
     /// A certificate with neither Apple's push extensions nor a push topic.
-    public static let notAPushCertificate = ErrorCode("not_a_push_certificate")
+    public static let notAPushCertificate = ErrorCode("not_a_push_certificate", failure: .problem)
     /// A certificate that is expired or not yet valid, which APNs would refuse.
-    public static let outsideValidity = ErrorCode("outside_validity")
+    public static let outsideValidity = ErrorCode("outside_validity", failure: .problem)
 }
 
 /// The factories of the format codes that are refusals (a problem found in the credential, not a
 /// failure to check it); any other code here is made where it happens,
 /// `CredentialError(.corrupt, path:, message, hint:)`.
 extension CredentialError {
-    /// ``ErrorCode/notAPushCertificate`` (`not_a_push_certificate`), in the words of the call site.
-    public static func notAPushCertificate(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .notAPushCertificate,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-
-    /// ``ErrorCode/outsideValidity`` (`outside_validity`), in the words of the call site.
-    public static func outsideValidity(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .outsideValidity,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
 }

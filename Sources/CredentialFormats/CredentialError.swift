@@ -29,9 +29,6 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
     public let alias: String?
     /// What to do about it, as a value a front end renders (see ``Remedy``).
     public let remedy: Remedy?
-    /// A refusal (a problem found: the request was checked and nothing changed) or a check
-    /// that could not be made; the factory that makes the error says which.
-    public let failure: FailureKind
     /// The source file that made the error (`#fileID`), for reports of bugs, not for people.
     public let file: String
     /// The line of ``file`` that made the error.
@@ -41,7 +38,6 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
     /// fixed wording) is made by that factory.
     package init(
         _ code: Code,
-        failure: FailureKind = .couldNotCheck,
         path: String? = nil,
         _ message: String,
         hint: String? = nil,
@@ -51,7 +47,6 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
         line: UInt = #line
     ) {
         self.code = code
-        self.failure = failure
         self.path = path
         self.message = message
         self.hint = hint
@@ -71,7 +66,6 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
     public func withHint(_ hint: String?) -> CredentialError {
         CredentialError(
             code,
-            failure: failure,
             path: path,
             message,
             hint: hint,

@@ -21,7 +21,8 @@ public enum PrivateFile {
     /// umask.
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool, mode: mode_t = 0o600) throws {
         if !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw CredentialError.fileExists(
+            throw CredentialError(
+                .fileExists,
                 path: path,
                 "The file exists; nothing was written.",
                 hint: "Choose another path, or allow overwriting it."

@@ -83,7 +83,8 @@ extension LocalGateway {
         if let caFile = files.certificateAuthority, !files.replaceCertificateAuthority,
             FileManager.default.fileExists(atPath: caFile)
         {
-            throw CredentialError.fileExists(
+            throw CredentialError(
+                .fileExists,
                 path: caFile,
                 "The file exists; the gateway's new server CA was not written over it.",
                 hint: "Choose another path for the CA, or allow the file to be replaced."

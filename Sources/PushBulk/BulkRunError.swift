@@ -33,15 +33,6 @@ public struct BulkRunError: ReportableError, CustomStringConvertible {
 
     public var description: String { statement }
 
-    /// Usage errors (exit 64): the user asked for something that is not this run.
-    public var isUsageError: Bool { [.runMismatch, .notAResultsFile, .terminalInput].contains(code) }
-
-    /// A results file that exists is a refusal (exit 1, nothing changed), as every output file
-    /// that exists is; the others are usage errors or could not be done.
-    public var failure: FailureKind {
-        if code == .resultsExist || code == .journalMissing { return .problem }
-        return isUsageError ? .invalidRequest : .couldNotCheck
-    }
 }
 
 extension BulkRunError {
@@ -215,18 +206,18 @@ extension BulkRunError {
 
 extension ErrorCode {
     /// A new run was given a results file that exists.
-    public static let resultsExist = ErrorCode("results_exist")
+    public static let resultsExist = ErrorCode("results_exist", failure: .problem)
     /// Another process runs (or resumes) this results file now.
     public static let resultsLocked = ErrorCode("results_locked")
     /// The results file to resume cannot be read.
     public static let resultsUnreadable = ErrorCode("results_unreadable")
     /// Tokens would be read from a terminal.
-    public static let terminalInput = ErrorCode("terminal_input")
+    public static let terminalInput = ErrorCode("terminal_input", failure: .invalidRequest)
     /// The run to resume did not finish and its journal is gone.
-    public static let journalMissing = ErrorCode("journal_missing")
+    public static let journalMissing = ErrorCode("journal_missing", failure: .problem)
     /// A results file whose run is not the one being resumed (another credential, topic,
     /// push type, payload or gateway).
-    public static let runMismatch = ErrorCode("run_mismatch")
+    public static let runMismatch = ErrorCode("run_mismatch", failure: .invalidRequest)
     /// A results file that was not written by a bulk run.
-    public static let notAResultsFile = ErrorCode("not_a_results_file")
+    public static let notAResultsFile = ErrorCode("not_a_results_file", failure: .invalidRequest)
 }

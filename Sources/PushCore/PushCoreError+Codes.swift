@@ -12,11 +12,11 @@ extension ErrorCode {
     /// A token key that cannot sign (not P-256, damaged).
     public static let invalidKey = ErrorCode("invalid_key")
     /// A time (expiration, stale or dismissal date) that cannot be read or has passed.
-    public static let invalidTime = ErrorCode("invalid_time")
+    public static let invalidTime = ErrorCode("invalid_time", failure: .invalidRequest)
     /// A Live Activity payload or its headers that break ActivityKit's rules.
-    public static let invalidLiveActivity = ErrorCode("invalid_live_activity")
+    public static let invalidLiveActivity = ErrorCode("invalid_live_activity", failure: .invalidRequest)
     /// A channel ID that is not base64, or a channel request APNs would refuse.
-    public static let invalidChannel = ErrorCode("invalid_channel")
+    public static let invalidChannel = ErrorCode("invalid_channel", failure: .invalidRequest)
     /// Results or a journal that cannot be opened or written; a credential file or the store's
     /// files that cannot be written.
     public static let writeFailed = ErrorCode("write_failed")

@@ -38,10 +38,4 @@ public struct PushCoreError: ReportableError, CustomStringConvertible, CustomDeb
 
     /// `code: message hint (file:line)`, for logs and test failures.
     public var debugDescription: String { "\(code): \(description) (\(file):\(line))" }
-
-    /// A time, Live Activity or channel ID that cannot be sent is what was asked, not a failure
-    /// to check.
-    public var failure: FailureKind {
-        [.invalidTime, .invalidLiveActivity, .invalidChannel].contains(code) ? .invalidRequest : .couldNotCheck
-    }
 }

@@ -8,11 +8,22 @@
 /// found it. Programs compare with the static members, never with text.
 public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// What an error of this code says about the thing checked, declared with the code: a problem
+    /// found (a refusal: nothing changed), a request that is wrong as asked, or, for most, a check
+    /// that could not be made. It decides the exit status.
+    public let failure: FailureKind
+    /// A code read back (from JSON): compared by its string, its kind not known.
+    public init(rawValue: String) { self.init(rawValue) }
+    public init(_ rawValue: String, failure: FailureKind = .couldNotCheck) {
+        self.rawValue = rawValue
+        self.failure = failure
+    }
     /// The code as JSON gives it.
     public var name: String { rawValue }
     public var description: String { rawValue }
+    /// Two codes are the same code when their strings are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
 /// What an error is about, so that a person can find it and a program tell two apart.
@@ -58,7 +69,8 @@ public protocol ReportableError: Error, Equatable, Sendable {
     var hint: String? { get }
     /// The file, credential or server the error is about, when there is one.
     var subject: ErrorSubject? { get }
-    /// What the failure says about the check: a problem, could not check, or an invalid request.
+    /// What the failure says about the check: a problem, could not check, or an invalid request
+    /// (its code's kind, unless the error knows better).
     var failure: FailureKind { get }
     /// What to do about it as a value, for a front end to render as its own command.
     var remedy: Remedy? { get }
@@ -66,7 +78,7 @@ public protocol ReportableError: Error, Equatable, Sendable {
 
 extension ReportableError {
     public var subject: ErrorSubject? { nil }
-    public var failure: FailureKind { .couldNotCheck }
+    public var failure: FailureKind { code.failure }
     public var remedy: Remedy? { nil }
 
     /// The message as a person reads it: after the file's path when it is about a file.

@@ -28,7 +28,10 @@ extension ErrorCode {
     /// TCP connect took longer than its timeout (a firewall dropping packets, usually).
     public static let connectTimeout = ErrorCode("connect_timeout")
     /// The proxy's scheme is not one spoken (only HTTP CONNECT is).
-    public static let unsupportedProxy = ErrorCode("unsupported_proxy")
+    public static let unsupportedProxy = ErrorCode(
+        "unsupported_proxy",
+        failure: .invalidRequest  // a setting to change, wherever it came from
+    )
     /// The HTTP CONNECT proxy refused or failed the tunnel.
     public static let proxyFailed = ErrorCode("proxy_failed")
     /// The TLS handshake took longer than its timeout (the server accepted TCP but never answered).

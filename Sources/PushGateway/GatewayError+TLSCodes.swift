@@ -17,7 +17,10 @@ extension ErrorCode {
     public static let tlsServerClosed = ErrorCode("tls_server_closed")
     /// The server refused our client certificate with a TLS alert (expired, revoked, unknown
     /// CA, bad certificate): a finding about the credential, not a failure to check.
-    public static let clientCertificateRejected = ErrorCode("client_certificate_rejected")
+    public static let clientCertificateRejected = ErrorCode(
+        "client_certificate_rejected",
+        failure: .problem  // a finding about the credential
+    )
     /// HTTP/2 failed (protocol error from either side).
     public static let http2Failed = ErrorCode("http2_failed")
     /// The connection closed before the answer arrived.

@@ -79,16 +79,6 @@ public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebu
     /// The file when there is one, else the server.
     public var subject: ErrorSubject? { path.map(ErrorSubject.file) ?? server.map(ErrorSubject.server) }
 
-    /// A server that refused the client certificate is a finding about the credential; a proxy
-    /// scheme that is not spoken is a setting to change, wherever it came from.
-    public var failure: FailureKind {
-        switch code {
-        case .clientCertificateRejected: return .problem
-        case .unsupportedProxy: return .invalidRequest
-        default: return .couldNotCheck
-        }
-    }
-
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> GatewayError {
         GatewayError(

@@ -4,7 +4,7 @@ import PushCore
 extension ErrorCode {
     /// A `/probe` request with an unknown parameter, a missing or unknown credential or
     /// environment, or a topic that is not the credential's.
-    public static let invalidProbeRequest = ErrorCode("invalid_probe_request")
+    public static let invalidProbeRequest = ErrorCode("invalid_probe_request", failure: .invalidRequest)
     /// A probe could not be set up for a reason no module has a code for (its message says which).
     public static let setupFailed = ErrorCode("setup_failed")
     /// A web configuration file (TLS, basic authentication) that cannot be used.
@@ -21,30 +21,15 @@ public struct MonitoringError: ReportableError {
     public let code: Code
     public let message: String
     public var hint: String? { nil }
-    /// A refused probe request is an invalid request (the scraper's configuration is to
-    /// change); anything else could not be checked.
-    public let failure: FailureKind
     /// For a web configuration: the file, and the field that is wrong when one is.
     public let path: String?
     public let field: String?
 
-    private init(_ code: Code, _ message: String, failure: FailureKind, path: String? = nil, field: String? = nil) {
+    package init(_ code: Code, _ message: String, path: String? = nil, field: String? = nil) {
         self.code = code
         self.message = message
-        self.failure = failure
         self.path = path
         self.field = field
-    }
-
-    /// ``ErrorCode/invalidProbeRequest``: a request that cannot be probed, with a message that
-    /// says what to send instead.
-    public static func invalidProbeRequest(_ message: String) -> MonitoringError {
-        Self(.invalidProbeRequest, message, failure: .invalidRequest)
-    }
-
-    /// ``ErrorCode/setupFailed``: a probe that could not be set up, the failure in words.
-    public static func setupFailed(_ message: String) -> MonitoringError {
-        Self(.setupFailed, message, failure: .couldNotCheck)
     }
 
     /// ``ErrorCode/invalidWebConfig``: the file at `path`, its `field` when one is wrong, and
@@ -53,7 +38,6 @@ public struct MonitoringError: ReportableError {
         Self(
             .invalidWebConfig,
             "\(path): " + (field.map { "\($0) " } ?? "") + problem + ".",
-            failure: .couldNotCheck,
             path: path,
             field: field
         )

@@ -103,9 +103,9 @@ public actor ProbeService {
         do {
             stored = try await store.list()
         } catch let error as CredentialError {
-            throw MonitoringError.invalidProbeRequest("The store cannot be read: \(error.message)")
+            throw MonitoringError(.invalidProbeRequest, "The store cannot be read: \(error.message)")
         } catch {
-            throw MonitoringError.invalidProbeRequest("The store cannot be read: \(UserFacing.describe(error))")
+            throw MonitoringError(.invalidProbeRequest, "The store cannot be read: \(UserFacing.describe(error))")
         }
         let target = try Self.target(request, stored: stored, storePath: store.path)
         return await probe(target, stored: Set(stored.map(\.alias)))
@@ -168,7 +168,7 @@ public actor ProbeService {
         } catch let error as any ReportableError {
             result.setupError = error
         } catch {
-            result.setupError = MonitoringError.setupFailed(UserFacing.describe(error))
+            result.setupError = MonitoringError(.setupFailed, UserFacing.describe(error))
         }
         let elapsed = ContinuousClock.now - clock
         result.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

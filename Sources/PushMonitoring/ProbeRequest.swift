@@ -13,23 +13,27 @@ extension ProbeService {
     static func parse(_ query: [(String, String)]) throws -> Request {
         let known = ["credential", "environment", "topic"]
         if let unknown = query.first(where: { !known.contains($0.0) }) {
-            throw MonitoringError.invalidProbeRequest(
+            throw MonitoringError(
+                .invalidProbeRequest,
                 "Unknown parameter \"\(Untrusted.display(unknown.0))\": /probe takes credential=ALIAS, environment=sandbox|production and optionally topic=BUNDLE."
             )
         }
         let value = { (name: String) in query.last(where: { $0.0 == name })?.1 }
         guard let alias = value("credential"), !alias.isEmpty else {
-            throw MonitoringError.invalidProbeRequest(
+            throw MonitoringError(
+                .invalidProbeRequest,
                 "Missing credential=ALIAS: name a credential of the store."
             )
         }
         guard let environmentText = value("environment") else {
-            throw MonitoringError.invalidProbeRequest(
+            throw MonitoringError(
+                .invalidProbeRequest,
                 "Missing environment=sandbox|production: say which gateway to probe."
             )
         }
         guard let environment = PushEnvironment(rawValue: environmentText) else {
-            throw MonitoringError.invalidProbeRequest(
+            throw MonitoringError(
+                .invalidProbeRequest,
                 "environment=\(Untrusted.display(environmentText)) is not an environment: use sandbox or production."
             )
         }
@@ -42,7 +46,8 @@ extension ProbeService {
     /// credential's own topics (``allowedTopics(of:)``).
     static func target(_ request: Request, stored: [StoredCredential], storePath: String) throws -> ProbeTarget {
         guard let credential = stored.first(where: { $0.alias == request.alias }) else {
-            throw MonitoringError.invalidProbeRequest(
+            throw MonitoringError(
+                .invalidProbeRequest,
                 "No credential \"\(Untrusted.display(request.alias))\" in the store at \(storePath): name one of its aliases."
             )
         }
@@ -53,7 +58,8 @@ extension ProbeService {
                     allowed.isEmpty
                     ? "it records no topics, so name none and probe its default"
                     : "name one of \(allowed.joined(separator: ", "))"
-                throw MonitoringError.invalidProbeRequest(
+                throw MonitoringError(
+                    .invalidProbeRequest,
                     "topic=\(Untrusted.display(topic)) is not one of \(Untrusted.display(request.alias))'s topics: \(named)."
                 )
             }

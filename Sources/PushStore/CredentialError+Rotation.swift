@@ -5,89 +5,21 @@ import PushCore
 /// JSON reports give.
 extension ErrorCode {
     /// A rotation would put a certificate that expires sooner in place of the one it replaces.
-    public static let expiresSooner = ErrorCode("expires_sooner")
+    public static let expiresSooner = ErrorCode("expires_sooner", failure: .problem)
     /// A rotation would put a certificate in place of one that serves an environment or topic
     /// the new one does not.
-    public static let narrowerCoverage = ErrorCode("narrower_coverage")
+    public static let narrowerCoverage = ErrorCode("narrower_coverage", failure: .problem)
     /// A change that only a token key's metadata can take was asked of a certificate.
     public static let notATokenKey = ErrorCode("not_a_token_key")
     /// A certificate without its key, and no pending request in the store holds that key.
     public static let noMatchingRequest = ErrorCode("no_matching_request")
     /// A certificate for the same topics and environments as a stored one, imported without
     /// saying it replaces that one.
-    public static let sameAppStored = ErrorCode("same_app_stored")
+    public static let sameAppStored = ErrorCode("same_app_stored", failure: .problem)
 }
 
 /// The factories of imports and rotations the store turns down (nothing changed; a refusal of a
 /// valid request is a problem found), each taking the message the call site words and recording
 /// where it was made.
 extension CredentialError {
-    /// ``ErrorCode/expiresSooner`` (`expires_sooner`), in the words of the call site.
-    public static func expiresSooner(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .expiresSooner,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-
-    /// ``ErrorCode/narrowerCoverage`` (`narrower_coverage`), in the words of the call site.
-    public static func narrowerCoverage(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .narrowerCoverage,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-
-    /// ``ErrorCode/sameAppStored`` (`same_app_stored`), in the words of the call site.
-    public static func sameAppStored(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .sameAppStored,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
 }

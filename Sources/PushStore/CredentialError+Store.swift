@@ -12,8 +12,8 @@ extension ErrorCode {
     public static let secretStoreLocked = ErrorCode("secret_store_locked")
     public static let secretNotFound = ErrorCode("secret_not_found")
     public static let storeError = ErrorCode("store_error")
-    public static let alreadyImported = ErrorCode("already_imported")
-    public static let aliasTaken = ErrorCode("alias_taken")
+    public static let alreadyImported = ErrorCode("already_imported", failure: .problem)
+    public static let aliasTaken = ErrorCode("alias_taken", failure: .problem)
     /// An alias that cannot be a file name in the store.
     public static let invalidAlias = ErrorCode("invalid_alias")
     /// The store's folder holds something other than a store.
@@ -56,52 +56,6 @@ extension CredentialError {
     // MARK: The Secret Service
 
     // MARK: The store
-
-    /// ``ErrorCode/alreadyImported`` (`already_imported`), in the words of the call site.
-    public static func alreadyImported(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .alreadyImported,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
-
-    /// ``ErrorCode/aliasTaken`` (`alias_taken`), in the words of the call site.
-    public static func aliasTaken(
-        path: String? = nil,
-        _ message: String,
-        hint: String? = nil,
-        alias: String? = nil,
-        remedy: Remedy? = nil,
-        file: String = #fileID,
-        line: UInt = #line
-    ) -> CredentialError {
-        Self(
-            .aliasTaken,
-            failure: .problem,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
-    }
 
     // MARK: Exports
 

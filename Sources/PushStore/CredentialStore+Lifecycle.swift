@@ -10,14 +10,16 @@ extension CredentialStore {
         let window =
             "valid \(MessageDate.day(certificate.notBefore)) to \(MessageDate.day(certificate.notAfter))"
         if certificate.notAfter <= now {
-            throw CredentialError.outsideValidity(
+            throw CredentialError(
+                .outsideValidity,
                 path: file.path,
                 "This certificate expired on \(MessageDate.day(certificate.notAfter)) (\(window); today is \(MessageDate.day(now))), so APNs would refuse it; nothing was imported.",
                 hint: "Create a new certificate in the Apple Developer portal and import that one."
             )
         }
         if certificate.notBefore > now {
-            throw CredentialError.outsideValidity(
+            throw CredentialError(
+                .outsideValidity,
                 path: file.path,
                 "This certificate is not valid until \(MessageDate.day(certificate.notBefore)) (\(window); today is \(MessageDate.day(now))), so APNs would refuse it for now; nothing was imported.",
                 hint: "Check this machine's clock, or import it once it is valid."
@@ -30,7 +32,8 @@ extension CredentialStore {
     static func refuseShorterExpiry(_ file: CredentialFile, replacing old: StoredCredential) throws {
         let new = file.certificate.notAfter
         guard old.kind == .certificate, let oldExpiry = old.notAfter, new < oldExpiry else { return }
-        throw CredentialError.expiresSooner(
+        throw CredentialError(
+            .expiresSooner,
             path: file.path,
             "This certificate expires on \(MessageDate.day(new)), sooner than \(old.alias), which it would replace and which expires on \(MessageDate.day(oldExpiry)); nothing changed.",
             hint: "Check that this is the newer certificate; to replace it all the same, say so explicitly.",
@@ -59,7 +62,8 @@ extension CredentialStore {
         if !lostTopics.isEmpty {
             lost.append("it does not cover \(lostTopics.joined(separator: ", ")), which \(old.alias) covers")
         }
-        throw CredentialError.narrowerCoverage(
+        throw CredentialError(
+            .narrowerCoverage,
             path: file.path,
             "This certificate would replace \(old.alias), but \(lost.joined(separator: "; and ")); nothing changed.",
             hint: "Check that this is the right certificate; to replace it all the same, say so explicitly.",

@@ -36,7 +36,8 @@ extension CredentialStore {
         try subject.validate()
         if let requested { try Self.validateAlias(requested) }
         if FileManager.default.fileExists(atPath: path) {
-            throw CredentialError.fileExists(
+            throw CredentialError(
+                .fileExists,
                 path: path,
                 "The file exists; nothing was written and no key was made.",
                 hint: "Choose another file name for the request."
@@ -60,7 +61,8 @@ extension CredentialStore {
             if index.credentials.contains(where: { $0.alias == alias })
                 || (index.requests ?? []).contains(where: { $0.alias == alias })
             {
-                throw CredentialError.aliasTaken(
+                throw CredentialError(
+                    .aliasTaken,
                     "The store at \(self.path) already has something named \(alias); nothing was written.",
                     hint: "Choose another alias, or leave it out to get one made from the key."
                 )
@@ -105,7 +107,8 @@ extension CredentialStore {
                         force: force
                     )
                 } catch let error as CredentialError where error.code == .sameAppStored && error.alias == holder {
-                    throw CredentialError.sameAppStored(
+                    throw CredentialError(
+                        .sameAppStored,
                         path: file.path,
                         "This certificate was issued for the key of \(holder), which the store already holds for the same topic and environments; nothing was imported.",
                         hint: error.hint,

@@ -22,7 +22,8 @@ extension CredentialStore {
 
     /// The refusal of a certificate the store already holds.
     static func alreadyImported(_ existing: StoredCredential, path: String) -> CredentialError {
-        CredentialError.alreadyImported(
+        CredentialError(
+            .alreadyImported,
             path: path,
             "This certificate is already in the store as \(existing.alias); nothing changed.",
             hint: "To import it again, remove \(existing.alias) from the store first.",
@@ -61,7 +62,8 @@ extension CredentialStore {
                 try Self.refuseNarrowerCoverage(file, replacing: replaced)
             }
             if replaced == nil, !force, let older = Self.sameApp(as: certificate, in: index) {
-                throw CredentialError.sameAppStored(
+                throw CredentialError(
+                    .sameAppStored,
                     path: file.path,
                     "The store already has \(older.alias) for the same topic and environments (expires \(MessageDate.day(older.notAfter ?? Date()))); nothing was imported.",
                     hint:
@@ -158,7 +160,8 @@ extension CredentialStore {
         let name = certificate.commonName.map { "\"\($0)\"" } ?? certificate.subject
         let issuer = certificate.issuerCommonName.map { "\"\($0)\"" } ?? certificate.issuer
         let what = certificate.isCertificateAuthority ? "a certificate authority's certificate" : "a certificate"
-        throw CredentialError.notAPushCertificate(
+        throw CredentialError(
+            .notAPushCertificate,
             path: file.path,
             "This is not an Apple push certificate: it is \(what) for \(name), issued by \(issuer), with none of Apple's push extensions and no push topic, so APNs would refuse it; nothing was imported.",
             hint:
@@ -182,7 +185,8 @@ extension CredentialStore {
                 $0.kind == .tokenKey && $0.keyID == key.keyID && $0.teamID == key.teamID && $0.alias != replacing
             })
             if let stored, replacing == nil {
-                throw CredentialError.alreadyImported(
+                throw CredentialError(
+                    .alreadyImported,
                     path: source,
                     "Token key \(key.keyID) is already in the store as \(stored.alias); nothing changed.",
                     hint:

@@ -292,7 +292,8 @@ public struct CredentialStore: Sendable {
         )
         if !taken.contains(wanted) { return wanted }
         if requested != nil {
-            throw CredentialError.aliasTaken(
+            throw CredentialError(
+                .aliasTaken,
                 "The store at \(path) already has something named \(wanted); nothing was imported.",
                 hint: "Choose another alias, or name the credential it replaces.",
                 alias: wanted

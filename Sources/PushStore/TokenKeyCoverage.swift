@@ -37,7 +37,8 @@ struct TokenKeyCoverage {
             lost.append("it belongs to team \(teamID), and \(old.alias) pushes for team \(oldTeam)'s apps")
         }
         guard !lost.isEmpty else { return }
-        throw CredentialError.narrowerCoverage(
+        throw CredentialError(
+            .narrowerCoverage,
             path: path,
             "This token key would replace \(old.alias), but \(lost.joined(separator: "; and ")); nothing changed.",
             hint:

@@ -49,7 +49,8 @@ extension TeamStore {
         let resigning = side.commit != nil && side.commit == fork.resignable
         if let refusal = side.refusal, !resigning {
             let other = fork.sides.first { $0.refusal == nil && $0.commit != side.commit }?.commit?.prefix(12)
-            throw CredentialError.untrustedMembers(
+            throw CredentialError(
+                .untrustedMembers,
                 path: nil,
                 "The member list of commit \(commit) cannot be kept: \(refusal).",
                 hint: other.map { "Keep the other side's list instead (commit \($0)), after asking its signer." }
@@ -59,7 +60,8 @@ extension TeamStore {
         }
         let signers = resigning ? side.members.filter { $0.signingKey != nil }.map(\.name) : fork.settlers
         guard let me = await memberName, signers.contains(me) else {
-            throw CredentialError.untrustedMembers(
+            throw CredentialError(
+                .untrustedMembers,
                 path: nil,
                 (resigning
                     ? "Only a member of the list of commit \(commit) can sign it again ("

@@ -119,7 +119,8 @@ extension TeamStore {
         let store = await TeamStore(root: staging, environment: environment, keyring: keyring)
         let evaluation = try await store.trust.evaluate()
         guard let trusted = evaluation.trusted, let team = trusted.team else {
-            throw CredentialError.untrustedMembers(
+            throw CredentialError(
+                .untrustedMembers,
                 path: nil,
                 "No member list of \(remote) can be trusted: \(evaluation.pending?.reason ?? "none is signed"). Nothing was joined.",
                 hint: "Ask the team's members which repository is theirs, and whether its history was changed."

@@ -184,7 +184,8 @@ extension TeamStore {
         guard restore else { return }
         if let fork = evaluation.pending?.fork {
             let advice = Self.forkAdvice(fork)
-            throw CredentialError.untrustedMembers(
+            throw CredentialError(
+                .untrustedMembers,
                 path: nil,
                 "The member list is forked, so restoring it would sign one side over the other unseen: "
                     + "nothing was restored.",
@@ -216,7 +217,8 @@ extension TeamStore {
         }
         let contained = (try? await git.run(["merge-base", "--is-ancestor", synced, head]))?.succeeded ?? false
         guard !contained else { return }
-        throw CredentialError.historyRewritten(
+        throw CredentialError(
+            .historyRewritten,
             path: nil,
             "The remote's history was rewritten: its branch \(upstream.dropFirst("origin/".count)) no longer holds "
                 + "\(synced.prefix(12)), the commit this clone last synced, and now ends at \(head.prefix(12)). "
@@ -358,7 +360,8 @@ extension TeamStore {
         let author = (try? await git.run(["log", "-1", "--format=%an, commit %h", upstream, "--", "index.json"]))?
             .output
             .trimmed
-        return CredentialError.teamConflict(
+        return CredentialError(
+            .teamConflict,
             path: nil,
             "\(conflict.alias) was changed both here and on the remote since this clone last synced. "
                 + "Here: \(version(conflict.ours)). On the remote (\(author ?? upstream)): \(version(conflict.theirs)). "

@@ -125,7 +125,8 @@ struct TeamTrust {
         if let team = loadState()?.list?.team { return team }
         let evaluation = try await evaluate()
         guard let team = evaluation.trusted?.team else {
-            throw CredentialError.untrustedMembers(
+            throw CredentialError(
+                .untrustedMembers,
                 path: TeamFile.fileName,
                 "No member list of this team store can be trusted (\(evaluation.pending?.reason ?? "none is signed")); nothing is encrypted to one.",
                 hint: nil

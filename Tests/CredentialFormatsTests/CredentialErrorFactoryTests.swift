@@ -66,7 +66,7 @@ struct CredentialErrorFactoryTests {
     }
 
     @Test func aStoreFactoryKeepsAliasAndFailureKind() throws {
-        let taken = CredentialError.aliasTaken("The alias prod is taken.", alias: "prod")
+        let taken = CredentialError(.aliasTaken, "The alias prod is taken.", alias: "prod")
         #expect(taken.code == .aliasTaken)
         #expect(taken.subject == .credential("prod"))
         #expect(taken.failure == .problem)

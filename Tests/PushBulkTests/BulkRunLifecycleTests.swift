@@ -136,7 +136,7 @@ struct BulkRunLifecycleTests {
                 _ = try BulkRun.open(header: header, results: nil, resume: results)
                 Issue.record("a run with another \(words) was resumed")
             } catch let error as BulkRunError {
-                #expect(error.code == .runMismatch && error.isUsageError)
+                #expect(error.code == .runMismatch && error.failure == .invalidRequest)
                 #expect(error.message.contains(words), "\(error.message)")
                 #expect(error.path == results)
             }

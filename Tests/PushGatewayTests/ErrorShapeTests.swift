@@ -38,7 +38,10 @@ struct ErrorShapeTests {
             Self.thrown { _ = try Endpoint.parse("gateway:notaport") },
             Self.thrown { _ = try LocalGateway.loadRegistry(path: registry) },
             BulkRunError.resultsExist(path: folder.path("sent.jsonl")),
-            MonitoringError.invalidProbeRequest("Missing environment=sandbox|production: say which gateway to probe."),
+            MonitoringError(
+                .invalidProbeRequest,
+                "Missing environment=sandbox|production: say which gateway to probe."
+            ),
         ]
         let expected: [(ErrorCode, ErrorSubject?)] = [
             (.invalidDeviceToken, nil),

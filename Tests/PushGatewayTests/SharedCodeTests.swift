@@ -22,8 +22,8 @@ struct SharedCodeTests {
 
     @Test func aCodeDecidesWhetherARefusalIsAProblem() {
         // A refusal is a problem found (exit 1); a file that cannot be read could not be checked.
-        #expect(CredentialError.outsideValidity(path: "a.pem", "Expired.").failure == .problem)
-        #expect(CredentialError.fileExists(path: "a.pem", "Exists.").failure == .problem)
+        #expect(CredentialError(.outsideValidity, path: "a.pem", "Expired.").failure == .problem)
+        #expect(CredentialError(.fileExists, path: "a.pem", "Exists.").failure == .problem)
         #expect(CredentialError(.corrupt, path: "a.pem", "Damaged.").failure == .couldNotCheck)
     }
 

@@ -19,9 +19,9 @@ struct TeamErrorFactoryTests {
                 CredentialError(.notAMember, path: "secrets/prod.age", "Not a recipient.", alias: "prod"),
                 "not_a_member", .couldNotCheck
             ),
-            (.teamConflict("Changed on both sides.", alias: "prod"), "team_conflict", .problem),
-            (.untrustedMembers(path: "team.json", "Not signed."), "untrusted_members", .problem),
-            (.historyRewritten("Rewritten."), "history_rewritten", .problem),
+            (CredentialError(.teamConflict, "Changed on both sides.", alias: "prod"), "team_conflict", .problem),
+            (CredentialError(.untrustedMembers, path: "team.json", "Not signed."), "untrusted_members", .problem),
+            (CredentialError(.historyRewritten, "Rewritten."), "history_rewritten", .problem),
             (CredentialError(.noSigningKey, "No signing key."), "no_signing_key", .couldNotCheck),
         ]
         for (error, code, failure) in cases {

@@ -11,20 +11,17 @@ struct CommandLineError: ReportableError {
     var message: String
     var hint: String?
     var subject: ErrorSubject?
-    var failure: FailureKind
 
     init(
         _ code: ErrorCode,
         _ message: String,
         hint: String? = nil,
-        subject: ErrorSubject? = nil,
-        failure: FailureKind = .couldNotCheck
+        subject: ErrorSubject? = nil
     ) {
         self.code = code
         self.message = message
         self.hint = hint
         self.subject = subject
-        self.failure = failure
     }
 
     /// Standard output (a closed pipe, a full disk) refused the report: exit 2 whatever was found.
@@ -41,14 +38,14 @@ struct CommandLineError: ReportableError {
         var message = lines.first ?? "The command line is not valid."
         if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
         let hint = lines.last(where: { $0.hasPrefix("See ") }) ?? "See apnsctl --help."
-        return CommandLineError(.usage, message, hint: hint, failure: .invalidRequest)
+        return CommandLineError(.usage, message, hint: hint)
     }
 }
 
 extension ErrorCode {
     /// The command line cannot be understood (the argument parser's refusals and the options'
     /// own validation).
-    static let usage = ErrorCode("usage")
+    static let usage = ErrorCode("usage", failure: .invalidRequest)
 }
 
 /// The one rendering of an error, for standard error and for `--json`: the same code, message
