@@ -84,7 +84,7 @@ struct GatewayDeadlineTests {
             "\(result.stdout) \(result.stderr)"
         )
         running.stop()  // it writes its statistics as it stops
-        return (client, try GatewayConnectionBoundsTests.statistics(stats))
+        return (client, try BulkSendTests.stats(stats))
     }
 
     /// Closed after the deadline of `seconds`, not before it, and not long after it.
