@@ -4,12 +4,7 @@ import Testing
 
 /// A credential's whole life in the store: rotation that cannot go backwards, token keys whose
 /// metadata is fixed in place, and `check --topic` that answers for one app.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct CredentialLifecycleTests {
     typealias Store = StoreCommandTests.Store
 

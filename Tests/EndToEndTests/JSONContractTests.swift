@@ -5,12 +5,7 @@ import Testing
 /// Every command's `--json` report, on success and on failure, checked against the schemas in
 /// docs/schemas by a validator no one here wrote (the `jsonschema` package), and the contract's
 /// promises a schema cannot state checked by hand.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct JSONContractTests {
     /// Validates `text` against docs/schemas/`schema`.schema.json; records every violation.
     static func expectValid(
