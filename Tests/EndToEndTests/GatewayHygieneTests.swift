@@ -5,11 +5,6 @@ import Testing
 /// The local gateway keeps its records private, does not replace a CA clients trust, and does
 /// not hold connections that do nothing.
 struct GatewayHygieneTests {
-    static func mode(_ path: String) throws -> Int {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        return try #require(attributes[.posixPermissions] as? Int)
-    }
-
     /// Connects over plain TCP, sends `send` (nothing by default), and returns the bytes the
     /// server wrote and whether it closed the connection within `wait` seconds.
     static func rawClient(port: Int, send: String = "", wait: Double) throws -> (closed: Bool, output: String) {
@@ -41,10 +36,10 @@ struct GatewayHygieneTests {
         var gateway: GatewayProcess? = try GatewayProcess(folder, name: "private", arguments: ["--stats", stats])
         let log = try #require(gateway?.logFile)
         let ca = try #require(gateway?.caFile)
-        #expect(try Self.mode(log) & 0o077 == 0, "the delivery log is the user's alone")
-        #expect(try Self.mode(folder.path("private.port")) & 0o077 == 0)
+        #expect(try posixPermissions(log) & 0o077 == 0, "the delivery log is the user's alone")
+        #expect(try posixPermissions(folder.path("private.port")) & 0o077 == 0)
         gateway = nil  // stopped: it writes its statistics
-        #expect(try Self.mode(stats) & 0o077 == 0)
+        #expect(try posixPermissions(stats) & 0o077 == 0)
 
         let before = try String(contentsOfFile: ca, encoding: .utf8)
         let refused = try CLI.run(["gateway", "serve", "--ca-out", ca, "--port", "0"], timeout: 20)

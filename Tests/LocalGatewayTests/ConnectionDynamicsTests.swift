@@ -35,7 +35,9 @@ struct ConnectionDynamicsTests {
         try await RunningGateway.Setup(configure: {
             $0.faults.maxConcurrentStreams = 300
             $0.dynamics.singleStreamAfterRejection = false
-        }).run(connecting: .certificate(try Fixtures.universal())) { running, connection in
+        }).run { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
             #expect(try await connection.send(try .alert(topic: "com.other.app")).status == 400)
             #expect(try await connection.send(try .alert()).status == 200)
             #expect(connection.maxConcurrentStreams == 300)

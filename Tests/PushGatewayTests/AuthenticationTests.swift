@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
     @Test(arguments: [PushEnvironment.sandbox, .production])
     func certificateAuthenticationIsAccepted(_ environment: PushEnvironment) async throws {
-        try await RunningGateway.withConnection(environment, .certificate(try Fixtures.universal())) {
+        try await RunningGateway.withConnection(.certificate(try Fixtures.universal()), environment: environment) {
             running,
             connection in
             let id = UUID()
@@ -38,7 +38,7 @@ import Testing
 
     @Test(arguments: [PushEnvironment.sandbox, .production])
     func tokenAuthenticationIsAccepted(_ environment: PushEnvironment) async throws {
-        try await RunningGateway.withConnection(environment, .token(try Fixtures.providerKey())) {
+        try await RunningGateway.withConnection(.token(try Fixtures.providerKey()), environment: environment) {
             running,
             connection in
             let response = try await connection.send(try .alert())
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func sandboxCertificateAgainstProductionGatewayIsBadCertificateEnvironment() async throws {
-        try await RunningGateway.withConnection(.production, .certificate(try Fixtures.sandbox())) {
+        try await RunningGateway.withConnection(.certificate(try Fixtures.sandbox()), environment: .production) {
             running,
             connection in
             let response = try await connection.send(try .alert())

@@ -225,9 +225,9 @@ import Testing
     }
 
     @Test func connectionClosedMidRequestIsItsOwnError() async throws {
-        try await RunningGateway.Setup(configure: { $0.faults.closeAfterStreams = 1 }).run(
-            connecting: .certificate(try Fixtures.universal())
-        ) { running, connection in
+        try await RunningGateway.Setup(configure: { $0.faults.closeAfterStreams = 1 }).run { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
             #expect(try await connection.send(try .alert()).status == 200)
             let error = await gatewayError { _ = try await connection.send(try .alert()) }
             // The request was written: the notification may have been delivered, and the error says so.

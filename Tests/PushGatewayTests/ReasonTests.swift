@@ -108,7 +108,9 @@ import Testing
     }
 
     @Test func voipPayloadMayBe5120Bytes() async throws {
-        try await RunningGateway.withConnection(.certificate(try Fixtures.universal())) { running, connection in
+        try await RunningGateway.with { running in
+            let connection = try await running.connect(.certificate(try Fixtures.universal()))
+            defer { Task { await connection.close() } }
             let payload = Array(("{\"a\":\"" + String(repeating: "x", count: 5_000) + "\"}").utf8)
             var notification = PushNotification(
                 deviceToken: Fixtures.token,

@@ -130,8 +130,8 @@ public struct RunningGateway: Sendable {
 
     /// `with`, and a connection to the gateway made with `credential`, closed when `body` returns.
     public static func withConnection<R>(
-        _ environment: PushEnvironment = .sandbox,
         _ credential: ClientCredential,
+        environment: PushEnvironment = .sandbox,
         _ body: (RunningGateway, GatewayConnection) async throws -> R
     ) async throws -> R {
         try await Setup(environment).run(connecting: credential, body)
