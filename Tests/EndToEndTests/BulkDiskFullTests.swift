@@ -2,10 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Results on a small tmpfs that fills mid-run: the run stops with exit 2, the stop message's
 /// counts match the gateway's record, and once space is freed the printed resume delivers
 /// every token exactly once.

@@ -2,10 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The printed resume command, built from what the run recorded, pasted into a shell as printed:
 /// paths with spaces, quotes and `$`, and an alert text that starts with `-`, still name the same
 /// files and the same notification, so the resume is accepted and every token is sent once.

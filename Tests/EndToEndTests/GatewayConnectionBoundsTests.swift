@@ -2,10 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The gateway bounds the connections it holds: a cap at which the connection idle the longest
 /// makes room for a new one, and memory given back once connections close. A gateway that takes
 /// token keys needs no client certificate, so anyone on the host can open connections to it.

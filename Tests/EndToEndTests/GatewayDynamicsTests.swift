@@ -3,10 +3,6 @@ import PushGateway
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// APNs' connection dynamics through the real binaries: `gateway serve` plays them, `send`
 /// (one notification and `--tokens`) meets them.
 @Suite(.serialized)
