@@ -292,11 +292,9 @@ import X509
     }
 
     @Test func registryFileWithABadTokenIsAClearError() throws {
-        let path = try Fixtures.temporaryPath("registry.json")
-        try #"{"xyz": {"topic": "com.example.app", "environment": "sandbox"}}"#.write(
-            toFile: path,
-            atomically: true,
-            encoding: .utf8
+        let path = try Fixtures.temporaryFile(
+            "registry.json",
+            contents: #"{"xyz": {"topic": "com.example.app", "environment": "sandbox"}}"#
         )
         var configuration = LocalGateway.Configuration()
         configuration.deviceRegistryFile = path
