@@ -188,11 +188,11 @@ struct BroadcastInteropTests {
         let pem = try pki.pem("sandbox")
         let base = "https://localhost:\(gateway.port)"
         let requestID = UUID().uuidString.lowercased()
-        let create = try CLI.runProgram(
-            "curl",
+        let create = try GatewayCommandTests.curl(
+            pem,
+            gateway,
             [
-                "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile, "-H",
-                "apns-request-id: \(requestID)",
+                "-H", "apns-request-id: \(requestID)",
                 "--data", "{\"message-storage-policy\":1,\"push-type\":\"LiveActivity\"}",
                 "\(base)/1/apps/com.example.app/channels",
             ]
@@ -208,30 +208,30 @@ struct BroadcastInteropTests {
         #expect(Data(base64Encoded: channel) != nil)
 
         let listed = try pki.run(
-            [
-                "channels", "list", pki.identity("sandbox"), "com.example.app", "--json",
-            ] + gateway.connection
+            ["channels", "list", pki.identity("sandbox"), "com.example.app", "--json"] + gateway.connection
         )
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(try GatewayCommandTests.json(listed)["channels"] as? [String] == [channel])
 
         let timestamp = Int(Date().timeIntervalSince1970)
-        let broadcast = try CLI.runProgram(
-            "curl",
+        let broadcast = try GatewayCommandTests.curl(
+            pem,
+            gateway,
             [
-                "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile, "-H", "apns-channel-id: \(channel)",
-                "-H", "apns-push-type: liveactivity", "-H", "apns-priority: 10", "--data",
+                "-H", "apns-channel-id: \(channel)", "-H", "apns-push-type: liveactivity", "-H", "apns-priority: 10",
+                "--data",
                 "{\"aps\":{\"event\":\"update\",\"timestamp\":\(timestamp),\"content-state\":{\"lap\":12}}}",
                 "\(base)/4/broadcasts/apps/com.example.app",
             ]
         )
         #expect(broadcast.stdout.hasPrefix("HTTP/2 200"), "\(broadcast.stdout)\(broadcast.stderr)")
         // A broadcast without its channel gets APNs' reason, in APNs' JSON body.
-        let missing = try CLI.runProgram(
-            "curl",
+        let missing = try GatewayCommandTests.curl(
+            pem,
+            gateway,
             [
-                "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile, "-H",
-                "apns-push-type: liveactivity", "--data", "{\"aps\":{}}", "\(base)/4/broadcasts/apps/com.example.app",
+                "-H", "apns-push-type: liveactivity", "--data", "{\"aps\":{}}",
+                "\(base)/4/broadcasts/apps/com.example.app",
             ]
         )
         #expect(missing.stdout.hasPrefix("HTTP/2 400"))

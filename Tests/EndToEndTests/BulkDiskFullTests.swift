@@ -2,10 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Results on a small tmpfs that fills mid-run: the run stops with exit 2, the stop message's
 /// counts match the gateway's record, and once space is freed the printed resume delivers
 /// every token exactly once.
@@ -31,12 +27,11 @@ struct BulkDiskFullTests {
             return
         }
         defer { _ = try? CLI.runProgram("/bin/umount", ["-l", small]) }
-        let (pki, gateway, _) = try BulkSendTests().gateway(["--max-concurrent-streams", "50"])
-        let (tokens, _, tokenFile) = try BulkSendTests.makeTokens(8_000, seed: 61, in: folder)
+        let bulk = try BulkSetting(gateway: ["--max-concurrent-streams", "50"], tokens: 8_000, seed: 61)
+        let (gateway, tokens) = (bulk.gateway, bulk.tokens)
         let resultsFile = small + "/results.jsonl"
-        let arguments = BulkOneRunTests.arguments(pki, gateway, tokens: tokenFile)
 
-        let full = try BulkSendTests.send(arguments + ["--results", resultsFile])
+        let full = try bulk.run(["--results", resultsFile])
         #expect(full.status == 2, "exit \(full.status): \(full.stderr)")
         #expect(full.stderr.contains("no space left"), "\(full.stderr)")
         let accepted = Self.number(before: "accepted", in: full.stderr)
@@ -49,7 +44,7 @@ struct BulkDiskFullTests {
 
         let grown = try CLI.runProgram("/bin/mount", ["-o", "remount,size=50m", small])
         #expect(grown.status == 0, "\(grown.stderr)")
-        let resumed = try BulkSendTests.send(arguments + ["--resume", resultsFile])
+        let resumed = try bulk.run(["--resume", resultsFile])
         #expect([0, 1].contains(resumed.status), "exit \(resumed.status): \(resumed.stderr)")
         let results = try BulkStopAndResumeTests.results(resultsFile)
         try BulkOneRunTests.expectEachTokenOnce(tokens, results: results, gateway: gateway)

@@ -21,11 +21,8 @@ struct BulkEarlyAnswerTests {
         try JSONSerialization.data(withJSONObject: registry).write(to: URL(fileURLWithPath: devices))
         let (pki, gateway, _) = try BulkSendTests().gateway(["--early-answer", "--devices", devices])
         let resultsFile = folder.path("results.jsonl")
-        let run = try BulkSendTests.send(
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--results", resultsFile,
-            ] + gateway.connection
+        let run = try BulkSendTests.run(
+            BulkOneRunTests.arguments(pki, gateway, tokens: tokenFile) + ["--results", resultsFile]
         )
         #expect(run.status == 1, "some lines were rejected: exit \(run.status): \(run.stderr)")
         let results = try BulkSendTests.results(resultsFile)

@@ -43,19 +43,19 @@ struct BulkOneRunTests {
     }
 
     @Test func aSecondRunOrResumeOfTheSameResultsRefusesAndNamesTheProcess() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway(["--latency-ms", "20", "--max-concurrent-streams", "10"])
-        let folder = try TemporaryFolder()
-        let (tokens, _, tokenFile) = try BulkSendTests.makeTokens(4_000, seed: 41, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let arguments = Self.arguments(pki, gateway, tokens: tokenFile)
-
+        let bulk = try BulkSetting(
+            gateway: ["--latency-ms", "20", "--max-concurrent-streams", "10"],
+            tokens: 4_000,
+            seed: 41
+        )
+        let (gateway, resultsFile, arguments) = (bulk.gateway, bulk.resultsFile, bulk.arguments)
         let original = try BulkSendTests.startSend(
             arguments + ["--results", resultsFile],
             stderr: FileHandle.nullDevice
         )
         BulkSendTests.waitForResults(resultsFile, atLeast: 300)
         // A resume while the run goes on.
-        let during = try BulkSendTests.send(arguments + ["--resume", resultsFile], timeout: 60)
+        let during = try bulk.run(["--resume", resultsFile], timeout: 60)
         #expect(during.status == 2, "exit \(during.status): \(during.stderr)")
         #expect(during.stderr.contains("process \(original.processIdentifier)"), "\(during.stderr)")
         kill(original.processIdentifier, SIGKILL)
@@ -75,33 +75,32 @@ struct BulkOneRunTests {
             // 1: what the kill left in flight is reported outcome_unknown.
             #expect([0, 1].contains(statuses[1 - loser]), "\(stderrs[1 - loser])")
         }
-        try Self.expectEachTokenOnce(tokens, results: BulkStopAndResumeTests.results(resultsFile), gateway: gateway)
+        try Self.expectEachTokenOnce(
+            bulk.tokens,
+            results: BulkStopAndResumeTests.results(resultsFile),
+            gateway: gateway
+        )
         #expect(!FileManager.default.fileExists(atPath: resultsFile + ".journal"), "the complete run keeps no journal")
     }
 
     @Test func aResumeWithTheUnansweredLinesMovedSendsEachTokenOnce() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway(["--latency-ms", "5", "--max-concurrent-streams", "40"])
-        let folder = try TemporaryFolder()
-        let (tokens, _, tokenFile) = try BulkSendTests.makeTokens(4_000, seed: 42, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let process = try BulkSendTests.startSend(
-            Self.arguments(pki, gateway, tokens: tokenFile) + ["--results", resultsFile],
-            stderr: FileHandle.nullDevice
+        let bulk = try BulkSetting(
+            gateway: ["--latency-ms", "5", "--max-concurrent-streams", "40"],
+            tokens: 4_000,
+            seed: 42
         )
-        BulkSendTests.waitForResults(resultsFile, atLeast: 1_000)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let (pki, gateway, tokens, resultsFile) = (bulk.pki, bulk.gateway, bulk.tokens, bulk.resultsFile)
+        try bulk.killMidRun(after: 1_000)
         let answered = Set(try BulkStopAndResumeTests.results(resultsFile).compactMap { $0["token"] as? String })
         // The lines without a result (those in flight among them) go first, reversed, and a
         // few new tokens come in between: every line number changes.
-        var generator = SeededGenerator(seed: 4242)
-        let newTokens = (0..<50).map { _ in (0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined() }
+        let newTokens = SeededGenerator.tokens(50, seed: 4242)
         let unanswered = tokens.filter { !answered.contains($0) }.reversed()
         let reordered = newTokens.prefix(25) + unanswered + newTokens.suffix(25) + tokens.filter(answered.contains)
-        let moved = folder.path("moved.txt")
+        let moved = bulk.folder.path("moved.txt")
         try (reordered.joined(separator: "\n") + "\n").write(toFile: moved, atomically: true, encoding: .utf8)
 
-        let resumed = try BulkSendTests.send(
+        let resumed = try BulkSendTests.run(
             Self.arguments(pki, gateway, tokens: moved) + ["--resume", resultsFile],
             timeout: 120
         )
@@ -122,7 +121,7 @@ struct BulkOneRunTests {
         try Data([0xEF, 0xBB, 0xBF] + Array((lines.joined(separator: "\n") + "\n").utf8)).write(
             to: URL(fileURLWithPath: file)
         )
-        let once = try BulkSendTests.send(
+        let once = try BulkSendTests.run(
             Self.arguments(pki, gateway, tokens: file) + ["--results", folder.path("a.jsonl")]
         )
         #expect(once.status == 0, "exit \(once.status): \(once.stderr)")
@@ -132,7 +131,7 @@ struct BulkOneRunTests {
         #expect(try Self.delivered(gateway).count == 300)
         #expect(try gateway.deliveries().count == 300)
 
-        let all = try BulkSendTests.send(
+        let all = try BulkSendTests.run(
             Self.arguments(pki, gateway, tokens: file) + ["--results", folder.path("b.jsonl"), "--allow-duplicates"]
         )
         #expect(all.status == 0, "exit \(all.status): \(all.stderr)")
@@ -140,21 +139,19 @@ struct BulkOneRunTests {
     }
 
     @Test func aResultsFileDeletedDuringTheRunFailsTheRun() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway(["--latency-ms", "20", "--max-concurrent-streams", "10"])
-        let folder = try TemporaryFolder()
-        let (_, _, tokenFile) = try BulkSendTests.makeTokens(3_000, seed: 44, in: folder)
-        let resultsFile = folder.path("deleted.jsonl")
-        let errors = Pipe()
-        let process = try BulkSendTests.startSend(
-            Self.arguments(pki, gateway, tokens: tokenFile) + ["--results", resultsFile],
-            stderr: errors
+        let bulk = try BulkSetting(
+            gateway: ["--latency-ms", "20", "--max-concurrent-streams", "10"],
+            tokens: 3_000,
+            seed: 44,
+            results: "deleted.jsonl"
         )
-        BulkSendTests.waitForResults(resultsFile, atLeast: 200)
-        try FileManager.default.removeItem(atPath: resultsFile)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let errors = Pipe()
+        let process = try BulkSendTests.startSend(bulk.arguments + ["--results", bulk.resultsFile], stderr: errors)
+        BulkSendTests.waitForResults(bulk.resultsFile, atLeast: 200)
+        try FileManager.default.removeItem(atPath: bulk.resultsFile)
+        let stderr = BulkSendTests.endOf(process, errors)
         #expect(process.terminationStatus == 2, "\(stderr)")
         #expect(stderr.contains("was deleted or replaced") && !stderr.contains("✓"), "\(stderr)")
-        #expect(!FileManager.default.fileExists(atPath: resultsFile))
+        #expect(!FileManager.default.fileExists(atPath: bulk.resultsFile))
     }
 }

@@ -2,10 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The printed resume command, built from what the run recorded, pasted into a shell as printed:
 /// paths with spaces, quotes and `$`, and an alert text that starts with `-`, still name the same
 /// files and the same notification, so the resume is accepted and every token is sent once.
@@ -34,17 +30,10 @@ struct BulkResumeCommandTests {
                 CLI.throughputBinary, "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert=" + alert,
                 "--tokens", tokenFile, "--password-env", "MINT", "--results", resultsFile,
             ] + production.connection
-        let stopped = try CLI.runProgram(
-            "/bin/bash",
-            ["-c", "cd \(Self.quoted(folder.path(""))) && " + words.map(Self.quoted).joined(separator: " ")],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let stopped = try BulkSendTests.runInShell(words.map(Self.quoted).joined(separator: " "), in: folder)
         #expect(stopped.status == 2, "exit \(stopped.status): \(stopped.stderr)")
         let printed = try #require(
-            stopped.stderr.split(separator: "\n").first { $0.contains("continue with: ") }.map {
-                String($0[$0.range(of: "continue with: ")!.upperBound...])
-            },
+            BulkSendTests.resumeCommand(in: stopped.stderr),
             "no resume command: \(stopped.stderr)"
         )
         #expect(stopped.stderr.contains("in place of"), "the credential to change is named: \(stopped.stderr)")
@@ -53,8 +42,7 @@ struct BulkResumeCommandTests {
             .split(separator: "\n").first.map(String.init) ?? ""
         #expect(header.contains(#""version":4"#) && header.contains(#""password-env":["MINT"]"#), "\(header)")
         #expect(!header.contains(GatewayCommandTests.password), "no secret in the header")
-        kill(production.process.processIdentifier, SIGTERM)
-        production.process.waitUntilExit()
+        production.stop()
         try? FileManager.default.removeItem(atPath: pki.folder.path("\(name).port"))
         let sandbox = try GatewayProcess(
             pki.folder,
@@ -65,12 +53,7 @@ struct BulkResumeCommandTests {
             binary: CLI.throughputBinary
         )
 
-        let resumed = try CLI.runProgram(
-            "/bin/bash",
-            ["-c", "cd \(Self.quoted(folder.path(""))) && " + printed],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let resumed = try BulkSendTests.runInShell(printed, in: folder)
         #expect(resumed.status == 0, "exit \(resumed.status): \(printed)\n\(resumed.stderr)")
         let results = try BulkStopAndResumeTests.results(folder.path(resultsFile))
         try BulkOneRunTests.expectEachTokenOnce(tokens, results: results, gateway: sandbox)
@@ -82,12 +65,9 @@ struct BulkResumeCommandTests {
     /// A results file whose header the version before wrote (version 3, its `command` a fixed set
     /// of keys) still resumes: the lines it has no result for are sent, and only those.
     @Test func aResultsFileOfTheVersionBeforeStillResumes() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway([])
-        let folder = try TemporaryFolder()
-        let (tokens, _, tokenFile) = try BulkSendTests.makeTokens(200, seed: 73, in: folder)
-        let resultsFile = folder.path("r.jsonl")
-        let arguments = BulkOneRunTests.arguments(pki, gateway, tokens: tokenFile)
-        let first = try BulkSendTests.send(arguments + ["--results", resultsFile])
+        let bulk = try BulkSetting(tokens: 200, seed: 73, results: "r.jsonl")
+        let (pki, tokens, tokenFile, resultsFile) = (bulk.pki, bulk.tokens, bulk.tokenFile, bulk.resultsFile)
+        let first = try bulk.run(["--results", resultsFile])
         #expect(first.status == 0, "exit \(first.status): \(first.stderr)")
         // The header as the version before wrote it, and half the results gone with a journal
         // that holds nothing in flight: a run stopped between two groups.
@@ -113,11 +93,11 @@ struct BulkResumeCommandTests {
         let kept = Set(try BulkSendTests.results(resultsFile).compactMap { $0["token"] as? String })
         #expect(kept.count == 100)
 
-        let resumed = try BulkSendTests.send(arguments + ["--resume", resultsFile])
+        let resumed = try bulk.run(["--resume", resultsFile])
         #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
         let results = try BulkSendTests.results(resultsFile)
         #expect(results.count == 200 && Set(results.compactMap { $0["token"] as? String }) == Set(tokens))
-        let counts = try BulkOneRunTests.delivered(gateway)
+        let counts = try BulkOneRunTests.delivered(bulk.gateway)
         #expect(
             tokens.allSatisfy { counts[$0] == (kept.contains($0) ? 1 : 2) },
             "only the lines without a result again"

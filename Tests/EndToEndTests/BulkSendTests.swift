@@ -13,13 +13,6 @@ struct BulkSendTests {
     /// One PKI and sandbox identity for the suite's gateways.
     static let pki: Result<TestPKI.Identities, any Error> = Result { try TestPKI.Identities() }
 
-    struct Run {
-        let folder: TemporaryFolder
-        let tokens: [String]
-        let tokenFile: String
-        let resultsFile: String
-    }
-
     /// A token file: `count` distinct tokens (seeded), with `extra` lines inserted at given
     /// 0-based positions of the written file.
     static func makeTokens(
@@ -28,12 +21,7 @@ struct BulkSendTests {
         in folder: TemporaryFolder,
         extra: [Int: String] = [:]
     ) throws -> (tokens: [String], lines: [String], path: String) {
-        var generator = SeededGenerator(seed: seed)
-        var tokens: [String] = []
-        tokens.reserveCapacity(count)
-        for _ in 0..<count {
-            tokens.append((0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined())
-        }
+        let tokens = SeededGenerator.tokens(count, seed: seed)
         var lines = tokens
         for (position, text) in extra.sorted(by: { $0.key < $1.key }) { lines.insert(text, at: position) }
         let path = folder.path("tokens.txt")
@@ -52,6 +40,7 @@ struct BulkSendTests {
         return objects.filter { $0["run"] == nil && $0["stop"] == nil && $0["end"] == nil }
     }
 
+    /// What a stopped gateway wrote with --stats.
     static func stats(_ path: String) throws -> [String: Any] {
         try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
@@ -125,6 +114,34 @@ struct BulkSendTests {
         return process
     }
 
+    /// Runs `command` as a pasted line in a shell, in `folder`, with the password in MINT.
+    static func runInShell(
+        _ command: String,
+        in folder: TemporaryFolder,
+        timeout: TimeInterval = 120
+    ) throws -> CLI.Result {
+        try CLI.runProgram(
+            "/bin/bash",
+            ["-c", "cd \(BulkResumeCommandTests.quoted(folder.path(""))) && " + command],
+            environment: ["MINT": GatewayCommandTests.password],
+            timeout: timeout
+        )
+    }
+
+    /// The resume command a stopped run printed after "continue with: " in `text`.
+    static func resumeCommand(in text: String) -> String? {
+        text.split(separator: "\n").first { $0.contains("continue with: ") }.map {
+            String($0[$0.range(of: "continue with: ")!.upperBound...])
+        }
+    }
+
+    /// What a background run wrote to `errors` (its standard error), once it has ended.
+    static func endOf(_ process: Process, _ errors: Pipe) -> String {
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return stderr
+    }
+
     /// Waits until the results file has `count` lines (the bound only ends a hung test).
     static func waitForResults(_ path: String, atLeast count: Int) {
         waitUntil {
@@ -135,9 +152,14 @@ struct BulkSendTests {
 
     /// Runs the optimised binary with the identity's password in the environment.
     static func send(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 300) throws -> CLI.Result {
+        try run(arguments + ["--password-env", "MINT"], stdin: stdin, timeout: timeout)
+    }
+
+    /// The same, for arguments that already name the password's variable (`--password-env MINT`).
+    static func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 300) throws -> CLI.Result {
         try CLI.runProgram(
             CLI.throughputBinary,
-            arguments + ["--password-env", "MINT"],
+            arguments,
             stdin: stdin,
             environment: ["MINT": GatewayCommandTests.password],
             timeout: timeout
@@ -145,24 +167,18 @@ struct BulkSendTests {
     }
 
     @Test func hundredThousandTokensWithFaultsAndGoAwayGetOneResultEachAndOneDeliveryEach() throws {
-        let (pki, gateway, statsFile) = try gateway([
-            "--rate-503", "0.03", "--rate-429", "0.02", "--goaway-after", "10000", "--seed", "7",
-        ])
-        let folder = try TemporaryFolder()
-        let (tokens, lines, tokenFile) = try Self.makeTokens(100_000, seed: 1, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let run = try Self.send(
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--results", resultsFile, "--max-attempts", "10",
-            ] + gateway.connection
+        let bulk = try BulkSetting(
+            gateway: ["--rate-503", "0.03", "--rate-429", "0.02", "--goaway-after", "10000", "--seed", "7"],
+            tokens: 100_000,
+            seed: 1
         )
+        let run = try bulk.run(["--results", bulk.resultsFile, "--max-attempts", "10"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("100,000 accepted"), "\(run.stderr)")
 
-        let results = try Self.results(resultsFile)
-        #expect(results.count == tokens.count)
-        Self.expectOneResultPerLine(results, lines: lines)
+        let results = try Self.results(bulk.resultsFile)
+        #expect(results.count == bulk.tokens.count)
+        Self.expectOneResultPerLine(results, lines: bulk.lines)
         #expect(results.allSatisfy { $0["status"] as? Int == 200 })
         // The faults happened and were retried, with the same apns-id; none was uncertain,
         // because GOAWAY says exactly what was processed.
@@ -172,43 +188,38 @@ struct BulkSendTests {
             "uncertain: \(results.filter { $0["uncertain"] != nil }.prefix(3))"
         )
 
-        let (counts, _) = try Self.deliveryCounts(gateway)
+        let (counts, _) = try Self.deliveryCounts(bulk.gateway)
         for result in results {
             let id = try #require(result["apns_id"] as? String)
             #expect(counts[id] == 1, "line \(result["line"] ?? "?") was delivered \(counts[id] ?? 0) times")
         }
         #expect(counts.count == results.count)
-        #expect(!FileManager.default.fileExists(atPath: resultsFile + ".journal"), "a finished run leaves no journal")
+        #expect(
+            !FileManager.default.fileExists(atPath: bulk.resultsFile + ".journal"),
+            "a finished run leaves no journal"
+        )
 
-        kill(gateway.process.processIdentifier, SIGTERM)
-        gateway.process.waitUntilExit()
-        let stats = try Self.stats(statsFile)
+        let stats = try bulk.stopAndReadStatistics()
         #expect((stats["go_aways_sent"] as? Int ?? 0) >= 9, "\(stats)")
         let rejected = stats["rejected"] as? [String: Int] ?? [:]
         #expect((rejected["ServiceUnavailable"] ?? 0) > 1_000 && (rejected["TooManyRequests"] ?? 0) > 1_000, "\(stats)")
     }
 
     @Test func anAbruptDropMarksExactlyTheNotificationsWhoseAnswerWasLost() throws {
-        let (pki, gateway, _) = try gateway([
-            "--rate-503", "0.02", "--drop-after", "30000", "--max-concurrent-streams", "100", "--seed", "3",
-        ])
-        let folder = try TemporaryFolder()
-        let (tokens, lines, tokenFile) = try Self.makeTokens(60_000, seed: 2, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let run = try Self.send(
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--results", resultsFile, "--max-attempts", "10",
-            ] + gateway.connection
+        let bulk = try BulkSetting(
+            gateway: ["--rate-503", "0.02", "--drop-after", "30000", "--max-concurrent-streams", "100", "--seed", "3"],
+            tokens: 60_000,
+            seed: 2
         )
+        let run = try bulk.run(["--results", bulk.resultsFile, "--max-attempts", "10"])
         #expect(run.status == 0, "\(run.stderr)")
 
-        let results = try Self.results(resultsFile)
-        #expect(results.count == tokens.count)
-        Self.expectOneResultPerLine(results, lines: lines)
+        let results = try Self.results(bulk.resultsFile)
+        #expect(results.count == bulk.tokens.count)
+        Self.expectOneResultPerLine(results, lines: bulk.lines)
         #expect(results.allSatisfy { $0["status"] as? Int == 200 })
 
-        let (counts, dropped) = try Self.deliveryCounts(gateway)
+        let (counts, dropped) = try Self.deliveryCounts(bulk.gateway)
         #expect(dropped.count == 1, "the fault drops exactly one answer")
         let twice = Set(counts.filter { $0.value > 1 }.keys)
         // Only the notification whose answer was lost reached the gateway twice...
@@ -232,24 +243,18 @@ struct BulkSendTests {
     }
 
     @Test func streamsFollowTheAdvertisedLimitAsItRises() throws {
-        let (pki, gateway, statsFile) = try gateway(["--max-concurrent-streams", "1", "--change-streams", "200:16"])
-        let folder = try TemporaryFolder()
-        let (tokens, lines, tokenFile) = try Self.makeTokens(3_000, seed: 3, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let run = try Self.send(
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--results", resultsFile,
-            ] + gateway.connection
+        let bulk = try BulkSetting(
+            gateway: ["--max-concurrent-streams", "1", "--change-streams", "200:16"],
+            tokens: 3_000,
+            seed: 3
         )
+        let run = try bulk.run(["--results", bulk.resultsFile])
         #expect(run.status == 0, "\(run.stderr)")
-        let results = try Self.results(resultsFile)
-        #expect(results.count == tokens.count)
-        Self.expectOneResultPerLine(results, lines: lines)
+        let results = try Self.results(bulk.resultsFile)
+        #expect(results.count == bulk.tokens.count)
+        Self.expectOneResultPerLine(results, lines: bulk.lines)
 
-        kill(gateway.process.processIdentifier, SIGTERM)
-        gateway.process.waitUntilExit()
-        let stats = try Self.stats(statsFile)
+        let stats = try bulk.stopAndReadStatistics()
         // Never above what was advertised: nothing refused, no violation...
         #expect(stats["refused_streams"] as? Int == 0, "\(stats)")
         #expect(stats["stream_limit_violations"] as? Int == 0, "\(stats)")
@@ -257,47 +262,33 @@ struct BulkSendTests {
         // ...and the raise was used: more than one stream at once, never more than 16.
         let most = stats["max_concurrent_streams_observed"] as? Int ?? 0
         #expect(most > 1 && most <= 16, "most concurrent streams: \(most)")
-        #expect(stats["accepted"] as? Int == tokens.count)
+        #expect(stats["accepted"] as? Int == bulk.tokens.count)
     }
 
     @Test func resumeAfterSIGKILLDeliversNothingTwice() throws {
-        let (pki, gateway, _) = try gateway(["--latency-ms", "3", "--max-concurrent-streams", "50"])
-        let folder = try TemporaryFolder()
-        let (tokens, lines, tokenFile) = try Self.makeTokens(15_000, seed: 4, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let arguments =
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--password-env", "MINT",
-            ] + gateway.connection
-
+        let bulk = try BulkSetting(
+            gateway: ["--latency-ms", "3", "--max-concurrent-streams", "50"],
+            tokens: 15_000,
+            seed: 4
+        )
         // First run: killed without warning once a few thousand results are written.
-        let process = try Self.startSend(arguments + ["--results", resultsFile], stderr: FileHandle.nullDevice)
-        Self.waitForResults(resultsFile, atLeast: 3_000)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let process = try bulk.killMidRun(after: 3_000)
         #expect(process.terminationReason == .uncaughtSignal)
-        let firstRun = try Self.results(resultsFile).count
-        #expect(firstRun >= 3_000 && firstRun < tokens.count, "killed mid-run: \(firstRun) results")
-        #expect(FileManager.default.fileExists(atPath: resultsFile + ".journal"))
+        let firstRun = try Self.results(bulk.resultsFile).count
+        #expect(firstRun >= 3_000 && firstRun < bulk.tokens.count, "killed mid-run: \(firstRun) results")
+        #expect(FileManager.default.fileExists(atPath: bulk.resultsFile + ".journal"))
 
         // Second run: continues the same results file.
-        let resumed = try CLI.runProgram(
-            CLI.throughputBinary,
-            arguments + ["--resume", resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 300
-        )
+        let resumed = try bulk.run(["--resume", bulk.resultsFile])
         #expect([0, 1].contains(resumed.status), "\(resumed.stderr)")
-        let results = try Self.results(resultsFile)
-        #expect(results.count == tokens.count)
-        Self.expectOneResultPerLine(results, lines: lines)
+        let results = try Self.results(bulk.resultsFile)
+        #expect(results.count == bulk.tokens.count)
+        Self.expectOneResultPerLine(results, lines: bulk.lines)
         #expect(resumed.stderr.contains("skipped (already done)"), "\(resumed.stderr)")
 
-        let (counts, _) = try Self.deliveryCounts(gateway)
+        let (counts, _) = try Self.deliveryCounts(bulk.gateway)
         #expect(counts.values.allSatisfy { $0 == 1 }, "a notification was delivered twice")
-        var delivered: [String: Int] = [:]
-        for record in try gateway.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        let delivered = try BulkOneRunTests.delivered(bulk.gateway)
         #expect(delivered.values.allSatisfy { $0 == 1 }, "a device received the notification twice")
         // What the kill left in flight is reported, not resent; everything else was delivered.
         let unknown = results.filter { errorCode($0) == "outcome_unknown" }
@@ -307,56 +298,44 @@ struct BulkSendTests {
             #expect(counts[result["apns_id"] as? String ?? ""] == 1)
         }
         #expect(
-            delivered.count + unknown.filter { delivered[$0["token"] as? String ?? ""] == nil }.count == tokens.count
+            delivered.count + unknown.filter { delivered[$0["token"] as? String ?? ""] == nil }.count
+                == bulk.tokens.count
         )
     }
 
     @Test func ctrlCFinishesWhatIsInFlightAndResumeCompletesTheRest() throws {
-        let (pki, gateway, _) = try gateway(["--latency-ms", "5", "--max-concurrent-streams", "20"])
-        let folder = try TemporaryFolder()
-        let (tokens, lines, tokenFile) = try Self.makeTokens(8_000, seed: 8, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let arguments =
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--password-env", "MINT",
-            ] + gateway.connection
+        let bulk = try BulkSetting(
+            gateway: ["--latency-ms", "5", "--max-concurrent-streams", "20"],
+            tokens: 8_000,
+            seed: 8
+        )
         let errors = Pipe()
-        let process = try Self.startSend(arguments + ["--results", resultsFile], stderr: errors)
-        Self.waitForResults(resultsFile, atLeast: 1_000)
+        let process = try Self.startSend(bulk.arguments + ["--results", bulk.resultsFile], stderr: errors)
+        Self.waitForResults(bulk.resultsFile, atLeast: 1_000)
         kill(process.processIdentifier, SIGINT)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let stderr = Self.endOf(process, errors)
         #expect(process.terminationStatus == 130, "\(stderr)")
         #expect(stderr.contains("interrupted") && stderr.contains("--resume"), "\(stderr)")
 
         // What was in flight was answered and written: every delivery so far has its result.
-        let partial = try Self.results(resultsFile)
-        #expect(partial.count < tokens.count)
-        #expect(try gateway.deliveries().count == partial.count)
+        let partial = try Self.results(bulk.resultsFile)
+        #expect(partial.count < bulk.tokens.count)
+        #expect(try bulk.gateway.deliveries().count == partial.count)
 
-        let resumed = try CLI.runProgram(
-            CLI.throughputBinary,
-            arguments + ["--resume", resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 300
-        )
+        let resumed = try bulk.run(["--resume", bulk.resultsFile])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        let results = try Self.results(resultsFile)
-        Self.expectOneResultPerLine(results, lines: lines)
+        let results = try Self.results(bulk.resultsFile)
+        Self.expectOneResultPerLine(results, lines: bulk.lines)
         #expect(results.allSatisfy { $0["status"] as? Int == 200 && $0["uncertain"] == nil })
-        let (counts, _) = try Self.deliveryCounts(gateway)
-        #expect(counts.count == tokens.count && counts.values.allSatisfy { $0 == 1 })
+        let (counts, _) = try Self.deliveryCounts(bulk.gateway)
+        #expect(counts.count == bulk.tokens.count && counts.values.allSatisfy { $0 == 1 })
     }
 
     @Test func tokensFromADeviceWithNoLineEndStopRatherThanReadForEver() throws {
         let (pki, gateway, _) = try gateway([])
         let folder = try TemporaryFolder()
-        let run = try Self.send(
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", "/dev/zero",
-                "--results", folder.path("results.jsonl"),
-            ] + gateway.connection,
+        let run = try Self.run(
+            BulkOneRunTests.arguments(pki, gateway, tokens: "/dev/zero") + ["--results", folder.path("results.jsonl")],
             timeout: 60
         )
         #expect(run.status == 2, "\(run.stderr)")
@@ -373,13 +352,9 @@ struct BulkSendTests {
         // Tokens from a FIFO nobody writes to: the run waits in its start-up, opening them.
         let fifo = folder.path("tokens.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let resultsFile = folder.path("results.jsonl")
         let errors = Pipe()
         let process = try Self.startSend(
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", fifo,
-                "--password-env", "MINT", "--results", resultsFile,
-            ] + gateway.connection,
+            BulkOneRunTests.arguments(pki, gateway, tokens: fifo) + ["--results", folder.path("results.jsonl")],
             stderr: errors
         )
         // Signalled once the run waits in its start-up: a thread of it is opening the FIFO, which the
@@ -394,8 +369,7 @@ struct BulkSendTests {
         waitUntil { opening() || !process.isRunning }
         #expect(opening(), "the run never waited to open its tokens")
         kill(process.processIdentifier, SIGTERM)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let stderr = Self.endOf(process, errors)
         // The documented status of an interrupted run, not the signal's default death (143).
         #expect(process.terminationStatus == 130, "\(stderr)")
         #expect(process.terminationReason == .exit)
@@ -404,24 +378,20 @@ struct BulkSendTests {
     }
 
     @Test func malformedLinesAreReportedWithTheirNumbersAndTheRunGoesOn() throws {
-        let (pki, gateway, _) = try gateway([])
-        let folder = try TemporaryFolder()
         let long = String(repeating: "ab", count: 700)
-        let (tokens, lines, tokenFile) = try Self.makeTokens(
-            500,
+        let bulk = try BulkSetting(
+            tokens: 500,
             seed: 5,
-            in: folder,
-            extra: [
+            extraLines: [
                 0: "# device tokens for the smoke test", 1: "", 10: "not-a-token", 20: "abc", 30: long, 40: "   ",
                 50: "<740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad>  # pasted from a log",
             ]
         )
+        let tokens = bulk.tokens
         // stdin and --json: results on standard output.
-        let input = try String(contentsOfFile: tokenFile, encoding: .utf8)
-        let run = try Self.send(
-            ["send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", "-", "--json"]
-                + gateway.connection,
-            stdin: input
+        let run = try Self.run(
+            BulkOneRunTests.arguments(bulk.pki, bulk.gateway, tokens: "-") + ["--json"],
+            stdin: try String(contentsOfFile: bulk.tokenFile, encoding: .utf8)
         )
         #expect(run.status == 1, "malformed lines make the exit status 1: \(run.stderr)")
         let results = try run.stdout.split(separator: "\n").map {
@@ -444,8 +414,7 @@ struct BulkSendTests {
         #expect(pasted["token"] as? String == GatewayCommandTests.token)
         #expect(pasted["status"] as? Int == 200)
         #expect(results.filter { $0["status"] as? Int == 200 }.count == tokens.count + 1)
-        #expect(try gateway.deliveries().count == tokens.count + 1)
-        _ = lines
+        #expect(try bulk.gateway.deliveries().count == tokens.count + 1)
     }
 
     @Test func resumingWithAnotherTokenFileSendsOnlyItsNewTokens() throws {
@@ -462,24 +431,20 @@ struct BulkSendTests {
         #expect(again.status == 1)
         #expect(again.stderr.contains("already exists") && again.stderr.contains("--resume"), "\(again.stderr)")
 
-        let other = TemporaryFolderFile(folder: folder, name: "other.txt")
-        var generator = SeededGenerator(seed: 99)
-        try (0..<50).map { _ in (0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined() }
-            .joined(separator: "\n").write(toFile: other.path, atomically: true, encoding: .utf8)
+        let other = folder.path("other.txt")
         // A resume matches by token, not line: another file's tokens are new ones, each sent
         // once; the ones already done (by any line) are skipped.
         try
-            (try String(contentsOfFile: other.path, encoding: .utf8) + "\n"
+            (SeededGenerator.tokens(50, seed: 99).joined(separator: "\n") + "\n"
             + String(contentsOfFile: tokenFile, encoding: .utf8))
-            .write(toFile: other.path, atomically: true, encoding: .utf8)
-        let other50 = try pki.run(base + ["--tokens", other.path, "--resume", resultsFile])
+            .write(toFile: other, atomically: true, encoding: .utf8)
+        let other50 = try pki.run(base + ["--tokens", other, "--resume", resultsFile])
         #expect(other50.status == 0, "\(other50.stderr)")
         #expect(other50.stderr.contains("skipped (already done) 50"), "\(other50.stderr)")
         // It is told that the file is not the one the run began with, and how to send the rest.
         #expect(other50.stderr.contains("not the token file the run began with"), "\(other50.stderr)")
         #expect(other50.stderr.contains("--tokens \(tokenFile)"), "\(other50.stderr)")
-        var delivered: [String: Int] = [:]
-        for record in try gateway.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        let delivered = try BulkOneRunTests.delivered(gateway)
         #expect(delivered.count == 100 && delivered.values.allSatisfy { $0 == 1 }, "each token once")
 
         // A run that cannot start leaves no results file or journal behind.
@@ -500,16 +465,17 @@ struct BulkSendTests {
     }
 }
 
-struct TemporaryFolderFile {
-    let folder: TemporaryFolder
-    let name: String
-    var path: String { folder.path(name) }
-}
-
 /// SplitMix64: the same tokens every run.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
+
+    /// `count` device tokens (64 hex digits), the same for the same seed.
+    static func tokens(_ count: Int, seed: UInt64) -> [String] {
+        var generator = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in (0..<4).map { _ in String(format: "%016llx", generator.next()) }.joined() }
+    }
+
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

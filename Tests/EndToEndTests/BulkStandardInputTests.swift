@@ -65,22 +65,12 @@ struct BulkStandardInputTests {
         try terminal.press("C-c")
         let screen = try terminal.wait(for: "EXIT ")
         #expect(screen.contains("EXIT 130"), "\(screen)")
-        let printed = try #require(
-            screen.split(separator: "\n").first { $0.contains("continue with: ") }.map {
-                String($0[$0.range(of: "continue with: ")!.upperBound...])
-            },
-            "no resume command: \(screen)"
-        )
+        let printed = try #require(BulkSendTests.resumeCommand(in: screen), "no resume command: \(screen)")
         #expect(printed.hasPrefix("cat tokens.txt | "), "the command pipes the same input: \(printed)")
         let before = try BulkStopAndResumeTests.results(folder.path("s.jsonl")).count
         #expect(before < tokens.count)
 
-        let resumed = try CLI.runProgram(
-            "/bin/bash",
-            ["-c", "cd '\(folder.path(""))' && " + printed],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 300
-        )
+        let resumed = try BulkSendTests.runInShell(printed, in: folder, timeout: 300)
         #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
         let results = try BulkStopAndResumeTests.results(folder.path("s.jsonl"))
         try BulkOneRunTests.expectEachTokenOnce(tokens, results: results, gateway: gateway)
@@ -88,21 +78,17 @@ struct BulkStandardInputTests {
     }
 
     @Test func aResumeFedNothingFailsAndKeepsTheJournal() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway(["--latency-ms", "20", "--max-concurrent-streams", "10"])
-        let folder = try TemporaryFolder()
-        let (_, _, tokenFile) = try BulkSendTests.makeTokens(3_000, seed: 52, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let process = try BulkSendTests.startSend(
-            BulkOneRunTests.arguments(pki, gateway, tokens: tokenFile) + ["--results", resultsFile],
-            stderr: FileHandle.nullDevice
+        let bulk = try BulkSetting(
+            gateway: ["--latency-ms", "20", "--max-concurrent-streams", "10"],
+            tokens: 3_000,
+            seed: 52
         )
-        BulkSendTests.waitForResults(resultsFile, atLeast: 200)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let (pki, gateway, resultsFile) = (bulk.pki, bulk.gateway, bulk.resultsFile)
+        try bulk.killMidRun(after: 200)
         let journal = try String(contentsOfFile: resultsFile + ".journal", encoding: .utf8)
         let sent = try gateway.deliveries().count
 
-        let empty = try BulkSendTests.send(
+        let empty = try BulkSendTests.run(
             BulkOneRunTests.arguments(pki, gateway, tokens: "-") + ["--resume", resultsFile],
             stdin: ""
         )
@@ -130,10 +116,7 @@ struct BulkStandardInputTests {
     }
 
     @Test func jsonOnStandardOutputWarnsBeforeSendingThatItCannotBeResumed() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway([])
-        let folder = try TemporaryFolder()
-        let (_, _, tokenFile) = try BulkSendTests.makeTokens(20, seed: 53, in: folder)
-        let run = try BulkSendTests.send(BulkOneRunTests.arguments(pki, gateway, tokens: tokenFile) + ["--json"])
+        let run = try BulkSetting(tokens: 20, seed: 53).run(["--json"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("cannot be resumed"), "\(run.stderr)")
     }

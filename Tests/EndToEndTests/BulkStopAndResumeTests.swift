@@ -34,20 +34,12 @@ struct BulkStopAndResumeTests {
     /// growing past 200 KiB: the run must stop with exit 2 and say so, not die of SIGXFSZ or go
     /// on as if its results were safe. The resumed run completes the file.
     @Test func resultsThatCannotBeWrittenStopTheRunAndResumeCompletesIt() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway([])
-        let folder = try TemporaryFolder()
-        let (_, lines, tokenFile) = try BulkSendTests.makeTokens(20_000, seed: 21, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let arguments =
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--password-env", "MINT",
-            ] + gateway.connection
-
+        let bulk = try BulkSetting(tokens: 20_000, seed: 21)
+        let (lines, resultsFile) = (bulk.lines, bulk.resultsFile)
         let limited = try CLI.runProgram(
             "/bin/bash",
             ["-c", #"ulimit -f 200; exec "$0" "$@""#, CLI.throughputBinary]
-                + arguments + ["--results", resultsFile],
+                + bulk.arguments + ["--results", resultsFile],
             environment: ["MINT": GatewayCommandTests.password],
             timeout: 300
         )
@@ -61,15 +53,10 @@ struct BulkStopAndResumeTests {
         #expect(written.utf8.count <= 200 * 1024)
         #expect(written.split(separator: "\n").count < lines.count, "the limit stopped the run before the end")
 
-        let resumed = try CLI.runProgram(
-            CLI.throughputBinary,
-            arguments + ["--resume", resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 300
-        )
+        let resumed = try bulk.run(["--resume", resultsFile])
         #expect([0, 1].contains(resumed.status), "exit \(resumed.status): \(resumed.stderr)")
         BulkSendTests.expectOneResultPerLine(try Self.results(resultsFile), lines: lines)
-        try Self.expectNothingDeliveredTwice(gateway)
+        try Self.expectNothingDeliveredTwice(bulk.gateway)
     }
 
     /// A run stopped by a credential-wide rejection, and the state it leaves.
@@ -99,17 +86,8 @@ struct BulkStopAndResumeTests {
         )
         let (tokens, lines, tokenFile) = try BulkSendTests.makeTokens(count, seed: seed, in: folder)
         let resultsFile = folder.path("results.jsonl")
-        let arguments =
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--password-env", "MINT",
-            ] + production.connection
-        let stopped = try CLI.runProgram(
-            CLI.throughputBinary,
-            arguments + ["--results", resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let arguments = BulkOneRunTests.arguments(pki, production, tokens: tokenFile)
+        let stopped = try BulkSendTests.run(arguments + ["--results", resultsFile], timeout: 120)
         #expect(stopped.status == 2, "exit \(stopped.status): \(stopped.stderr)")
         #expect(stopped.stderr.contains("BadCertificateEnvironment"), "\(stopped.stderr)")
         #expect(try production.deliveries().isEmpty, "the production gateway accepted nothing")
@@ -121,8 +99,7 @@ struct BulkStopAndResumeTests {
             "\(rejectedAsFinal.count) lines stopped by the rejection were written as final results, e.g. \(final.filter { $0["status"] as? Int == 403 }.prefix(2))"
         )
         #expect(final.count < tokens.count, "the run stopped early")
-        kill(production.process.processIdentifier, SIGTERM)
-        production.process.waitUntilExit()
+        production.stop()
         // The next gateway reuses the name (so --ca names the same file) and writes the port anew.
         try? FileManager.default.removeItem(atPath: pki.folder.path("\(name).port"))
         return StoppedRun(
@@ -137,14 +114,14 @@ struct BulkStopAndResumeTests {
         )
     }
 
-    /// The cause fixed: the gateway, on the same address, now plays the sandbox.
-    func fixedGateway(_ run: StoppedRun) throws -> GatewayProcess {
+    /// The cause fixed: the gateway, on the same address, now plays `environment` (the sandbox).
+    func fixedGateway(_ run: StoppedRun, environment: String = "sandbox") throws -> GatewayProcess {
         let gateway = try GatewayProcess(
             run.pki.folder,
             name: run.gatewayName,
             // --force: the new gateway's CA replaces the stopped one's, at the path the run was given.
             arguments: [
-                "--environment", "sandbox", "--client-ca", run.pki.clientCA, "--port", String(run.port), "--force",
+                "--environment", environment, "--client-ca", run.pki.clientCA, "--port", String(run.port), "--force",
             ],
             binary: CLI.throughputBinary
         )
@@ -155,12 +132,7 @@ struct BulkStopAndResumeTests {
     @Test func afterAFatalRejectionResumeDeliversEveryTokenExactlyOnce() throws {
         let run = try stoppedByTheWrongEnvironment(tokens: 3_000, seed: 31)
         let sandbox = try fixedGateway(run)
-        let resumed = try CLI.runProgram(
-            CLI.throughputBinary,
-            run.arguments + ["--resume", run.resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let resumed = try BulkSendTests.run(run.arguments + ["--resume", run.resultsFile], timeout: 120)
         #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
 
         let results = try Self.results(run.resultsFile)
@@ -171,8 +143,7 @@ struct BulkStopAndResumeTests {
             "\(notAccepted.count) lines did not end with 200, e.g. lines \(notAccepted.prefix(5))"
         )
         // The gateway's record: every token of the file exactly once, nothing else.
-        var delivered: [String: Int] = [:]
-        for record in try sandbox.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        let delivered = try BulkOneRunTests.delivered(sandbox)
         let missing = Set(run.tokens).subtracting(delivered.keys)
         let extra = Set(delivered.keys).subtracting(run.tokens)
         #expect(
@@ -187,42 +158,22 @@ struct BulkStopAndResumeTests {
 
     @Test func aCredentialStopResumesWithAUniversalCertificate() throws {
         let run = try stoppedByTheWrongEnvironment(tokens: 3_000, seed: 33)
-        let production = try GatewayProcess(
-            run.pki.folder,
-            name: run.gatewayName,
-            arguments: [
-                "--environment", "production", "--client-ca", run.pki.clientCA, "--port", String(run.port), "--force",
-            ],
-            binary: CLI.throughputBinary
-        )
+        let production = try fixedGateway(run, environment: "production")
         let universal = run.arguments.map { $0 == run.pki.identity("sandbox") ? run.pki.identity("universal") : $0 }
         #expect(universal != run.arguments)
-        let resumed = try CLI.runProgram(
-            CLI.throughputBinary,
-            universal + ["--resume", run.resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let resumed = try BulkSendTests.run(universal + ["--resume", run.resultsFile], timeout: 120)
         #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
         #expect(resumed.stderr.contains("another credential"), "\(resumed.stderr)")
         let results = try Self.results(run.resultsFile)
         BulkSendTests.expectOneResultPerLine(results, lines: run.lines)
-        var delivered: [String: Int] = [:]
-        for record in try production.deliveries() {
-            delivered[record["device_token"] as? String ?? "", default: 0] += 1
-        }
+        let delivered = try BulkOneRunTests.delivered(production)
         let undelivered = Set(run.tokens).subtracting(delivered.keys)
         #expect(undelivered.isEmpty, "\(undelivered.count) tokens of the file not delivered")
         #expect(Set(delivered.keys).isSubset(of: run.tokens))
         #expect(delivered.values.allSatisfy { $0 == 1 }, "no token delivered twice")
 
         // Another credential is accepted only after a stop the credential caused.
-        let again = try CLI.runProgram(
-            CLI.throughputBinary,
-            run.arguments + ["--resume", run.resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let again = try BulkSendTests.run(run.arguments + ["--resume", run.resultsFile], timeout: 120)
         #expect(again.status == 64 && again.stderr.contains("the credential"), "\(again.stderr)")
     }
 
@@ -232,12 +183,7 @@ struct BulkStopAndResumeTests {
         let before = try String(contentsOfFile: run.resultsFile, encoding: .utf8)
         let otherAlert = run.arguments.map { $0 == "bulk" ? "another text" : $0 }
         #expect(otherAlert != run.arguments)
-        let refused = try CLI.runProgram(
-            CLI.throughputBinary,
-            otherAlert + ["--resume", run.resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let refused = try BulkSendTests.run(otherAlert + ["--resume", run.resultsFile], timeout: 120)
         #expect(refused.status == 64, "exit \(refused.status): \(refused.stderr)")
         #expect(refused.stderr.lowercased().contains("payload"), "stderr does not name what differs: \(refused.stderr)")
         let sent = try sandbox.deliveries().count
@@ -252,34 +198,20 @@ struct BulkStopAndResumeTests {
     /// the file unchanged), naming the journal and how many may have been in flight; with
     /// --resume-without-journal it finishes, every token with one result.
     @Test func aResumeWithoutItsJournalIsRefusedUntilTheRiskIsTaken() throws {
-        let (pki, gateway, _) = try BulkSendTests().gateway(["--latency-ms", "3", "--max-concurrent-streams", "50"])
-        let folder = try TemporaryFolder()
-        let (tokens, lines, tokenFile) = try BulkSendTests.makeTokens(8_000, seed: 61, in: folder)
-        let resultsFile = folder.path("results.jsonl")
-        let arguments =
-            [
-                "send", pki.identity("sandbox"), "--environment", "sandbox", "--alert", "bulk", "--tokens", tokenFile,
-                "--password-env", "MINT",
-            ] + gateway.connection
-        let process = try BulkSendTests.startSend(
-            arguments + ["--results", resultsFile],
-            stderr: FileHandle.nullDevice
+        let bulk = try BulkSetting(
+            gateway: ["--latency-ms", "3", "--max-concurrent-streams", "50"],
+            tokens: 8_000,
+            seed: 61
         )
-        BulkSendTests.waitForResults(resultsFile, atLeast: 2_000)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let (gateway, tokens, resultsFile) = (bulk.gateway, bulk.tokens, bulk.resultsFile)
+        try bulk.killMidRun(after: 2_000)
         let firstRun = try Self.results(resultsFile).count
         #expect(firstRun >= 2_000 && firstRun < tokens.count, "killed mid-run: \(firstRun) results")
         #expect(unlink(resultsFile + ".journal") == 0, "the kill left a journal, which is now deleted")
         let before = try Data(contentsOf: URL(fileURLWithPath: resultsFile))
         let deliveredBefore = try gateway.deliveries().count
 
-        let refused = try CLI.runProgram(
-            CLI.throughputBinary,
-            arguments + ["--resume", resultsFile],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 120
-        )
+        let refused = try bulk.run(["--resume", resultsFile], timeout: 120)
         #expect(refused.status == 1, "exit \(refused.status): \(refused.stderr)")
         #expect(refused.stderr.contains("results.jsonl.journal) is missing"), "\(refused.stderr)")
         #expect(refused.stderr.contains("up to 1000 notifications"), "\(refused.stderr)")
@@ -288,18 +220,12 @@ struct BulkStopAndResumeTests {
         #expect(!FileManager.default.fileExists(atPath: resultsFile + ".journal"))
         #expect(try gateway.deliveries().count == deliveredBefore, "the refusal sent nothing")
 
-        let resumed = try CLI.runProgram(
-            CLI.throughputBinary,
-            arguments + ["--resume", resultsFile, "--resume-without-journal"],
-            environment: ["MINT": GatewayCommandTests.password],
-            timeout: 300
-        )
+        let resumed = try bulk.run(["--resume", resultsFile, "--resume-without-journal"])
         #expect(resumed.status == 0, "exit \(resumed.status): \(resumed.stderr)")
         let results = try Self.results(resultsFile)
-        BulkSendTests.expectOneResultPerLine(results, lines: lines)
+        BulkSendTests.expectOneResultPerLine(results, lines: bulk.lines)
         #expect(results.count == tokens.count)
-        var delivered: [String: Int] = [:]
-        for record in try gateway.deliveries() { delivered[record["device_token"] as? String ?? "", default: 0] += 1 }
+        let delivered = try BulkOneRunTests.delivered(gateway)
         #expect(Set(delivered.keys) == Set(tokens), "every token delivered")
         let twice = delivered.values.filter { $0 > 1 }.count
         #expect(twice <= 50, "at most what was in flight (50 streams) is delivered twice: \(twice)")

@@ -5,12 +5,7 @@ import Testing
 /// `check` on a host whose Secret Service is out of reach (a monitoring host, a CI runner): what
 /// the stored certificates say is still reported, the key is marked unverified, and the hint
 /// names --skip-secrets in a command that works as printed.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct CheckWithoutSecretServiceTests {
     @Test func expiryIsShownAndTheKeyMarkedUnverified() throws {
         let store = try StoreCommandTests.Store()

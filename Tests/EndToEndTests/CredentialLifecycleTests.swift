@@ -4,12 +4,7 @@ import Testing
 
 /// A credential's whole life in the store: rotation that cannot go backwards, token keys whose
 /// metadata is fixed in place, and `check --topic` that answers for one app.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct CredentialLifecycleTests {
     typealias Store = StoreCommandTests.Store
 
@@ -154,10 +149,7 @@ struct CredentialLifecycleTests {
         ])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try store.run(["check", "token-ABC123DEFG", "--environment", "sandbox"]).status == 0)
-        let secret = try StoreCommandTests.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", "token-ABC123DEFG",
-        ])
-        #expect(!secret.stdout.isEmpty)
+        #expect(!(try InterruptedRemoveTests.secret(store, "token-ABC123DEFG")).isEmpty)
 
         // Certificates carry their own metadata.
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)

@@ -4,12 +4,7 @@ import Testing
 
 /// What `send` says of the environment of a server given with `--gateway`: seen when the server
 /// shows it (a sandbox sends apns-unique-id), assumed otherwise, never a guess passed off as fact.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct EnvironmentLabelTests {
     @Test func theEnvironmentIsSeenOrSaidToBeAssumed() throws {
         let pki = try TestPKI.Identities()

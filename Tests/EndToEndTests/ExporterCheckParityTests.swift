@@ -5,12 +5,7 @@ import Testing
 
 /// The exporter's /metrics and `check --format prometheus` are one library call: the same
 /// series for the same store, its orphaned secret included.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct ExporterCheckParityTests {
     /// Every sample but the check's own timestamp, as comparable lines.
     static func lines(_ families: [String: Monitoring.Family]) -> Set<String> {

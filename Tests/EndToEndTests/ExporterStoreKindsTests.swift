@@ -10,13 +10,7 @@ import Glibc
 /// that member syncs), a CI clone with an identity in its environment, and a keyring store. Every
 /// request is answered, the metrics after, and SIGTERM ends it at once with no child left: a
 /// decryption's `age` children never hold one another's pipes.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsPrivateSecretService)
 struct ExporterStoreKindsTests {
     @Test(arguments: ["team", "clone", "keyring"])
     func fiftyProbesAtOnceAreAnsweredAndSIGTERMEndsIt(_ kind: String) throws {

@@ -12,6 +12,11 @@ struct GatewayCommandTests {
     static let password = TestPKI.Identities.password
     static let token = "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad"
 
+    /// curl as a client with the identity `pem` that trusts `gateway`, with `arguments`.
+    static func curl(_ pem: String, _ gateway: GatewayProcess, _ arguments: [String]) throws -> CLI.Result {
+        try CLI.runProgram("curl", ["-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile] + arguments)
+    }
+
     static func json(_ result: CLI.Result) throws -> [String: Any] {
         try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
@@ -65,10 +70,7 @@ struct GatewayCommandTests {
     @Test(arguments: ["sandbox", "production"] as [String])
     func tokenAuthentication(_ environment: String) throws {
         let pki = try TestPKI.Identities()
-        let gateway = try pki.gateway(
-            environment,
-            ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"]
-        )
+        let gateway = try pki.gateway(environment, GatewayUnderAttackTests.keyArguments)
         let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
         let sent = try CLI.run(
             [
@@ -170,10 +172,7 @@ struct GatewayCommandTests {
         #expect(priority.stderr.contains("priority 5") && priority.stderr.contains("BadPriority"))
 
         // A token key with no topic recorded and no --topic: APNs cannot pick one.
-        let tokenGateway = try pki.gateway(
-            "sandbox",
-            ["--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345"]
-        )
+        let tokenGateway = try pki.gateway("sandbox", GatewayUnderAttackTests.keyArguments)
         let noTopic = try CLI.run(
             [
                 "send", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--token", Self.token,
@@ -188,10 +187,7 @@ struct GatewayCommandTests {
         let tokenOnly = try GatewayProcess(
             pki.folder,
             name: "token-only",
-            arguments: [
-                "--environment", "sandbox", "--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))",
-                "--team-id", "ABCDE12345",
-            ]
+            arguments: ["--environment", "sandbox"] + GatewayUnderAttackTests.keyArguments
         )
         let noToken = try pki.run(["send", identity, "--token", Self.token, "--alert", "x"] + tokenOnly.connection)
         #expect(noToken.status == 1)
@@ -344,10 +340,10 @@ struct GatewayCommandTests {
         let gateway = try pki.gateway("sandbox")
         let pem = try pki.pem("sandbox")
         let apnsID = UUID().uuidString.lowercased()
-        let curl = try CLI.runProgram(
-            "curl",
+        let curl = try Self.curl(
+            pem,
+            gateway,
             [
-                "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
                 "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert", "-H", "apns-id: \(apnsID)",
                 "--data", "{\"aps\":{\"alert\":\"from curl\"}}",
                 "https://localhost:\(gateway.port)/3/device/\(Self.token)",
@@ -357,10 +353,10 @@ struct GatewayCommandTests {
         #expect(curl.stdout.hasPrefix("HTTP/2 200"))
         #expect(curl.stdout.lowercased().contains("apns-id: \(apnsID)"))
         // And a rejection, with APNs' JSON body.
-        let rejected = try CLI.runProgram(
-            "curl",
+        let rejected = try Self.curl(
+            pem,
+            gateway,
             [
-                "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
                 "-H", "apns-topic: com.example.app", "-H", "apns-priority: 7",
                 "--data", "{\"aps\":{}}", "https://localhost:\(gateway.port)/3/device/\(Self.token)",
             ]
@@ -408,13 +404,7 @@ struct GatewayCommandTests {
             (["--data", "{}", "\(base)/3/device/xyz"], 400, "BadDeviceToken"),
         ]
         for item in cases {
-            let result = try CLI.runProgram(
-                "curl",
-                [
-                    "-sS", "-i", "--http2", "--cert", pem, "--cacert", gateway.caFile,
-                    "-H", "apns-topic: com.example.app",
-                ] + item.arguments
-            )
+            let result = try Self.curl(pem, gateway, ["-H", "apns-topic: com.example.app"] + item.arguments)
             #expect(result.stdout.hasPrefix("HTTP/2 \(item.status)"), "\(item.reason): \(result.stdout.prefix(200))")
             #expect(result.stdout.contains("{\"reason\":\"\(item.reason)\"}"), "\(item.reason)")
             #expect(APNsReason(rawValue: item.reason).isKnown)

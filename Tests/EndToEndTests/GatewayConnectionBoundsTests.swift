@@ -2,10 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The gateway bounds the connections it holds: a cap at which the connection idle the longest
 /// makes room for a new one, and memory given back once connections close. A gateway that takes
 /// token keys needs no client certificate, so anyone on the host can open connections to it.
@@ -13,10 +9,10 @@ import Glibc
 struct GatewayConnectionBoundsTests {
     static let keyArguments = GatewayUnderAttackTests.keyArguments
 
-    /// VmRSS of a process, in bytes.
-    static func residentBytes(_ pid: Int32) throws -> Int {
+    /// A process's memory as its /proc status gives it under `field` (VmRSS by default), in bytes.
+    static func residentBytes(_ pid: Int32, field: String = "VmRSS") throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field + ":") })
         let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
         return kilobytes * 1024
     }
@@ -24,12 +20,6 @@ struct GatewayConnectionBoundsTests {
     /// File descriptors a process holds.
     static func descriptors(_ pid: Int32) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
-    }
-
-    /// What a stopped gateway wrote with --stats.
-    static func statistics(_ path: String) throws -> [String: Any] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
     /// A real send among idle connections at the cap is answered: the event is the answer; the
@@ -68,7 +58,7 @@ struct GatewayConnectionBoundsTests {
         #expect((status["open"] as? Int ?? .max) <= 1_000, "\(status)")
 
         running.stop()  // it writes its statistics as it stops
-        let counted = try Self.statistics(stats)
+        let counted = try BulkSendTests.stats(stats)
         #expect(counted["connections_shed"] as? Int ?? 0 >= 5_000, "shedding is counted: \(counted)")
         #expect(counted["max_open_connections"] as? Int ?? .max <= 1_001, "\(counted)")
         #expect(counted["accepted"] as? Int == 1)
@@ -152,7 +142,7 @@ struct GatewayConnectionBoundsTests {
         #expect(status["open"] as? Int == 3, "\(status)")
 
         running.stop()
-        let counted = try Self.statistics(stats)
+        let counted = try BulkSendTests.stats(stats)
         #expect(counted["connections_shed"] as? Int == 2, "\(counted)")
         #expect(counted["max_open_connections"] as? Int == 3, "\(counted)")
         #expect(counted["accepted"] as? Int == 1, "\(counted)")

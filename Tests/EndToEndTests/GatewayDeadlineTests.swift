@@ -30,9 +30,10 @@ struct GatewayDeadlineTests {
         HEADERS, PING, END_STREAM, END_HEADERS = 1, 6, 0x1, 0x4
 
         raw = socket.create_connection(("127.0.0.1", port))
-        if mode == "stalled-handshake":
+        if mode in ("nothing", "stalled-handshake"):
             s = raw
-            s.sendall(bytes([0x16, 3, 1, 2, 0, 1, 0, 1, 0xFC]))  # a ClientHello of 512 bytes, begun
+            if mode == "stalled-handshake":
+                s.sendall(bytes([0x16, 3, 1, 2, 0, 1, 0, 1, 0xFC]))  # a ClientHello of 512 bytes, begun
         else:
             context = ssl.create_default_context(cafile=cafile)
             context.set_alpn_protocols(["h2"])
@@ -84,7 +85,7 @@ struct GatewayDeadlineTests {
             "\(result.stdout) \(result.stderr)"
         )
         running.stop()  // it writes its statistics as it stops
-        return (client, try GatewayConnectionBoundsTests.statistics(stats))
+        return (client, try BulkSendTests.stats(stats))
     }
 
     /// Closed after the deadline of `seconds`, not before it, and not long after it.

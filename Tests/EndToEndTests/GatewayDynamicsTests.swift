@@ -3,38 +3,44 @@ import PushGateway
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// APNs' connection dynamics through the real binaries: `gateway serve` plays them, `send`
 /// (one notification and `--tokens`) meets them.
 @Suite(.serialized)
 struct GatewayDynamicsTests {
-    static let pki: Result<TestPKI.Identities, any Error> = Result { try TestPKI.Identities() }
     static let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
-    static let tokenKey = [
-        "--token-key", "ABC123DEFG=\(CLI.cert("keys/AuthKey_ABC123DEFG.pub.pem"))", "--team-id", "ABCDE12345",
-    ]
+    static let tokenKey = GatewayUnderAttackTests.keyArguments
 
-    /// A gateway (optimised binary) writing its counters to a stats file when stopped.
+    /// A gateway (optimised binary) writing its counters to a stats file when stopped, trusting
+    /// the client CA of `BulkSendTests.pki`.
     static func gateway(_ extra: [String]) throws -> (GatewayProcess, String) {
-        let pki = try pki.get()
-        let stats = pki.folder.path("stats-\(UUID().uuidString.prefix(8)).json")
-        let gateway = try GatewayProcess(
-            pki.folder,
-            name: "dynamics-\(UUID().uuidString.prefix(8))",
-            arguments: ["--environment", "sandbox", "--client-ca", pki.clientCA, "--stats", stats] + extra,
-            binary: CLI.throughputBinary
-        )
+        let (_, gateway, stats) = try BulkSendTests().gateway(extra)
         return (gateway, stats)
     }
 
     /// Stops the gateway and reads what it counted.
     static func stop(_ gateway: GatewayProcess, _ statsFile: String) throws -> [String: Any] {
-        kill(gateway.process.processIdentifier, SIGTERM)
-        gateway.process.waitUntilExit()
+        gateway.stop()
         return try BulkSendTests.stats(statsFile)
+    }
+
+    /// A bulk run of the alert "bulk" with the test key to `tokens`, its results in `results`.
+    static func bulkWithKey(_ gateway: GatewayProcess, tokens: String, results: String) throws -> CLI.Result {
+        try CLI.runProgram(
+            CLI.throughputBinary,
+            [
+                "send", key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "sandbox",
+                "--alert", "bulk", "--tokens", tokens, "--results", results,
+            ] + gateway.connection,
+            timeout: 120
+        )
+    }
+
+    /// The handshake report of the test key with `gateway`.
+    static func handshakeWithKey(_ gateway: GatewayProcess) throws -> (report: [String: Any]?, stdout: String) {
+        let handshake = try CLI.run(
+            ["handshake", key, "--team-id", "ABCDE12345", "--environment", "sandbox", "--json"] + gateway.connection
+        )
+        return (try GatewayCommandTests.json(handshake)["handshake"] as? [String: Any], handshake.stdout)
     }
 
     /// One notification with the test key, as `send KEY.p8` does it.
@@ -88,7 +94,7 @@ struct GatewayDynamicsTests {
     }
 
     @Test func keyScopeDeclarationsAreCheckedAtStart() throws {
-        let pki = try Self.pki.get()
+        let pki = try BulkSendTests.pki.get()
         let base = ["gateway", "serve", "--environment", "sandbox", "--client-ca", pki.clientCA] + Self.tokenKey
         let badEnvironment = try CLI.run(base + ["--key-environment", "ABC123DEFG=staging"])
         #expect(badEnvironment.status == 64)
@@ -147,11 +153,8 @@ struct GatewayDynamicsTests {
             "--devices", devices, "--latency-ms", "20", "--max-concurrent-streams", "8",
         ])
         let results = folder.path("results.jsonl")
-        let run = try BulkSendTests.send(
-            [
-                "send", try Self.pki.get().identity("sandbox"), "--environment", "sandbox", "--alert", "bulk",
-                "--tokens", tokens, "--results", results,
-            ] + gateway.connection
+        let run = try BulkSendTests.run(
+            BulkOneRunTests.arguments(try BulkSendTests.pki.get(), gateway, tokens: tokens) + ["--results", results]
         )
         #expect(run.status == 1, "some were rejected: \(run.stderr)")
         let lines = try BulkSendTests.results(results)
@@ -177,14 +180,7 @@ struct GatewayDynamicsTests {
             Self.tokenKey + ["--latency-ms", "20", "--max-concurrent-streams", "64"]
         )
         let results = folder.path("results.jsonl")
-        let run = try CLI.runProgram(
-            CLI.throughputBinary,
-            [
-                "send", Self.key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "sandbox",
-                "--alert", "bulk", "--tokens", tokens, "--results", results,
-            ] + gateway.connection,
-            timeout: 120
-        )
+        let run = try Self.bulkWithKey(gateway, tokens: tokens, results: results)
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try BulkSendTests.results(results)
         #expect(lines.count == 200 && lines.allSatisfy { $0["status"] as? Int == 200 && $0["uncertain"] == nil })
@@ -203,21 +199,10 @@ struct GatewayDynamicsTests {
                 "--no-single-stream-until-token",
             ]
         )
-        let handshake = try CLI.run(
-            ["handshake", Self.key, "--team-id", "ABCDE12345", "--environment", "sandbox", "--json"]
-                + gateway.connection
-        )
-        let report = try GatewayCommandTests.json(handshake)["handshake"] as? [String: Any]
-        #expect(report?["max_concurrent_streams"] as? Int == 64, "\(handshake.stdout)")
+        let handshake = try Self.handshakeWithKey(gateway)
+        #expect(handshake.report?["max_concurrent_streams"] as? Int == 64, "\(handshake.stdout)")
         let results = folder.path("results.jsonl")
-        _ = try CLI.runProgram(
-            CLI.throughputBinary,
-            [
-                "send", Self.key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "sandbox",
-                "--alert", "bulk", "--tokens", tokens, "--results", results,
-            ] + gateway.connection,
-            timeout: 120
-        )
+        _ = try Self.bulkWithKey(gateway, tokens: tokens, results: results)
         #expect(try BulkSendTests.results(results).count == 100)
         let stats = try Self.stop(gateway, statsFile)
         #expect(stats["settings_changes"] as? Int == 0, "\(stats)")
@@ -226,12 +211,8 @@ struct GatewayDynamicsTests {
 
     @Test func theTokenWarmUpShowsInTheHandshake() throws {
         let (gateway, _) = try Self.gateway(Self.tokenKey + ["--max-concurrent-streams", "64"])
-        let handshake = try CLI.run(
-            ["handshake", Self.key, "--team-id", "ABCDE12345", "--environment", "sandbox", "--json"]
-                + gateway.connection
-        )
-        let report = try GatewayCommandTests.json(handshake)["handshake"] as? [String: Any]
-        #expect(report?["max_concurrent_streams"] as? Int == 1, "\(handshake.stdout)")
+        let handshake = try Self.handshakeWithKey(gateway)
+        #expect(handshake.report?["max_concurrent_streams"] as? Int == 1, "\(handshake.stdout)")
     }
 
     // MARK: GOAWAY's reason, shown
@@ -245,11 +226,10 @@ struct GatewayDynamicsTests {
         ] {
             let (gateway, _) = try Self.gateway(["--goaway-after", "100"] + extra)
             let results = folder.path("results-\(extra.count).jsonl")
-            let run = try BulkSendTests.send(
-                [
-                    "send", try Self.pki.get().identity("sandbox"), "--environment", "sandbox", "--alert", "bulk",
-                    "--tokens", tokens, "--results", results,
-                ] + gateway.connection
+            let run = try BulkSendTests.run(
+                BulkOneRunTests.arguments(try BulkSendTests.pki.get(), gateway, tokens: tokens) + [
+                    "--results", results,
+                ]
             )
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stderr.contains(said), "\(run.stderr)")

@@ -20,14 +20,6 @@ struct GatewayUnderAttackTests {
     /// wait for the close with a margin a loaded machine cannot use up (HostileClients' grace).
     static let closedWithin = attackSeconds + 30
 
-    /// The most memory the process has held (VmHWM: the peak of its resident set), in bytes.
-    static func peakResidentBytes(_ pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
-        return kilobytes * 1024
-    }
-
     static func background(_ program: String, _ arguments: [String], stdout: FileHandle) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
@@ -105,7 +97,8 @@ struct GatewayUnderAttackTests {
                 #expect(after <= Self.closedWithin, "closed \(after) s after the attack began: \(result)")
             }
         }
-        let peak = try Self.peakResidentBytes(gateway.process.processIdentifier)
+        // VmHWM: the most memory the process has held, the peak of its resident set.
+        let peak = try GatewayConnectionBoundsTests.residentBytes(gateway.process.processIdentifier, field: "VmHWM")
         #expect(peak < Self.memoryBound, "the gateway's peak RSS was \(peak / 1_048_576) MB during \(attack.rawValue)")
         let after = try Self.wellBehavedSend(gateway)
         #expect(after.status == 0, "after \(attack.rawValue): \(after.stdout) \(after.stderr)")

@@ -25,12 +25,7 @@ import Glibc
 /// |                          | PKI's stand-in Apple CA for com.example.onboarded, as Apple's portal would |
 /// | `<CHANNEL-ID>`           | the channel ID the `apnsctl channels create` example printed              |
 /// | `push-credentials.git`   | an empty bare repository made in the folder with `git init --bare`        |
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct HelpExamplesTests {
     /// The commands, in the order their examples run; every command of the binary must be here.
     static let order: [[String]] = [

@@ -4,12 +4,7 @@ import Testing
 
 /// Every hint that names an `apnsctl` command, in the flows of a credential's life, is run
 /// exactly as printed (through a shell, so its quoting counts too) and must do what it says.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct HintsRunAsPrintedTests {
     /// The `apnsctl …` commands between backticks in a command's output.
     static func commands(in text: String) -> [String] {

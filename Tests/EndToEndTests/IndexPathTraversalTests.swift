@@ -36,12 +36,7 @@ func editIndexEntry(store: String, alias: String, certificateFile: String?, bund
 /// An index entry whose paths lead outside the store's credentials folder (through `..`, an
 /// absolute path, or a symbolic link) is reported by list and check, and nothing outside the
 /// store is read, followed or deleted by list, check, import or remove.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct IndexPathTraversalTests {
     typealias Store = StoreCommandTests.Store
     static let alias = "com.example.app-production"
@@ -54,13 +49,7 @@ struct IndexPathTraversalTests {
     /// A store with one healthy credential and one whose entry points at `outside`, which holds
     /// a real certificate, a bundle and a folder with a file: all things a remove could delete.
     static func damagedStore(_ route: Route) throws -> (store: Store, outside: String, certificate: String) {
-        let store = try Store()
-        let imported = try store.run(
-            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
-            stdin: StoreCommandTests.password + "\n"
-        )
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
+        let store = try Store.withProductionAndSandbox()
 
         let outside = store.folder.path("outside")
         try FileManager.default.createDirectory(atPath: outside + "/dir", withIntermediateDirectories: true)
@@ -137,10 +126,7 @@ struct IndexPathTraversalTests {
         #expect(try store.run(["export", Self.alias, "--format", "pem"]).status == 2)
 
         // An import (which sweeps the store's leftovers) and a rotation of the healthy credential.
-        let imported = try store.run(
-            ["import", CLI.cert("p12/voip.p12"), "--password-stdin", "--alias", "another"],
-            stdin: StoreCommandTests.password + "\n"
-        )
+        let imported = try store.importFixtureBundle("p12/voip.p12", ["--alias", "another"])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try snapshot(outside) == before)
 
@@ -160,10 +146,7 @@ struct IndexPathTraversalTests {
                 "another", "com.example.app-sandbox",
             ]
         )
-        let secret = try StoreCommandTests.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", Self.alias,
-        ])
-        #expect(secret.stdout.isEmpty)
+        #expect(try InterruptedRemoveTests.secret(store, Self.alias).isEmpty)
         #expect(try store.run(["check"]).status == 0)
     }
 
@@ -188,10 +171,7 @@ struct IndexPathTraversalTests {
     @Test func replacingADamagedEntryLeavesItsFilesAlone() throws {
         let (store, outside, _) = try Self.damagedStore(.dotDot)
         let before = try snapshot(outside)
-        let replaced = try store.run(
-            ["import", CLI.cert("p12/3des-only.p12"), "--password-stdin", "--replace", Self.alias],
-            stdin: StoreCommandTests.password + "\n"
-        )
+        let replaced = try store.importFixtureBundle("p12/3des-only.p12", ["--replace", Self.alias])
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(try snapshot(outside) == before)
         try Self.moveUnaccountedAway(store)
@@ -208,10 +188,7 @@ struct IndexPathTraversalTests {
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: outside + "/other.0123456789ab.cert.pem"))
         let before = try snapshot(outside)
 
-        let imported = try store.run(
-            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
-            stdin: StoreCommandTests.password + "\n"
-        )
+        let imported = try store.importFixtureBundle("p12/openssl3-default.p12")
         #expect(imported.status == 2)
         #expect(imported.stderr.contains(store.path + "/credentials") && imported.stderr.contains(outside))
         let listed = try store.run(["list"])

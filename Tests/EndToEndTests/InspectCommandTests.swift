@@ -7,6 +7,15 @@ import Testing
 struct InspectCommandTests {
     static let password = "apnsctl-test"
 
+    /// `apnsctl inspect --password-stdin` with `arguments`, `password` on standard input.
+    static func inspect(
+        _ arguments: [String],
+        password: String = password,
+        environment: [String: String] = [:]
+    ) throws -> CLI.Result {
+        try CLI.run(["inspect", "--password-stdin"] + arguments, stdin: password + "\n", environment: environment)
+    }
+
     /// Each bad input: exit 2, the file named, a message of its own, a hint, no crash.
     @Test(arguments: [
         ("p12/truncated.p12", true, "cut short"),
@@ -33,10 +42,7 @@ struct InspectCommandTests {
     }
 
     @Test func wrongPasswordIsNotCorruption() throws {
-        let wrong = try CLI.run(
-            ["inspect", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")],
-            stdin: "not-it\n"
-        )
+        let wrong = try Self.inspect([CLI.cert("p12/keychain-legacy.p12")], password: "not-it")
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("Wrong password"))
         // "Wrong password or damaged file" is honest about what a MAC can tell; the message of
@@ -45,15 +51,12 @@ struct InspectCommandTests {
         #expect(!wrong.stderr.contains("not-it"))
 
         for path in ["p12/no-mac.p12", "pem/encrypted-key-bundle.pem", "p12/openssl3-default.p12"] {
-            let result = try CLI.run(["inspect", "--password-stdin", CLI.cert(path)], stdin: "not-it\n")
+            let result = try Self.inspect([CLI.cert(path)], password: "not-it")
             #expect(result.status == 2, "\(path)")
             #expect(result.stderr.contains("Wrong password"), "\(path)")
         }
 
-        let truncated = try CLI.run(
-            ["inspect", "--password-stdin", CLI.cert("p12/truncated.p12")],
-            stdin: Self.password + "\n"
-        )
+        let truncated = try Self.inspect([CLI.cert("p12/truncated.p12")])
         #expect(truncated.status == 2)
         #expect(!truncated.stderr.contains("Wrong password"))
         #expect(wrong.stderr != truncated.stderr)
@@ -73,7 +76,7 @@ struct InspectCommandTests {
         try (Self.password + "\n").write(toFile: passwordFile, atomically: true, encoding: .utf8)
         let path = CLI.cert("p12/keychain-legacy.p12")
 
-        let viaStdin = try CLI.run(["inspect", "--password-stdin", path], stdin: Self.password + "\n")
+        let viaStdin = try Self.inspect([path])
         let viaEnv = try CLI.run(
             ["inspect", "--password-env", "P12_PASSWORD", path],
             environment: ["P12_PASSWORD": Self.password]
@@ -112,9 +115,8 @@ struct InspectCommandTests {
     }
 
     @Test func legacyProviderMissingIsExplained() throws {
-        let result = try CLI.run(
-            ["inspect", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")],
-            stdin: Self.password + "\n",
+        let result = try Self.inspect(
+            [CLI.cert("p12/keychain-legacy.p12")],
             environment: ["OPENSSL_MODULES": "/nonexistent/ossl-modules"]
         )
         #expect(result.status == 2)
@@ -122,9 +124,8 @@ struct InspectCommandTests {
         #expect(result.stderr.contains("/nonexistent/ossl-modules"))
         #expect(!result.stderr.contains("inner_evp_generic_fetch"))
         // Modern bundles do not need it.
-        let modern = try CLI.run(
-            ["inspect", "--password-stdin", CLI.cert("p12/openssl3-default.p12")],
-            stdin: Self.password + "\n",
+        let modern = try Self.inspect(
+            [CLI.cert("p12/openssl3-default.p12")],
             environment: ["OPENSSL_MODULES": "/nonexistent/ossl-modules"]
         )
         #expect(modern.status == 0)
@@ -141,18 +142,12 @@ struct InspectCommandTests {
     static var mintedAt: String { ISO8601DateFormatter().string(from: ManifestDates.mintedAt) }
 
     @Test func problemsExitOne() throws {
-        let expired = try CLI.run(
-            ["inspect", "--json", "--password-stdin", CLI.cert("p12/expired.p12")],
-            stdin: Self.password + "\n"
-        )
+        let expired = try Self.inspect(["--json", CLI.cert("p12/expired.p12")])
         #expect(expired.status == 1)
         #expect(Self.statusAndFindings(expired).0 == "expired")
         #expect(Self.statusAndFindings(expired).1 == ["expired"])
 
-        let mismatch = try CLI.run(
-            ["inspect", "--password-stdin", CLI.cert("p12/mismatched-key.p12")],
-            stdin: Self.password + "\n"
-        )
+        let mismatch = try Self.inspect([CLI.cert("p12/mismatched-key.p12")])
         #expect(mismatch.status == 1)
         #expect(mismatch.stdout.contains("does not belong to this certificate"))
 
@@ -183,10 +178,7 @@ struct InspectCommandTests {
     }
 
     @Test func jsonReport() throws {
-        let result = try CLI.run(
-            ["inspect", "--json", "--password-stdin", CLI.cert("p12/3des-only.p12"), CLI.cert("bad/photo.jpg")],
-            stdin: Self.password + "\n"
-        )
+        let result = try Self.inspect(["--json", CLI.cert("p12/3des-only.p12"), CLI.cert("bad/photo.jpg")])
         #expect(result.status == 2)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["schema_version"] as? Int == 1)

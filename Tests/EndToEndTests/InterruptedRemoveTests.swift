@@ -27,26 +27,10 @@ struct SecretStoreFailingOnRemove: SecretStore {
 /// A removal whose last step (the secret's removal) fails is completed by the next command on
 /// the store, so nothing needs `remove --orphans`; a secret the index no longer names for another
 /// reason (an index edited by hand) is an orphan that `check` reports and its hint removes.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct InterruptedRemoveTests {
     typealias Store = StoreCommandTests.Store
     static let alias = "com.example.app-production"
-
-    static func storeWithTwoCredentials() throws -> Store {
-        let store = try Store()
-        let imported = try store.run(
-            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
-            stdin: StoreCommandTests.password + "\n"
-        )
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        return store
-    }
 
     static func secret(_ store: Store, _ alias: String) throws -> String {
         try StoreCommandTests.secretTool(["lookup", "application", "apnsctl", "store", store.path, "alias", alias])
@@ -95,7 +79,7 @@ struct InterruptedRemoveTests {
     /// Before, an interrupted removal left an orphaned secret that only `remove --orphans`
     /// cleared; now the removal is journaled, and the next command finishes it.
     @Test func theNextCommandCompletesAnInterruptedRemoval() async throws {
-        let store = try Self.storeWithTwoCredentials()
+        let store = try Store.withProductionAndSandbox()
         try await Self.interruptedRemove(store)
         // The secret the Secret Service could not remove waits in the journal.
         #expect(try Self.secret(store, Self.alias) == StoreCommandTests.password)
@@ -114,7 +98,7 @@ struct InterruptedRemoveTests {
     }
 
     @Test func checkNamesTheCleanupOfAnOrphanedSecret() throws {
-        let store = try Self.storeWithTwoCredentials()
+        let store = try Store.withProductionAndSandbox()
         try Self.orphan(store)
         #expect(try store.listJSON().compactMap { $0["credential"] as? String } == ["com.example.app-sandbox"])
         #expect(try Self.secret(store, Self.alias) == StoreCommandTests.password)
@@ -145,7 +129,7 @@ struct InterruptedRemoveTests {
     }
 
     @Test func removingTheAliasAgainCleansItsOrphanedSecret() throws {
-        let store = try Self.storeWithTwoCredentials()
+        let store = try Store.withProductionAndSandbox()
         try Self.orphan(store)
         let removed = try store.run(["remove", Self.alias])
         #expect(removed.status == 0, "\(removed.stderr)")
@@ -158,10 +142,7 @@ struct InterruptedRemoveTests {
 
     @Test func anOrphanOfAnEmptiedStoreIsStillReported() throws {
         let store = try Store()
-        let imported = try store.run(
-            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
-            stdin: StoreCommandTests.password + "\n"
-        )
+        let imported = try store.importFixtureBundle("p12/openssl3-default.p12")
         #expect(imported.status == 0)
         try Self.orphan(store)
         let checked = try store.run(["check"])

@@ -5,20 +5,24 @@ import Testing
 /// Every command's `--json` report, on success and on failure, checked against the schemas in
 /// docs/schemas by a validator no one here wrote (the `jsonschema` package), and the contract's
 /// promises a schema cannot state checked by hand.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct JSONContractTests {
-    /// Validates `text` against docs/schemas/`schema`.schema.json; records every violation.
+    /// Validates `text` against docs/schemas/`schema`.schema.json; records every violation, and
+    /// an exit status other than `status` when one is given.
     static func expectValid(
         _ schema: String,
         _ result: CLI.Result,
         lines: Bool = false,
+        status: Int32? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
+        if let status {
+            #expect(
+                result.status == status,
+                "\(result.arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)",
+                sourceLocation: sourceLocation
+            )
+        }
         let python = CLI.packageRoot.appendingPathComponent(".venv/bin/python").path
         let script = CLI.packageRoot.appendingPathComponent("scripts/validate-json").path
         let checked = try CLI.runProgram(
@@ -59,12 +63,10 @@ struct JSONContractTests {
         let p12 = pki.identity("universal")
 
         let request = try store.run(["request", "--out", store.folder.path("push.csr"), "--json"])
-        #expect(request.status == 0, "\(request.stderr)")
-        try Self.expectValid("request", request)
+        try Self.expectValid("request", request, status: 0)
 
         let imported = try store.run(["import", p12, "--password-env", "MINT", "--json"], environment: secret)
-        #expect(imported.status == 0, "\(imported.stderr)")
-        try Self.expectValid("import", imported)
+        try Self.expectValid("import", imported, status: 0)
         let summary = try #require(try Self.json(imported.stdout)["imported"] as? [String: Any])
         let alias = try #require(summary["credential"] as? String)
         // Topics are objects with kinds, the app's own topic first.
@@ -73,42 +75,35 @@ struct JSONContractTests {
 
         let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
         let tokenKey = try store.run(["import", key, "--team-id", "ABCDE12345", "--json"])
-        #expect(tokenKey.status == 0, "\(tokenKey.stderr)")
-        try Self.expectValid("import", tokenKey)
+        try Self.expectValid("import", tokenKey, status: 0)
         let keyAlias = try #require(
             (try Self.json(tokenKey.stdout)["imported"] as? [String: Any])?["credential"] as? String
         )
         let updated = try store.run([
             "update", keyAlias, "--topic", "com.example.app", "--environment", "both", "--json",
         ])
-        #expect(updated.status == 0, "\(updated.stderr)")
-        try Self.expectValid("update", updated)
+        try Self.expectValid("update", updated, status: 0)
 
         let listed = try store.run(["list", "--json"])
-        #expect(listed.status == 0, "\(listed.stderr)")
-        try Self.expectValid("list", listed)
+        try Self.expectValid("list", listed, status: 0)
 
         for arguments in [
             ["check", "--json"], ["check", "--topic", "com.example.app", "--json"], ["check", alias, "--json"],
         ] {
             let checked = try store.run(arguments)
-            #expect(checked.status == 0, "\(arguments): \(checked.stdout)\(checked.stderr)")
-            try Self.expectValid("check", checked)
+            try Self.expectValid("check", checked, status: 0)
         }
         // A finding makes exit 1, and the report is still the one JSON document on stdout.
         let mismatch = try store.run(["check", alias, "--topic", "com.example.other", "--json"])
-        #expect(mismatch.status == 1)
-        try Self.expectValid("check", mismatch)
+        try Self.expectValid("check", mismatch, status: 1)
 
         let inspected = try store.run(
             ["inspect", p12, key, store.folder.path("push.csr"), "--password-env", "MINT", "--json"],
             environment: secret
         )
-        #expect(inspected.status == 0, "\(inspected.stderr)")
-        try Self.expectValid("inspect", inspected)
+        try Self.expectValid("inspect", inspected, status: 0)
         let unreadable = try store.run(["inspect", CLI.cert("bad/garbage.pem"), "--json"])
-        #expect(unreadable.status == 2)
-        try Self.expectValid("inspect", unreadable)
+        try Self.expectValid("inspect", unreadable, status: 2)
 
         // Failures: the error object, with the code a program can switch on.
         try Self.expectFailure(
@@ -139,11 +134,9 @@ struct JSONContractTests {
         let nowhere = ["--gateway", "127.0.0.1:1", "--ca", gateway.caFile]
 
         let handshake = try pki.run(["handshake", identity, "--auth-check", "--json"] + gateway.connection)
-        #expect(handshake.status == 0, "\(handshake.stderr)")
-        try Self.expectValid("handshake", handshake)
+        try Self.expectValid("handshake", handshake, status: 0)
         let refused = try pki.run(["handshake", identity, "--json"] + nowhere)
-        #expect(refused.status == 2)
-        try Self.expectValid("handshake", refused)
+        try Self.expectValid("handshake", refused, status: 2)
         let failure = try #require(
             (try Self.json(refused.stdout)["handshake"] as? [String: Any])?["error"] as? [String: Any]
         )
@@ -152,8 +145,7 @@ struct JSONContractTests {
         let sent = try pki.run(
             ["send", identity, "--token", GatewayCommandTests.token, "--alert", "x", "--json"] + gateway.connection
         )
-        #expect(sent.status == 0, "\(sent.stderr)")
-        try Self.expectValid("send", sent)
+        try Self.expectValid("send", sent, status: 0)
         // The apns-id as the gateway recorded it: the same lower-case text.
         let response = try #require(try Self.json(sent.stdout)["response"] as? [String: Any])
         let id = try #require(response["apns_id"] as? String)
@@ -162,8 +154,7 @@ struct JSONContractTests {
         let rejected = try pki.run(
             ["send", identity, "--token", unregistered, "--alert", "x", "--json"] + gateway.connection
         )
-        #expect(rejected.status == 1)
-        try Self.expectValid("send", rejected)
+        try Self.expectValid("send", rejected, status: 1)
         let rejection = try #require(try Self.json(rejected.stdout)["response"] as? [String: Any])
         #expect(rejection["reason"] as? String == "Unregistered")
         #expect((rejection["explanation"] as? String)?.isEmpty == false)
@@ -201,50 +192,42 @@ struct JSONContractTests {
         #expect(lines.contains(#""error":{"code":"malformed_token""#), "\(lines)")
 
         let preflight = try pki.run(["preflight", identity, "--environment", "sandbox", "--json"] + gateway.connection)
-        #expect(preflight.status == 0, "\(preflight.stdout)\(preflight.stderr)")
-        try Self.expectValid("preflight", preflight)
+        try Self.expectValid("preflight", preflight, status: 0)
         let unreachable = try pki.run(["preflight", identity, "--environment", "sandbox", "--json"] + nowhere)
         // A network failure is "could not check" (2), as in handshake and send.
-        #expect(unreachable.status == 2)
-        try Self.expectValid("preflight", unreachable)
+        try Self.expectValid("preflight", unreachable, status: 2)
     }
 
     @Test func channelAndBroadcastReportsFollowTheContract() throws {
         let setup = try TokenKeySetup(importKey: false)
         let app = ["com.example.app"]
         let created = try setup.runWithKeyFile(["channels", "create", setup.keyFile] + app + ["--json"])
-        #expect(created.status == 0, "\(created.stderr)")
-        try Self.expectValid("channels", created)
+        try Self.expectValid("channels", created, status: 0)
         let channel = try #require((try Self.json(created.stdout)["channel"] as? [String: Any])?["id"] as? String)
         for action in [["list"], ["show", "--channel", channel]] {
             let result = try setup.runWithKeyFile(
                 ["channels", action[0], setup.keyFile] + app + action.dropFirst() + ["--json"]
             )
-            #expect(result.status == 0, "\(result.stderr)")
-            try Self.expectValid("channels", result)
+            try Self.expectValid("channels", result, status: 0)
         }
         let broadcast = try setup.runWithKeyFile(
             ["send", setup.keyFile, "--topic", "com.example.app", "--channel", channel, "--event", "end", "--json"]
         )
-        #expect(broadcast.status == 0, "\(broadcast.stderr)")
-        try Self.expectValid("broadcast", broadcast)
+        try Self.expectValid("broadcast", broadcast, status: 0)
         let deleted = try setup.runWithKeyFile(
             ["channels", "delete", setup.keyFile] + app + ["--channel", channel, "--json"]
         )
-        #expect(deleted.status == 0, "\(deleted.stderr)")
-        try Self.expectValid("channels", deleted)
+        try Self.expectValid("channels", deleted, status: 0)
 
         // Rejections: the reason with its explanation and fix.
         let missing = try setup.runWithKeyFile(
             ["channels", "show", setup.keyFile] + app + ["--channel", channel, "--json"]
         )
-        #expect(missing.status == 1)
-        try Self.expectValid("channels", missing)
+        try Self.expectValid("channels", missing, status: 1)
         let refused = try setup.runWithKeyFile(
             ["send", setup.keyFile, "--topic", "com.example.app", "--channel", channel, "--event", "end", "--json"]
         )
-        #expect(refused.status == 1)
-        try Self.expectValid("broadcast", refused)
+        try Self.expectValid("broadcast", refused, status: 1)
         #expect(try Self.json(refused.stdout)["reason"] as? String == "ChannelNotRegistered")
     }
 }

@@ -4,12 +4,7 @@ import Testing
 
 /// `import CERT --key KEYFILE` with a key made elsewhere, in every shape keys come in, and files
 /// that hold both a certificate and its key in an unusual order.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct KeyPairingTests {
     typealias Store = StoreCommandTests.Store
     static let password = StoreCommandTests.password

@@ -3,12 +3,7 @@ import TestSupport
 import Testing
 
 /// Live Activities without hand-written JSON, through the real binary and the local gateway.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct LiveActivityTests {
     static func aps(_ record: [String: Any]?) throws -> [String: Any] {
         try #require((record?["payload"] as? [String: Any])?["aps"] as? [String: Any])

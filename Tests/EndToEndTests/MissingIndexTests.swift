@@ -5,12 +5,7 @@ import Testing
 /// A store whose index is missing or unreadable while credential files are present is an error
 /// that says how to recover, never an empty store; nothing that changes the store runs on it,
 /// and no credential file is deleted.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsPrivateSecretService)
 struct MissingIndexTests {
     typealias Store = StoreCommandTests.Store
 
@@ -19,20 +14,9 @@ struct MissingIndexTests {
         var testDescription: String { rawValue }
     }
 
-    static func storeWithTwoCredentials() throws -> Store {
-        let store = try Store()
-        let imported = try store.run(
-            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
-            stdin: StoreCommandTests.password + "\n"
-        )
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        return store
-    }
-
     @Test(arguments: Damage.allCases)
     func aDamagedIndexIsAnErrorAndNothingIsDeleted(_ damage: Damage) throws {
-        let store = try Self.storeWithTwoCredentials()
+        let store = try Store.withProductionAndSandbox()
         let index = store.path + "/index.json"
         switch damage {
         case .deleted: try FileManager.default.removeItem(atPath: index)
@@ -76,10 +60,7 @@ struct MissingIndexTests {
         }
         // The secrets are all still there to recover with.
         for alias in ["com.example.app-production", "com.example.app-sandbox"] {
-            let secret = try StoreCommandTests.secretTool([
-                "lookup", "application", "apnsctl", "store", store.path, "alias", alias,
-            ])
-            #expect(!secret.stdout.isEmpty)
+            #expect(!(try InterruptedRemoveTests.secret(store, alias)).isEmpty)
         }
         if damage == .deleted {
             #expect(!FileManager.default.fileExists(atPath: store.path + "/index.json"))
@@ -87,17 +68,12 @@ struct MissingIndexTests {
     }
 
     @Test func theDocumentedRecoveryWorks() throws {
-        let store = try Self.storeWithTwoCredentials()
+        let store = try Store.withProductionAndSandbox()
         try FileManager.default.removeItem(atPath: store.path + "/index.json")
         // Move the folder aside and import again from the original files.
         let aside = store.folder.path("store.damaged")
         try FileManager.default.moveItem(atPath: store.path, toPath: aside)
-        let imported = try store.run(
-            ["import", CLI.cert("p12/openssl3-default.p12"), "--password-stdin"],
-            stdin: StoreCommandTests.password + "\n"
-        )
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
+        try store.importProductionAndSandbox()
         #expect(try store.run(["check"]).status == 0)
     }
 
@@ -118,5 +94,26 @@ struct MissingIndexTests {
         #expect(try skeleton.run(["list"]).status == 0)
         #expect(try skeleton.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
         #expect(FileManager.default.fileExists(atPath: skeleton.path + "/index.json"))
+    }
+}
+
+extension StoreCommandTests.Store {
+    /// Imports the fixture bundle `bundle` (certs/…) with its password on standard input, and `options`.
+    func importFixtureBundle(_ bundle: String, _ options: [String] = []) throws -> CLI.Result {
+        try run(["import", CLI.cert(bundle), "--password-stdin"] + options, stdin: StoreCommandTests.password + "\n")
+    }
+
+    /// Imports com.example.app-production (a PKCS#12) and com.example.app-sandbox (a PEM), and expects both stored.
+    func importProductionAndSandbox() throws {
+        let imported = try importFixtureBundle("p12/openssl3-default.p12")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
+    }
+
+    /// A new store holding com.example.app-production and com.example.app-sandbox.
+    static func withProductionAndSandbox() throws -> StoreCommandTests.Store {
+        let store = try StoreCommandTests.Store()
+        try store.importProductionAndSandbox()
+        return store
     }
 }

@@ -6,10 +6,6 @@ import Testing
 /// The monitoring recipe, end to end: `check --format prometheus --output` into node_exporter's
 /// textfile folder, read by Debian's own node_exporter.
 struct MonitoringTests {
-    static func mode(_ path: String) throws -> Int {
-        try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
-    }
-
     @Test func metricsAreWrittenAtomicallyAndAFindingIsNotAFailure() throws {
         let folder = try TemporaryFolder()
         let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon", days: 10)
@@ -19,7 +15,7 @@ struct MonitoringTests {
 
         let written = try CLI.run(["check", "--format", "prometheus", "--output", output, expiring])
         #expect(written.status == 0, "a finding is in the metrics, not in the exit status: \(written.stderr)")
-        #expect(try Self.mode(output) == 0o644)
+        #expect(try posixPermissions(output) == 0o644)
         #expect(try String(contentsOfFile: output, encoding: .utf8).contains("apnsctl_credential_problem{"))
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: textfiles) == ["apnsctl.prom"],

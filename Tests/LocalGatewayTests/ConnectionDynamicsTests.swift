@@ -14,9 +14,9 @@ struct ConnectionDynamicsTests {
     }
 
     @Test func theLimitDropsToOneAfterARejectionAndReturnsAfterAnAcceptedNotification() async throws {
-        try await RunningGateway.Setup(configure: { $0.faults.maxConcurrentStreams = 300 }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.Setup(configure: { $0.faults.maxConcurrentStreams = 300 }).run(
+            connecting: .certificate(try Fixtures.universal())
+        ) { running, connection in
             #expect(connection.maxConcurrentStreams == 300)
             let rejected = try await connection.send(try .alert(topic: "com.other.app"))
             #expect(rejected.status == 400)
@@ -46,9 +46,9 @@ struct ConnectionDynamicsTests {
     }
 
     @Test func aTokenConnectionStartsAtOneStreamUntilAValidToken() async throws {
-        try await RunningGateway.Setup(configure: { $0.faults.maxConcurrentStreams = 300 }).run { running in
-            let token = try await running.connect(.token(try Fixtures.providerKey()))
-            defer { Task { await token.close() } }
+        try await RunningGateway.Setup(configure: { $0.faults.maxConcurrentStreams = 300 }).run(
+            connecting: .token(try Fixtures.providerKey())
+        ) { running, token in
             #expect(token.handshakeReport.maxConcurrentStreams == 1)
             #expect(token.maxConcurrentStreams == 1)
             #expect(try await token.send(try .alert()).status == 200)
@@ -77,9 +77,7 @@ struct ConnectionDynamicsTests {
         try await RunningGateway.Setup(configure: {
             $0.faults.maxConcurrentStreams = 300
             $0.dynamics.singleStreamUntilToken = false
-        }).run { running in
-            let connection = try await running.connect(.token(try Fixtures.providerKey()))
-            defer { Task { await connection.close() } }
+        }).run(connecting: .token(try Fixtures.providerKey())) { running, connection in
             #expect(connection.handshakeReport.maxConcurrentStreams == 300)
         }
     }
@@ -117,9 +115,9 @@ struct ConnectionDynamicsTests {
     }
 
     @Test func anIdleConnectionIsClosedWithIdleTimeoutAndTheClientSaysSo() async throws {
-        try await RunningGateway.Setup(configure: { $0.idleTimeout = 0.5 }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.Setup(configure: { $0.idleTimeout = 0.5 }).run(
+            connecting: .certificate(try Fixtures.universal())
+        ) { running, connection in
             try await Self.waitForGoAway(connection)
             #expect(connection.goAway?.reason == "IdleTimeout")
             let error = await gatewayError { _ = try await connection.send(try .alert()) }
@@ -163,10 +161,10 @@ struct ConnectionDynamicsTests {
         keyID: String = Fixtures.keyID,
         _ configure: @escaping (inout LocalGateway.Configuration) -> Void
     ) async throws -> PushResponse {
-        try await RunningGateway.Setup(configure: configure).run { running in
-            let connection = try await running.connect(.token(try Fixtures.providerKey(keyID: keyID)))
-            defer { Task { await connection.close() } }
-            return try await connection.send(try .alert(topic: topic))
+        try await RunningGateway.Setup(configure: configure).run(
+            connecting: .token(try Fixtures.providerKey(keyID: keyID))
+        ) { running, connection in
+            try await connection.send(try .alert(topic: topic))
         }
     }
 

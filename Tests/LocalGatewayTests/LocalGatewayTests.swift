@@ -76,12 +76,53 @@ import X509
 @Suite(.timeLimit(.minutes(2))) struct GatewayBehaviourTests {
     /// TestSupport's gateway, with none of its client CAs or token keys unless the test sets them.
     func start(_ configure: (inout LocalGateway.Configuration) -> Void) async throws -> (LocalGateway, Int, String) {
-        let running = try await RunningGateway.start(.sandbox) {
+        let running = try await started(configure)
+        return (running.gateway, running.port, running.caFile)
+    }
+
+    /// The same, as the running gateway a client connects to.
+    func started(_ configure: (inout LocalGateway.Configuration) -> Void) async throws -> RunningGateway {
+        try await RunningGateway.start(.sandbox) {
             $0.clientCAFiles = []
             $0.tokenKeys = []
             configure(&$0)
         }
-        return (running.gateway, running.port, running.caFile)
+    }
+
+    /// TLS that trusts `gateway` and offers `alpn`, then `handlers`, then swift-nio-http2's client
+    /// (before TLS finishes, so the server's SETTINGS are not missed); `configure` adds what opens
+    /// streams.
+    static func connectHTTP2(
+        port: Int,
+        gateway: LocalGateway,
+        alpn: [String] = ["h2"],
+        handlers: [any ChannelHandler & Sendable] = [],
+        configure: @escaping @Sendable (Channel, NIOHTTP2Handler.StreamMultiplexer) throws -> Void = { _, _ in }
+    ) async throws -> (Channel, NIOHTTP2Handler.StreamMultiplexer) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([
+            try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)
+        ])
+        tls.applicationProtocols = alpn
+        let sslContext = try NIOSSLContext(configuration: tls)
+        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(
+            host: "127.0.0.1",
+            port: port
+        ) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    NIOSSLClientHandler(context: sslContext, serverHostname: "localhost")
+                )
+                for handler in handlers { try channel.pipeline.syncOperations.addHandler(handler) }
+                let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                    mode: .client,
+                    connectionConfiguration: .init(),
+                    streamConfiguration: .init()
+                ) { $0.eventLoop.makeSucceededVoidFuture() }
+                try configure(channel, multiplexer)
+                return (channel, multiplexer)
+            }
+        }
     }
 
     @Test func mintedIdentityIsCheckedAgainstTheGatewayEnvironment() async throws {
@@ -93,52 +134,38 @@ import X509
             authority: authority
         )
         for (environment, status) in [(PushEnvironment.sandbox, 200), (.production, 403)] {
-            let (gateway, port, caPath) = try await start {
+            let running = try await started {
                 $0.environment = environment
                 $0.clientCAPEMs = [authority.certificatePEM]
             }
-            var configuration = GatewayConfiguration(
-                endpoint: .custom(host: "127.0.0.1", port: port),
-                credential: .certificate(
+            let connection = try await running.connect(
+                .certificate(
                     certificateDER: sandboxOnly.certificateDER,
                     chainDER: [],
                     privateKey: sandboxOnly.privateKeyPKCS8
                 )
             )
-            configuration.caFiles = [caPath]
-            configuration.timeouts.tls = 60  // the suite runs in parallel on two cores
-            configuration.timeouts.http2 = 60
-            let connection = try await GatewayConnection.connect(configuration)
             let response = try await connection.send(try Fixtures.alert())
             #expect(response.status == status, "\(environment)")
             if status == 403 { #expect(response.reason == .badCertificateEnvironment) }
             await connection.close()
-            try await gateway.stop()
+            try await running.gateway.stop()
         }
     }
 
     @Test func serverIdentityFromPEMFilesOfTheTestPKI() async throws {
-        let (gateway, port, _) = try await start {
+        let running = try await started {
             $0.identity = .files(
                 certificate: Fixtures.cert("gateway/server.pem"),
                 privateKey: Fixtures.cert("gateway/server.key")
             )
             $0.clientCAFiles = [Fixtures.cert("ca/wwdr-test-ca.pem")]
         }
-        defer { Task { try? await gateway.stop() } }
-        #expect(gateway.serverCertificateAuthorityPEM == nil)
-        let file = try CredentialFile.read(
-            path: Fixtures.cert("p12/3des-only.p12"),
-            password: .fixed(Fixtures.password)
-        )
-        var configuration = GatewayConfiguration(
-            endpoint: .custom(host: "localhost", port: port),
-            credential: try .certificate(file)
-        )
+        defer { Task { await running.stop() } }
+        #expect(running.gateway.serverCertificateAuthorityPEM == nil)
+        var configuration = running.configuration(try .certificate(try Fixtures.universal()), host: "localhost")
         configuration.caFiles = [Fixtures.cert("ca/gateway-test-ca.pem")]
         configuration.trustSystemRoots = false
-        configuration.timeouts.tls = 60  // the suite runs in parallel on two cores
-        configuration.timeouts.http2 = 60
         let connection = try await GatewayConnection.connect(configuration)
         defer { Task { await connection.close() } }
         #expect(try await connection.send(try Fixtures.alert()).status == 200)
@@ -148,21 +175,14 @@ import X509
 
     @Test func acceptedNotificationsAreLoggedWithoutTheToken() async throws {
         let log = try Fixtures.temporaryPath("notifications.jsonl")
-        let publicKey = try String(contentsOfFile: Fixtures.cert("keys/AuthKey_ABC123DEFG.pub.pem"), encoding: .utf8)
-        let (gateway, port, caPath) = try await start {
+        let running = try await started {
             $0.logFile = log
-            $0.tokenKeys = [.init(keyID: "ABC123DEFG", teamID: "ABCDE12345", publicKeyPEM: publicKey)]
+            $0.tokenKeys = [Fixtures.tokenKey]
         }
-        defer { Task { try? await gateway.stop() } }
+        let gateway = running.gateway
+        defer { Task { await running.stop() } }
         let key = try ProviderKey(path: Fixtures.cert("keys/AuthKey_ABC123DEFG.p8"), teamID: "ABCDE12345")
-        var configuration = GatewayConfiguration(
-            endpoint: .custom(host: "127.0.0.1", port: port),
-            credential: .token(key)
-        )
-        configuration.caFiles = [caPath]
-        configuration.timeouts.tls = 60  // the suite runs in parallel on two cores
-        configuration.timeouts.http2 = 60
-        let connection = try await GatewayConnection.connect(configuration)
+        let connection = try await running.connect(.token(key))
         defer { Task { await connection.close() } }
         var ids: [String] = []
         for index in 0..<3 {
@@ -206,30 +226,14 @@ import X509
     @Test func clientWithoutALPNStillGetsHTTP2() async throws {
         let (gateway, port, _) = try await start { _ in }
         defer { Task { try? await gateway.stop() } }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates([
-            try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)
-        ])
-        tls.applicationProtocols = []  // as aioapns: no ALPN extension at all
-        let sslContext = try NIOSSLContext(configuration: tls)
-        let group = MultiThreadedEventLoopGroup.singleton
-        let negotiated = group.any().makePromise(of: String?.self)
-        // HTTP/2 goes on the pipeline before TLS finishes, so the server's SETTINGS are not missed.
-        let (channel, multiplexer) = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) {
-            channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(
-                    NIOSSLClientHandler(context: sslContext, serverHostname: "localhost")
-                )
-                try channel.pipeline.syncOperations.addHandler(ALPNRecorder(promise: negotiated))
-                let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client,
-                    connectionConfiguration: .init(),
-                    streamConfiguration: .init()
-                ) { $0.eventLoop.makeSucceededVoidFuture() }
-                return (channel, multiplexer)
-            }
-        }
+        let negotiated = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: String?.self)
+        // As aioapns: no ALPN extension at all.
+        let (channel, multiplexer) = try await Self.connectHTTP2(
+            port: port,
+            gateway: gateway,
+            alpn: [],
+            handlers: [ALPNRecorder(promise: negotiated)]
+        )
         defer { channel.close(promise: nil) }
         #expect(try await negotiated.futureResult.get() == nil)
 
@@ -257,32 +261,13 @@ import X509
             $0.faults.latency = 0.2
         }
         defer { Task { try? await gateway.stop() } }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates([
-            try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)
-        ])
-        tls.applicationProtocols = ["h2"]
-        let sslContext = try NIOSSLContext(configuration: tls)
-        let group = MultiThreadedEventLoopGroup.singleton
         // Three requests queued when the connection becomes active, in the same event-loop tick
         // that sends the ClientHello: they are committed before any byte from the gateway,
         // so before its SETTINGS, can be read.
-        let answers = (0..<3).map { _ in group.any().makePromise(of: (Int, String).self) }
-        let channel = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(
-                    NIOSSLClientHandler(context: sslContext, serverHostname: "localhost")
-                )
-                let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client,
-                    connectionConfiguration: .init(),
-                    streamConfiguration: .init()
-                ) { $0.eventLoop.makeSucceededVoidFuture() }
-                try channel.pipeline.syncOperations.addHandler(
-                    StreamOpener(multiplexer: multiplexer, responses: answers)
-                )
-                return channel
-            }
+        let answers = (0..<3).map { _ in MultiThreadedEventLoopGroup.singleton.any().makePromise(of: (Int, String).self)
+        }
+        let (channel, _) = try await Self.connectHTTP2(port: port, gateway: gateway) { channel, multiplexer in
+            try channel.pipeline.syncOperations.addHandler(StreamOpener(multiplexer: multiplexer, responses: answers))
         }
         defer { channel.close(promise: nil) }
         var answered = 0
@@ -307,11 +292,9 @@ import X509
     }
 
     @Test func registryFileWithABadTokenIsAClearError() throws {
-        let path = try Fixtures.temporaryPath("registry.json")
-        try #"{"xyz": {"topic": "com.example.app", "environment": "sandbox"}}"#.write(
-            toFile: path,
-            atomically: true,
-            encoding: .utf8
+        let path = try Fixtures.temporaryFile(
+            "registry.json",
+            contents: #"{"xyz": {"topic": "com.example.app", "environment": "sandbox"}}"#
         )
         var configuration = LocalGateway.Configuration()
         configuration.deviceRegistryFile = path

@@ -8,10 +8,6 @@ import Testing
 /// What `gateway mint-identity` does, from the library alone: a client CA kept in a folder and a
 /// TEST push identity as a PKCS#12 bundle, read back with real OpenSSL.
 struct MintIdentityBundleTests {
-    static func mode(_ path: String) throws -> Int {
-        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
-    }
-
     /// The bundle in a file, read back by the library's PKCS#12 reader.
     static func read(_ bytes: [UInt8], password: SecretBytes) throws -> CredentialFile {
         let path = try Fixtures.temporaryPath("minted.p12")
@@ -34,7 +30,10 @@ struct MintIdentityBundleTests {
         let caPath = TestCertificateAuthority.certificatePath(in: folder)
         let keyPath = TestCertificateAuthority.privateKeyPath(in: folder)
         #expect(caPath == folder + "/client-ca.pem" && keyPath == folder + "/client-ca.key")
-        #expect(try Self.mode(folder) & 0o077 == 0 && Self.mode(keyPath) & 0o077 == 0, "the CA's key is private")
+        #expect(
+            try posixPermissions(folder) & 0o077 == 0 && posixPermissions(keyPath) & 0o077 == 0,
+            "the CA's key is private"
+        )
         let caPEM = try String(contentsOfFile: caPath, encoding: .utf8)
 
         let second = try Self.read(

@@ -4,7 +4,6 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOPosix
-import NIOSSL
 import TestSupport
 import Testing
 
@@ -28,7 +27,11 @@ import Testing
         let wire = WireFrameRecorder()
         let group = MultiThreadedEventLoopGroup.singleton
         let outcomes = (0..<4).map { _ in group.any().makePromise(of: StreamOutcome.self) }
-        let channel = try await Self.connect(port: port, gateway: gateway, wire: wire) { channel, multiplexer in
+        let (channel, _) = try await GatewayBehaviourTests.connectHTTP2(
+            port: port,
+            gateway: gateway,
+            handlers: [wire]
+        ) { channel, multiplexer in
             try channel.pipeline.syncOperations.addHandler(
                 OnActive {
                     for outcome in outcomes {
@@ -69,7 +72,11 @@ import Testing
         let group = MultiThreadedEventLoopGroup.singleton
         let first = group.any().makePromise(of: StreamOutcome.self)
         let second = group.any().makePromise(of: StreamOutcome.self)
-        let channel = try await Self.connect(port: port, gateway: gateway, wire: wire) { channel, multiplexer in
+        let (channel, _) = try await GatewayBehaviourTests.connectHTTP2(
+            port: port,
+            gateway: gateway,
+            handlers: [wire]
+        ) { channel, multiplexer in
             try channel.pipeline.syncOperations.addHandler(
                 OnActive {
                     let held = RecordedRequest(outcome: first, holdBody: true)
@@ -107,39 +114,6 @@ import Testing
         #expect(gateway.statistics.refusedAfterGoAway == 1)
         // Only stream 1 was processed.
         #expect(gateway.statistics.rejectedTotal + gateway.statistics.accepted == 1)
-    }
-
-    /// TLS, the wire recorder, then swift-nio-http2's client; `configure` adds what opens streams.
-    static func connect(
-        port: Int,
-        gateway: LocalGateway,
-        wire: WireFrameRecorder,
-        configure: @escaping @Sendable (Channel, NIOHTTP2Handler.StreamMultiplexer) throws -> Void
-    ) async throws -> Channel {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates([
-            try NIOSSLCertificate(bytes: Array((gateway.serverCertificateAuthorityPEM ?? "").utf8), format: .pem)
-        ])
-        tls.applicationProtocols = ["h2"]
-        let sslContext = try NIOSSLContext(configuration: tls)
-        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(
-            host: "127.0.0.1",
-            port: port
-        ) { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(
-                    NIOSSLClientHandler(context: sslContext, serverHostname: "localhost")
-                )
-                try channel.pipeline.syncOperations.addHandler(wire)
-                let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                    mode: .client,
-                    connectionConfiguration: .init(),
-                    streamConfiguration: .init()
-                ) { $0.eventLoop.makeSucceededVoidFuture() }
-                try configure(channel, multiplexer)
-                return channel
-            }
-        }
     }
 }
 

@@ -33,10 +33,6 @@ struct ServeTests {
         deinit { source?.cancel() }
     }
 
-    static func mode(_ path: String) throws -> Int {
-        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
-    }
-
     @Test func writesTheCABeforeThePortAndTheStatisticsOnceStoppedBySignal() async throws {
         let folder = try TemporaryFolder()
         var files = LocalGateway.ServeFiles()
@@ -76,8 +72,8 @@ struct ServeTests {
         #expect(
             try Certificate(pemEncoded: ca).extensions.basicConstraints == .isCertificateAuthority(maxPathLength: nil)
         )
-        #expect(try Self.mode(folder.path("gateway.port")) & 0o077 == 0)
-        #expect(try Self.mode(folder.path("stats.json")) & 0o077 == 0)
+        #expect(try posixPermissions(folder.path("gateway.port")) & 0o077 == 0)
+        #expect(try posixPermissions(folder.path("stats.json")) & 0o077 == 0)
         let recorded = try Data(contentsOf: URL(fileURLWithPath: folder.path("stats.json")))
         #expect(try ReportSchema.decoder().decode(LocalGateway.Statistics.self, from: recorded) == statistics)
         #expect(String(decoding: recorded, as: UTF8.self).contains("\"refused_streams\""))

@@ -69,6 +69,21 @@ import Testing
 
         func streamID(of send: BulkEngine.Send, index: Int) -> Int { 1 + 2 * index }
 
+        /// Moves the clock to `time` and lets the engine act on it: its timers, then (with `fill`)
+        /// what it may send.
+        mutating func advance(to time: Double, fill: Bool = true) {
+            now = time
+            apply(engine.tick(now: now))
+            if fill { apply(engine.fill(now: now)) }
+        }
+
+        /// Connection 1 closed, connection 2 (a limit of 100) up, and filled, at `now`.
+        mutating func reconnect() {
+            apply(engine.connectionClosed(1, now: now))
+            apply(engine.connected(2, maxConcurrentStreams: 100, now: now))
+            apply(engine.fill(now: now))
+        }
+
         func results(line: Int) -> [BulkResult] { records.filter { $0.line == line } }
         var connects: [Int] { actions.compactMap { if case .connect(let id, _) = $0 { id } else { nil } } }
         var goAways: [Int] { actions.compactMap { if case .goAway(let id) = $0 { id } else { nil } } }
@@ -118,15 +133,11 @@ import Testing
         let sends = harness.opened
         harness.apply(harness.engine.reset(sends[0].id, code: .other("INTERNAL_ERROR"), now: 0))
         #expect(harness.goAways == [1])
-        harness.now = 4
-        harness.apply(harness.engine.tick(now: harness.now))
+        harness.advance(to: 4, fill: false)
         #expect(!harness.closes.contains(1))
-        harness.now = 5
-        harness.apply(harness.engine.tick(now: harness.now))
+        harness.advance(to: 5, fill: false)
         #expect(harness.closes.contains(1), "closed once the drain time is over")
-        harness.apply(harness.engine.connectionClosed(1, now: harness.now))
-        harness.apply(harness.engine.connected(2, maxConcurrentStreams: 100, now: harness.now))
-        harness.apply(harness.engine.fill(now: harness.now))
+        harness.reconnect()
         let resent = harness.opened.filter { $0.connection == 2 }
         #expect(Set(resent.map(\.line)) == [1, 2, 3])
         for send in resent { harness.answer(send) }
@@ -163,9 +174,7 @@ import Testing
         #expect(harness.connects == [1, 2])
         // The streams the server did process still get their answers.
         for send in sends.prefix(3) { harness.answer(send) }
-        harness.apply(harness.engine.connectionClosed(1, now: 0))
-        harness.apply(harness.engine.connected(2, maxConcurrentStreams: 100, now: 0))
-        harness.apply(harness.engine.fill(now: 0))
+        harness.reconnect()
         let resent = harness.opened.filter { $0.connection == 2 }
         #expect(Set(resent.map(\.line)) == [4, 5, 6])
         for send in resent { harness.answer(send) }
@@ -267,9 +276,7 @@ import Testing
             } else {
                 harness.answer(send, status: 503, reason: "ServiceUnavailable")
             }
-            harness.now += 100
-            harness.apply(harness.engine.tick(now: harness.now))
-            harness.apply(harness.engine.fill(now: harness.now))
+            harness.advance(to: harness.now + 100)
         }
         #expect(harness.opened.count == 3, "three sends at most, whatever the mix of refusals and retryable answers")
         #expect(harness.records.count == 1)
@@ -283,13 +290,9 @@ import Testing
         harness.apply(
             harness.engine.answered(send.id, PushResponse(status: 429, reason: .tooManyRequests, retryAfter: 7), now: 0)
         )
-        harness.now = 6.9
-        harness.apply(harness.engine.tick(now: harness.now))
-        harness.apply(harness.engine.fill(now: harness.now))
+        harness.advance(to: 6.9)
         #expect(harness.opened.count == 1, "not before Retry-After")
-        harness.now = 7
-        harness.apply(harness.engine.tick(now: harness.now))
-        harness.apply(harness.engine.fill(now: harness.now))
+        harness.advance(to: 7)
         #expect(harness.opened.count == 2)
         #expect(harness.opened[1].apnsID == send.apnsID)
     }
@@ -298,11 +301,9 @@ import Testing
         var harness = Harness { $0.requestTimeout = 3 }
         harness.begin(tokens: 2)
         harness.answer(harness.opened[0])
-        harness.now = 2.9
-        harness.apply(harness.engine.tick(now: harness.now))
+        harness.advance(to: 2.9, fill: false)
         #expect(!harness.actions.contains { if case .cancel = $0 { true } else { false } })
-        harness.now = 3
-        harness.apply(harness.engine.tick(now: harness.now))
+        harness.advance(to: 3, fill: false)
         #expect(harness.actions.contains(.cancel(harness.opened[1].id, 1)))
         harness.apply(harness.engine.fill(now: harness.now))
         let again = harness.opened.last!

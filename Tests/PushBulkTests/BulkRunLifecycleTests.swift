@@ -132,14 +132,12 @@ struct BulkRunLifecycleTests {
         for (words, change) in changes {
             var header = Fixture.header()
             change(&header)
-            do {
-                _ = try BulkRun.open(header: header, results: nil, resume: results)
-                Issue.record("a run with another \(words) was resumed")
-            } catch let error as BulkRunError {
-                #expect(error.code == .runMismatch && error.failure == .invalidRequest)
-                #expect(error.message.contains(words), "\(error.message)")
-                #expect(error.path == results)
+            let error = #expect(throws: BulkRunError.self, "a run with another \(words) was resumed") {
+                try BulkRun.open(header: header, results: nil, resume: results)
             }
+            #expect(error?.code == .runMismatch && error?.failure == .invalidRequest)
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+            #expect(error?.path == results)
         }
     }
 
@@ -182,12 +180,10 @@ struct BulkRunLifecycleTests {
             atomically: true,
             encoding: .utf8
         )
-        do {
-            _ = try BulkRun.open(header: Fixture.header(), results: nil, resume: results)
-            Issue.record("a file without a header was resumed")
-        } catch let error as BulkRunError {
-            #expect(error.code == .notAResultsFile)
+        let error = #expect(throws: BulkRunError.self, "a file without a header was resumed") {
+            try BulkRun.open(header: Fixture.header(), results: nil, resume: results)
         }
+        #expect(error?.code == .notAResultsFile)
         #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "nothing made for a refused resume")
     }
 }

@@ -127,13 +127,11 @@ struct BulkRunParametersTests {
         var current = BulkRunTests.header()
         current.version = 4
         current.parameters = Self.command()
-        do {
-            _ = try BulkRun.open(header: current, results: nil, resume: results)
-            Issue.record("a resume without its journal was accepted")
-        } catch let error as BulkRunError {
-            let bound = 3 * BulkEngine.Configuration().maxInFlightPerConnection
-            #expect(error.message.contains("up to \(bound) "), "\(error.message)")
+        let error = #expect(throws: BulkRunError.self, "a resume without its journal was accepted") {
+            try BulkRun.open(header: current, results: nil, resume: results)
         }
+        let bound = 3 * BulkEngine.Configuration().maxInFlightPerConnection
+        #expect(error?.message.contains("up to \(bound) ") == true, "\(error?.message ?? "")")
         try Data().write(to: URL(fileURLWithPath: results + ".journal"))  // the unfinished run's journal
         let run = try BulkRun.open(header: current, results: nil, resume: results)
         #expect(run.state?.finalCount == 1)

@@ -35,12 +35,10 @@ struct BulkRunTests {
         #expect(throws: BulkRunError.self) {
             _ = try BulkRun.open(header: Self.header(topic: "com.example.other"), results: nil, resume: results)
         }
-        do {
-            _ = try BulkRun.open(header: Self.header(credential: "sha256:bb"), results: nil, resume: results)
-            Issue.record("another credential was accepted without a credential stop")
-        } catch let error as BulkRunError {
-            #expect(error.code == .runMismatch && error.message.contains("the credential"))
+        let error = #expect(throws: BulkRunError.self, "another credential was accepted without a credential stop") {
+            try BulkRun.open(header: Self.header(credential: "sha256:bb"), results: nil, resume: results)
         }
+        #expect(error?.code == .runMismatch && error?.message.contains("the credential") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: results)) == before)
     }
 
@@ -138,12 +136,10 @@ struct BulkRunTests {
         let folder = Folder()
         let results = folder.file("r.jsonl")
         let first = try BulkRun.open(header: Self.header(), results: results, resume: nil)
-        do {
-            _ = try BulkRun.open(header: Self.header(), results: nil, resume: results)
-            Issue.record("a second run took a results file in use")
-        } catch let error as BulkRunError {
-            #expect(error.code == .resultsLocked)
+        let error = #expect(throws: BulkRunError.self, "a second run took a results file in use") {
+            try BulkRun.open(header: Self.header(), results: nil, resume: results)
         }
+        #expect(error?.code == .resultsLocked)
         first.release()
         let second = try BulkRun.open(header: Self.header(), results: nil, resume: results)
         second.release()
@@ -164,15 +160,14 @@ struct BulkRunTests {
         #expect(unlink(results + ".journal") == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: results))
         #expect(try ResumeState.load(resultsPath: results).journalMissing)
-        do {
-            _ = try BulkRun.open(header: Self.header(), results: nil, resume: results)
-            Issue.record("a resume without the journal of an unfinished run was accepted")
-        } catch let error as BulkRunError {
-            #expect(error.code == .journalMissing)
-            #expect(error.message.contains("up to 1000 notifications"), "\(error.message)")
-            #expect(error.message.contains("r.jsonl.journal"))
-            #expect(error.failure == .problem)
+        let error = #expect(throws: BulkRunError.self, "a resume without the journal of an unfinished run was accepted")
+        {
+            try BulkRun.open(header: Self.header(), results: nil, resume: results)
         }
+        #expect(error?.code == .journalMissing)
+        #expect(error?.message.contains("up to 1000 notifications") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("r.jsonl.journal") == true)
+        #expect(error?.failure == .problem)
         #expect(try Data(contentsOf: URL(fileURLWithPath: results)) == before, "a refused resume changes nothing")
         #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "and makes no journal")
 

@@ -48,6 +48,12 @@ import Testing
 
         func send(_ frame: HTTP2Frame) { server.writeAndFlush(frame, promise: nil) }
 
+        /// The server's SETTINGS with a new limit of concurrent streams.
+        func sendLimit(_ maxConcurrentStreams: Int) {
+            let setting = HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams)
+            send(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([setting]))))
+        }
+
         /// HEADERS the server has received, by stream ID.
         func requests() throws -> [Int] { HTTP2Frame.headerStreams(try EmbeddedHTTP2.frames(server)) }
     }
@@ -143,22 +149,12 @@ import Testing
         pair.answer(1, status: 200)
         try pair.interact()
         #expect(try pair.requests() == [3])
-        pair.send(
-            HTTP2Frame(
-                streamID: .rootStream,
-                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 10)]))
-            )
-        )
+        pair.sendLimit(10)
         try pair.interact()
         #expect(try pair.requests() == [5])
         pair.answer(3, status: 200)
         pair.answer(5, status: 200)
-        pair.send(
-            HTTP2Frame(
-                streamID: .rootStream,
-                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)]))
-            )
-        )
+        pair.sendLimit(1)
         try pair.interact()
         for sendID in 4...5 { _ = pair.open(sendID) }
         try pair.interact()

@@ -18,6 +18,17 @@ import Testing
         )
     }
 
+    /// The handshake check of `client` through `running` (sandbox), to `topic`.
+    static func check(
+        _ running: RunningGateway,
+        _ client: ClientCredential,
+        topic: String = "com.example.app",
+        authCheck: Bool = true
+    ) async throws -> HandshakeCheck {
+        let plan = try settings(running).configuration(for: client, environment: .sandbox)
+        return await HandshakeCheck.run(configuration: plan.configuration, topic: topic, authCheck: authCheck)
+    }
+
     @Test func badDeviceTokenMeansAccepted() async throws {
         // An empty registry knows no token: the gateway answers as APNs does, 400 BadDeviceToken.
         try await RunningGateway.Setup(.sandbox, configure: { $0.deviceRegistry = [:] }).run { running in
@@ -40,15 +51,7 @@ import Testing
 
     @Test func gatewayWithoutRegistryAcceptsTheMadeUpToken() async throws {
         try await RunningGateway.with(.sandbox) { running in
-            let plan = try Self.settings(running).configuration(
-                for: .token(try Fixtures.providerKey()),
-                environment: .sandbox
-            )
-            let check = await HandshakeCheck.run(
-                configuration: plan.configuration,
-                topic: "com.example.app",
-                authCheck: true
-            )
+            let check = try await Self.check(running, .token(try Fixtures.providerKey()))
             #expect(check.verdict == .accepted)
             #expect(check.authCheck?.status == 200)
             #expect(running.gateway.statistics.accepted == 1)
@@ -57,15 +60,7 @@ import Testing
 
     @Test func wrongTeamIsRejected() async throws {
         try await RunningGateway.with(.sandbox) { running in
-            let plan = try Self.settings(running).configuration(
-                for: .token(try Fixtures.providerKey(teamID: "ZZZZZ99999")),
-                environment: .sandbox
-            )
-            let check = await HandshakeCheck.run(
-                configuration: plan.configuration,
-                topic: "com.example.app",
-                authCheck: true
-            )
+            let check = try await Self.check(running, .token(try Fixtures.providerKey(teamID: "ZZZZZ99999")))
             #expect(check.verdict == .rejected)
             #expect(check.authCheck?.status == 403)
             #expect(check.authCheck?.reason != nil)
@@ -74,15 +69,7 @@ import Testing
 
     @Test func topicTheCertificateDoesNotCoverIsRejected() async throws {
         try await RunningGateway.Setup(.sandbox, configure: { $0.deviceRegistry = [:] }).run { running in
-            let plan = try Self.settings(running).configuration(
-                for: .certificate(try Fixtures.universal()),
-                environment: .sandbox
-            )
-            let check = await HandshakeCheck.run(
-                configuration: plan.configuration,
-                topic: "com.other.app",
-                authCheck: true
-            )
+            let check = try await Self.check(running, .certificate(try Fixtures.universal()), topic: "com.other.app")
             #expect(check.verdict == .rejected)
             #expect(check.authCheck?.status == 400)
             #expect(["TopicDisallowed", "BadTopic"].contains(check.authCheck?.reason ?? ""))
@@ -91,15 +78,7 @@ import Testing
 
     @Test func handshakeOnlyDoesNotSend() async throws {
         try await RunningGateway.with(.sandbox) { running in
-            let plan = try Self.settings(running).configuration(
-                for: .certificate(try Fixtures.universal()),
-                environment: .sandbox
-            )
-            let check = await HandshakeCheck.run(
-                configuration: plan.configuration,
-                topic: "com.example.app",
-                authCheck: false
-            )
+            let check = try await Self.check(running, .certificate(try Fixtures.universal()), authCheck: false)
             #expect(check.verdict == .connected && check.authCheck == nil)
             #expect(running.gateway.statistics.accepted == 0)
         }

@@ -10,9 +10,9 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
     @Test(arguments: [PushEnvironment.sandbox, .production])
     func certificateAuthenticationIsAccepted(_ environment: PushEnvironment) async throws {
-        try await RunningGateway.with(environment) { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.certificate(try Fixtures.universal()), environment: environment) {
+            running,
+            connection in
             let id = UUID()
             let response = try await connection.send(try .alert(id: id))
             #expect(response.status == 200)
@@ -38,9 +38,9 @@ import Testing
 
     @Test(arguments: [PushEnvironment.sandbox, .production])
     func tokenAuthenticationIsAccepted(_ environment: PushEnvironment) async throws {
-        try await RunningGateway.with(environment) { running in
-            let connection = try await running.connect(.token(try Fixtures.providerKey()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.token(try Fixtures.providerKey()), environment: environment) {
+            running,
+            connection in
             let response = try await connection.send(try .alert())
             #expect(response.status == 200)
             #expect(response.apnsID != nil)
@@ -49,9 +49,9 @@ import Testing
     }
 
     @Test func sandboxCertificateAgainstProductionGatewayIsBadCertificateEnvironment() async throws {
-        try await RunningGateway.with(.production) { running in
-            let connection = try await running.connect(.certificate(try Fixtures.sandbox()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.certificate(try Fixtures.sandbox()), environment: .production) {
+            running,
+            connection in
             let response = try await connection.send(try .alert())
             #expect(response.status == 403)
             #expect(response.reason == .badCertificateEnvironment)
@@ -71,9 +71,7 @@ import Testing
     }
 
     @Test func topicTheCertificateDoesNotCoverIsDisallowed() async throws {
-        try await RunningGateway.with { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.certificate(try Fixtures.universal())) { running, connection in
             let response = try await connection.send(try .alert(topic: "com.other.app"))
             #expect(response.status == 400)
             #expect(response.reason == .topicDisallowed)
@@ -87,9 +85,7 @@ import Testing
     /// As APNs: a push type with a topic of its own is not delivered to the bare bundle ID, even
     /// with a certificate that covers both.
     @Test func aPushTypeNeedsItsTopicSuffix() async throws {
-        try await RunningGateway.with { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.certificate(try Fixtures.universal())) { running, connection in
             var bare = try PushNotification.alert(topic: "com.example.app")
             bare.pushType = .voip
             let refused = try await connection.send(bare)
@@ -122,9 +118,7 @@ import Testing
     }
 
     @Test func noCredentialIsMissingProviderToken() async throws {
-        try await RunningGateway.with { running in
-            let connection = try await running.connect(.none)
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.none) { running, connection in
             let response = try await connection.send(try .alert())
             #expect(response.status == 403)
             #expect(response.reason == .missingProviderToken)

@@ -12,9 +12,7 @@ import Testing
 /// connecting or sending can fail, each with its own error.
 @Suite(.timeLimit(.minutes(2))) struct ConnectionTests {
     @Test func manySendsShareOneConnection() async throws {
-        try await RunningGateway.with { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.certificate(try Fixtures.universal())) { running, connection in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<60 { group.addTask { try await connection.send(try .alert()).status } }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -32,9 +30,7 @@ import Testing
         try await RunningGateway.Setup(configure: {
             $0.faults.maxConcurrentStreams = 1
             $0.faults.latency = 0.02  // keeps each stream open long enough for others to queue behind it
-        }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        }).run(connecting: .certificate(try Fixtures.universal())) { running, connection in
             #expect(connection.maxConcurrentStreams == 1)
             #expect(connection.handshakeReport.maxConcurrentStreams == 1)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -55,9 +51,7 @@ import Testing
             $0.faults.maxConcurrentStreams = 1
             $0.faults.changeMaxConcurrentStreams = (afterAccepted: 2, to: 8)
             $0.faults.latency = 0.2
-        }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        }).run(connecting: .certificate(try Fixtures.universal())) { running, connection in
             for _ in 0..<2 { #expect(try await connection.send(try .alert()).status == 200) }
             #expect(connection.maxConcurrentStreams == 8)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -77,9 +71,9 @@ import Testing
     /// NO_ERROR. With swift-nio-http2's default limits (200 RST_STREAM per 30 s) the client
     /// connection dies after about 200 notifications; with ours, a long run goes through.
     @Test func earlyAnswerFollowedByResetIsANormalCompletion() async throws {
-        try await RunningGateway.Setup(configure: { $0.faults.answerEarlyAndReset = true }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.Setup(configure: { $0.faults.answerEarlyAndReset = true }).run(
+            connecting: .certificate(try Fixtures.universal())
+        ) { running, connection in
             for index in 0..<300 {
                 let response = try await connection.send(try .alert())
                 #expect(response.status == 200, "notification \(index)")
@@ -213,9 +207,9 @@ import Testing
     }
 
     @Test func goAwayStopsTheConnectionAndSaysWhy() async throws {
-        try await RunningGateway.Setup(configure: { $0.faults.goAwayAfterStreams = 1 }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.Setup(configure: { $0.faults.goAwayAfterStreams = 1 }).run(
+            connecting: .certificate(try Fixtures.universal())
+        ) { running, connection in
             #expect(try await connection.send(try .alert()).status == 200)
             // Wait (bounded) until the GOAWAY has arrived, so the next send must meet it.
             try await eventually { connection.goAway != nil }

@@ -93,9 +93,7 @@ import Testing
 
     @Test(arguments: rawCases)
     func rawRequestGetsItsReason(_ testCase: RawCase) async throws {
-        try await RunningGateway.with { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.withConnection(.certificate(try Fixtures.universal())) { running, connection in
             let response = try await connection.send(
                 headers: testCase.wireHeaders(authority: connection.authority),
                 body: testCase.body
@@ -144,9 +142,9 @@ import Testing
                  "\(gone.hex)": {"topic": "com.example.app", "environment": "sandbox", "unregistered_at": 1700000000123}}
                 """
         )
-        try await RunningGateway.Setup(configure: { $0.deviceRegistryFile = registryFile }).run { running in
-            let connection = try await running.connect(.certificate(try Fixtures.universal()))
-            defer { Task { await connection.close() } }
+        try await RunningGateway.Setup(configure: { $0.deviceRegistryFile = registryFile }).run(
+            connecting: .certificate(try Fixtures.universal())
+        ) { running, connection in
             func send(_ token: DeviceToken) async throws -> PushResponse {
                 var notification = try PushNotification.alert()
                 notification.deviceToken = token

@@ -114,6 +114,27 @@ public struct RunningGateway: Sendable {
         public func run<R>(_ body: (RunningGateway) async throws -> R) async throws -> R {
             try await RunningGateway.with(environment, configure: configure, body)
         }
+
+        /// `run` with a connection to the gateway made with `credential`, closed when `body` returns.
+        public func run<R>(
+            connecting credential: ClientCredential,
+            _ body: (RunningGateway, GatewayConnection) async throws -> R
+        ) async throws -> R {
+            try await RunningGateway.with(environment, configure: configure) { running in
+                let connection = try await running.connect(credential)
+                defer { Task { await connection.close() } }
+                return try await body(running, connection)
+            }
+        }
+    }
+
+    /// `with`, and a connection to the gateway made with `credential`, closed when `body` returns.
+    public static func withConnection<R>(
+        _ credential: ClientCredential,
+        environment: PushEnvironment = .sandbox,
+        _ body: (RunningGateway, GatewayConnection) async throws -> R
+    ) async throws -> R {
+        try await Setup(environment).run(connecting: credential, body)
     }
 
     /// Starts a gateway, runs `body` with it, and stops it before returning, whatever `body` does:

@@ -2,8 +2,8 @@ import Foundation
 import PushStore
 import Testing
 
-/// The keyring seen from outside, with the programs a user has: `secret-tool` to store an item
-/// as another program would, `gdbus` to count the daemon's open sessions.
+/// The keyring seen from outside, with the program a user has: `secret-tool` to store an item
+/// as another program would, and to clear what a test stored.
 public enum SecretTool {
     /// Stores `text` under `item`'s attributes as another program would; `extra` adds
     /// attributes or replaces the item's own, and `schema` names another schema.
@@ -31,28 +31,6 @@ public enum SecretTool {
     /// what a test stored, for a `defer` (which cannot await the store's own removal).
     public static func clear(store: String) {
         _ = try? run(["secret-tool", "clear", "application", "apnsctl", "store", store])
-    }
-
-    /// The D-Bus path of the one keyring item with `item`'s attributes, as `gdbus` finds it.
-    public static func itemPath(of item: SecretItem) throws -> String? {
-        let dictionary = attributes(of: item, schema: LibSecretStore.schemaName).map { "'\($0.0)': '\($0.1)'" }
-        let output = try run([
-            "gdbus", "call", "--session", "--dest", "org.freedesktop.secrets",
-            "--object-path", "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.SearchItems",
-            "{\(dictionary.joined(separator: ", "))}",
-        ])
-        let paths = output.text.split(separator: "'").filter { $0.hasPrefix("/org/freedesktop/secrets/collection/") }
-        return paths.count == 1 ? String(paths[0]) : nil
-    }
-
-    /// The sessions the daemon has open now, by introspecting its session folder.
-    public static func openSessions() throws -> Int {
-        let output = try run([
-            "gdbus", "introspect", "--session", "--dest", "org.freedesktop.secrets",
-            "--object-path", "/org/freedesktop/secrets/session",
-        ])
-        #expect(output.status == 0)
-        return output.text.split(separator: "\n").filter { $0.contains("node ") && !$0.contains("/session") }.count
     }
 
     /// The attributes apnsctl stores `item` under, its schema's first.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Where the tests find the repository's fixtures, from this file's location so that they work
 /// from any checkout; and temporary files and folders, one way for every test target.
@@ -36,4 +37,9 @@ public enum TestPaths {
         if let contents { try contents.write(toFile: path, atomically: true, encoding: .utf8) }
         return path
     }
+}
+
+/// The permission bits of the file at `path` (0o600 for a file only its owner may read and write).
+public func posixPermissions(_ path: String) throws -> Int {
+    try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
 }
