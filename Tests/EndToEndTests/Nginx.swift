@@ -27,7 +27,6 @@ final class NginxProcess: @unchecked Sendable {
     let caFile = CLI.cert("ca/gateway-test-ca.pem")
     var address: String { "127.0.0.1:\(port)" }
     var connection: [String] { ["--gateway", address, "--ca", caFile] }
-    var errorLog: String { folder.path("error.log") }
 
     /// Where Debian's package puts the binary; setup installs it (nginx-light).
     static let binary: String? = ["/usr/sbin/nginx", "/usr/bin/nginx"].first {

@@ -27,7 +27,7 @@ struct NotAStoreTests {
 
     func refuses(_ store: String, _ arguments: [String]) throws {
         let result = try CLI.run(arguments + ["--store", store], removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"])
-        #expect(result.status == 2, "\(arguments) --store \(store): \(result.stdout)\(result.stderr)")
+            .exited(2, context: "\(arguments) --store \(store)")
         #expect(result.stderr.contains("\(store): "), "\(arguments): \(result.stderr)")
         // Told once: a command line read twice (send's, before the whole tree's) reported it twice.
         #expect(result.stderr.components(separatedBy: "\(store): ").count == 2, "\(arguments): \(result.stderr)")
@@ -75,12 +75,10 @@ struct NotAStoreTests {
     @Test func theDefaultStoreIsJudgedToo() throws {
         let folder = try TemporaryFolder()
         try Data("x".utf8).write(to: URL(fileURLWithPath: folder.path("apnsctl")))
-        let result = try CLI.run(
+        try CLI.run(
             ["list"],
             environment: ["XDG_DATA_HOME": folder.url.path],
             removeEnvironment: ["APNSCTL_STORE"]
-        )
-        #expect(result.status == 2)
-        #expect(result.stderr.contains(folder.path("apnsctl")))
+        ).exited(2, stderr: folder.path("apnsctl"))
     }
 }

@@ -5,12 +5,7 @@ import Testing
 /// From nothing to a stored, verified identity through the built binary: `request`, Apple's side
 /// played by the test PKI's stand-in WWDR CA with openssl, `import aps.cer`, then `check`,
 /// `handshake --auth-check` and `send` through the local gateway.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct OnboardingTests {
     typealias Store = StoreCommandTests.Store
 
@@ -65,12 +60,7 @@ struct OnboardingTests {
         return files
     }
 
-    static func json(_ result: CLI.Result) throws -> [String: Any] {
-        try #require(
-            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-            "\(result.stdout)\(result.stderr)"
-        )
-    }
+    static func json(_ result: CLI.Result) throws -> [String: Any] { try result.json() }
 
     @Test func fromNothingToADeliveredNotification() throws {
         let store = try Store()
@@ -78,13 +68,14 @@ struct OnboardingTests {
         let csr = work.path("push.csr")
 
         // 1. The key and the request.
-        let request = try store.run(["request", "--out", csr, "--email", "dev@example.com", "--country", "US"])
-        #expect(request.status == 0, "\(request.stderr)")
-        #expect(request.stdout.contains("Apple Push Notification service SSL (Sandbox & Production)"))
-        #expect(request.stdout.contains("Certificates, Identifiers & Profiles"))
-        #expect(request.stdout.contains("apnsctl import aps.cer --store \(store.path)"))
+        try store.run(["request", "--out", csr, "--email", "dev@example.com", "--country", "US"])
+            .succeeded(
+                stdout: "Apple Push Notification service SSL (Sandbox & Production)",
+                "Certificates, Identifiers & Profiles",
+                "apnsctl import aps.cer --store \(store.path)"
+            )
         let pending = try #require(
-            try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [[String: Any]]
+            try store.run(["list", "--json"]).json()["pending_requests"] as? [[String: Any]]
         )
         try #require(pending.count == 1)
         let alias = try #require(pending[0]["credential"] as? String)
@@ -97,9 +88,8 @@ struct OnboardingTests {
         #expect(table.stdout.contains(alias) && table.stdout.contains("pending request"), "\(table.stdout)")
 
         // The CSR is real PKCS#10, signed with the key the Secret Service holds.
-        let verified = try CLI.runProgram("openssl", ["req", "-in", csr, "-verify", "-noout", "-subject"])
-        #expect(verified.status == 0, "\(verified.stderr)")
-        #expect(verified.stdout.contains("emailAddress = dev@example.com"), "\(verified.stdout)")
+        try CLI.runProgram("openssl", ["req", "-in", csr, "-verify", "-noout", "-subject"])
+            .succeeded(stdout: "emailAddress = dev@example.com")
         let pendingKey = try Self.storedKey(store: store.path, alias: alias, fingerprint: Self.hex(fingerprint))
         let keyType = try CLI.runProgram(
             "openssl",
@@ -111,8 +101,7 @@ struct OnboardingTests {
         #expect(keyType.stdout.contains("Public-Key: (2048 bit)"), "\(keyType.stdout)\(keyType.stderr)")
 
         // inspect describes the CSR and names the pending request that holds its key.
-        let inspect = try store.run(["inspect", csr])
-        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let inspect = try store.run(["inspect", csr]).succeeded()
         for text in [
             "certificate signing request", "RSA 2048 bits", fingerprint, "held by the pending request \(alias)",
         ] {
@@ -122,22 +111,18 @@ struct OnboardingTests {
 
         // --out never overwrites, and a refused request leaves nothing behind.
         let csrBefore = try Data(contentsOf: URL(fileURLWithPath: csr))
-        let again = try store.run(["request", "--out", csr])
-        #expect(again.status == 1)
-        #expect(again.stderr.contains(csr) && again.stderr.contains("exists"), "\(again.stderr)")
+        try store.run(["request", "--out", csr]).exited(1, stderr: csr, "exists")
         #expect(try Data(contentsOf: URL(fileURLWithPath: csr)) == csrBefore)
-        #expect((try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [Any])?.count == 1)
+        #expect((try store.run(["list", "--json"]).json()["pending_requests"] as? [Any])?.count == 1)
 
         // 2. Apple issues aps.cer (DER) for the CSR.
         let certificate = try TestPKI.issue(csr: csr, bundle: "com.example.onboard", in: work)
 
         // 3. import aps.cer pairs it with the pending key.
-        let imported = try store.run(["import", certificate])
-        #expect(imported.status == 0, "\(imported.stderr)")
+        let imported = try store.run(["import", certificate]).succeeded()
         let newAlias = "com.example.onboard-universal"
         #expect(imported.stdout.contains(newAlias), "\(imported.stdout)")
-        let listed = try store.run(["list", "--json"])
-        let after = try Self.json(listed)
+        let after = try store.run(["list", "--json"]).json()
         #expect((after["pending_requests"] as? [Any])?.isEmpty == true)
         let credentials = try #require(after["credentials"] as? [[String: Any]])
         try #require(credentials.count == 1)
@@ -147,21 +132,15 @@ struct OnboardingTests {
         let sha256 = try #require(credentials[0]["sha256"] as? String)
         // The same key, now the credential's; the pending request's item is gone.
         #expect(try Self.storedKey(store: store.path, alias: newAlias, fingerprint: Self.hex(sha256)) == pendingKey)
-        let leftover = try StoreCommandTests.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", alias,
-        ])
-        #expect(leftover.stdout.isEmpty)
+        #expect(try store.secret(alias).stdout.isEmpty)
         // A second import of the same aps.cer says where it already is, and changes nothing.
-        let twice = try store.run(["import", certificate])
-        #expect(twice.status == 1)
-        #expect(twice.stderr.contains("already in the store as \(newAlias)"), "\(twice.stderr)")
+        try store.run(["import", certificate]).exited(1, stderr: "already in the store as \(newAlias)")
         // The CSR now points at the stored credential.
         #expect(try store.run(["inspect", csr]).stdout.contains("stored as \(newAlias)"))
 
         // 4. check, then 5. handshake --auth-check and send through the local gateway, which
         // trusts the stand-in WWDR CA as APNs trusts Apple's.
-        let check = try store.run(["check"])
-        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        try store.run(["check"]).succeeded()
         let gateway = try GatewayProcess(
             work,
             name: "gateway",
@@ -169,17 +148,15 @@ struct OnboardingTests {
         )
         let handshake = try store.run(
             ["handshake", newAlias, "--auth-check", "--environment", "sandbox", "--json"] + gateway.connection
-        )
-        #expect(handshake.status == 0, "\(handshake.stdout)\(handshake.stderr)")
-        #expect((try Self.json(handshake)["auth_check"] as? [String: Any])?["verdict"] as? String == "accepted")
-        let send = try store.run(
+        ).succeeded()
+        #expect((try handshake.json()["auth_check"] as? [String: Any])?["verdict"] as? String == "accepted")
+        try store.run(
             [
                 "send", newAlias, "--token", GatewayCommandTests.token, "--alert", "Hello from Linux", "--environment",
                 "sandbox",
             ]
                 + gateway.connection
-        )
-        #expect(send.status == 0, "\(send.stdout)\(send.stderr)")
+        ).succeeded()
         let deliveries = try gateway.deliveries().filter { $0["device_token"] as? String == GatewayCommandTests.token }
         #expect(deliveries.count == 1)
         #expect(deliveries.first?["topic"] as? String == "com.example.onboard")
@@ -204,45 +181,33 @@ struct OnboardingTests {
                 of: /"public_key_fingerprint" : "([0-9A-F:]+)"/
             )
         ).1
-        let refused = try store.run(["import", certificate])
-        #expect(refused.status == 2)
-        #expect(
-            refused.stderr.contains(certificate) && refused.stderr.contains(String(fingerprint)),
-            "\(refused.stderr)"
-        )
+        let refused = try store.run(["import", certificate]).exited(2, stderr: certificate, String(fingerprint))
         #expect(refused.stderr.contains("--key KEYFILE") && refused.stderr.contains(".p12"))
         #expect(refused.stderr.contains("mine (public key SHA-256"))
         #expect(try store.listJSON().isEmpty)
 
         // remove discards a pending request and its key.
-        let listed = try Self.json(try store.run(["list", "--json"]))
+        let listed = try store.run(["list", "--json"]).json()
         let pending = try #require((listed["pending_requests"] as? [[String: Any]])?.first)
         let hex = Self.hex(try #require(pending["public_key_fingerprint"] as? String))
         _ = try Self.storedKey(store: store.path, alias: "mine", fingerprint: hex)
-        let removed = try store.run(["remove", "mine"])
-        #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout.contains("pending request mine"))
-        let gone = try StoreCommandTests.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", "mine",
-        ])
-        #expect(gone.stdout.isEmpty)
-        #expect((try Self.json(try store.run(["list", "--json"]))["pending_requests"] as? [Any])?.isEmpty == true)
+        try store.run(["remove", "mine"]).succeeded(stdout: "pending request mine")
+        #expect(try store.secret("mine").stdout.isEmpty)
+        #expect((try store.run(["list", "--json"]).json()["pending_requests"] as? [Any])?.isEmpty == true)
     }
 
     /// A pending request's key is the only copy of that key: orphan cleaning must never take it.
     @Test func aPendingKeyIsNeverAnOrphan() throws {
         let store = try Store()
         #expect(try store.run(["request", "--out", store.folder.path("keep.csr"), "--alias", "keep"]).status == 0)
-        let listed = try Self.json(try store.run(["list", "--json"]))
+        let listed = try store.run(["list", "--json"]).json()
         let pending = try #require((listed["pending_requests"] as? [[String: Any]])?.first)
         let hex = Self.hex(try #require(pending["public_key_fingerprint"] as? String))
         let key = try Self.storedKey(store: store.path, alias: "keep", fingerprint: hex)
 
         let check = try store.run(["check"])
         #expect(!check.stdout.contains("orphan") && !check.stderr.contains("orphan"), "\(check.stdout)\(check.stderr)")
-        let cleaned = try store.run(["remove", "--orphans"])
-        #expect(cleaned.status == 0, "\(cleaned.stderr)")
-        #expect(cleaned.stdout.contains("no orphaned secrets"), "\(cleaned.stdout)")
+        try store.run(["remove", "--orphans"]).succeeded(stdout: "no orphaned secrets")
         #expect(try Self.storedKey(store: store.path, alias: "keep", fingerprint: hex) == key)
     }
 }

@@ -8,8 +8,7 @@ struct OutputContractTests {
         // certs/identities/expired.pem expires 2026-10-18T03:08:01Z: two days and four seconds later.
         let result = try CLI.run([
             "check", CLI.cert("identities/expired.pem"), "--at", "2026-10-20T03:08:05Z", "--json",
-        ])
-        #expect(result.status == 1)
+        ]).exited(1)
         let report = try JSONContractTests.json(result.stdout)
         let credential = try #require((report["credentials"] as? [[String: Any]])?.first)
         #expect(credential["days_left"] as? Int == -2)
@@ -28,8 +27,7 @@ struct OutputContractTests {
                 "--ca", CLI.cert("ca/gateway-test-ca.pem"), "--environment", "sandbox", "--json",
             ],
             environment: ["P": "apnsctl-test"]
-        )
-        #expect(result.status == 2)
+        ).exited(2)
         try JSONContractTests.expectValid("handshake", result)
         let error = try #require(try JSONContractTests.json(result.stdout)["error"] as? [String: Any])
         #expect(error["code"] as? String == "connection_refused")

@@ -22,20 +22,18 @@ struct OutputFailureTests {
         ["check", "--format", "prometheus", file],
     ])
     func everyFormatReportsAFullDisk(_ arguments: [String]) throws {
-        let result = try Self.toFullDevice(arguments)
-        #expect(result.status == 2, "\(arguments): \(result.stderr)")
-        #expect(result.stderr.contains("standard output could not be written"), "\(arguments): \(result.stderr)")
+        try Self.toFullDevice(arguments)
+            .exited(2, stderr: "standard output could not be written", context: "\(arguments)")
     }
 
     @Test func listToAFullDiskFails() throws {
         let folder = try TemporaryFolder()
         for format in [[], ["--json"]] {
-            let result = try CLI.runProgram(
+            try CLI.runProgram(
                 "bash",
                 ["-c", #""$0" "$@" > /dev/full"#, CLI.binary, "list", "--store", folder.path("store")]
                     + format
-            )
-            #expect(result.status == 2, "list \(format): \(result.stderr)")
+            ).exited(2, context: "list \(format)")
         }
     }
 }

@@ -78,16 +78,13 @@ struct PKCS12VariantsTests {
         // A bundle that needs no password opens without one; one that does, with it.
         let password = variant.needsPassword ? ["--password-env", "P12"] : []
 
-        let inspected = try CLI.run(["inspect", bundle] + password, environment: ["P12": Self.password])
-        #expect(inspected.status == 0, "\(variant.name): \(inspected.stderr)")
-        #expect(inspected.stdout.contains("PKCS#12 bundle"), "\(variant.name): \(inspected.stdout)")
-        #expect(inspected.stdout.contains("com.example.app"), "\(variant.name): \(inspected.stdout)")
+        try CLI.run(["inspect", bundle] + password, environment: ["P12": Self.password])
+            .succeeded(stdout: "PKCS#12 bundle", "com.example.app", context: "\(variant.name)")
 
         let imported = try CLI.run(
             ["import", bundle, "--store", folder.path("store"), "--json"] + password,
             environment: ["P12": Self.password]
-        )
-        #expect(imported.status == 0, "\(variant.name): \(imported.stderr)")
+        ).succeeded(context: "\(variant.name)")
         #expect(imported.stdout.contains(#""imported""#), "\(variant.name): \(imported.stdout)")
 
         let checked = try CLI.run(["check", bundle, "--json"] + password, environment: ["P12": Self.password])
@@ -98,16 +95,13 @@ struct PKCS12VariantsTests {
         #expect(!checked.stdout.contains(#""error""#), "\(variant.name): \(checked.stdout)")
         #expect(checked.status != 2, "\(variant.name): \(report)")
 
-        let handshake = try CLI.run(["handshake", bundle] + password + connection, environment: ["P12": Self.password])
-        #expect(handshake.status == 0, "\(variant.name): \(handshake.stderr)")
-        #expect(handshake.stdout.contains("TLS handshake"), "\(variant.name): \(handshake.stdout)")
+        try CLI.run(["handshake", bundle] + password + connection, environment: ["P12": Self.password])
+            .succeeded(stdout: "TLS handshake", context: "\(variant.name)")
 
-        let sent = try CLI.run(
+        try CLI.run(
             ["send", bundle, "--token", Self.token, "--alert", "hi", "--json"] + password + connection,
             environment: ["P12": Self.password]
-        )
-        #expect(sent.status == 0, "\(variant.name): \(sent.stderr)")
-        #expect(sent.stdout.contains("apns"), "\(variant.name): \(sent.stdout)")
+        ).succeeded(stdout: "apns", context: "\(variant.name)")
 
         if variant.needsPassword {
             // A wrong password reads as one in every command, never as a damaged file.

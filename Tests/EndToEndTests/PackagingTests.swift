@@ -7,9 +7,7 @@ import Testing
 struct PackagingTests {
     /// Every command path (`apnsctl`, `apnsctl gateway serve`, …) as the binary describes itself.
     static func commandPaths() throws -> [[String]] {
-        let dump = try CLI.run(["--experimental-dump-help"])
-        #expect(dump.status == 0)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let json = try CLI.run(["--experimental-dump-help"]).succeeded().json()
         var paths: [[String]] = []
         func walk(_ command: [String: Any], _ prefix: [String]) {
             let path = prefix + [command["commandName"] as? String ?? "?"]
@@ -24,8 +22,7 @@ struct PackagingTests {
     }
 
     @Test func versionNamesTheReleaseTheCommitAndTheRunningOpenSSL() throws {
-        let result = try CLI.run(["--version"])
-        #expect(result.status == 0)
+        let result = try CLI.run(["--version"]).succeeded()
         let lines = result.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 3, "\(result.stdout)")
         #expect(lines[0].range(of: #"^apnsctl \d+\.\d+\.\d+$"#, options: .regularExpression) != nil, "\(lines[0])")
@@ -61,8 +58,7 @@ struct PackagingTests {
                 "man",
                 ["--warnings", "-l", page],
                 environment: ["MANPAGER": "cat", "MANWIDTH": "100", "LANG": "C.UTF-8"]
-            )
-            #expect(rendered.status == 0, "man -l \(page): \(rendered.stderr)")
+            ).succeeded(context: "man -l \(page)")
             // The generator separates paragraphs with empty lines, which mdoc only notes; any other
             // warning (an unknown macro, a bad escape) is a page that renders wrong.
             let warnings = rendered.stderr.split(separator: "\n").filter { !$0.contains("Empty input line") }
@@ -86,12 +82,7 @@ struct PackagingTests {
 }
 
 /// The bash completion script, loaded in a real bash, completing from a real store.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct BashCompletionTests {
     /// Loads the generated script into bash and asks `_apnsctl` to complete `words`, the last
     /// one being the word under the cursor; returns what bash would offer.
@@ -100,8 +91,7 @@ struct BashCompletionTests {
         in folder: String,
         environment: [String: String] = [:]
     ) throws -> [String] {
-        let script = try CLI.run(["--generate-completion-script", "bash"])
-        #expect(script.status == 0)
+        let script = try CLI.run(["--generate-completion-script", "bash"]).succeeded()
         let scriptFile = folder + "/apnsctl.bash"
         try script.stdout.write(toFile: scriptFile, atomically: true, encoding: .utf8)
         let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
@@ -122,8 +112,7 @@ struct BashCompletionTests {
             "bash",
             ["--norc", "--noprofile", "-c", program, "bash", scriptFile, folder],
             environment: environment
-        )
-        #expect(result.status == 0, "\(result.stderr)")
+        ).succeeded()
         return result.stdout.split(separator: "\n").map(String.init)
     }
 

@@ -63,11 +63,10 @@ struct PrometheusServerTests {
         let store = try Monitoring.store(in: folder, [("myapp", "com.example.app", 40, [.sandbox, .production])])
         let textfiles = folder.path("textfiles")
         try FileManager.default.createDirectory(atPath: textfiles, withIntermediateDirectories: true)
-        let checked = try CLI.run([
+        try CLI.run([
             "check", "--skip-secrets", "--store", store, "--format", "prometheus", "--output",
             textfiles + "/apnsctl.prom",
-        ])
-        #expect(checked.status == 0, "\(checked.stderr)")
+        ]).succeeded()
 
         let gateway = try await RunningGateway.start(.production)
         defer { Task { try? await gateway.gateway.stop() } }
@@ -91,7 +90,7 @@ struct PrometheusServerTests {
                 cert_file: \(folder.path("myapp.pem"))
                 key_file: \(folder.path("myapp.key"))
         """.write(toFile: blackboxConfig, atomically: true, encoding: .utf8)
-        let blackboxPort = try ProxyCommandTests.closedPort()
+        let blackboxPort = try unusedLoopbackPort()
         let blackbox = try Server(
             "/usr/bin/prometheus-blackbox-exporter",
             ["--config.file=\(blackboxConfig)", "--web.listen-address=127.0.0.1:\(blackboxPort)"],
@@ -100,7 +99,7 @@ struct PrometheusServerTests {
         )
         try Monitoring.waitUntilServing("http://127.0.0.1:\(blackboxPort)/metrics", process: blackbox.process)
 
-        let nodePort = try ProxyCommandTests.closedPort()
+        let nodePort = try unusedLoopbackPort()
         let node = try Server(
             "/usr/bin/prometheus-node-exporter",
             [
@@ -140,7 +139,7 @@ struct PrometheusServerTests {
                 == Monitoring.samples(ours, "probe_tls_version_info").first?.labels
         )
 
-        let prometheusPort = try ProxyCommandTests.closedPort()
+        let prometheusPort = try unusedLoopbackPort()
         let config = folder.path("prometheus.yml")
         try """
         global:

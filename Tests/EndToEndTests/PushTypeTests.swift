@@ -39,6 +39,11 @@ final class TokenKeySetup: @unchecked Sendable {
         )
     }
 
+    /// `apnsctl send` with the stored key to the fixture device token, then `arguments`.
+    func send(_ arguments: [String]) throws -> CLI.Result {
+        try run(["send", alias, "--token", Self.token] + arguments)
+    }
+
     /// The same with the .p8 file instead of the stored key.
     func runWithKeyFile(_ arguments: [String]) throws -> CLI.Result {
         try CLI.run(
@@ -57,17 +62,12 @@ final class TokenKeySetup: @unchecked Sendable {
 
 /// Every push type of the reference, sent through the real binary to the real local gateway,
 /// checked in the gateway's delivery record: topic, push type and priority as they arrived.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct PushTypeTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var type: String
         var topic: String
-        var arguments: [String]
+        var arguments = ["--payload", "{}"]
         var priority: String?
         var testDescription: String { type }
     }
@@ -75,44 +75,19 @@ struct PushTypeTests {
     static let cases: [Case] = [
         Case(type: "alert", topic: "com.example.app", arguments: ["--alert", "Hi"], priority: "10"),
         Case(type: "background", topic: "com.example.app", arguments: ["--background"], priority: "5"),
-        Case(type: "voip", topic: "com.example.app.voip", arguments: ["--payload", "{}"], priority: "10"),
-        Case(
-            type: "complication",
-            topic: "com.example.app.complication",
-            arguments: ["--payload", "{}"],
-            priority: "5"
-        ),
-        Case(
-            type: "fileprovider",
-            topic: "com.example.app.pushkit.fileprovider",
-            arguments: ["--payload", "{}"],
-            priority: "5"
-        ),
-        Case(
-            type: "location",
-            topic: "com.example.app.location-query",
-            arguments: ["--payload", "{}"],
-            priority: "10"
-        ),
+        Case(type: "voip", topic: "com.example.app.voip", priority: "10"),
+        Case(type: "complication", topic: "com.example.app.complication", priority: "5"),
+        Case(type: "fileprovider", topic: "com.example.app.pushkit.fileprovider", priority: "5"),
+        Case(type: "location", topic: "com.example.app.location-query", priority: "10"),
         Case(
             type: "liveactivity",
             topic: "com.example.app.push-type.liveactivity",
             arguments: ["--event", "update", "--content-state", "{\"eta\":3}"],
             priority: "5"
         ),
-        Case(type: "pushtotalk", topic: "com.example.app.voip-ptt", arguments: ["--payload", "{}"], priority: "10"),
-        Case(
-            type: "widgets",
-            topic: "com.example.app.push-type.widgets",
-            arguments: ["--payload", "{}"],
-            priority: "1"
-        ),
-        Case(
-            type: "controls",
-            topic: "com.example.app.push-type.controls",
-            arguments: ["--payload", "{}"],
-            priority: "1"
-        ),
+        Case(type: "pushtotalk", topic: "com.example.app.voip-ptt", priority: "10"),
+        Case(type: "widgets", topic: "com.example.app.push-type.widgets", priority: "1"),
+        Case(type: "controls", topic: "com.example.app.push-type.controls", priority: "1"),
         Case(
             type: "mdm",
             topic: "com.apple.mgmt.External.2f5a8c1e-0d4b-4f7e-9a63-1c2b3d4e5f60",
@@ -148,14 +123,11 @@ struct PushTypeTests {
             arguments[index] = try setup.file("payload.json", Self.payload(for: test.type))
         }
         if let priority = test.priority { arguments += ["--priority", priority] }
-        let sent = try setup.run(
-            ["send", setup.alias, "--token", TokenKeySetup.token, "--push-type", test.type, "--json"] + arguments
-        )
-        #expect(sent.status == 0, "\(sent.stdout)\(sent.stderr)")
+        let sent = try setup.send(["--push-type", test.type, "--json"] + arguments).succeeded()
         // A derived topic is the app's own: no warning that the key was imported for another.
         // (An MDM push goes to the enrolment's push magic topic, which is not the app's.)
         if test.type != "mdm" { #expect(!sent.stderr.contains("warning"), "\(sent.stderr)") }
-        let report = try GatewayCommandTests.json(sent)
+        let report = try sent.json()
         #expect(report["topic"] as? String == test.topic)
 
         let record = try #require(try setup.gateway.deliveries().last)
@@ -175,21 +147,10 @@ struct PushTypeTests {
     /// The rules the reference gives for priorities: 1 is accepted, a background push takes only 5.
     @Test func priorityRules() throws {
         let setup = try TokenKeySetup()
-        let background = try setup.run([
-            "send", setup.alias, "--token", TokenKeySetup.token, "--background", "--priority", "10",
-        ])
-        #expect(background.status == 64)
-        #expect(background.stderr.contains("priority 5"))
-        let low = try setup.run([
-            "send", setup.alias, "--token", TokenKeySetup.token, "--alert", "x", "--priority", "1",
-        ])
-        #expect(low.status == 0, "\(low.stderr)")
+        try setup.send(["--background", "--priority", "10"]).exited(64, stderr: "priority 5")
+        try setup.send(["--alert", "x", "--priority", "1"]).succeeded()
         #expect((try setup.gateway.deliveries().last?["headers"] as? [String: String])?["apns-priority"] == "1")
-        let unknown = try setup.run([
-            "send", setup.alias, "--token", TokenKeySetup.token, "--payload", "-", "--push-type", "telepathy",
-        ])
-        #expect(unknown.status == 64)
-        #expect(unknown.stderr.contains("controls"))
+        try setup.send(["--payload", "-", "--push-type", "telepathy"]).exited(64, stderr: "controls")
     }
 
     /// `--push-type` completes a bare bundle ID given with `--topic`, and keeps a topic that
@@ -198,17 +159,13 @@ struct PushTypeTests {
         let setup = try TokenKeySetup()
         let payload = try setup.file("controls.json", Self.payload(for: "controls"))
         for topic in ["com.example.app", "com.example.app.push-type.controls"] {
-            let stored = try setup.run([
-                "send", setup.alias, "--token", TokenKeySetup.token, "--push-type", "controls", "--payload", payload,
-                "--priority", "1", "--topic", topic,
-            ])
-            #expect(stored.status == 0, "\(stored.stderr)")
+            try setup.send(["--push-type", "controls", "--payload", payload, "--priority", "1", "--topic", topic])
+                .succeeded()
             #expect(try setup.gateway.deliveries().last?["topic"] as? String == "com.example.app.push-type.controls")
-            let file = try setup.runWithKeyFile([
+            try setup.runWithKeyFile([
                 "send", setup.keyFile, "--token", TokenKeySetup.token, "--push-type", "controls", "--payload",
                 payload, "--priority", "1", "--topic", topic,
-            ])
-            #expect(file.status == 0, "\(file.stderr)")
+            ]).succeeded()
             #expect(try setup.gateway.deliveries().last?["topic"] as? String == "com.example.app.push-type.controls")
         }
         #expect(try setup.gateway.deliveries().count == 4)
@@ -217,9 +174,7 @@ struct PushTypeTests {
     /// A topic of another app still gets its warning: only derived topics are the key's own.
     @Test func anotherAppsTopicIsStillWarnedAbout() throws {
         let setup = try TokenKeySetup()
-        let other = try setup.run([
-            "send", setup.alias, "--token", TokenKeySetup.token, "--alert", "x", "--topic", "com.example.other",
-        ])
+        let other = try setup.send(["--alert", "x", "--topic", "com.example.other"])
         #expect(other.stderr.contains("warning"))
         #expect(other.stderr.contains("com.example.other"))
     }

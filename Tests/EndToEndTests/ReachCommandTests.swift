@@ -6,11 +6,8 @@ import Testing
 /// Happy Eyeballs across a name with both, preflight's fall-back to port 2197, and preflight's
 /// trust-store check against a stand-in for api.sandbox.push.apple.com reached on loopback.
 struct ReachCommandTests {
-
-    static func json(_ result: CLI.Result) throws -> [String: Any] { try GatewayCommandTests.json(result) }
-
     static func handshake(_ result: CLI.Result) throws -> [String: Any] {
-        try #require(try json(result)["handshake"] as? [String: Any], "\(result.stdout)\(result.stderr)")
+        try #require(try result.json()["handshake"] as? [String: Any], "\(result.stdout)\(result.stderr)")
     }
 
     /// A gateway on [::1] and another on 127.0.0.1 with the same port number; `localhost` given
@@ -24,13 +21,11 @@ struct ReachCommandTests {
             "handshake", pki.identity("sandbox"), "--json", "--gateway", "localhost:\(port)", "--ca", six.caFile,
             "--ca", four.caFile, "--resolve", "localhost:\(port):[::1],127.0.0.1",
         ]
-        let overSix = try pki.run(common + ["-6"])
-        #expect(overSix.status == 0, "\(overSix.stderr)")
+        let overSix = try pki.run(common + ["-6"]).succeeded()
         #expect(try Self.handshake(overSix)["resolved_address"] as? String == "[::1]:\(port)")
         #expect(try Self.handshake(overSix)["address_family"] as? String == "ipv6")
         #expect(try Self.handshake(overSix)["resolved_addresses"] as? [String] == ["[::1]:\(port)"])
-        let overFour = try pki.run(common + ["--ipv4"])
-        #expect(overFour.status == 0, "\(overFour.stderr)")
+        let overFour = try pki.run(common + ["--ipv4"]).succeeded()
         #expect(try Self.handshake(overFour)["resolved_address"] as? String == "127.0.0.1:\(port)")
         // The anchor is the CA of the gateway reached, each gateway having its own.
         let sixCA = try String(contentsOfFile: six.caFile, encoding: .utf8)
@@ -42,9 +37,7 @@ struct ReachCommandTests {
             human.stdout.contains("Address       [::1]:\(port) (IPv6)") || human.stdout.contains("[::1]:\(port) (IPv6)")
         )
 
-        let both = try pki.run(common + ["-4", "-6"])
-        #expect(both.status == 64)
-        #expect(both.stderr.contains("Give -4 or -6, not both"))
+        try pki.run(common + ["-4", "-6"]).exited(64, stderr: "Give -4 or -6, not both")
     }
 
     @Test func aFamilyTheNameLacksIsRefusedClearly() throws {
@@ -55,9 +48,7 @@ struct ReachCommandTests {
                 "handshake", pki.identity("sandbox"), "--gateway", "localhost:\(four.port)", "--ca", four.caFile,
                 "--resolve", "localhost:\(four.port):127.0.0.1", "-6",
             ]
-        )
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("localhost has no IPv6 address (it resolves to 127.0.0.1)"), "\(result.stderr)")
+        ).exited(2, stderr: "localhost has no IPv6 address (it resolves to 127.0.0.1)")
         #expect(result.stderr.contains("-4"), "the hint names the option to use: \(result.stderr)")
         // Nothing was measured: no phase table, no TLS or trust rows, only the header and the error.
         for row in ["DNS lookup", "TCP connect", "TLS handshake", "total", "Trust"] {
@@ -65,8 +56,7 @@ struct ReachCommandTests {
         }
         #expect(result.stdout.contains("Connecting to localhost:\(four.port)"), "\(result.stdout)")
         let literal = try pki.run(["handshake", pki.identity("sandbox"), "-6"] + four.connection)
-        #expect(literal.status == 2)
-        #expect(literal.stderr.contains("127.0.0.1 is not an IPv6 address"), "\(literal.stderr)")
+            .exited(2, stderr: "127.0.0.1 is not an IPv6 address")
         #expect(!literal.stdout.contains("TCP connect"), "\(literal.stdout)")
     }
 
@@ -81,8 +71,7 @@ struct ReachCommandTests {
                 "handshake", pki.identity("sandbox"), "--json", "--auth-check", "--gateway", "localhost:\(port)",
                 "--ca", gateway.caFile, "--resolve", "localhost:\(port):[::1],127.0.0.1",
             ]
-        )
-        #expect(result.status == 0, "\(result.stderr)")
+        ).succeeded()
         let report = try Self.handshake(result)
         #expect(report["resolved_addresses"] as? [String] == ["[::1]:\(port)", "127.0.0.1:\(port)"])
         #expect(report["resolved_address"] as? String == (host == "::1" ? "[::1]:\(port)" : "127.0.0.1:\(port)"))
@@ -98,8 +87,7 @@ struct ReachCommandTests {
             ["x509", "-in", gateway.caFile, "-noout", "-subject", "-nameopt", "RFC2253"]
         ).stdout.replacingOccurrences(of: "subject=", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!subject.isEmpty)
-        let json = try pki.run(["handshake", pki.identity("sandbox"), "--json"] + gateway.connection)
-        #expect(json.status == 0, "\(json.stderr)")
+        let json = try pki.run(["handshake", pki.identity("sandbox"), "--json"] + gateway.connection).succeeded()
         try JSONContractTests.expectValid("handshake", json)
         let anchor = try #require(try Self.handshake(json)["anchor"] as? [String: Any])
         #expect(anchor["subject"] as? String == subject)
@@ -118,20 +106,16 @@ struct ReachCommandTests {
             "preflight", pki.identity("sandbox"), "--environment", "sandbox", "--gateway", "127.0.0.1", "--ca",
             gateway.caFile,
         ]
-        let human = try pki.run(arguments)
-        #expect(human.status == 0, "\(human.stdout)\(human.stderr)")
-        #expect(human.stdout.contains("port 443 unreachable"), "\(human.stdout)")
-        #expect(human.stdout.contains("reached on port 2197"))
+        try pki.run(arguments).succeeded(stdout: "port 443 unreachable", "reached on port 2197")
         let json = try pki.run(arguments + ["--json"])
         try JSONContractTests.expectValid("preflight", json)
-        let credential = try #require((try Self.json(json)["credentials"] as? [[String: Any]])?.first)
+        let credential = try #require((try json.json()["credentials"] as? [[String: Any]])?.first)
         let fallback = try #require(credential["port_fallback"] as? [String: Any])
         #expect(fallback["reached"] as? Bool == true)
         #expect(fallback["tried_port"] as? Int == 2197)
         #expect((fallback["failure"] as? [String: Any])?["code"] as? String == "connection_refused")
         // A port asked for is the port used: no fall-back.
-        let asked = try pki.run(arguments.map { $0 == "127.0.0.1" ? "127.0.0.1:443" : $0 })
-        #expect(asked.status == 2)
+        let asked = try pki.run(arguments.map { $0 == "127.0.0.1" ? "127.0.0.1:443" : $0 }).exited(2)
         #expect(!asked.stdout.contains("reached on port 2197"))
     }
 }

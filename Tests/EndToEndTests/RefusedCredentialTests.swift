@@ -28,9 +28,7 @@ struct RefusedCredentialTests {
             ["handshake", Self.expired, "--auth-check"],
         ] {
             let result = try run(command + gateway.connection)
-            #expect(result.status == 1, "\(command[0]): \(result.stderr)")
-            #expect(result.stderr.contains("refused the client certificate"), "\(command[0]): \(result.stderr)")
-            #expect(result.stderr.contains("certificate_expired"))
+                .exited(1, stderr: "refused the client certificate", "certificate_expired", context: "\(command[0])")
             #expect(result.stderr.contains("expired on \(expiry)"), "\(command[0]) names the expiry: \(result.stderr)")
             #expect(!result.stderr.contains("connect again"))
         }

@@ -4,25 +4,17 @@ import Testing
 
 /// A remedy (what to do, as a value in the libraries) reaches a person as a command of the CLI
 /// that works when pasted, and a program as the same words in `error.hint`.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct RemedyHintTests {
     @Test func anEmptyStoresPreflightNamesTheImportThatFillsIt() throws {
         let store = try StoreCommandTests.Store()
         try FileManager.default.createDirectory(atPath: store.path, withIntermediateDirectories: true)
 
-        let text = try store.run(["preflight", "--environment", "sandbox"])
-        #expect(text.status == 2, "\(text.stderr)")
+        let text = try store.run(["preflight", "--environment", "sandbox"]).exited(2)
         let printed = "Import one (`apnsctl import FILE --store \(store.path)`) or name credential files."
         #expect(text.stderr.contains("hint: \(printed)"), "\(text.stderr)")
 
-        let json = try store.run(["preflight", "--environment", "sandbox", "--json"])
-        #expect(json.status == 2)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let object = try store.run(["preflight", "--environment", "sandbox", "--json"]).exited(2).json()
         let error = try #require(object["error"] as? [String: Any])
         #expect(error["code"] as? String == "alias_not_found")
         #expect(error["hint"] as? String == printed)
@@ -33,10 +25,9 @@ struct RemedyHintTests {
         for command in commands {
             try HintsRunAsPrintedTests.expectSafeToPaste(command)
             let file = CLI.cert("pem/sandbox-bag-attributes.pem")
-            let pasted = try HintsRunAsPrintedTests.runAsPrinted(
+            try HintsRunAsPrintedTests.runAsPrinted(
                 command.replacingOccurrences(of: "FILE", with: "'\(file)'")
-            )
-            #expect(pasted.status == 0, "\(command)\n\(pasted.stderr)")
+            ).succeeded(context: "\(command)")
         }
         #expect(try store.listJSON().count == 1)
     }

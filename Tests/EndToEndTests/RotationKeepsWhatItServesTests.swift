@@ -5,12 +5,7 @@ import Testing
 /// A rotation keeps what the replaced credential served: a token key put in another's place takes
 /// its team, topics and environments, and one that would serve less is refused. And a whole-store
 /// check for one environment follows the per-app verdict.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct RotationKeepsWhatItServesTests {
     typealias Store = StoreCommandTests.Store
 
@@ -26,17 +21,14 @@ struct RotationKeepsWhatItServesTests {
         let store = try Store()
         let folder = try TemporaryFolder()
         let old = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
-        #expect(
-            try store.run([
-                "import", old, "--team-id", "ABCDE12345", "--topic", "com.example.rot", "--environment", "both",
-            ]).status == 0
-        )
+        try store.run([
+            "import", old, "--team-id", "ABCDE12345", "--topic", "com.example.rot", "--environment", "both",
+        ]).succeeded()
         let new = try Self.newKey("NEWKEY0001", in: folder)
 
         // The command `team remove` prints, with no --topic: what the old key served is kept.
         let rotated = try store.run(["import", new.key, "--replace", "token-ABC123DEFG"])
-        #expect(rotated.status == 0, "\(rotated.stderr)")
-        #expect(rotated.stdout.contains("kept token-ABC123DEFG's topics, environments and team"), "\(rotated.stdout)")
+            .succeeded(stdout: "kept token-ABC123DEFG's topics, environments and team")
         // The alias names the old key: kept for the scripts that use it, and said.
         #expect(rotated.stdout.contains("names key ABC123DEFG but now holds key NEWKEY0001"), "\(rotated.stdout)")
         let entry = try #require(try store.listJSON().first)
@@ -48,9 +40,8 @@ struct RotationKeepsWhatItServesTests {
 
         // check: the app is ready in both environments.
         for environment in ["sandbox", "production"] {
-            let checked = try store.run(["check", "--environment", environment])
-            #expect(checked.status == 0, "\(checked.stdout)")
-            #expect(checked.stdout.contains("✓ com.example.rot: token-ABC123DEFG"), "\(checked.stdout)")
+            try store.run(["check", "--environment", environment])
+                .succeeded(stdout: "✓ com.example.rot: token-ABC123DEFG")
         }
         // The metrics: apnsctl_app_ready for the app.
         let metrics = try Monitoring.parse(try store.run(["check", "--format", "prometheus"]).stdout)
@@ -64,11 +55,8 @@ struct RotationKeepsWhatItServesTests {
         )
         let preflight = try store.run(
             ["preflight", "--environment", "production", "--json"] + gateway.connection
-        )
-        #expect(preflight.status == 0, "\(preflight.stdout)\(preflight.stderr)")
-        let report = try #require(
-            try JSONSerialization.jsonObject(with: Data(preflight.stdout.utf8)) as? [String: Any]
-        )
+        ).succeeded()
+        let report = try preflight.json()
         let apps = try #require(report["apps"] as? [[String: Any]])
         #expect(apps.map { $0["app"] as? String } == ["com.example.rot"])
         #expect(apps.first?["ready"] as? Bool == true)
@@ -77,12 +65,10 @@ struct RotationKeepsWhatItServesTests {
     @Test func aTokenKeyThatWouldServeLessIsRefusedUnlessForced() throws {
         let store = try Store()
         let folder = try TemporaryFolder()
-        #expect(
-            try store.run([
-                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
-                "com.example.rot", "--topic", "com.example.watch", "--environment", "both",
-            ]).status == 0
-        )
+        try store.run([
+            "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
+            "com.example.rot", "--topic", "com.example.watch", "--environment", "both",
+        ]).succeeded()
         let before = try store.listJSON()
         let new = try Self.newKey("NEWKEY0002", in: folder)
         let refusals: [([String], String)] = [
@@ -99,17 +85,15 @@ struct RotationKeepsWhatItServesTests {
             #expect(try store.listJSON().map { $0["key_id"] as? String } == before.map { $0["key_id"] as? String })
         }
         // More is fine; and a forced narrower one is taken.
-        let wider = try store.run([
+        try store.run([
             "import", new.key, "--replace", "token-ABC123DEFG", "--topic", "com.example.rot", "--topic",
             "com.example.watch", "--topic", "com.example.new",
-        ])
-        #expect(wider.status == 0, "\(wider.stderr)")
+        ]).succeeded()
         #expect(topicNames(try store.listJSON().first?["topics"])?.count == 3)
         let other = try Self.newKey("NEWKEY0003", in: folder)
-        let forced = try store.run([
+        try store.run([
             "import", other.key, "--replace", "token-ABC123DEFG", "--environment", "sandbox", "--force",
-        ])
-        #expect(forced.status == 0, "\(forced.stderr)")
+        ]).succeeded()
         #expect(try store.listJSON().first?["environments"] as? [String] == ["sandbox"])
     }
 
@@ -120,9 +104,7 @@ struct RotationKeepsWhatItServesTests {
         let second = try TestPKI.mint(in: folder, name: "second", bundle: "com.example.same", days: 400)
         #expect(try store.run(["import", first]).status == 0)
         // The same app and environments without --replace: refused, nothing changed, exit 1.
-        let sameApp = try store.run(["import", second])
-        #expect(sameApp.status == 1, "\(sameApp.stderr)")
-        #expect(sameApp.stderr.contains("--replace"), "\(sameApp.stderr)")
+        try store.run(["import", second]).exited(1, stderr: "--replace")
         // Already stored: the same.
         #expect(try store.run(["import", first]).status == 1)
         // A mistyped alias is not a refusal but a credential that is not there: 2, in preflight too.
@@ -147,28 +129,19 @@ struct RotationKeepsWhatItServesTests {
             ),
         ]
         for credential in credentials { #expect(try store.run(["import", credential]).status == 0) }
-        #expect(
-            try store.run([
-                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic", "com.example.t",
-                "--environment", "both",
-            ]).status == 0
-        )
+        try store.importTokenKey(topic: "com.example.t")
 
-        let production = try store.run(["check", "--environment", "production"])
-        #expect(production.status == 0, "\(production.stdout)")
-        #expect(production.stdout.contains("com.example.s-sandbox [other environment]"), "\(production.stdout)")
-        #expect(production.stdout.contains("served in production by com.example.s-production"))
+        let production = try store.run(["check", "--environment", "production"]).succeeded(
+            stdout: "com.example.s-sandbox [other environment]",
+            "served in production by com.example.s-production"
+        )
         #expect(!production.stdout.contains("problem:"), "\(production.stdout)")
-        let json = try store.run(["check", "--environment", "production", "--json"])
-        #expect(json.status == 0)
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let report = try store.run(["check", "--environment", "production", "--json"]).succeeded().json()
         let skipped = try #require(report["skipped"] as? [[String: Any]])
         #expect(skipped.map { $0["credential"] as? String } == ["com.example.s-sandbox"])
 
         // Sandbox: com.example.p has nothing for it, so its production certificate is a problem.
-        let sandbox = try store.run(["check", "--environment", "sandbox"])
-        #expect(sandbox.status == 1, "\(sandbox.stdout)")
-        #expect(sandbox.stdout.contains("✗ com.example.p-production"), "\(sandbox.stdout)")
-        #expect(sandbox.stdout.contains("com.example.s-production [other environment]"), "\(sandbox.stdout)")
+        try store.run(["check", "--environment", "sandbox"])
+            .exited(1, stdout: "✗ com.example.p-production", "com.example.s-production [other environment]")
     }
 }

@@ -71,13 +71,10 @@ struct SecretServiceFailureTests {
         let bus = try PrivateBus()
         #expect(try await bus.started())
         let store = try TemporaryFolder()
-        let result = try Self.importKey(
+        try Self.importKey(
             store: store.path("store"),
             environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        )
-        #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("no program provides the Secret Service"), "\(result.stderr)")
-        #expect(result.stderr.contains("gnome-keyring-daemon --start"), "\(result.stderr)")
+        ).exited(2, stderr: "no program provides the Secret Service", "gnome-keyring-daemon --start")
         #expect(!FileManager.default.fileExists(atPath: store.path("store/index.json")))
     }
 
@@ -90,9 +87,7 @@ struct SecretServiceFailureTests {
         let result = try Self.importKey(
             store: store.path("store"),
             environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        )
-        #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("did not answer within 10 s"), "\(result.stderr)")
+        ).exited(2, stderr: "did not answer within 10 s")
         #expect(!result.stderr.contains("no program provides"), "\(result.stderr)")
     }
 
@@ -103,32 +98,27 @@ struct SecretServiceFailureTests {
         let folder = try TemporaryFolder()
         let keyring = try MemberKeyring(folder, name: "locked")
         let store = folder.path("store")
-        let imported = try Self.importKey(store: store, environment: keyring.environment)
-        #expect(imported.status == 0, "\(imported.stderr)")
-        let locked = try CLI.runProgram(
+        try Self.importKey(store: store, environment: keyring.environment).succeeded()
+        try CLI.runProgram(
             "dbus-send",
             [
                 "--session", "--dest=org.freedesktop.secrets", "--print-reply", "/org/freedesktop/secrets",
                 "org.freedesktop.Secret.Service.Lock", "array:objpath:/org/freedesktop/secrets/collection/login",
             ],
             environment: keyring.environment
-        )
-        #expect(locked.status == 0, "\(locked.stderr)")
+        ).succeeded()
 
-        let again = try Self.importKey(store: folder.path("other"), environment: keyring.environment)
-        #expect(again.status == 2, "\(again.stderr)")
-        #expect(again.stderr.contains("is locked, and apnsctl does not wait on an unlock prompt"), "\(again.stderr)")
+        try Self.importKey(store: folder.path("other"), environment: keyring.environment)
+            .exited(2, stderr: "is locked, and apnsctl does not wait on an unlock prompt")
 
-        let whole = try CLI.run(["check", "--store", store], environment: keyring.environment, timeout: 60)
-        #expect(whole.status == 2, "\(whole.stdout)\(whole.stderr)")
+        let whole = try CLI.run(["check", "--store", store], environment: keyring.environment, timeout: 60).exited(2)
         #expect((whole.stdout + whole.stderr).contains("locked"), "\(whole.stdout)\(whole.stderr)")
 
         let one = try CLI.run(
             ["check", "token-ABC123DEFG", "--store", store],
             environment: keyring.environment,
             timeout: 60
-        )
-        #expect(one.status == 2, "\(one.stdout)\(one.stderr)")
+        ).exited(2)
         #expect(
             (one.stdout + one.stderr).contains("locked collection (keyring), and apnsctl does not wait"),
             "\(one.stdout)\(one.stderr)"

@@ -6,12 +6,7 @@ import Testing
 /// zsh and fish, interactive in a real terminal (tmux): a Tab after `apnsctl check ` offers the
 /// store's aliases. Their completion systems only run in an interactive shell, so the test types
 /// as a user would and reads the screen.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct ShellCompletionTests {
     enum Shell: String, CaseIterable, CustomTestStringConvertible {
         case zsh, fish
@@ -24,15 +19,12 @@ struct ShellCompletionTests {
         let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
         #expect(try store.run(["import", key, "--team-id", "ABCDE12345", "--alias", "tab-key"]).status == 0)
         let folder = store.folder
-        let generated = try CLI.run(["--generate-completion-script", shell.rawValue])
-        #expect(generated.status == 0)
+        let generated = try CLI.run(["--generate-completion-script", shell.rawValue]).succeeded()
         let scriptFile = folder.path(shell == .zsh ? "_apnsctl" : "apnsctl.fish")
         try generated.stdout.write(toFile: scriptFile, atomically: true, encoding: .utf8)
 
         let binaryFolder = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
-        let start =
-            shell == .zsh
-            ? "zsh -f" : "fish --no-config"
+        let start = shell == .zsh ? "zsh -f" : "fish --no-config"
         let load =
             shell == .zsh
             ? "fpath=('\(folder.url.path)' $fpath); autoload -U compinit; compinit -u"

@@ -4,15 +4,20 @@ import Testing
 
 let insideSecretService = ProcessInfo.processInfo.environment["APNSCTL_INSIDE_SECRET_SERVICE"] == "1"
 
+extension Trait where Self == ConditionTrait {
+    /// Runs a suite only inside the private Secret Service that scripts/test starts.
+    static var needsSecretService: Self {
+        .enabled(
+            if: insideSecretService,
+            "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
+        )
+    }
+}
+
 /// import, list, check, export and remove against the real gnome-keyring that `scripts/test`
 /// starts on a private session bus. Each test has a store of its own; secrets are told apart by
 /// the store's path, so tests can run side by side.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct StoreCommandTests {
     static let password = "apnsctl-test"
 
@@ -33,32 +38,26 @@ struct StoreCommandTests {
         /// Imports the fixture token key (AuthKey_ABC123DEFG.p8, team ABCDE12345) for `topic` in
         /// `environment`, and expects it stored.
         func importTokenKey(topic: String = "com.example.app", environment: String = "both") throws {
-            let imported = try run([
+            try run([
                 "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic", topic,
                 "--environment", environment,
-            ])
-            #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+            ]).succeeded()
         }
 
         func listJSON() throws -> [[String: Any]] {
-            let result = try run(["list", "--json"])
-            #expect(result.status == 0)
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let json = try run(["list", "--json"]).succeeded().json()
             return try #require(json["credentials"] as? [[String: Any]])
+        }
+
+        /// The Secret Service's item for this store whose `attribute` is `value`, as secret-tool
+        /// looks it up.
+        func secret(_ value: String, attribute: String = "alias") throws -> CLI.Result {
+            try StoreCommandTests.secretTool(["lookup", "application", "apnsctl", "store", path, attribute, value])
         }
 
         /// The whole store folder's bytes, for leak checks.
         func allBytes() throws -> Data {
-            var data = Data()
-            let enumerator = FileManager.default.enumerator(atPath: path)
-            while let relative = enumerator?.nextObject() as? String {
-                let full = path + "/" + relative
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
-                    data.append(try Data(contentsOf: URL(fileURLWithPath: full)))
-                }
-            }
-            return data
+            try OnboardingTests.allBytes(under: path).reduce(into: Data()) { $0.append($1.1) }
         }
     }
 
@@ -68,64 +67,36 @@ struct StoreCommandTests {
 
     struct Fixture: Sendable, CustomTestStringConvertible {
         var path: String
-        var password: String?
+        var password: String? = StoreCommandTests.password
         var alias: String
-        var secretKind: String
         /// For fixtures whose key goes to the Secret Service: the identity's key file.
         var identityKey: String? = nil
+        /// What the Secret Service holds: the private key itself, or else the bundle's password.
+        var secretKind: String { identityKey == nil ? "pkcs12-password" : "private-key" }
         var testDescription: String { path }
     }
 
     static let fixtures: [Fixture] = [
-        Fixture(
-            path: "p12/keychain-legacy.p12",
-            password: password,
-            alias: "com.example.app-sandbox",
-            secretKind: "pkcs12-password"
-        ),
-        Fixture(
-            path: "p12/openssl3-default.p12",
-            password: password,
-            alias: "com.example.app-production",
-            secretKind: "pkcs12-password"
-        ),
-        Fixture(
-            path: "p12/3des-only.p12",
-            password: password,
-            alias: "com.example.app-universal",
-            secretKind: "pkcs12-password"
-        ),
-        Fixture(
-            path: "p12/no-mac.p12",
-            password: password,
-            alias: "com.example.app-sandbox",
-            secretKind: "pkcs12-password"
-        ),
+        Fixture(path: "p12/keychain-legacy.p12", alias: "com.example.app-sandbox"),
+        Fixture(path: "p12/openssl3-default.p12", alias: "com.example.app-production"),
+        Fixture(path: "p12/3des-only.p12", alias: "com.example.app-universal"),
+        Fixture(path: "p12/no-mac.p12", alias: "com.example.app-sandbox"),
         Fixture(
             path: "p12/empty-password.p12",
             password: nil,
             alias: "com.example.app-universal",
-            secretKind: "private-key",
             identityKey: "identities/universal.key"
         ),
         Fixture(
             path: "pem/sandbox-bag-attributes.pem",
             password: nil,
             alias: "com.example.app-sandbox",
-            secretKind: "private-key",
             identityKey: "identities/sandbox.key"
         ),
-        Fixture(
-            path: "p12/voip.p12",
-            password: password,
-            alias: "com.example.app.voip-unknown",
-            secretKind: "pkcs12-password"
-        ),
+        Fixture(path: "p12/voip.p12", alias: "com.example.app.voip-unknown"),
         Fixture(
             path: "pem/encrypted-key-bundle.pem",
-            password: password,
             alias: "com.example.app-production",
-            secretKind: "private-key",
             identityKey: "identities/production.key"
         ),
     ]
@@ -137,22 +108,16 @@ struct StoreCommandTests {
         let passwordArguments = fixture.password == nil ? [] : ["--password-stdin"]
         let stdin = fixture.password.map { $0 + "\n" }
 
-        let imported = try store.run(["import", file] + passwordArguments, stdin: stdin)
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains(fixture.alias))
+        try store.run(["import", file] + passwordArguments, stdin: stdin).succeeded(stdout: fixture.alias)
 
         let listed = try store.listJSON()
         #expect(listed.compactMap { $0["credential"] as? String } == [fixture.alias])
         #expect(listed.first?["kind"] as? String == "certificate")
 
-        let checked = try store.run(["check", fixture.alias])
-        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        try store.run(["check", fixture.alias]).succeeded()
 
         // The secret is where the documentation says, readable with secret-tool.
-        let lookup = try Self.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", fixture.alias,
-        ])
-        #expect(lookup.status == 0)
+        let lookup = try store.secret(fixture.alias).succeeded()
         if let password = fixture.password {
             #expect(try store.allBytes().range(of: Data(password.utf8)) == nil)
         }
@@ -196,27 +161,20 @@ struct StoreCommandTests {
         // Export as PKCS#12, modern and legacy, with a new password from the environment.
         for legacy in [false, true] {
             let p12 = store.folder.path("out-\(legacy).p12")
-            let exported = try store.run(
+            try store.run(
                 ["export", fixture.alias, "--format", "p12", "--out", p12, "--password-env", "NEW_PASS"]
                     + (legacy ? ["--legacy"] : []),
                 environment: ["NEW_PASS": "new-secret-pass"]
-            )
-            #expect(exported.status == 0, "\(exported.stderr)")
-            let reread = try CLI.run(
+            ).succeeded()
+            try CLI.run(
                 ["inspect", "--json", "--password-env", "NEW_PASS", p12],
                 environment: ["NEW_PASS": "new-secret-pass"]
-            )
-            #expect(reread.status == 0)
-            #expect(reread.stdout.contains("\"uses_legacy_algorithms\" : \(legacy)"))
+            ).succeeded(stdout: "\"uses_legacy_algorithms\" : \(legacy)")
         }
 
-        let removed = try store.run(["remove", fixture.alias])
-        #expect(removed.status == 0)
-        #expect(removed.stdout.contains("Secret Service"))
+        try store.run(["remove", fixture.alias]).succeeded(stdout: "Secret Service")
         #expect(try store.listJSON().isEmpty)
-        let gone = try Self.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", fixture.alias,
-        ])
+        let gone = try store.secret(fixture.alias)
         #expect(gone.status != 0 || gone.stdout.isEmpty)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")
         #expect(leftovers.isEmpty)
@@ -225,10 +183,7 @@ struct StoreCommandTests {
     @Test func tokenKeyLifecycle() throws {
         let store = try Store()
         let p8 = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
-        let imported = try store.run([
-            "import", p8, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "both",
-        ])
-        #expect(imported.status == 0, "\(imported.stderr)")
+        try store.importTokenKey()
         let entry = try #require(try store.listJSON().first)
         #expect(entry["kind"] as? String == "token_key")
         #expect(entry["key_id"] as? String == "ABC123DEFG")
@@ -236,25 +191,20 @@ struct StoreCommandTests {
 
         #expect(try store.run(["check", "--environment", "production", "--topic", "com.example.app"]).status == 0)
         // Named, the key is judged strictly (alone, --topic judges only that app's credentials).
-        let otherTopic = try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other", "--json"])
-        #expect(otherTopic.status == 1)
-        #expect(otherTopic.stdout.contains("topic_not_covered"))
+        try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other", "--json"])
+            .exited(1, stdout: "topic_not_covered")
 
         // The private key is in the Secret Service, not in the store folder: the stored PKCS#8
         // has the fixture's public key, and neither its bytes nor the fixture's are on disk.
-        let lookup = try Self.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "key-id", "ABC123DEFG",
-        ])
+        let lookup = try store.secret("ABC123DEFG", attribute: "key-id")
         let keyDER = try #require(Data(base64Encoded: lookup.stdout))
         try keyDER.write(to: URL(fileURLWithPath: store.folder.path("stored.der")))
         let fixturePublic = try Self.publicKey(p8, inform: "PEM", in: store.folder)
         #expect(try Self.publicKey(store.folder.path("stored.der"), inform: "DER", in: store.folder) == fixturePublic)
-        #expect(
-            try CLI.runProgram(
-                "openssl",
-                ["pkey", "-in", p8, "-outform", "DER", "-out", store.folder.path("fixture.der")]
-            ).status == 0
-        )
+        try CLI.runProgram(
+            "openssl",
+            ["pkey", "-in", p8, "-outform", "DER", "-out", store.folder.path("fixture.der")]
+        ).succeeded()
         let fixtureDER = try Data(contentsOf: URL(fileURLWithPath: store.folder.path("fixture.der")))
         let onDisk = try store.allBytes()
         #expect(onDisk.range(of: keyDER) == nil)
@@ -265,53 +215,37 @@ struct StoreCommandTests {
         #expect(try Self.publicKey(exported, inform: "PEM", in: store.folder) == fixturePublic)
 
         #expect(try store.run(["remove", "token-ABC123DEFG"]).status == 0)
-        let gone = try Self.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "key-id", "ABC123DEFG",
-        ])
-        #expect(gone.stdout.isEmpty)
+        #expect(try store.secret("ABC123DEFG", attribute: "key-id").stdout.isEmpty)
     }
 
     @Test func tokenKeyValidation() throws {
         let store = try Store()
-        let noTeam = try store.run(["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8")])
-        #expect(noTeam.status == 2)
-        #expect(noTeam.stderr.contains("--team-id"))
-        let shortTeam = try store.run(["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABC"])
-        #expect(shortTeam.status == 2)
-        #expect(shortTeam.stderr.contains("10 upper-case letters and digits"))
-        let rsa = try store.run(["import", CLI.cert("keys/AuthKey_RSA0000001.p8"), "--team-id", "ABCDE12345"])
-        #expect(rsa.status == 2)
-        #expect(rsa.stderr.contains("P-256"))
-        let incomplete = try store.run(["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345"])
-        #expect(incomplete.status == 0)
-        let checked = try store.run(["check", "--json"])
-        #expect(checked.status == 1)
-        #expect(checked.stdout.contains("token_metadata_incomplete"))
+        try store.run(["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8")]).exited(2, stderr: "--team-id")
+        try store.run(["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABC"])
+            .exited(2, stderr: "10 upper-case letters and digits")
+        try store.run(["import", CLI.cert("keys/AuthKey_RSA0000001.p8"), "--team-id", "ABCDE12345"])
+            .exited(2, stderr: "P-256")
+        try store.run(["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345"]).succeeded()
+        try store.run(["check", "--json"]).exited(1, stdout: "token_metadata_incomplete")
     }
 
     @Test func importRefusesWhatCannotAuthenticate() throws {
         let store = try Store()
-        let certificateOnly = try store.run(
+        try store.run(
             ["import", "--password-stdin", CLI.cert("p12/cert-only.p12")],
             stdin: Self.password + "\n"
-        )
-        #expect(certificateOnly.status == 2)
-        #expect(certificateOnly.stderr.contains("no private key"))
-        let mismatched = try store.run(
+        ).exited(2, stderr: "no private key")
+        try store.run(
             ["import", "--password-stdin", CLI.cert("p12/mismatched-key.p12")],
             stdin: Self.password + "\n"
-        )
-        #expect(mismatched.status == 2)
-        #expect(mismatched.stderr.contains("does not belong"))
+        ).exited(2, stderr: "does not belong")
         #expect(try store.listJSON().isEmpty)
 
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        let again = try store.run(
+        try store.run(
             ["import", "--password-stdin", CLI.cert("p12/keychain-legacy.p12")],
             stdin: Self.password + "\n"
-        )
-        #expect(again.status == 1)
-        #expect(again.stderr.contains("already in the store"))
+        ).exited(1, stderr: "already in the store")
         #expect(try store.listJSON().count == 1)
     }
 
@@ -321,16 +255,14 @@ struct StoreCommandTests {
         let folder = try TemporaryFolder()
         let bundle = folder.path("canary.p12")
         // A bundle with a password no fixture uses, made by the real openssl.
-        #expect(
-            try CLI.runProgram(
-                "openssl",
-                [
-                    "pkcs12", "-export", "-in", CLI.cert("identities/universal.pem"), "-inkey",
-                    CLI.cert("identities/universal.key"), "-out", bundle, "-passout", "env:CANARY",
-                ],
-                environment: ["CANARY": unique]
-            ).status == 0
-        )
+        try CLI.runProgram(
+            "openssl",
+            [
+                "pkcs12", "-export", "-in", CLI.cert("identities/universal.pem"), "-inkey",
+                CLI.cert("identities/universal.key"), "-out", bundle, "-passout", "env:CANARY",
+            ],
+            environment: ["CANARY": unique]
+        ).succeeded()
         var outputs: [CLI.Result] = []
         outputs.append(
             try CLI.run(
@@ -348,7 +280,7 @@ struct StoreCommandTests {
         )
         let wrongCanary = "Wrong-Canary-\(UUID().uuidString)"
         let wrong = try CLI.run(["inspect", "--password-env", "CANARY", bundle], environment: ["CANARY": wrongCanary])
-        #expect(wrong.status == 2)
+            .exited(2)
         #expect(!wrong.stdout.contains(wrongCanary) && !wrong.stderr.contains(wrongCanary))
         for output in outputs {
             #expect(!output.stdout.contains(unique))
@@ -361,15 +293,13 @@ struct StoreCommandTests {
         // A PEM bundle's key must not be written to the store folder in any form.
         let pemStore = try Store()
         #expect(try pemStore.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        #expect(
-            try CLI.runProgram(
-                "openssl",
-                [
-                    "pkey", "-in", CLI.cert("identities/sandbox.key"), "-outform", "DER",
-                    "-out", folder.path("key.der"),
-                ]
-            ).status == 0
-        )
+        try CLI.runProgram(
+            "openssl",
+            [
+                "pkey", "-in", CLI.cert("identities/sandbox.key"), "-outform", "DER",
+                "-out", folder.path("key.der"),
+            ]
+        ).succeeded()
         let keyDER = try Data(contentsOf: URL(fileURLWithPath: folder.path("key.der")))
         let bytes = try pemStore.allBytes()
         #expect(bytes.range(of: keyDER) == nil)
@@ -461,16 +391,14 @@ struct StoreCommandTests {
         let store = try Store()
         let pem = CLI.cert("pem/sandbox-bag-attributes.pem")
         #expect(try store.run(["import", pem]).status == 0)
-        let again = try store.run(["import", pem])
-        #expect(again.status == 1)
+        let again = try store.run(["import", pem]).exited(1)
         // The hint names the alias and this store, so that the command acts on the same credential.
         let commands = again.stderr.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(
             \.element
         )
         let remove = try #require(commands.first { $0.hasPrefix("apnsctl remove ") }, "\(again.stderr)")
         #expect(remove.hasSuffix("--store \(store.path)"))
-        let pasted = try CLI.run(Array(remove.split(separator: " ").dropFirst().map(String.init)))
-        #expect(pasted.status == 0, "\(pasted.stderr)")
+        try CLI.run(Array(remove.split(separator: " ").dropFirst().map(String.init))).succeeded()
         #expect(try store.listJSON().isEmpty)
         #expect(try store.run(["import", pem]).status == 0)
     }
@@ -481,25 +409,18 @@ struct StoreCommandTests {
         let old = try TestPKI.mint(in: folder, name: "old", bundle: "com.example.rotate", days: 10)
         let new = try TestPKI.mint(in: folder, name: "new", bundle: "com.example.rotate", days: 400)
         #expect(try store.run(["import", old]).status == 0)
-        let oldSecret = try Self.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", "com.example.rotate-universal",
-        ])
+        let oldSecret = try store.secret("com.example.rotate-universal")
         #expect(!oldSecret.stdout.isEmpty)
 
-        let refused = try store.run(["import", new])
-        #expect(refused.status == 1)
-        #expect(refused.stderr.contains("--replace com.example.rotate-universal"))
+        try store.run(["import", new]).exited(1, stderr: "--replace com.example.rotate-universal")
         #expect(try store.listJSON().count == 1)
 
-        let replaced = try store.run(["import", new, "--replace", "com.example.rotate-universal"])
-        #expect(replaced.status == 0, "\(replaced.stderr)")
+        try store.run(["import", new, "--replace", "com.example.rotate-universal"]).succeeded()
         let entries = try store.listJSON()
         #expect(entries.count == 1)
         #expect((entries.first?["days_left"] as? Int ?? 0) > 300)
         #expect(try store.run(["check"]).status == 0)
-        let newSecret = try Self.secretTool([
-            "lookup", "application", "apnsctl", "store", store.path, "alias", "com.example.rotate-universal",
-        ])
+        let newSecret = try store.secret("com.example.rotate-universal")
         #expect(!newSecret.stdout.isEmpty)
         #expect(newSecret.stdout != oldSecret.stdout)
     }
@@ -512,12 +433,11 @@ struct StoreCommandTests {
         let new = try TestPKI.mint(in: folder, name: "new", bundle: "com.example.keep", days: 400)
         #expect(try store.run(["import", old]).status == 0)
         let before = try store.listJSON()
-        let failed = try CLI.run(
+        try CLI.run(
             ["import", new, "--replace", "com.example.keep-universal", "--store", store.path],
             environment: ["XDG_RUNTIME_DIR": folder.path("none")],
             removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"]
-        )
-        #expect(failed.status == 2)
+        ).exited(2)
         let after = try store.listJSON()
         #expect(after.map { $0["sha256"] as? String } == before.map { $0["sha256"] as? String })
         #expect(try store.run(["check", "com.example.keep-universal"]).status == 0)
@@ -528,56 +448,49 @@ struct StoreCommandTests {
         let folder = try TemporaryFolder()
         let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon2", days: 5)
         #expect(try store.run(["import", CLI.cert("pem/sandbox-bag-attributes.pem")]).status == 0)
-        #expect(
-            try store.run(
-                ["import", CLI.cert("pem/encrypted-key-bundle.pem"), "--password-stdin"],
-                stdin: Self.password + "\n"
-            ).status == 0
-        )
+        try store.run(
+            ["import", CLI.cert("pem/encrypted-key-bundle.pem"), "--password-stdin"],
+            stdin: Self.password + "\n"
+        ).succeeded()
 
         // Valid, no expectations.
         #expect(try store.run(["check", "com.example.app-sandbox"]).status == 0)
         // Expiring: valid for fewer days than the threshold.
-        let soon = try store.run(["check", expiring, "--json"])
-        #expect(soon.status == 1)
+        let soon = try store.run(["check", expiring, "--json"]).exited(1)
         #expect(Self.findingCodes(soon) == ["expiring"])
         #expect(try store.run(["check", expiring, "--warn-days", "2"]).status == 0)
         // Expired.
         let expired = try store.run(
             ["check", "--password-stdin", CLI.cert("p12/expired.p12"), "--json"],
             stdin: Self.password + "\n"
-        )
-        #expect(expired.status == 1)
+        ).exited(1)
         #expect(Self.findingCodes(expired) == ["expired"])
         // Sandbox-only checked for production.
         let mismatch = try store.run(["check", "com.example.app-sandbox", "--environment", "production", "--json"])
-        #expect(mismatch.status == 1)
+            .exited(1)
         #expect(Self.findingCodes(mismatch) == ["environment_mismatch"])
         #expect(try store.run(["check", "com.example.app-sandbox", "--environment", "sandbox"]).status == 0)
         // Wrong topic.
         let topic = try store.run(["check", "com.example.app-production", "--topic", "com.other.app", "--json"])
-        #expect(topic.status == 1)
+            .exited(1)
         #expect(Self.findingCodes(topic) == ["topic_not_covered"])
         // The universal fixture's topics include the voip topic.
         #expect(try store.run(["check", CLI.cert("pem/universal.cer"), "--topic", "com.example.app.voip"]).status == 0)
         // All stored at once: one entry per credential.
-        let all = try store.run(["check", "--json", "--environment", "production"])
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any])
+        let json = try store.run(["check", "--json", "--environment", "production"]).json()
         #expect((json["credentials"] as? [Any])?.count == 2)
         #expect(json["schema_version"] as? Int == 1)
         // Something that cannot be checked.
-        let unreadable = try store.run(["check", CLI.cert("bad/photo.jpg")])
-        #expect(unreadable.status == 2)
+        try store.run(["check", CLI.cert("bad/photo.jpg")]).exited(2)
     }
 
     /// The DER public key of a private key file, as openssl derives it.
     static func publicKey(_ path: String, inform: String, in folder: TemporaryFolder) throws -> Data {
         let out = folder.path("pub-\(UUID().uuidString).der")
-        let result = try CLI.runProgram(
+        try CLI.runProgram(
             "openssl",
             ["pkey", "-inform", inform, "-in", path, "-pubout", "-outform", "DER", "-out", out]
-        )
-        #expect(result.status == 0, "\(result.stderr)")
+        ).succeeded()
         return try Data(contentsOf: URL(fileURLWithPath: out))
     }
 
@@ -615,8 +528,7 @@ struct StoreCommandTests {
                 print(json.dumps(out))
                 """, file,
             ]
-        )
-        #expect(parsed.status == 0, "\(parsed.stderr)")
+        ).succeeded()
         let samples = try #require(
             try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: [[Any]]]
         )
@@ -656,61 +568,32 @@ struct StoreCommandTests {
 struct NoSecretServiceTests {
     @Test func noSessionBusIsSaidPlainly() throws {
         let folder = try TemporaryFolder()
-        let result = try CLI.run(
+        try CLI.run(
             ["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", folder.path("store")],
             environment: ["XDG_RUNTIME_DIR": folder.path("no-runtime")],
             removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"],
             timeout: 30
-        )
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("no D-Bus session bus"))
-        #expect(result.stderr.contains("--password-env"))
+        ).exited(2, stderr: "no D-Bus session bus", "--password-env")
         // Nothing half-written: the store was not even created.
         #expect(!FileManager.default.fileExists(atPath: folder.path("store")))
     }
 
-    @Test func busWithoutProviderIsSaidPlainly() throws {
-        let folder = try TemporaryFolder()
+    @Test func busWithoutProviderIsSaidPlainly() async throws {
         // A session bus that cannot start a Secret Service by activation.
-        let config = folder.path("bus.conf")
-        try """
-        <busconfig>
-          <type>session</type>
-          <listen>unix:path=\(folder.path("bus"))</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-        </busconfig>
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let bus = Process()
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        bus.arguments = ["dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile"]
-        bus.standardOutput = FileHandle.nullDevice
-        bus.standardError = FileHandle.nullDevice
-        try bus.run()
-        defer {
-            kill(bus.processIdentifier, SIGKILL)
-            bus.waitUntilExit()
-        }
-        try #require(
-            waitUntil { FileManager.default.fileExists(atPath: folder.path("bus")) },
-            "dbus-daemon did not start"
-        )
-        let result = try CLI.run(
-            ["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", folder.path("store")],
-            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(folder.path("bus"))"],
+        let bus = try SecretServiceFailureTests.PrivateBus()
+        try #require(try await bus.started(), "dbus-daemon did not start")
+        try CLI.run(
+            ["import", CLI.cert("pem/sandbox-bag-attributes.pem"), "--store", bus.folder.path("store")],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address],
             timeout: 30
-        )
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("no program provides the Secret Service"))
-        #expect(result.stderr.contains("gnome-keyring"))
+        ).exited(2, stderr: "no program provides the Secret Service", "gnome-keyring")
     }
 
     @Test func ciNeedsNoStore() throws {
-        let result = try CLI.run(
+        try CLI.run(
             ["check", "--password-env", "P12", CLI.cert("p12/openssl3-default.p12"), "--environment", "production"],
             environment: ["P12": "apnsctl-test"],
             removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS"]
-        )
-        #expect(result.status == 0, "\(result.stderr)")
+        ).succeeded()
     }
 }

@@ -5,12 +5,7 @@ import Testing
 
 /// The store under concurrent commands and through a symbolic link, on a store that holds
 /// several apps (certificates for three apps in different environments and a token key).
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct StoreConcurrencyTests {
     typealias Store = StoreCommandTests.Store
 
@@ -23,14 +18,9 @@ struct StoreConcurrencyTests {
         ]
         for (bundle, environments) in apps {
             let file = try TestPKI.mint(in: pki, name: bundle, bundle: bundle, days: 200, environments: environments)
-            let imported = try store.run(["import", file])
-            #expect(imported.status == 0, "\(imported.stderr)")
+            try store.run(["import", file]).succeeded()
         }
-        let key = try store.run([
-            "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
-            "com.example.alpha", "--environment", "both",
-        ])
-        #expect(key.status == 0, "\(key.stderr)")
+        try store.importTokenKey(topic: "com.example.alpha")
     }
 
     @Test func checkDuringRemovalsAndRotationsReportsNothingFalse() throws {
@@ -100,10 +90,8 @@ struct StoreConcurrencyTests {
         )
         #expect(try CLI.run(["import", beta, "--store", real]).status == 0)
         for store in [real, link] {
-            let checked = try CLI.run(["check", "--store", store])
-            #expect(checked.status == 0, "\(store): \(checked.stdout)\(checked.stderr)")
-            let listed = try CLI.run(["list", "--json", "--store", store])
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+            try CLI.run(["check", "--store", store]).succeeded(context: "\(store)")
+            let json = try CLI.run(["list", "--json", "--store", store]).json()
             #expect(json["store"] as? String == resolved)
         }
         // The Secret Service knows the store by its real path only.
@@ -114,16 +102,13 @@ struct StoreConcurrencyTests {
         // A request made through the link is completed through the real path, and the reverse.
         for (requestStore, importStore) in [(link, real), (real, link)] {
             let csr = folder.path("push-\(UUID().uuidString.prefix(6)).csr")
-            let requested = try CLI.run(["request", "--out", csr, "--store", requestStore])
-            #expect(requested.status == 0, "\(requested.stderr)")
+            try CLI.run(["request", "--out", csr, "--store", requestStore]).succeeded()
             let app = "com.example.req\(UUID().uuidString.prefix(4).lowercased())"
             let certificate = try TestPKI.issue(csr: csr, bundle: app, in: folder, name: app)
-            let imported = try CLI.run(["import", certificate, "--store", importStore])
-            #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+            try CLI.run(["import", certificate, "--store", importStore]).succeeded()
             #expect(try CLI.run(["check", "\(app)-universal", "--store", link]).status == 0)
         }
-        let removed = try CLI.run(["remove", "com.example.alpha-universal", "--store", link])
-        #expect(removed.status == 0, "\(removed.stderr)")
+        try CLI.run(["remove", "com.example.alpha-universal", "--store", link]).succeeded()
         #expect(try CLI.run(["check", "--store", real]).status == 0)
         #expect(try CLI.run(["remove", "--orphans", "--store", real]).stdout.contains("no orphaned secrets"))
     }
@@ -150,30 +135,23 @@ struct StoreConcurrencyTests {
                     + gateway.connection
             )
         }
-        let before = try send()
-        #expect(before.status == 0, "\(before.stdout)\(before.stderr)")
+        try send().succeeded()
 
         // A same-app import without --replace is refused, under any alias, and changes nothing.
-        let refused = try store.run(["import", new, "--alias", "delta-push-2028"])
-        #expect(refused.status == 1, "\(refused.stderr)")
-        #expect(refused.stderr.contains("--replace delta-push"), "\(refused.stderr)")
+        try store.run(["import", new, "--alias", "delta-push-2028"]).exited(1, stderr: "--replace delta-push")
         #expect(try store.listJSON().count == 5)
 
-        let rotated = try store.run(["import", new, "--replace", "delta-push"])
-        #expect(rotated.status == 0, "\(rotated.stderr)")
-        #expect(rotated.stdout.contains("Imported delta-push"), "\(rotated.stdout)")
+        try store.run(["import", new, "--replace", "delta-push"]).succeeded(stdout: "Imported delta-push")
         let entry = try #require(try store.listJSON().first { $0["credential"] as? String == "delta-push" })
         #expect((entry["days_left"] as? Int ?? 0) > 300)
-        let after = try send()
-        #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
+        try send().succeeded()
         let deliveries = try gateway.deliveries().filter { $0["device_token"] as? String == GatewayCommandTests.token }
         #expect(deliveries.count == 2)
         try StoreInterruptionTests.expectClean(store, entries: 5)
 
         // --force keeps both on purpose.
         let third = try TestPKI.mint(in: pki, name: "delta-third", bundle: bundle, days: 410, environments: [.sandbox])
-        let kept = try store.run(["import", third, "--alias", "delta-spare", "--force"])
-        #expect(kept.status == 0, "\(kept.stderr)")
+        try store.run(["import", third, "--alias", "delta-spare", "--force"]).succeeded()
         #expect(try store.listJSON().count == 6)
     }
 
@@ -182,29 +160,23 @@ struct StoreConcurrencyTests {
         let pki = try TemporaryFolder()
         try Self.severalApps(store, pki: pki)
         let other = try TestPKI.mint(in: pki, name: "epsilon", bundle: "com.example.epsilon", days: 200)
-        let taken = try store.run(["import", other, "--alias", "com.example.beta-sandbox"])
-        #expect(taken.status == 1, "\(taken.stderr)")
-        #expect(taken.stderr.contains("already has something named com.example.beta-sandbox"), "\(taken.stderr)")
+        try store.run(["import", other, "--alias", "com.example.beta-sandbox"])
+            .exited(1, stderr: "already has something named com.example.beta-sandbox")
         #expect(try store.listJSON().count == 4)
-        let tokenTaken = try store.run([
+        try store.run([
             "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--alias", "gamma",
             "--replace", "token-ABC123DEFG",
-        ])
-        #expect(tokenTaken.status == 0, "\(tokenTaken.stderr)")
+        ]).succeeded()
         #expect(try store.run(["import", other, "--alias", "gamma"]).status == 1)
 
         // A TLS server certificate with its key: refused, saying what it is, unless forced.
         let server = CLI.cert("gateway/server.pem")
-        let refused = try store.run(["import", server, "--key", CLI.cert("gateway/server.key")])
-        #expect(refused.status == 1, "\(refused.stderr)")
-        #expect(refused.stderr.contains("not an Apple push certificate"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("localhost"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("--force"))
+        try store.run(["import", server, "--key", CLI.cert("gateway/server.key")])
+            .exited(1, stderr: "not an Apple push certificate", "localhost", "--force")
         #expect(try store.listJSON().count == 4)
         let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")
         #expect(files.count == 3)
-        let forced = try store.run(["import", server, "--key", CLI.cert("gateway/server.key"), "--force"])
-        #expect(forced.status == 0, "\(forced.stderr)")
+        try store.run(["import", server, "--key", CLI.cert("gateway/server.key"), "--force"]).succeeded()
     }
 
     /// Apple may issue a second certificate for a request that was already completed: it pairs
@@ -214,8 +186,7 @@ struct StoreConcurrencyTests {
         let pki = try TemporaryFolder()
         try Self.severalApps(store, pki: pki)
         let csr = pki.path("push.csr")
-        let requested = try store.run(["request", "--out", csr])
-        #expect(requested.status == 0, "\(requested.stderr)")
+        let requested = try store.run(["request", "--out", csr]).succeeded()
         // The store holds certificates for other apps: the next step names --replace for each.
         #expect(
             requested.stdout.contains("import aps.cer --replace com.example.alpha-universal"),
@@ -224,12 +195,9 @@ struct StoreConcurrencyTests {
         let first = try TestPKI.issue(csr: csr, bundle: "com.example.zeta", in: pki, name: "first")
         #expect(try store.run(["import", first]).status == 0)
         let second = try TestPKI.issue(csr: csr, bundle: "com.example.zeta", in: pki, name: "second")
-        let refused = try store.run(["import", second])
-        #expect(refused.status == 1, "\(refused.stderr)")
-        #expect(refused.stderr.contains("--replace com.example.zeta-universal"), "\(refused.stderr)")
+        let refused = try store.run(["import", second]).exited(1, stderr: "--replace com.example.zeta-universal")
         #expect(!refused.stderr.contains("--key"), "\(refused.stderr)")
-        let replaced = try store.run(["import", second, "--replace", "com.example.zeta-universal"])
-        #expect(replaced.status == 0, "\(replaced.stderr)")
+        try store.run(["import", second, "--replace", "com.example.zeta-universal"]).succeeded()
         #expect(try store.run(["check", "com.example.zeta-universal"]).status == 0)
         try StoreInterruptionTests.expectClean(store, entries: 5)
     }
@@ -254,13 +222,9 @@ struct StoreConcurrencyTests {
         try await store.secrets.store(secret, for: legacy)
         try await store.secrets.remove(current)
 
-        let checked = try CLI.run(["check", "--store", link])
-        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
-        let removed = try CLI.run(["remove", credential.alias, "--store", link])
-        #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(
-            removed.stdout.contains("its secret, kept in the Secret Service (label \"apnsctl: \(credential.alias)\")"),
-            "\(removed.stdout)"
+        try CLI.run(["check", "--store", link]).succeeded()
+        try CLI.run(["remove", credential.alias, "--store", link]).succeeded(
+            stdout: "its secret, kept in the Secret Service (label \"apnsctl: \(credential.alias)\")"
         )
         #expect(try await store.secrets.lookup(legacy) == nil)
     }

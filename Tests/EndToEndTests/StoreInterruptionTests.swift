@@ -5,12 +5,7 @@ import Testing
 /// `remove`, rotation and `request` killed at each step that changes something (every rename,
 /// unlink, fsync and D-Bus message, by strace's fault injection): after the next command, the
 /// store holds the state before or the state after, and `list` and `check` find it clean.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct StoreInterruptionTests {
     typealias Store = StoreCommandTests.Store
 
@@ -35,12 +30,10 @@ struct StoreInterruptionTests {
     /// The index's entries, and what the folder, the Secret Service, `list` and `check` say of
     /// the store: nothing left over, nothing unaccounted, nothing orphaned.
     static func expectClean(_ store: Store, entries: Int, _ context: String = "") throws {
-        let listed = try store.run(["list", "--json"])
-        #expect(listed.status == 0, "\(context): \(listed.stdout)\(listed.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let listed = try store.run(["list", "--json"]).succeeded(context: "\(context)")
+        let report = try listed.json()
         #expect((report["unaccounted_files"] as? [Any])?.isEmpty != false, "\(context): \(listed.stdout)")
-        let checked = try store.run(["check"])
-        #expect(checked.status == 0, "\(context): \(checked.stdout)\(checked.stderr)")
+        try store.run(["check"]).succeeded(context: "\(context)")
         let index = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store.path + "/index.json")))
                 as? [String: Any]
@@ -131,10 +124,7 @@ struct StoreInterruptionTests {
         for step in Self.steps {
             for call in 1...400 {
                 let wasKilled = try Self.killed(["request", "--out", csr, "--store", store.path], at: step, call: call)
-                let listed = try store.run(["list", "--json"])
-                let json = try #require(
-                    try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any]
-                )
+                let json = try store.run(["list", "--json"]).json()
                 let pending = json["pending_requests"] as? [[String: Any]] ?? []
                 let left = try FileManager.default.contentsOfDirectory(atPath: outside.url.path)
                 if pending.isEmpty {
@@ -152,8 +142,7 @@ struct StoreInterruptionTests {
                             in: pki,
                             name: "aps-\(call)"
                         )
-                        let imported = try store.run(["import", certificate])
-                        #expect(imported.status == 0, "\(imported.stderr)")
+                        try store.run(["import", certificate]).succeeded()
                         #expect(try store.run(["remove", "com.example.req-universal"]).status == 0)
                     } else {
                         let name = try #require(pending.first?["credential"] as? String)

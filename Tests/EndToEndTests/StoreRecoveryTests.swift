@@ -5,24 +5,12 @@ import Testing
 /// What a store does with files its index does not explain, and with certificates whose
 /// validity has not begun: nothing is deleted that may be the only copy, and nothing is stored
 /// that APNs would refuse without the user saying so.
-@Suite(
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.needsSecretService)
 struct StoreRecoveryTests {
     typealias Store = StoreCommandTests.Store
 
     static func credentialFiles(_ store: Store) -> Set<String> {
         Set((try? FileManager.default.contentsOfDirectory(atPath: store.path + "/credentials")) ?? [])
-    }
-
-    static func json(_ result: CLI.Result) throws -> [String: Any] {
-        try #require(
-            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-            "\(result.stdout)\(result.stderr)"
-        )
     }
 
     /// index.json put back from a backup taken before the last import: the newer credential's
@@ -42,14 +30,12 @@ struct StoreRecoveryTests {
 
         try backup.write(to: URL(fileURLWithPath: index))
         // A change of the store (another import) must not take the newer files as leftovers.
-        let imported = try store.run(["import", third, "--alias", "third"])
-        #expect(imported.status == 0, "\(imported.stderr)")
+        try store.run(["import", third, "--alias", "third"]).succeeded()
         #expect(Self.credentialFiles(store).isSuperset(of: secondFiles))
 
         let unaccounted = secondFiles.map { store.path + "/credentials/" + $0 }.sorted()
-        let checked = try store.run(["check", "--json"])
-        #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
-        let results = try #require(try Self.json(checked)["credentials"] as? [[String: Any]])
+        let checked = try store.run(["check", "--json"]).exited(1)
+        let results = try #require(try checked.json()["credentials"] as? [[String: Any]])
         let reported = results.filter {
             (($0["findings"] as? [[String: Any]]) ?? []).contains { $0["code"] as? String == "unaccounted_file" }
         }
@@ -57,16 +43,12 @@ struct StoreRecoveryTests {
         let text = try store.run(["check"])
         for path in unaccounted { #expect(text.stdout.contains(path), "\(text.stdout)") }
 
-        let listed = try store.run(["list", "--json"])
-        #expect(listed.status == 1)
-        #expect((try Self.json(listed)["unaccounted_files"] as? [String])?.sorted() == unaccounted)
-        let table = try store.run(["list"])
-        #expect(table.status == 1)
-        #expect(table.stdout.contains("no index entry names"), "\(table.stdout)")
+        let listed = try store.run(["list", "--json"]).exited(1)
+        #expect((try listed.json()["unaccounted_files"] as? [String])?.sorted() == unaccounted)
+        try store.run(["list"]).exited(1, stdout: "no index entry names")
 
         // Importing the credential again takes its file back, and the store is whole.
-        let again = try store.run(["import", second, "--alias", "second"])
-        #expect(again.status == 0, "\(again.stderr)")
+        try store.run(["import", second, "--alias", "second"]).succeeded()
         #expect(try store.run(["list"]).status == 0)
         #expect(Self.credentialFiles(store).isSuperset(of: secondFiles))
     }
@@ -94,7 +76,7 @@ struct StoreRecoveryTests {
         #expect(!files.contains(leftover))
         #expect(files.contains(stray))
         #expect(!FileManager.default.fileExists(atPath: store.path + "/.writing"))
-        let listed = try Self.json(try store.run(["list", "--json"]))
+        let listed = try store.run(["list", "--json"]).json()
         #expect(listed["unaccounted_files"] as? [String] == [store.path + "/credentials/" + stray])
     }
 
@@ -111,18 +93,17 @@ struct StoreRecoveryTests {
             name: "later",
             validFrom: start
         )
-        let refused = try store.run(["import", certificate, "--key", key])
-        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stderr.contains(CredentialLifecycleTests.day(start)), "\(refused.stderr)")
-        #expect(refused.stderr.contains(CredentialLifecycleTests.day(start + 395 * 86_400)))
-        #expect(refused.stderr.contains("--force"))
+        try store.run(["import", certificate, "--key", key]).exited(
+            1,
+            stderr: CredentialLifecycleTests.day(start),
+            CredentialLifecycleTests.day(start + 395 * 86_400),
+            "--force"
+        )
         #expect(try store.listJSON().isEmpty)
         #expect(Self.credentialFiles(store).isEmpty)
 
-        let forced = try store.run(["import", certificate, "--key", key, "--force"])
-        #expect(forced.status == 0, "\(forced.stderr)")
-        let checked = try store.run(["check", "--json"])
-        #expect(checked.status == 1)
+        try store.run(["import", certificate, "--key", key, "--force"]).succeeded()
+        let checked = try store.run(["check", "--json"]).exited(1)
         #expect(try CredentialLifecycleTests.codes(checked) == ["not_yet_valid"], "\(checked.stdout)")
     }
 }

@@ -14,21 +14,18 @@ extension TeamForkTests {
         try team.bobsFork(from: bobPusher)
         #expect(try bobPusher.git(["fetch", "--quiet", "origin"]).status == 0)
         let branch = try team.branch(of: bobPusher)
-        let merging = try bobPusher.git(["merge", "--quiet", "--no-commit", "-s", "ours", "origin/\(branch)"])
-        #expect(merging.status == 0, "\(merging.stderr)")
+        try bobPusher.git(["merge", "--quiet", "--no-commit", "-s", "ours", "origin/\(branch)"]).succeeded()
         let alias = "com.example.fork1-universal"
         let file = try TeamTrustSupport.secretFile(of: alias, in: bobPusher.clone)
-        let encrypted = try CLI.runProgram(
+        try CLI.runProgram(
             "age",
             ["-e", "-r", team.mallory.recipient, "-o", file],
             stdin: "not the real secret\n"
-        )
-        #expect(encrypted.status == 0, "\(encrypted.stderr)")
+        ).succeeded()
         #expect(try bobPusher.git(["commit", "--quiet", "--all", "-m", "Merge"]).status == 0)
         #expect(try bobPusher.git(["push", "--quiet", "origin", "HEAD:\(branch)"]).status == 0)
 
-        let synced = try alice.run(["team", "sync"])
-        #expect(synced.status == 1, "\(synced.stdout)\(synced.stderr)")
+        let synced = try alice.run(["team", "sync"]).exited(1)
         let rotation = try #require(
             synced.stderr.split(separator: "\n").first { $0.contains(alias) },
             "\(synced.stderr)"

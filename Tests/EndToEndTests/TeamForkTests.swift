@@ -7,13 +7,7 @@ import Testing
 /// the remote to before the removal. alice, bob and carol have all synced version 3; alice removes
 /// bob. Over ssh on loopback, each member with their own Secret Service; decryption is asked of
 /// the age CLI.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamForkTests {
     typealias Member = TeamStoreTests.Member
 
@@ -38,8 +32,7 @@ struct TeamForkTests {
         init() throws {
             work = try TemporaryFolder()
             fixtures = try TemporaryFolder()
-            let bare = work.path("team.git")
-            #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+            let bare = try TeamStoreTests.bareRemote(in: work)
             ssh = try LoopbackSSH(work)
             remote = ssh.url(bare)
             let transport = ["GIT_SSH_COMMAND": ssh.gitSSHCommand]
@@ -56,18 +49,14 @@ struct TeamForkTests {
                 environment: keyrings[1].environment.merging(transport) { $1 }
             )
             mallory = try OutsiderKeys(work, name: "mallory")
-            let started = try alice.run(["team", "init", remote, "--name", "alice"])
-            #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+            try alice.run(["team", "init", remote, "--name", "alice"]).succeeded()
             try importNew(by: alice)
             for member in [bob, carol] {
-                let joined = try member.run(["team", "join", remote, "--name", member.name])
-                #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
-                let added = try alice.run(try TeamStoreTests.addCommand(in: joined.stdout))
-                #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+                let joined = try member.run(["team", "join", remote, "--name", member.name]).succeeded()
+                try alice.run(try TeamStoreTests.addCommand(in: joined.stdout)).succeeded()
             }
             for member in [bob, carol] {
-                let synced = try member.run(["team", "sync"])
-                #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
+                try member.run(["team", "sync"]).succeeded()
             }
             let shown = try CLI.runProgram("git", ["-C", carol.store, "show", "HEAD:team.json"]).stdout
             let list = try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any]
@@ -91,8 +80,7 @@ struct TeamForkTests {
             round += 1
             let bundle = "com.example.fork\(round)"
             let certificate = try TestPKI.mint(in: fixtures, name: "fork\(round)", bundle: bundle, days: 300)
-            let imported = try member.run(["import", certificate])
-            #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+            try member.run(["import", certificate]).succeeded()
             return try TeamTrustSupport.secretFile(of: "\(bundle)-universal", in: member.store)
         }
 
@@ -109,21 +97,13 @@ struct TeamForkTests {
             if let removing {
                 members.removeAll { $0["name"] as? String == removing }
             } else {
-                members.append(
-                    Pusher.entry(
-                        name: "mallory",
-                        recipient: mallory.recipient,
-                        signingKey: mallory.signingKey,
-                        like: members[0]
-                    )
-                )
+                members.append(mallory.entry(like: members[0]))
             }
             team["members"] = members
             try JSONSerialization.data(withJSONObject: team, options: [.prettyPrinted, .sortedKeys])
                 .write(to: URL(fileURLWithPath: path))
             try? FileManager.default.removeItem(atPath: path + ".sig")
-            let signed = try CLI.runProgram("ssh-keygen", ["-Y", "sign", "-f", bobKey, "-n", "apnsctl-team", path])
-            #expect(signed.status == 0, "\(signed.stderr)")
+            try CLI.runProgram("ssh-keygen", ["-Y", "sign", "-f", bobKey, "-n", "apnsctl-team", path]).succeeded()
             #expect(try pusher.git(["add", "--all"]).status == 0)
             #expect(try pusher.git(["commit", "--quiet", "-m", "Add member mallory"]).status == 0)
             return try pusher.git(["rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -173,20 +153,17 @@ struct TeamForkTests {
         let team = try Team()
         let (alice, carol) = (team.alice, team.carol)
         let bobPusher = try Pusher(team.work, name: "bob", remote: team.remote, environment: team.transport)
-        let removed = try alice.run(["team", "remove", "bob"])
-        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        try alice.run(["team", "remove", "bob"]).succeeded()
         let removal = try team.head(of: alice)
         let fork = try team.bobsFork(from: bobPusher)
         #expect(try bobPusher.git(["fetch", "--quiet", "origin"]).status == 0)
         let branch = try team.branch(of: bobPusher)
-        let merged = try bobPusher.git(["merge", "--quiet", "-s", "ours", "-m", "Merge", "origin/\(branch)"])
-        #expect(merged.status == 0, "\(merged.stderr)")
-        let pushed = try bobPusher.git(["push", "--quiet", "origin", "HEAD:\(branch)"])
-        #expect(pushed.status == 0, "a fast-forward: \(pushed.stderr)")
+        try bobPusher.git(["merge", "--quiet", "-s", "ours", "-m", "Merge", "origin/\(branch)"]).succeeded()
+        try bobPusher.git(["push", "--quiet", "origin", "HEAD:\(branch)"])
+            .succeeded(context: "a fast-forward")
 
         // Carol, who has not synced the removal, refuses both lists and keeps version 3.
-        let carolSync = try carol.run(["team", "sync"])
-        #expect(carolSync.status == 1, "\(carolSync.stdout)\(carolSync.stderr)")
+        let carolSync = try carol.run(["team", "sync"]).exited(1)
         Self.expectFork(carolSync.stdout + carolSync.stderr, removal: removal, fork: fork, store: carol.store)
         #expect(!carolSync.stdout.contains("adds mallory"), "nothing is taken: \(carolSync.stdout)")
         let restore = try carol.run(["team", "sync", "--restore-members"])
@@ -202,26 +179,21 @@ struct TeamForkTests {
         try team.expectShutOut(writtenBy: carol, bob: false)
 
         // Alice keeps her list, and settles the fork with it.
-        let aliceSync = try alice.run(["team", "sync"])
-        #expect(aliceSync.status == 1, "\(aliceSync.stdout)\(aliceSync.stderr)")
+        let aliceSync = try alice.run(["team", "sync"]).exited(1)
         Self.expectFork(aliceSync.stdout + aliceSync.stderr, removal: removal, fork: fork, store: alice.store)
         try team.expectShutOut(writtenBy: alice)
         let alicesOwn = "com.example.fork\(team.round)-universal"
         let refusedSide = try alice.run(["team", "sync", "--resolve-fork", String(fork.prefix(12))])
         #expect(refusedSide.status != 0 && refusedSide.stderr.contains("whom the other side removed"))
         let settled = try alice.run(["team", "sync", "--resolve-fork", String(removal.prefix(12))])
-        #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
-        #expect(settled.stdout.contains("Settled the forked member list"), "\(settled.stdout)")
-        #expect(settled.stdout.contains("secret(s) again to the settled member list"), "\(settled.stdout)")
+            .succeeded(stdout: "Settled the forked member list", "secret(s) again to the settled member list")
         // Bob's -s ours merge put back the secrets as they were before the removal: named for rotation.
         #expect(settled.stderr.contains("rotate each one") && settled.stderr.contains("for bob"), "\(settled.stderr)")
         // What alice wrote herself she knows the recipients of: it is not named.
         #expect(!settled.stderr.contains(alicesOwn), "\(settled.stderr)")
 
         // Carol takes alice's settling list: bob and mallory are shut out of what she writes next.
-        let taken = try carol.run(["team", "sync"])
-        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
-        #expect(taken.stdout.contains("signed by alice") && taken.stdout.contains("removes bob"), "\(taken.stdout)")
+        try carol.run(["team", "sync"]).succeeded(stdout: "signed by alice", "removes bob")
         try team.expectShutOut(writtenBy: carol)
     }
 
@@ -232,8 +204,7 @@ struct TeamForkTests {
         let team = try Team()
         let alice = team.alice
         let bobPusher = try Pusher(team.work, name: "bob", remote: team.remote, environment: team.transport)
-        let removed = try alice.run(["team", "remove", "bob"])
-        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        try alice.run(["team", "remove", "bob"]).succeeded()
         let removal = try team.head(of: alice)
         let fork = try team.bobsFork(from: bobPusher, removing: "alice")
         #expect(try bobPusher.git(["fetch", "--quiet", "origin"]).status == 0)
@@ -261,10 +232,9 @@ struct TeamForkTests {
         #expect(try team.trustedVersion(of: alice) == 4)
 
         // The printed command, as printed: alice signs her list again, above both sides.
-        let settled = try alice.run([
+        try alice.run([
             "team", "sync", "--resolve-fork", String(removal.prefix(12)), "--store", alice.store,
-        ])
-        #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
+        ]).succeeded()
         #expect(try team.trustedVersion(of: alice) == 5)
         try team.expectShutOut(writtenBy: alice)
     }
@@ -273,28 +243,22 @@ struct TeamForkTests {
         let team = try Team()
         let (alice, carol) = (team.alice, team.carol)
         let bobPusher = try Pusher(team.work, name: "bob", remote: team.remote, environment: team.transport)
-        let removed = try alice.run(["team", "remove", "bob"])
-        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        try alice.run(["team", "remove", "bob"]).succeeded()
         let removal = try team.head(of: alice)
         let fork = try team.bobsFork(from: bobPusher)
-        let reset = try bobPusher.git([
+        try bobPusher.git([
             "push", "--quiet", "--force", "origin", "HEAD:\(try team.branch(of: bobPusher))",
-        ])
-        #expect(reset.status == 0, "\(reset.stderr)")
+        ]).succeeded()
 
         // The known limit: a clone that never saw the removal cannot see it was rewritten away.
-        let stale = try carol.run(["team", "sync"])
-        #expect(stale.status == 0, "\(stale.stdout)\(stale.stderr)")
-        #expect(stale.stdout.contains("signed by bob") && stale.stdout.contains("adds mallory"), "\(stale.stdout)")
+        try carol.run(["team", "sync"]).succeeded(stdout: "signed by bob", "adds mallory")
         let readable = try team.importNew(by: carol)
         #expect(try TeamTrustSupport.decrypts(team.mallory.identity, readable), "the documented limit")
         #expect(try carol.run(["team", "sync"]).status == 0)
 
         // The remover is stopped, then, accepting the rewrite, told of the fork and of the secret to rotate.
-        let stopped = try alice.run(["team", "sync"])
-        #expect(stopped.status == 1 && stopped.stderr.contains("history was rewritten"), "\(stopped.stderr)")
-        let accepted = try alice.run(["team", "sync", "--accept-rewrite"])
-        #expect(accepted.status == 1, "\(accepted.stdout)\(accepted.stderr)")
+        try alice.run(["team", "sync"]).exited(1, stderr: "history was rewritten")
+        let accepted = try alice.run(["team", "sync", "--accept-rewrite"]).exited(1)
         Self.expectFork(accepted.stdout + accepted.stderr, removal: removal, fork: fork, store: alice.store)
         let alias = "com.example.fork\(team.round)-universal"
         let rotation = try #require(
@@ -303,8 +267,7 @@ struct TeamForkTests {
         )
         #expect(rotation.contains("mallory") && rotation.contains("--replace \(alias) --store \(alice.store)"))
         try team.expectShutOut(writtenBy: alice)
-        let settled = try alice.run(["team", "sync", "--resolve-fork", String(removal.prefix(12))])
-        #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
+        try alice.run(["team", "sync", "--resolve-fork", String(removal.prefix(12))]).succeeded()
         #expect(
             try !TeamTrustSupport.decrypts(
                 team.mallory.identity,
@@ -313,9 +276,7 @@ struct TeamForkTests {
         )
 
         // Carol, told of the fork by alice's merge, leaves bob's list and takes alice's.
-        let taken = try carol.run(["team", "sync"])
-        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
-        #expect(taken.stdout.contains("signed by alice"), "\(taken.stdout)")
+        try carol.run(["team", "sync"]).succeeded(stdout: "signed by alice")
         try team.expectShutOut(writtenBy: carol)
     }
 
@@ -324,29 +285,21 @@ struct TeamForkTests {
     @Test func twoMembersChangesAtOnceAreMergedAndSigned() throws {
         let work = try TemporaryFolder()
         let fixtures = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let (bare, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
         let keyring = try MemberKeyring(work, name: "bob")
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
         let bob = Member(name: "bob", store: work.path("bob"), environment: keyring.environment)
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
         let joined = try bob.run(["team", "join", bare, "--name", "bob"])
         #expect(try alice.run(try TeamStoreTests.addCommand(in: joined.stdout)).status == 0)
         #expect(try bob.run(["team", "sync"]).status == 0)
         let (dave, erin) = (try TeamStoreTests.newIdentity(), try TeamStoreTests.newIdentity())
         // Alice adds dave while the remote is away (committed here only); bob adds erin meanwhile.
         try FileManager.default.moveItem(atPath: bare, toPath: bare + ".away")
-        let offline = try alice.run(["team", "add", "dave", dave.recipient])
-        #expect(offline.status == 0, "\(offline.stdout)\(offline.stderr)")
+        try alice.run(["team", "add", "dave", dave.recipient]).succeeded()
         try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
         #expect(try bob.run(["team", "add", "erin", erin.recipient]).status == 0)
 
-        let merged = try alice.run(["team", "sync"])
-        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
-        #expect(merged.stdout.contains("signed by alice") && merged.stdout.contains("adds erin"), "\(merged.stdout)")
-        let taken = try bob.run(["team", "sync"])
-        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
-        #expect(taken.stdout.contains("signed by alice") && taken.stdout.contains("adds dave"), "\(taken.stdout)")
+        try alice.run(["team", "sync"]).succeeded(stdout: "signed by alice", "adds erin")
+        try bob.run(["team", "sync"]).succeeded(stdout: "signed by alice", "adds dave")
         let certificate = try TestPKI.mint(in: fixtures, name: "both", bundle: "com.example.both", days: 300)
         #expect(try bob.run(["import", certificate]).status == 0)
         let file = try TeamTrustSupport.secretFile(of: "com.example.both-universal", in: bob.store)
@@ -355,10 +308,7 @@ struct TeamForkTests {
 
     @Test func namesAreASCIIWithoutRegardToCaseAndRecipientsEd25519() throws {
         let work = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let (_, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
         let carol = try TeamStoreTests.newIdentity()
         #expect(try alice.run(["team", "add", "carol", carol.recipient]).status == 0)
         for name in ["Carol", "ALICE"] {
@@ -370,8 +320,7 @@ struct TeamForkTests {
             #expect(lookAlike.status == 64 || lookAlike.status == 2, "\(lookAlike.status)")
             #expect(lookAlike.stderr.contains("ASCII letters"), "\(lookAlike.stderr)")
         }
-        let made = try CLI.runProgram("ssh-keygen", ["-q", "-t", "rsa", "-N", "", "-f", work.path("rsa")])
-        #expect(made.status == 0)
+        try CLI.runProgram("ssh-keygen", ["-q", "-t", "rsa", "-N", "", "-f", work.path("rsa")]).succeeded()
         let rsa = try String(contentsOfFile: work.path("rsa.pub"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let refused = try alice.run(["team", "add", "server", rsa])

@@ -9,13 +9,7 @@ import Glibc
 /// What a pushed file can make a team store's commands read or pass on: links out of the store,
 /// the identity in a child's environment, a URL taken for an option, a rewritten history; and
 /// what modes and owners a store may have.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamHygieneTests {
     typealias Member = TeamStoreTests.Member
 
@@ -33,18 +27,13 @@ struct TeamHygieneTests {
 
         init(ciEnvironment: [String: String] = [:]) throws {
             work = try TemporaryFolder()
-            bare = work.path("team.git")
-            #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-            alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-            let started = try alice.run(["team", "init", bare, "--name", "alice"])
-            #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+            (bare, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
             let bundle = try TestPKI.mint(in: work, name: "links", bundle: "com.example.links", days: 300)
             #expect(try alice.run(["import", bundle]).status == 0)
-            let imported = try alice.run([
+            try alice.run([
                 "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
                 "com.example.links", "--environment", "both",
-            ])
-            #expect(imported.status == 0, "\(imported.stderr)")
+            ]).succeeded()
             let keys = try TeamStoreTests.newIdentity()
             ciIdentity = keys.identity
             #expect(try alice.run(["team", "add", "ci", keys.recipient]).status == 0)
@@ -154,11 +143,10 @@ struct TeamHygieneTests {
         let alice = Member(name: "alice", store: team.alice.store, environment: ["PATH": path])
         // A bundle's password in a variable of apnsctl's environment: no child may see it.
         let p12 = CLI.cert("p12/openssl3-default.p12")
-        let imported = try CLI.run(
+        try CLI.run(
             ["import", p12, "--password-env", "P12_PASS", "--store", alice.store],
             environment: ["PATH": path, "P12_PASS": StoreCommandTests.password]
-        )
-        #expect(imported.status == 0, "\(imported.stderr)")
+        ).succeeded()
         let password = StoreCommandTests.password
         #expect(try alice.run(["team", "sync"]).status == 0)
         #expect(try alice.run(["team", "status"]).status == 0)
@@ -166,11 +154,10 @@ struct TeamHygieneTests {
         #expect(try team.ci.run(["team", "status"]).status == 0)
         // A URL that git would take for an option.
         let hostile = folder.path("pwned")
-        let joined = try CLI.run(
+        try CLI.run(
             ["team", "join", "--name", "zed", "--store", folder.path("zed"), "--", "--upload-pack=touch \(hostile)"],
             environment: ["PATH": path]
-        )
-        #expect(joined.status == 2, "\(joined.stdout)\(joined.stderr)")
+        ).exited(2)
         #expect(!FileManager.default.fileExists(atPath: hostile), "git ran the upload-pack given as a URL")
         let calls = try String(contentsOfFile: log, encoding: .utf8)
         #expect(calls.contains(" clone --quiet -- --upload-pack=touch"), "\(calls.suffix(2000))")
@@ -192,21 +179,18 @@ struct TeamHygieneTests {
         let forced = try rewriter.git(["rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let bundle = try TestPKI.mint(in: team.work, name: "later", bundle: "com.example.later", days: 300)
         #expect(try team.alice.run(["import", bundle]).status == 0)
-        let synced = try team.alice.run(["team", "sync"])
-        #expect(synced.status == 1, "\(synced.stdout)\(synced.stderr)")
+        let synced = try team.alice.run(["team", "sync"]).exited(1)
         #expect(synced.stderr.contains("history was rewritten") && synced.stderr.contains(String(forced.prefix(12))))
         let head = try CLI.runProgram("git", ["-C", team.bare, "rev-parse", "HEAD"]).stdout
         #expect(head.trimmingCharacters(in: .whitespacesAndNewlines) == forced, "something was pushed over it")
-        let accepted = try team.alice.run(["team", "sync", "--accept-rewrite"])
-        #expect(accepted.status == 0, "\(accepted.stdout)\(accepted.stderr)")
+        try team.alice.run(["team", "sync", "--accept-rewrite"]).succeeded()
         let log = try CLI.runProgram("git", ["-C", team.bare, "log", "--format=%s"]).stdout
         #expect(log.contains("Import com.example.later-universal") && log.contains("rewrite"), "\(log)")
     }
 
     @Test func storeFoldersAreTheirOwnersAloneWhateverTheUmask() throws {
         let work = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let bare = try TeamStoreTests.bareRemote(in: work)
         let stores = [work.path("alice"), work.path("bob")]
         let keyring = try MemberKeyring(work, name: "bob")
         let commands = [
@@ -214,31 +198,25 @@ struct TeamHygieneTests {
             "umask 000; exec '\(CLI.binary)' team join '\(bare)' --name bob --store '\(stores[1])'",
         ]
         for (command, environment) in zip(commands, [[:], keyring.environment]) {
-            let run = try CLI.runProgram("sh", ["-c", command], environment: environment)
-            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            try CLI.runProgram("sh", ["-c", command], environment: environment).succeeded()
         }
         let bundle = try TestPKI.mint(in: work, name: "umask", bundle: "com.example.umask", days: 300)
-        let imported = try CLI.runProgram(
+        try CLI.runProgram(
             "sh",
             ["-c", "umask 000; exec '\(CLI.binary)' import '\(bundle)' --store '\(stores[0])'"]
-        )
-        #expect(imported.status == 0, "\(imported.stderr)")
+        ).succeeded()
         for store in stores {
             let wide = try CLI.runProgram("find", [store, "-perm", "/077", "-not", "-type", "l"]).stdout
             #expect(wide.isEmpty, "wider than its owner: \(wide)")
         }
         // Others may write to it: refused, with the chmod to run; then fine.
         chmod(stores[0], 0o777)
-        let open = try CLI.run(["list", "--store", stores[0]])
-        #expect(open.status == 2, "\(open.stdout)\(open.stderr)")
-        #expect(open.stderr.contains("chmod 700 \(stores[0])"), "\(open.stderr)")
+        try CLI.run(["list", "--store", stores[0]]).exited(2, stderr: "chmod 700 \(stores[0])")
         #expect(try CLI.runProgram("chmod", ["700", stores[0]]).status == 0)
         #expect(try CLI.run(["list", "--store", stores[0]]).status == 0)
         // Another user's folder: refused, with the chown.
         chown(stores[1], 65534, 65534)
-        let foreign = try CLI.run(["list", "--store", stores[1]], environment: keyring.environment)
-        #expect(foreign.status == 2, "\(foreign.stdout)\(foreign.stderr)")
-        #expect(foreign.stderr.contains("chown -R"), "\(foreign.stderr)")
+        try CLI.run(["list", "--store", stores[1]], environment: keyring.environment).exited(2, stderr: "chown -R")
         chown(stores[1], getuid(), getgid())
     }
 }

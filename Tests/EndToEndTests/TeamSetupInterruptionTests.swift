@@ -5,13 +5,7 @@ import Testing
 /// `team init` and `team join` killed at each file rename and each D-Bus message (strace's fault
 /// injection, children included): the next `team init` or `team join` leaves a working store, and
 /// no key of the interrupted run is left in the Secret Service.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamSetupInterruptionTests {
     static let steps = ["rename", "sendmsg"]
     /// At most this many kills per step: enough to pass every step apnsctl itself takes.
@@ -71,15 +65,13 @@ struct TeamSetupInterruptionTests {
                 let arguments = ["team", "init", bare, "--name", "alice", "--store", store]
                 let cut = try Self.interrupted(arguments, at: step, call: call, environment: env)
                 if cut {
-                    let again = try CLI.run(arguments, environment: env)
-                    #expect(again.status == 0, "\(step) #\(call): \(again.stdout)\(again.stderr)")
+                    try CLI.run(arguments, environment: env).succeeded(context: "\(step) #\(call)")
                 }
                 made += 1
-                let checked = try CLI.run(
+                try CLI.run(
                     ["check", "com.example.i\(call)-universal", "--store", store],
                     environment: env
-                )
-                #expect(checked.status == 0, "\(step) #\(call): \(checked.stdout)\(checked.stderr)")
+                ).succeeded(context: "\(step) #\(call)")
                 let status = try CLI.run(["team", "status", "--store", store], environment: env)
                 #expect(status.stdout.contains("a member"), "\(step) #\(call): \(status.stdout)\(status.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: store + "/.team-setup.json"))
@@ -99,10 +91,8 @@ struct TeamSetupInterruptionTests {
 
     @Test func anInterruptedJoinIsCleanedUpByTheNext() throws {
         let work = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-        let started = try CLI.run(["team", "init", bare, "--name", "alice", "--store", work.path("alice")])
-        #expect(started.status == 0, "\(started.stderr)")
+        let bare = try TeamStoreTests.bareRemote(in: work)
+        try CLI.run(["team", "init", bare, "--name", "alice", "--store", work.path("alice")]).succeeded()
         let keyring = try MemberKeyring(work, name: "joiner")
         var joined = 0
         for step in Self.steps {
@@ -111,12 +101,12 @@ struct TeamSetupInterruptionTests {
                 let arguments = ["team", "join", bare, "--name", "bob", "--store", store]
                 let cut = try Self.interrupted(arguments, at: step, call: call, environment: keyring.environment)
                 if cut {
-                    let again = try CLI.run(arguments, environment: keyring.environment)
-                    #expect(again.status == 0, "\(step) #\(call): \(again.stdout)\(again.stderr)")
+                    try CLI.run(arguments, environment: keyring.environment)
+                        .succeeded(context: "\(step) #\(call)")
                 }
                 joined += 1
-                let listed = try CLI.run(["list", "--store", store], environment: keyring.environment)
-                #expect(listed.status == 0, "\(step) #\(call): \(listed.stderr)")
+                try CLI.run(["list", "--store", store], environment: keyring.environment)
+                    .succeeded(context: "\(step) #\(call)")
                 let identities = try Self.items(kind: "team-identity", environment: keyring.environment)
                 #expect(identities == joined, "\(step) #\(call): \(identities) identities for \(joined) joins")
                 #expect(try Self.items(kind: "signing-key", environment: keyring.environment) == joined)

@@ -6,13 +6,7 @@ import Testing
 /// test lets it go on) keeps
 /// no other command of the store waiting: a change's push and a sync's push run after the store's
 /// lock is released, so the lock is free and `list` answers while git is still pushing.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamSlowRemoteTests {
     typealias Member = TeamStoreTests.Member
 
@@ -40,11 +34,9 @@ struct TeamSlowRemoteTests {
     /// While the remote holds a push, the store's lock is free and the store answers.
     static func expectStoreFreeDuringPush(_ alice: Member, markers: String, alias: String) throws {
         #expect(waitFor(markers + ".started", seconds: 90), "the push never reached the remote")
-        let free = try CLI.runProgram("flock", ["--nonblock", "--exclusive", alice.store + "/.lock", "true"])
-        #expect(free.status == 0, "the store's lock is held while git pushes: \(free.stderr)")
-        let listed = try alice.run(["list"])
-        #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.contains(alias), "\(listed.stdout)")
+        try CLI.runProgram("flock", ["--nonblock", "--exclusive", alice.store + "/.lock", "true"])
+            .succeeded(context: "the store's lock is held while git pushes")
+        try alice.run(["list"]).succeeded(stdout: alias)
         #expect(
             !FileManager.default.fileExists(atPath: markers + ".done"),
             "list answered only after the push had ended"
@@ -56,10 +48,7 @@ struct TeamSlowRemoteTests {
     @Test func aSlowPushKeepsNoOtherCommandWaiting() throws {
         let work = try TemporaryFolder()
         let fixtures = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let (bare, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
 
         // From here on, the remote accepts a push only once the test has released it (a file it
         // waits for: at most a minute, so that a test that failed before releasing ends), saying
@@ -82,11 +71,8 @@ struct TeamSlowRemoteTests {
         let importing = Self.inBackground { try alice.run(["import", one]) }
         try Self.expectStoreFreeDuringPush(alice, markers: markers, alias: "com.example.slow-one-universal")
         importing.finished.wait()
-        let imported = try #require(importing.result, "\(String(describing: importing.error))")
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(
-            imported.stderr.contains("committed and pushed \"Import com.example.slow-one-universal"),
-            "\(imported.stderr)"
+        try #require(importing.result, "\(String(describing: importing.error))").succeeded(
+            stderr: "committed and pushed \"Import com.example.slow-one-universal"
         )
 
         // A sync: its push (of a commit made while the remote was away) runs without the lock.
@@ -101,9 +87,7 @@ struct TeamSlowRemoteTests {
         let syncing = Self.inBackground { try alice.run(["team", "sync"]) }
         try Self.expectStoreFreeDuringPush(alice, markers: markers, alias: "com.example.slow-two-universal")
         syncing.finished.wait()
-        let synced = try #require(syncing.result, "\(String(describing: syncing.error))")
-        #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
-        #expect(synced.stdout.contains("Pushed 1 commit(s)"), "\(synced.stdout)")
+        try #require(syncing.result, "\(String(describing: syncing.error))").succeeded(stdout: "Pushed 1 commit(s)")
         let log = try CLI.runProgram("git", ["-C", bare, "log", "--format=%s"]).stdout
         #expect(log.contains("Import com.example.slow-two-universal"), "\(log)")
     }

@@ -112,13 +112,6 @@ final class TeamStore: @unchecked Sendable {
 
     func run(_ arguments: [String]) throws -> CLI.Result { try store.run(arguments) }
 
-    static func json(_ result: CLI.Result) throws -> [String: Any] {
-        try #require(
-            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-            "not JSON: \(result.stdout) \(result.stderr)"
-        )
-    }
-
     /// The per-app verdicts of a `check` or `preflight` JSON report, by topic.
     static func verdicts(_ report: [String: Any]) -> [String: [String: Any]] {
         var byApp: [String: [String: Any]] = [:]

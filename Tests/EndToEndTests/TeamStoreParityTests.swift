@@ -5,29 +5,19 @@ import Testing
 /// `check` gives a team store's secrets the verdicts it gives a keyring store's: it decrypts and
 /// verifies them, and a secret it cannot read is "could not check" or a problem, never ✓; git's
 /// own words reach the person; a store made while its remote was away is cloned as CI clones it.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamStoreParityTests {
     typealias Member = TeamStoreTests.Member
     static let key = "token-ABC123DEFG"
 
     @Test func aTeamStoreSecretIsCheckedAsAKeyringOneIs() throws {
         let work = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
-        let imported = try alice.run([
+        let (bare, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
+        try alice.run([
             "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
             "com.example.parity",
             "--environment", "both",
-        ])
-        #expect(imported.status == 0, "\(imported.stderr)")
+        ]).succeeded()
         #expect(try alice.run(["check", Self.key]).status == 0)
 
         // CI with no identity: could not check, naming where an identity comes from; metadata only: 0.
@@ -39,8 +29,7 @@ struct TeamStoreParityTests {
             environment: [:],
             removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "APNSCTL_IDENTITY"]
         )
-        let unknown = try bare_ci.run(["check", Self.key])
-        #expect(unknown.status == 2, "\(unknown.stdout)\(unknown.stderr)")
+        let unknown = try bare_ci.run(["check", Self.key]).exited(2)
         #expect((unknown.stdout + unknown.stderr).contains("APNSCTL_IDENTITY"), "\(unknown.stdout)\(unknown.stderr)")
         #expect(!unknown.stdout.contains("✓"), "\(unknown.stdout)")
         #expect(try bare_ci.run(["check", Self.key, "--skip-secrets"]).status == 0)
@@ -48,50 +37,32 @@ struct TeamStoreParityTests {
         let stranger = try TeamStoreTests.newIdentity()
         var wrong = bare_ci
         wrong.environment = ["APNSCTL_IDENTITY": stranger.identity]
-        let notRecipient = try wrong.run(["check", Self.key])
-        #expect(notRecipient.status == 2, "\(notRecipient.stdout)\(notRecipient.stderr)")
+        let notRecipient = try wrong.run(["check", Self.key]).exited(2)
         #expect((notRecipient.stdout + notRecipient.stderr).contains("not among the recipients"))
         #expect(try wrong.run(["check", "--skip-secrets"]).status == 0)
 
         // The token key's age file replaced by random bytes: a problem (1), as a keyring's damaged key is.
         let file = try TeamTrustSupport.secretFile(of: Self.key, in: alice.store)
         try Data((0..<300).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: file))
-        let damaged = try alice.run(["check", Self.key])
-        #expect(damaged.status == 1, "\(damaged.stdout)\(damaged.stderr)")
-        #expect(damaged.stdout.contains("age file") && damaged.stdout.contains("tampered"), "\(damaged.stdout)")
+        try alice.run(["check", Self.key]).exited(1, stdout: "age file", "tampered")
         let json = try alice.run(["check", Self.key, "--json"])
         #expect(json.stdout.contains("\"secret_tampered\""), "\(json.stdout)")
         #expect(try alice.run(["check", Self.key, "--skip-secrets"]).status == 0)
 
         // The keyring store: the same key with its secret gone is a problem (1) too.
         let keyring = try StoreCommandTests.Store()
-        #expect(
-            try keyring.run([
-                "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
-                "com.example.parity", "--environment", "both",
-            ]).status == 0
-        )
+        try keyring.importTokenKey(topic: "com.example.parity")
         _ = try StoreCommandTests.secretTool([
             "clear", "application", "apnsctl", "store", keyring.path, "alias", Self.key,
         ])
-        let missing = try keyring.run(["check", Self.key])
-        #expect(missing.status == 1, "\(missing.stdout)\(missing.stderr)")
-        #expect(missing.stdout.contains("missing") && missing.stdout.contains("Secret Service"), "\(missing.stdout)")
+        try keyring.run(["check", Self.key]).exited(1, stdout: "missing", "Secret Service")
     }
 
     @Test func gitsOwnWordsReachThePerson() throws {
         let work = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
-        #expect(
-            try alice.git(["remote", "set-url", "origin", "ssh://git@gitlocal.invalid/push-credentials.git"]).status
-                == 0
-        )
-        let synced = try alice.run(["team", "sync"])
-        #expect(synced.status == 2, "\(synced.stdout)\(synced.stderr)")
-        #expect(synced.stdout.contains("Could not resolve hostname"), "\(synced.stdout)")
+        let (_, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
+        try alice.git(["remote", "set-url", "origin", "ssh://git@gitlocal.invalid/push-credentials.git"]).succeeded()
+        let synced = try alice.run(["team", "sync"]).exited(2, stdout: "Could not resolve hostname")
         #expect(!synced.stdout.contains("(and the repository exists.)"), "\(synced.stdout)")
     }
 
@@ -101,31 +72,22 @@ struct TeamStoreParityTests {
         #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", "--initial-branch=master", bare]).status == 0)
         try FileManager.default.moveItem(atPath: bare, toPath: bare + ".away")
         let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-        let started = try alice.run(["team", "init", bare, "--name", "alice"])
-        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
-        #expect(started.stderr.contains("here only"), "\(started.stderr)")
+        try alice.run(["team", "init", bare, "--name", "alice"]).succeeded(stderr: "here only")
         try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
         let bundle = try TestPKI.mint(in: work, name: "away", bundle: "com.example.away", days: 300)
         #expect(try alice.run(["import", bundle]).status == 0)
-        let synced = try alice.run(["team", "sync"])
-        #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
+        try alice.run(["team", "sync"]).succeeded()
         // CI's plain clone checks the store out without a warning, and reads it.
         let clone = work.path("ci")
         let cloned = try CLI.runProgram("git", ["clone", bare, clone])
         #expect(cloned.status == 0 && !cloned.stderr.contains("warning"), "\(cloned.stderr)")
-        let checked = try CLI.run(["check", "--skip-secrets", "--store", clone])
-        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        try CLI.run(["check", "--skip-secrets", "--store", clone]).succeeded()
         // A clone with nothing checked out gets the command that checks the branch out.
         let empty = work.path("empty.git")
         #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", "--initial-branch=trunk", empty]).status == 0)
-        #expect(
-            try CLI.runProgram("git", ["-C", alice.store, "push", "--quiet", empty, "HEAD:refs/heads/master"]).status
-                == 0
-        )
+        try CLI.runProgram("git", ["-C", alice.store, "push", "--quiet", empty, "HEAD:refs/heads/master"]).succeeded()
         let headless = work.path("headless")
         _ = try CLI.runProgram("git", ["clone", "--quiet", empty, headless])
-        let refused = try CLI.run(["list", "--store", headless])
-        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stderr.contains("git -C \(headless) checkout master"), "\(refused.stderr)")
+        try CLI.run(["list", "--store", headless]).exited(2, stderr: "git -C \(headless) checkout master")
     }
 }

@@ -5,13 +5,7 @@ import Testing
 /// A team of two engineers, each with their own Secret Service, and a CI job with a plain clone
 /// and an identity in its environment, sharing push credentials through a git repository
 /// (over ssh on loopback, and by path) with the real git, age and sshd.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamStoreTests {
     /// One member's view: a store folder and the environment its commands run in.
     struct Member {
@@ -36,6 +30,22 @@ struct TeamStoreTests {
         }
     }
 
+    /// A new bare repository `name` under `work`, for a team's remote.
+    static func bareRemote(in work: TemporaryFolder, named name: String = "team.git") throws -> String {
+        let bare = work.path(name)
+        try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).succeeded()
+        return bare
+    }
+
+    /// A bare `team.git` under `work`, and alice, in the suite's Secret Service, who started the
+    /// team on it.
+    static func aliceStartsATeam(in work: TemporaryFolder) throws -> (bare: String, alice: Member) {
+        let bare = try bareRemote(in: work)
+        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
+        try alice.run(["team", "init", bare, "--name", "alice"]).succeeded()
+        return (bare, alice)
+    }
+
     static func age(_ arguments: [String], stdin: String? = nil) throws -> CLI.Result {
         try CLI.runProgram("age", arguments, stdin: stdin)
     }
@@ -55,7 +65,7 @@ struct TeamStoreTests {
     }
 
     static func sha256(of list: CLI.Result, alias: String) throws -> String? {
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])
+        let json = try list.json()
         let credentials = json["credentials"] as? [[String: Any]] ?? []
         return credentials.first { $0["credential"] as? String == alias }?["sha256"] as? String
     }
@@ -100,8 +110,7 @@ struct TeamStoreTests {
         let work = try TemporaryFolder()
         let fixtures = try TemporaryFolder()
         let ssh = try LoopbackSSH(work)
-        let bare = work.path("push-credentials.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let bare = try TeamStoreTests.bareRemote(in: work, named: "push-credentials.git")
         let remote = ssh.url(bare)
         let gitSSH = ["GIT_SSH_COMMAND": ssh.gitSSHCommand]
         let keyringA = try MemberKeyring(work, name: "alice")
@@ -114,15 +123,10 @@ struct TeamStoreTests {
         let bob = Member(name: "bob", store: work.path("bob"), environment: keyringB.environment.merging(gitSSH) { $1 })
 
         // A starts the team and imports a certificate, a password-protected bundle and a .p8.
-        let started = try alice.run(["team", "init", remote, "--name", "alice"])
-        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
-        #expect(started.stderr.contains("committed and pushed"), "\(started.stderr)")
+        try alice.run(["team", "init", remote, "--name", "alice"]).succeeded(stderr: "committed and pushed")
         let first = try TestPKI.mint(in: fixtures, name: "first", bundle: "com.example.team", days: 300)
-        let imported = try alice.run(["import", first])
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(
-            imported.stderr.contains("committed and pushed \"Import com.example.team-universal"),
-            "\(imported.stderr)"
+        try alice.run(["import", first]).succeeded(
+            stderr: "committed and pushed \"Import com.example.team-universal"
         )
         let p12 = CLI.cert("p12/openssl3-default.p12")
         #expect(try alice.run(["import", p12, "--password-stdin"], stdin: StoreCommandTests.password).status == 0)
@@ -133,16 +137,12 @@ struct TeamStoreTests {
         #expect(try alice.run(key).status == 0)
 
         // B joins: metadata only until a member adds B.
-        let joined = try bob.run(["team", "join", remote, "--name", "bob"])
-        #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
+        let joined = try bob.run(["team", "join", remote, "--name", "bob"]).succeeded()
         #expect(try bob.run(["list"]).stdout.contains("com.example.team-universal"))
-        let metadata = try bob.run(["check", "--skip-secrets", "com.example.team-universal", "token-ABC123DEFG"])
-        #expect(metadata.status == 0, "\(metadata.stdout)\(metadata.stderr)")
-        let locked = try bob.run(["check", "com.example.team-universal"])
-        #expect(locked.status == 2)
+        try bob.run(["check", "--skip-secrets", "com.example.team-universal", "token-ABC123DEFG"]).succeeded()
+        let locked = try bob.run(["check", "com.example.team-universal"]).exited(2)
         #expect((locked.stdout + locked.stderr).contains("not among the recipients"), "\(locked.stdout)")
-        let added = try alice.run(try Self.addCommand(in: joined.stdout))
-        #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+        try alice.run(try Self.addCommand(in: joined.stdout)).succeeded()
         #expect(try bob.run(["team", "sync"]).status == 0)
 
         // B sends through the local gateway with A's credential.
@@ -155,8 +155,7 @@ struct TeamStoreTests {
             "send", "com.example.team-universal", "--token", GatewayCommandTests.token, "--alert", "team",
             "--environment", "sandbox",
         ]
-        let sentByB = try bob.run(send + gateway.connection)
-        #expect(sentByB.status == 0, "\(sentByB.stdout)\(sentByB.stderr)")
+        try bob.run(send + gateway.connection).succeeded()
 
         // CI: a plain clone, an identity in its environment, no D-Bus.
         let ciIdentity = try Self.newIdentity()
@@ -173,23 +172,19 @@ struct TeamStoreTests {
 
         // A rotates; B's sync and CI's pull bring the new certificate under the same alias.
         let second = try TestPKI.mint(in: fixtures, name: "second", bundle: "com.example.team", days: 400)
-        let rotated = try alice.run(["import", second, "--replace", "com.example.team-universal"])
-        #expect(rotated.status == 0, "\(rotated.stderr)")
-        #expect(rotated.stderr.contains("Rotate com.example.team-universal"), "\(rotated.stderr)")
+        try alice.run(["import", second, "--replace", "com.example.team-universal"])
+            .succeeded(stderr: "Rotate com.example.team-universal")
         #expect(try bob.run(["team", "sync"]).status == 0)
         #expect(try ci.git(["pull", "--quiet"]).status == 0)
         let newSHA = try Self.fingerprint(ofCertificateIn: second)
         for member in [bob, ci] {
             #expect(try Self.sha256(of: member.run(["list", "--json"]), alias: "com.example.team-universal") == newSHA)
-            let sent = try member.run(send + gateway.connection)
-            #expect(sent.status == 0, "\(member.name): \(sent.stdout)\(sent.stderr)")
+            try member.run(send + gateway.connection).succeeded(context: "\(member.name)")
         }
-        let checked = try ci.run(["check", "com.example.team-universal", "--environment", "sandbox"])
-        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
-        let preflight = try ci.run(
+        try ci.run(["check", "com.example.team-universal", "--environment", "sandbox"]).succeeded()
+        try ci.run(
             ["preflight", "com.example.team-universal", "--environment", "sandbox"] + gateway.connection
-        )
-        #expect(preflight.status == 0, "\(preflight.stdout)\(preflight.stderr)")
+        ).succeeded()
 
         // Interop: the age CLI reads the .p8's secret with CI's identity, and apnsctl reads what age -r made.
         let secretFile = try #require(
@@ -209,21 +204,18 @@ struct TeamStoreTests {
             }
         )
         let encrypt = "base64 -d | age -r \(ciIdentity.recipient) -o \(ciStore)/secrets/\(keyFile)"
-        let made = try CLI.runProgram(
+        try CLI.runProgram(
             "sh",
             ["-c", encrypt],
             stdin: Data(try Self.pkcs8(in: second)).base64EncodedString()
-        )
-        #expect(made.status == 0, "\(made.stderr)")
-        let readBack = try ci.run(["check", "com.example.team-universal", "--environment", "sandbox"])
-        #expect(readBack.status == 0, "\(readBack.stdout)\(readBack.stderr)")
+        ).succeeded()
+        try ci.run(["check", "com.example.team-universal", "--environment", "sandbox"]).succeeded()
         // The rotated-out key in its place, encrypted the same way, is refused as tampered.
-        let otherKey = try CLI.runProgram(
+        try CLI.runProgram(
             "sh",
             ["-c", encrypt],
             stdin: Data(try Self.pkcs8(in: first)).base64EncodedString()
-        )
-        #expect(otherKey.status == 0)
+        ).succeeded()
         let swapped = try ci.run(["check", "com.example.team-universal", "--environment", "sandbox"])
         #expect(swapped.status != 0)
         #expect((swapped.stdout + swapped.stderr).contains("tampered"), "\(swapped.stdout)\(swapped.stderr)")
@@ -231,9 +223,7 @@ struct TeamStoreTests {
 
         // A removes B: at the new head B's identity decrypts nothing, through apnsctl or age.
         let removed = try alice.run(["team", "remove", "bob"])
-        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
-        #expect(removed.stdout.contains("--replace com.example.team-universal"), "\(removed.stdout)")
-        #expect(removed.stdout.contains("revoke key ABC123DEFG"))
+            .succeeded(stdout: "--replace com.example.team-universal", "revoke key ABC123DEFG")
         // The token key's rotation command says what the new key will serve.
         #expect(
             removed.stdout.contains(
@@ -244,8 +234,7 @@ struct TeamStoreTests {
         #expect(try bob.run(["team", "sync"]).status == 0)
         let teamFile = try String(contentsOfFile: bob.store + "/team.json", encoding: .utf8)
         #expect(!teamFile.contains("\"bob\""))
-        let refused = try bob.run(["check", "com.example.team-universal"])
-        #expect(refused.status == 2)
+        try bob.run(["check", "com.example.team-universal"]).exited(2)
         // B is told he was removed, by whom, not that he is "not a member yet".
         let status = try bob.run(["team", "status"])
         #expect(status.stdout.contains("removed from the team ("), "\(status.stdout)")

@@ -18,7 +18,7 @@ struct TeamStoreVerdictTests {
             ["check", "--json", "--environment", "production"] + Team.apps.flatMap { ["--topic", $0] }
         )
         try JSONContractTests.expectValid("check", named)
-        let verdicts = Team.verdicts(try Team.json(named))
+        let verdicts = Team.verdicts(try named.json())
         #expect(verdicts[Team.product]?["state"] as? String == "ready")
         #expect(verdicts[Team.product]?["fit"] as? [String] == [Team.productUniversal])
         #expect(verdicts[Team.companion]?["state"] as? String == "ready")
@@ -37,19 +37,18 @@ struct TeamStoreVerdictTests {
         #expect(reasons[Team.productSandbox] == "other_environment")
         #expect(reasons[Team.qaSandbox] == "other_app")
         // The predecessor and the other apps' credentials were not judged.
-        let judged = try Team.json(named)["credentials"] as? [[String: Any]] ?? []
+        let judged = try named.json()["credentials"] as? [[String: Any]] ?? []
         #expect(!judged.contains { $0["credential"] as? String == Team.productPredecessor })
 
-        let product = try team.run(["check", "--environment", "production", "--topic", Team.product])
-        #expect(product.status == 0, "\(product.stdout)")
-        #expect(product.stdout.contains("1 fit credential for \(Team.product) (production): \(Team.productUniversal)"))
-        #expect(product.stdout.contains("\(Team.productPredecessor) [superseded]"))
+        try team.run(["check", "--environment", "production", "--topic", Team.product]).succeeded(
+            stdout: "1 fit credential for \(Team.product) (production): \(Team.productUniversal)",
+            "\(Team.productPredecessor) [superseded]"
+        )
 
         // The whole store, strictly per credential (an expired one fails it), with each app's verdict.
-        let whole = try team.run(["check", "--json", "--environment", "production"])
-        #expect(whole.status == 1)
+        let whole = try team.run(["check", "--json", "--environment", "production"]).exited(1)
         try JSONContractTests.expectValid("check", whole)
-        let storeVerdicts = Team.verdicts(try Team.json(whole))
+        let storeVerdicts = Team.verdicts(try whole.json())
         #expect(Set(storeVerdicts.keys) == Set(Team.apps))
         #expect(storeVerdicts[Team.qa]?["state"] as? String == "sandbox_only")
         #expect(storeVerdicts[Team.product]?["state"] as? String == "ready")
@@ -57,9 +56,8 @@ struct TeamStoreVerdictTests {
         // Sandbox: the legacy app's only sandbox-capable credential is expired.
         let sandbox = try team.run(
             ["check", "--json", "--environment", "sandbox"] + Team.apps.flatMap { ["--topic", $0] }
-        )
-        #expect(sandbox.status == 1)
-        let inSandbox = Team.verdicts(try Team.json(sandbox))
+        ).exited(1)
+        let inSandbox = Team.verdicts(try sandbox.json())
         #expect(inSandbox[Team.qa]?["fit"] as? [String] == [Team.qaSandbox])
         #expect(inSandbox[Team.legacy]?["state"] as? String == "not_ready")
         #expect(
@@ -80,7 +78,7 @@ struct TeamStoreVerdictTests {
         let gateway = try team.gateway("production")
         let preflight = try team.run(["preflight", "--environment", "production", "--json"] + gateway.connection)
         try JSONContractTests.expectValid("preflight", preflight)
-        let report = try Team.json(preflight)
+        let report = try preflight.json()
         #expect(preflight.status == 0, "\(preflight.stdout)")
         let verdicts = Team.verdicts(report)
         #expect(verdicts[Team.product]?["state"] as? String == "ready")
@@ -106,11 +104,11 @@ struct TeamStoreVerdictTests {
         let subjects = records.compactMap { $0["certificate_subject"] as? String }
         #expect(!subjects.contains { $0.contains(Team.qa) }, "a sandbox-only certificate was probed for production")
 
-        let text = try team.run(["preflight", "--environment", "production"] + gateway.connection)
-        #expect(text.status == 0, "\(text.stdout)")
-        #expect(text.stdout.contains("\(Team.qa)  sandbox only"))
-        #expect(text.stdout.contains("skipped: superseded by \(Team.productUniversal)"))
-        #expect(text.stdout.contains("3 of 4 apps ready for production (1 sandbox only)"))
+        let text = try team.run(["preflight", "--environment", "production"] + gateway.connection).succeeded(
+            stdout: "\(Team.qa)  sandbox only",
+            "skipped: superseded by \(Team.productUniversal)",
+            "3 of 4 apps ready for production (1 sandbox only)"
+        )
         // Other apps' credentials are one line under each app found in the store, not a line
         // each under every app (hundreds in a store of many apps); JSON lists them all.
         #expect(!text.stdout.contains("not for \(Team.product)"), "\(text.stdout)")
@@ -121,10 +119,9 @@ struct TeamStoreVerdictTests {
         let team = try TeamStore()
         let production = try team.gateway("production")
         let before = try production.deliveries().count
-        let product = try team.run(
+        try team.run(
             ["preflight", "--environment", "production", "--topic", Team.product, "--json"] + production.connection
-        )
-        #expect(product.status == 0, "\(product.stdout)")
+        ).succeeded()
         let records = try production.deliveries().dropFirst(before)
         #expect(!records.isEmpty)
         for record in records {
@@ -132,13 +129,12 @@ struct TeamStoreVerdictTests {
             if let subject = record["certificate_subject"] as? String { #expect(subject.contains(Team.product)) }
         }
         // A development app named for production is not ready.
-        let qa = try team.run(["preflight", "--environment", "production", "--topic", Team.qa] + production.connection)
-        #expect(qa.status == 1, "\(qa.stdout)")
+        try team.run(["preflight", "--environment", "production", "--topic", Team.qa] + production.connection)
+            .exited(1)
 
         let sandbox = try team.gateway("sandbox")
-        let all = try team.run(["preflight", "--environment", "sandbox", "--json"] + sandbox.connection)
-        #expect(all.status == 1, "\(all.stdout)")
-        let verdicts = Team.verdicts(try Team.json(all))
+        let all = try team.run(["preflight", "--environment", "sandbox", "--json"] + sandbox.connection).exited(1)
+        let verdicts = Team.verdicts(try all.json())
         #expect(verdicts[Team.qa]?["fit"] as? [String] == [Team.qaSandbox])
         #expect(verdicts[Team.legacy]?["state"] as? String == "not_ready")
         #expect(verdicts[Team.product]?["state"] as? String == "ready")
@@ -152,10 +148,9 @@ struct TeamStoreVerdictTests {
         let closed = try CLI.run([
             "preflight", "--environment", "production", "--topic", Team.product, "--json",
             "--gateway", "127.0.0.1:1", "--ca", ca, "--store", team.store.path,
-        ])
-        #expect(closed.status == 2, "\(closed.stdout) \(closed.stderr)")
+        ]).exited(2)
         try JSONContractTests.expectValid("preflight", closed)
-        let report = try Team.json(closed)
+        let report = try closed.json()
         let verdict = Team.verdicts(report)[Team.product]
         #expect(verdict?["state"] as? String == "could_not_check")
         let entries = report["credentials"] as? [[String: Any]] ?? []
@@ -168,8 +163,7 @@ struct TeamStoreVerdictTests {
         let unresolvable = try CLI.run([
             "preflight", "--environment", "production", "--topic", Team.product,
             "--gateway", "no-such-gateway.invalid:2197", "--ca", ca, "--store", team.store.path,
-        ])
-        #expect(unresolvable.status == 2, "\(unresolvable.stdout) \(unresolvable.stderr)")
+        ]).exited(2)
         // Not cut: the hint is whole even in a pipe.
         #expect(unresolvable.stdout.contains("could not connect"))
         #expect(!unresolvable.stdout.contains("…"))

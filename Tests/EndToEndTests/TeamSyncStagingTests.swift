@@ -7,13 +7,7 @@ import Testing
 /// and a swapped bundle stop every commit, named, with a hint that works when pasted; nothing of
 /// them reaches the remote (over ssh on loopback). An export into a store is refused, and a
 /// plain clone with no git identity fails loudly and commits once it has one.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamSyncStagingTests {
     typealias Member = TeamStoreTests.Member
 
@@ -39,8 +33,7 @@ struct TeamSyncStagingTests {
     @Test func aSyncCommitsOnlyWhatApnsctlWroteOverSSH() throws {
         let work = try TemporaryFolder()
         let ssh = try LoopbackSSH(work)
-        let bare = work.path("push-credentials.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let bare = try TeamStoreTests.bareRemote(in: work, named: "push-credentials.git")
         let alice = Member(
             name: "alice",
             store: work.path("alice"),
@@ -50,17 +43,15 @@ struct TeamSyncStagingTests {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         #expect(try alice.run(["team", "init", ssh.url(bare), "--name", "alice"]).status == 0)
         let p12 = CLI.cert("p12/openssl3-default.p12")
-        let bundled = try alice.run(["import", p12, "--password-stdin"], stdin: StoreCommandTests.password)
-        #expect(bundled.status == 0, "\(bundled.stderr)")
+        try alice.run(["import", p12, "--password-stdin"], stdin: StoreCommandTests.password).succeeded()
         let key = ["import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345"]
         #expect(try alice.run(key + ["--topic", "com.example.team", "--environment", "both"]).status == 0)
         let pushed = try Self.remoteHead(bare)
 
         // An export into the store is refused; one made outside and copied in is a stray.
         let inside = alice.store + "/key.pem"
-        let refused = try alice.run(["export", "token-ABC123DEFG", "--format", "pem", "--out", inside])
-        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stderr.contains("inside the credential store folder"), "\(refused.stderr)")
+        try alice.run(["export", "token-ABC123DEFG", "--format", "pem", "--out", inside])
+            .exited(2, stderr: "inside the credential store folder")
         #expect(!FileManager.default.fileExists(atPath: inside))
         let outside = work.path("key.pem")
         #expect(try alice.run(["export", "token-ABC123DEFG", "--format", "pem", "--out", outside]).status == 0)
@@ -95,27 +86,18 @@ struct TeamSyncStagingTests {
         #expect(try Self.paste(move, home: home).status == 0, "\(move)")
         #expect(FileManager.default.fileExists(atPath: home + "/apnsctl-moved-out/key.pem"))
         #expect(!FileManager.default.fileExists(atPath: inside))
-        let clean = try alice.run(["team", "sync"])
-        #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+        try alice.run(["team", "sync"]).succeeded()
 
         // A change made while a stray is in the folder: the change's commit stops, and the command
         // fails saying so; once the stray is out, the sync commits and pushes the change.
         try "\(marker)\n".write(toFile: alice.store + "/stray.txt", atomically: true, encoding: .utf8)
         let later = try TestPKI.mint(in: work, name: "later", bundle: "com.example.later", days: 300)
-        let imported = try alice.run(["import", later])
-        #expect(imported.status == 2, "\(imported.stdout)\(imported.stderr)")
-        #expect(imported.stderr.contains("stray.txt"), "\(imported.stderr)")
-        #expect(imported.stderr.contains("apnsctl team sync"), "\(imported.stderr)")
-        #expect(
-            try Self.paste(try Self.step("Move out what is not the store's: ", in: imported.stderr), home: home).status
-                == 0
-        )
-        let committed = try alice.run(["team", "sync"])
-        #expect(committed.status == 0, "\(committed.stdout)\(committed.stderr)")
-        #expect(committed.stdout.contains("Pushed"), "\(committed.stdout)")
+        let imported = try alice.run(["import", later]).exited(2, stderr: "stray.txt", "apnsctl team sync")
+        try Self.paste(try Self.step("Move out what is not the store's: ", in: imported.stderr), home: home).succeeded()
+        try alice.run(["team", "sync"]).succeeded(stdout: "Pushed")
 
         // Links in place of index.json and team.json, and a swapped bundle: each restored as printed.
-        let listed = try TeamStore.json(try alice.run(["list", "--json"]))
+        let listed = try alice.run(["list", "--json"]).json()
         let bundle = try #require(
             (listed["credentials"] as? [[String: Any]])?.compactMap { $0["bundle_file"] as? String }.first,
             "\(listed)"
@@ -136,13 +118,10 @@ struct TeamSyncStagingTests {
             #expect(swapped.stderr.contains("\(name) ("), "\(name) not named: \(swapped.stderr)")
             #expect(try Self.remoteHead(bare) != "" && !swapped.stdout.contains("Pushed"))
             let restore = try Self.step("Restore what was replaced from the last commit: ", in: swapped.stderr)
-            let restored = try Self.paste(restore, home: home)
-            #expect(restored.status == 0, "\(restore): \(restored.stderr)")
-            let again = try alice.run(["team", "sync"])
-            #expect(again.status == 0, "\(name) restored: \(again.stdout)\(again.stderr)")
+            try Self.paste(restore, home: home).succeeded(context: "\(restore)")
+            try alice.run(["team", "sync"]).succeeded(context: "\(name) restored")
         }
-        let served = try alice.run(["check", "token-ABC123DEFG"])
-        #expect(served.status == 0, "\(served.stdout)\(served.stderr)")
+        try alice.run(["check", "token-ABC123DEFG"]).succeeded()
 
         // Nothing of them in any commit on the remote: names, contents, links.
         let history = try CLI.runProgram("git", ["-C", bare, "log", "--all", "-p", "--raw", "--format=%H %s"]).stdout
@@ -180,8 +159,7 @@ struct TeamSyncStagingTests {
         let home = store.folder.path("home")
         let move = try Self.step("Move out what is not the store's: ", in: refused.stderr)
         #expect(try Self.paste(move, home: home).status == 0, "\(move)")
-        let started = try store.run(["team", "init", bare, "--name", "alice"])
-        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+        try store.run(["team", "init", bare, "--name", "alice"]).succeeded()
         let names = try CLI.runProgram("git", ["-C", bare, "log", "--all", "--name-only", "--format="]).stdout
         #expect(!names.contains("NOTES.txt"), "\(names)")
     }
@@ -191,7 +169,7 @@ struct TeamSyncStagingTests {
         try store.importTokenKey()
         for out in [store.path + "/key.pem", store.path + "/credentials/key.pem", store.path + "/new/deeper/key.pem"] {
             let refused = try store.run(["export", "token-ABC123DEFG", "--format", "pem", "--out", out])
-            #expect(refused.status == 2, "\(out): \(refused.stdout)\(refused.stderr)")
+                .exited(2, context: "\(out)")
             #expect(refused.stderr.contains("inside the credential store folder"), "\(refused.stderr)")
             #expect(refused.stderr.contains("Nothing was written"))
             #expect(!FileManager.default.fileExists(atPath: out))
@@ -201,9 +179,8 @@ struct TeamSyncStagingTests {
         try other.importTokenKey()
         let link = store.folder.path("to-other")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: other.path)
-        let through = try store.run(["export", "token-ABC123DEFG", "--format", "pem", "--out", link + "/key.pem"])
-        #expect(through.status == 2, "\(through.stderr)")
-        #expect(through.stderr.contains("inside the credential store folder"), "\(through.stderr)")
+        try store.run(["export", "token-ABC123DEFG", "--format", "pem", "--out", link + "/key.pem"])
+            .exited(2, stderr: "inside the credential store folder")
         let beside = store.folder.path("key.pem")
         #expect(try store.run(["export", "token-ABC123DEFG", "--format", "pem", "--out", beside]).status == 0)
     }
@@ -214,16 +191,12 @@ struct TeamSyncStagingTests {
         try store.importTokenKey(topic: "com.example.app", environment: "production")
         let newKey = store.folder.path("AuthKey_NEWKEY1234.p8")
         try TestPKI.tokenKey(at: newKey)
-        let beside = try store.run([
+        try store.run([
             "import", newKey, "--team-id", "ABCDE12345", "--topic", "com.example.other", "--environment", "sandbox",
-        ])
-        #expect(beside.status == 0, "\(beside.stderr)")
-        let again = try store.run(["import", newKey, "--team-id", "ABCDE12345"])
-        #expect(again.status == 1)
-        #expect(again.stderr.contains("--replace <OLD-ALIAS>"), "\(again.stderr)")
-        let rotated = try store.run(["import", newKey, "--team-id", "ABCDE12345", "--replace", "token-ABC123DEFG"])
-        #expect(rotated.status == 0, "\(rotated.stdout)\(rotated.stderr)")
-        #expect(rotated.stdout.contains("token-NEWKEY1234 held the same key"), "\(rotated.stdout)")
+        ]).succeeded()
+        try store.run(["import", newKey, "--team-id", "ABCDE12345"]).exited(1, stderr: "--replace <OLD-ALIAS>")
+        try store.run(["import", newKey, "--team-id", "ABCDE12345", "--replace", "token-ABC123DEFG"])
+            .succeeded(stdout: "token-NEWKEY1234 held the same key")
         let credentials = try store.listJSON()
         #expect(credentials.count == 1, "\(credentials)")
         let entry = try #require(credentials.first)
@@ -232,8 +205,7 @@ struct TeamSyncStagingTests {
         let topics = (entry["topics"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(Set(topics) == ["com.example.app", "com.example.other"], "\(entry)")
         #expect(Set(entry["environments"] as? [String] ?? []) == ["sandbox", "production"], "\(entry)")
-        let checked = try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other"])
-        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        try store.run(["check", "token-ABC123DEFG", "--topic", "com.example.other"]).succeeded()
         // The folded alias's secret is gone; the new one reads.
         let secrets = try CLI.runProgram(
             "secret-tool",
@@ -245,10 +217,7 @@ struct TeamSyncStagingTests {
     /// A plain clone (CI that writes) on a machine where git knows nobody.
     @Test func aCloneWithNoGitIdentityFailsWithGitsReasonAndCommitsOnceItHasOne() throws {
         let work = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let (bare, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
         let fixtures = try TemporaryFolder()
         let first = try TestPKI.mint(in: fixtures, name: "first", bundle: "com.example.ci", days: 300)
         #expect(try alice.run(["import", first]).status == 0)
@@ -275,8 +244,7 @@ struct TeamSyncStagingTests {
         let second = try TestPKI.mint(in: fixtures, name: "second", bundle: "com.example.ci", days: 400)
         let before = try Self.remoteHead(bare)
         let rotated = try ci.run(["import", second, "--replace", "com.example.ci-universal"])
-        #expect(rotated.status == 2, "\(rotated.stdout)\(rotated.stderr)")
-        #expect(rotated.stderr.contains("Please tell me who you are"), "\(rotated.stderr)")
+            .exited(2, stderr: "Please tell me who you are")
         #expect(rotated.stderr.contains("fatal: no email was given"), "git's whole reason: \(rotated.stderr)")
         #expect(rotated.stderr.contains("apnsctl team sync"), "\(rotated.stderr)")
         let syncing = try ci.run(["team", "sync"])
@@ -287,10 +255,8 @@ struct TeamSyncStagingTests {
         let tell = try Self.step("Tell git who commits here: ", in: rotated.stderr)
         let told = tell.components(separatedBy: " (with your own name")[0]
         #expect(told.contains("config user.name \"Your Name\""), "\(told)")
-        let set = try CLI.runProgram("/bin/sh", ["-c", told], environment: nobody)
-        #expect(set.status == 0, "\(told): \(set.stderr)")
-        let synced = try ci.run(["team", "sync"])
-        #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
+        try CLI.runProgram("/bin/sh", ["-c", told], environment: nobody).succeeded(context: "\(told)")
+        try ci.run(["team", "sync"]).succeeded()
         #expect(try Self.remoteHead(bare) != before)
         #expect(try alice.run(["team", "sync"]).status == 0)
         let newSHA = try TeamStoreTests.fingerprint(ofCertificateIn: second)

@@ -5,28 +5,18 @@ import Testing
 /// Two members changing a team store (reached by path) at the same time: different credentials
 /// merge, the same alias stops the later sync, nothing is force-pushed and no commit is lost;
 /// a certificate swapped in the repository is refused as tampered.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamSyncTests {
     typealias Member = TeamStoreTests.Member
 
     @Test func concurrentChangesMergeAndTheSameAliasStopsTheLaterSync() throws {
         let work = try TemporaryFolder()
         let fixtures = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let (bare, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
         let keyringB = try MemberKeyring(work, name: "bob")
         // A uses the Secret Service the suite runs in; B a session of its own.
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
         let bob = Member(name: "bob", store: work.path("bob"), environment: keyringB.environment)
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
-        let joined = try bob.run(["team", "join", bare, "--name", "bob"])
-        #expect(joined.status == 0, "\(joined.stderr)")
+        let joined = try bob.run(["team", "join", bare, "--name", "bob"]).succeeded()
         #expect(try alice.run(try TeamStoreTests.addCommand(in: joined.stdout)).status == 0)
         #expect(try bob.run(["team", "sync"]).status == 0)
 
@@ -34,11 +24,8 @@ struct TeamSyncTests {
         let one = try TestPKI.mint(in: fixtures, name: "one", bundle: "com.example.one", days: 300)
         let two = try TestPKI.mint(in: fixtures, name: "two", bundle: "com.example.two", days: 300)
         #expect(try alice.run(["import", one]).status == 0)
-        let late = try bob.run(["import", two])
-        #expect(late.status == 0, "\(late.stderr)")
-        #expect(late.stderr.contains("apnsctl team sync"), "\(late.stderr)")
-        let merged = try bob.run(["team", "sync"])
-        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        try bob.run(["import", two]).succeeded(stderr: "apnsctl team sync")
+        try bob.run(["team", "sync"]).succeeded()
         #expect(try alice.run(["team", "sync"]).status == 0)
         for member in [alice, bob] {
             let list = try member.run(["list"]).stdout
@@ -52,16 +39,14 @@ struct TeamSyncTests {
         #expect(try alice.run(["import", mine]).status == 0)
         #expect(try bob.run(["import", theirs]).status == 0)
         let stopped = try bob.run(["team", "sync"])
-        #expect(stopped.status == 1, "\(stopped.stdout)\(stopped.stderr)")
-        #expect(stopped.stderr.contains("com.example.same-universal was changed both here and on the remote"))
+            .exited(1, stderr: "com.example.same-universal was changed both here and on the remote")
         let aliceSHA = try TeamStoreTests.fingerprint(ofCertificateIn: mine)
         let bobSHA = try TeamStoreTests.fingerprint(ofCertificateIn: theirs)
         #expect(stopped.stderr.contains(String(aliceSHA.prefix(11))), "\(stopped.stderr)")
         #expect(stopped.stderr.contains(String(bobSHA.prefix(11))), "\(stopped.stderr)")
         #expect(stopped.stderr.contains("apnsctl team sync --keep-theirs com.example.same-universal"))
         // Settled as the message says: every commit of both sides reaches the remote.
-        let settled = try bob.run(["team", "sync", "--keep-theirs", "com.example.same-universal"])
-        #expect(settled.status == 0, "\(settled.stdout)\(settled.stderr)")
+        try bob.run(["team", "sync", "--keep-theirs", "com.example.same-universal"]).succeeded()
         #expect(
             try TeamStoreTests.sha256(of: bob.run(["list", "--json"]), alias: "com.example.same-universal") == aliceSHA
         )
@@ -78,12 +63,8 @@ struct TeamSyncTests {
         #expect(try alice.run(["team", "sync"]).status == 0)
         try FileManager.default.moveItem(atPath: bare, toPath: bare + ".away")
         let three = try TestPKI.mint(in: fixtures, name: "three", bundle: "com.example.three", days: 300)
-        let offline = try alice.run(["import", three])
-        #expect(offline.status == 0, "\(offline.stderr)")
-        #expect(offline.stderr.contains("here only: the remote could not be reached"), "\(offline.stderr)")
-        let unreachable = try alice.run(["team", "sync"])
-        #expect(unreachable.status == 2)
-        #expect(unreachable.stdout.contains("1 commit(s) wait here"), "\(unreachable.stdout)")
+        try alice.run(["import", three]).succeeded(stderr: "here only: the remote could not be reached")
+        try alice.run(["team", "sync"]).exited(2, stdout: "1 commit(s) wait here")
         try FileManager.default.moveItem(atPath: bare + ".away", toPath: bare)
         let pushed = try alice.run(["team", "sync"])
         #expect(pushed.stdout.contains("Pushed 1 commit(s)"), "\(pushed.stdout)\(pushed.stderr)")
@@ -92,8 +73,7 @@ struct TeamSyncTests {
         )
 
         // A certificate swapped in the repository is refused as tampered.
-        let listed = try alice.run(["list", "--json"])
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let json = try alice.run(["list", "--json"]).json()
         let entry = try #require(
             (json["credentials"] as? [[String: Any]])?.first {
                 $0["credential"] as? String == "com.example.one-universal"
@@ -114,20 +94,15 @@ struct TeamSyncTests {
     @Test func anSSHKeyMemberReadsWithItsKeyFile() throws {
         let work = try TemporaryFolder()
         let fixtures = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
-        let alice = Member(name: "alice", store: work.path("alice"), environment: [:])
-        #expect(try alice.run(["team", "init", bare, "--name", "alice"]).status == 0)
+        let (bare, alice) = try TeamStoreTests.aliceStartsATeam(in: work)
         let cert = try TestPKI.mint(in: fixtures, name: "ssh", bundle: "com.example.ssh", days: 300)
         #expect(try alice.run(["import", cert]).status == 0)
 
         let key = work.path("carol_ed25519")
-        let made = try CLI.runProgram("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "carol", "-f", key])
-        #expect(made.status == 0, "\(made.stderr)")
+        try CLI.runProgram("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "carol", "-f", key]).succeeded()
         let recipient = try String(contentsOfFile: key + ".pub", encoding: .utf8)
             .split(separator: " ").prefix(2).joined(separator: " ")
-        let added = try alice.run(["team", "add", "carol", recipient])
-        #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+        try alice.run(["team", "add", "carol", recipient]).succeeded()
 
         let carolStore = work.path("carol")
         #expect(try CLI.runProgram("git", ["clone", "--quiet", bare, carolStore]).status == 0)
@@ -137,16 +112,14 @@ struct TeamSyncTests {
             environment: [:],
             removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
         )
-        let checked = try carol.run(["check", "com.example.ssh-universal", "--identity", key])
-        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        try carol.run(["check", "com.example.ssh-universal", "--identity", key]).succeeded()
         let secrets = try FileManager.default.contentsOfDirectory(atPath: carolStore + "/secrets")
         #expect(!secrets.isEmpty)
         for file in secrets {
-            let decrypted = try CLI.runProgram(
+            try CLI.runProgram(
                 "age",
                 ["-d", "-i", key, "-o", "/dev/null", carolStore + "/secrets/" + file]
-            )
-            #expect(decrypted.status == 0, "\(file): \(decrypted.stderr)")
+            ).succeeded(context: "\(file)")
         }
     }
 }

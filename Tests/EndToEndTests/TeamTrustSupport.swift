@@ -33,8 +33,7 @@ struct Pusher {
         message: String,
         _ edit: (inout [String: Any], inout [[String: Any]]) throws -> Void
     ) throws -> String {
-        let pulled = try git(["pull", "--quiet", "--ff-only"])
-        #expect(pulled.status == 0, "\(pulled.stderr)")
+        try git(["pull", "--quiet", "--ff-only"]).succeeded()
         let path = clone + "/team.json"
         var team = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
@@ -46,14 +45,11 @@ struct Pusher {
             .write(to: URL(fileURLWithPath: path))
         if let key {
             try? FileManager.default.removeItem(atPath: path + ".sig")
-            let signed = try CLI.runProgram("ssh-keygen", ["-Y", "sign", "-f", key, "-n", "apnsctl-team", path])
-            #expect(signed.status == 0, "\(signed.stderr)")
+            try CLI.runProgram("ssh-keygen", ["-Y", "sign", "-f", key, "-n", "apnsctl-team", path]).succeeded()
         }
         #expect(try git(["add", "--all"]).status == 0)
-        let committed = try git(["commit", "--quiet", "-m", message])
-        #expect(committed.status == 0, "\(committed.stderr)")
-        let pushed = try git(["push", "--quiet", "origin", "HEAD"])
-        #expect(pushed.status == 0, "\(pushed.stderr)")
+        try git(["commit", "--quiet", "-m", message]).succeeded()
+        try git(["push", "--quiet", "origin", "HEAD"]).succeeded()
         return try git(["rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -87,6 +83,11 @@ struct OutsiderKeys {
         signingKey = try String(contentsOfFile: signingKeyFile + ".pub", encoding: .utf8)
             .split(separator: " ").prefix(2).joined(separator: " ")
     }
+
+    /// The member entry that adds this outsider as `name`, with their signing key.
+    func entry(named name: String = "mallory", like other: [String: Any]) -> [String: Any] {
+        Pusher.entry(name: name, recipient: recipient, signingKey: signingKey, like: other)
+    }
 }
 
 enum TeamTrustSupport {
@@ -113,15 +114,24 @@ enum TeamTrustSupport {
 
     /// A member's age identity as the Secret Service holds it: the plain line age reads.
     static func identity(of member: String, in store: String, environment: [String: String]) throws -> String {
-        let found = try CLI.runProgram(
+        try teamSecret("identity-\(member)", kind: "team-identity", in: store, environment: environment)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The item `alias` of `kind` that the Secret Service holds for a clone's team, as secret-tool
+    /// looks it up.
+    static func teamSecret(
+        _ alias: String,
+        kind: String,
+        in store: String,
+        environment: [String: String]
+    ) throws -> String {
+        let team = "team:\(try teamID(of: store))"
+        return try CLI.runProgram(
             "secret-tool",
-            [
-                "lookup", "application", "apnsctl", "store", "team:\(try teamID(of: store))", "alias",
-                "identity-\(member)", "kind", "team-identity",
-            ],
+            ["lookup", "application", "apnsctl", "store", team, "alias", alias, "kind", kind],
             environment: environment
-        )
-        return found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        ).stdout
     }
 
     /// A member's signing key from the Secret Service, written to a private file as ssh-keygen reads it.
@@ -131,19 +141,12 @@ enum TeamTrustSupport {
         environment: [String: String],
         folder work: TemporaryFolder
     ) throws -> String {
-        let found = try CLI.runProgram(
-            "secret-tool",
-            [
-                "lookup", "application", "apnsctl", "store", "team:\(try teamID(of: store))", "alias",
-                "signing-\(member)", "kind", "signing-key",
-            ],
-            environment: environment
-        )
-        #expect(found.stdout.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----"), "\(found.stdout.prefix(40))")
+        let found = try teamSecret("signing-\(member)", kind: "signing-key", in: store, environment: environment)
+        #expect(found.hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----"), "\(found.prefix(40))")
         let path = work.path("\(member)-recovered-signing-key")
         FileManager.default.createFile(
             atPath: path,
-            contents: Data(found.stdout.utf8),
+            contents: Data(found.utf8),
             attributes: [.posixPermissions: 0o600]
         )
         return path

@@ -7,13 +7,7 @@ import Testing
 /// naming a member twice, a removed member signing themselves back in. After each, the next import
 /// by a trusted member is encrypted to the trusted members only (checked with the age CLI), and
 /// `team sync` exits 1 naming the commit, its author and the change. Over a path and over ssh.
-@Suite(
-    .serialized,
-    .enabled(
-        if: insideSecretService,
-        "needs the private Secret Service that scripts/test starts (scripts/with-secret-service swift test)"
-    )
-)
+@Suite(.serialized, .needsSecretService)
 struct TeamTrustTests {
     typealias Member = TeamStoreTests.Member
 
@@ -26,8 +20,7 @@ struct TeamTrustTests {
     func onlyTrustedMembersChangeWhoTheSecretsGoTo(_ transport: String) throws {
         let work = try TemporaryFolder()
         let fixtures = try TemporaryFolder()
-        let bare = work.path("team.git")
-        #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
+        let bare = try TeamStoreTests.bareRemote(in: work)
         var remote = bare
         var transportEnvironment: [String: String] = [:]
         var ssh: LoopbackSSH?
@@ -47,26 +40,17 @@ struct TeamTrustTests {
         )
 
         // Alice founds the team; Bob joins and sees whom he now trusts, with fingerprints.
-        let started = try alice.run(["team", "init", remote, "--name", "alice"])
-        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+        let started = try alice.run(["team", "init", remote, "--name", "alice"]).succeeded()
         let aliceKey = try #require(
             started.stdout.split(separator: "\n").first { $0.contains("signing key:") }?.split(separator: " ").last
         )
         #expect(aliceKey.hasPrefix("SHA256:"))
         let first = try TestPKI.mint(in: fixtures, name: "first", bundle: "com.example.first", days: 300)
         #expect(try alice.run(["import", first]).status == 0)
-        let joined = try bob.run(["team", "join", remote, "--name", "bob"])
-        #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
-        #expect(joined.stdout.contains("alice") && joined.stdout.contains(String(aliceKey)), "\(joined.stdout)")
-        let added = try alice.run(try TeamStoreTests.addCommand(in: joined.stdout))
-        #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+        let joined = try bob.run(["team", "join", remote, "--name", "bob"]).succeeded(stdout: "alice", String(aliceKey))
+        try alice.run(try TeamStoreTests.addCommand(in: joined.stdout)).succeeded()
         // Bob's sync takes the signed change and says who signed it.
-        let taken = try bob.run(["team", "sync"])
-        #expect(taken.status == 0, "\(taken.stdout)\(taken.stderr)")
-        #expect(
-            taken.stdout.contains("signed by alice (\(aliceKey))") && taken.stdout.contains("adds bob"),
-            "\(taken.stdout)"
-        )
+        try bob.run(["team", "sync"]).succeeded(stdout: "signed by alice (\(aliceKey))", "adds bob")
         #expect(try bob.run(["check", "com.example.first-universal"]).status == 0)
         // A member with no signing key (CI) reads, and cannot change the members.
         let ciKeys = try TeamStoreTests.newIdentity()
@@ -77,19 +61,14 @@ struct TeamTrustTests {
             environment: transportEnvironment.merging(["APNSCTL_IDENTITY": ciKeys.identity]) { $1 },
             removeEnvironment: ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"]
         )
-        #expect(
-            try CLI.runProgram("git", ["clone", "--quiet", remote, ci.store], environment: transportEnvironment).status
-                == 0
-        )
+        try CLI.runProgram("git", ["clone", "--quiet", remote, ci.store], environment: transportEnvironment).succeeded()
         let ciStatus = try ci.run(["team", "status"])
         #expect(
             ciStatus.status == 0 && !ciStatus.stdout.contains("not trusted"),
             "\(ciStatus.stdout)\(ciStatus.stderr)"
         )
         #expect(try ci.run(["check", "com.example.first-universal"]).status == 0)
-        let ciAdds = try ci.run(["team", "add", "eve", ciKeys.recipient])
-        #expect(ciAdds.status == 2, "\(ciAdds.stdout)\(ciAdds.stderr)")
-        #expect(ciAdds.stderr.contains("signing key"), "\(ciAdds.stderr)")
+        try ci.run(["team", "add", "eve", ciKeys.recipient]).exited(2, stderr: "signing key")
 
         let mallory = try OutsiderKeys(work, name: "mallory")
         let outsider = try Pusher(work, name: "mallory", remote: remote, environment: transportEnvironment)
@@ -120,13 +99,11 @@ struct TeamTrustTests {
             #expect(try TeamTrustSupport.decrypts(ciKeys.identity, file))
             let status = try alice.run(["team", "status"])
             #expect(status.stdout.contains("is not trusted"), "\(status.stdout)")
-            let restored = try alice.run(["team", "sync", "--restore-members"])
-            #expect(restored.status == 0, "\(restored.stdout)\(restored.stderr)")
+            try alice.run(["team", "sync", "--restore-members"]).succeeded()
             let clean = try alice.run(["team", "sync"])
             #expect(clean.status == 0 && !clean.stderr.contains("not trusted"), "\(clean.stdout)\(clean.stderr)")
             // Bob, who trusts alice, takes her restored list.
-            let bobSync = try bob.run(["team", "sync"])
-            #expect(bobSync.status == 0, "\(bobSync.stdout)\(bobSync.stderr)")
+            try bob.run(["team", "sync"]).succeeded()
         }
 
         // A non-member adds herself, unsigned; the merge case (alice imported meanwhile).
@@ -141,14 +118,7 @@ struct TeamTrustTests {
         // The same, signed with her own key, fast-forward.
         commit = try outsider.editMembers(signWith: mallory.signingKeyFile, message: "add mallory") { team, members in
             Self.raiseVersion(&team)
-            members.append(
-                Pusher.entry(
-                    name: "mallory",
-                    recipient: mallory.recipient,
-                    signingKey: mallory.signingKey,
-                    like: members[0]
-                )
-            )
+            members.append(mallory.entry(like: members[0]))
         }
         try expectRefused(["who is not a trusted member", "adds mallory"], commit: commit)
         // Signed by a key that is no member's at all.
@@ -171,8 +141,7 @@ struct TeamTrustTests {
         try expectRefused(["names alice twice"], commit: commit)
 
         // A removed member signs themselves back in with their own (once trusted) key.
-        let removed = try alice.run(["team", "remove", "bob"])
-        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        try alice.run(["team", "remove", "bob"]).succeeded()
         let bobKey = try TeamTrustSupport.signingKeyFile(
             of: "bob",
             in: bob.store,
@@ -194,8 +163,7 @@ struct TeamTrustTests {
                 )
             )
         }
-        let refusedBob = try alice.run(["team", "sync"])
-        #expect(refusedBob.status == 1, "\(refusedBob.stdout)\(refusedBob.stderr)")
+        let refusedBob = try alice.run(["team", "sync"]).exited(1)
         #expect(refusedBob.stderr.contains(String(back.prefix(12))), "\(refusedBob.stderr)")
         #expect(refusedBob.stderr.contains("signed by bob"), "\(refusedBob.stderr)")
         let later = try TestPKI.mint(in: fixtures, name: "later", bundle: "com.example.later", days: 300)

@@ -7,10 +7,6 @@ import Testing
 struct TokenKeyFileTests {
     static let key = CLI.cert("keys/AuthKey_ABC123DEFG.p8")
 
-    static func json(_ result: CLI.Result) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-    }
-
     /// The public key's SHA-256 as openssl computes it, to compare with what apnsctl says.
     static func opensslFingerprint(_ path: String) throws -> String {
         let folder = try TemporaryFolder()
@@ -26,8 +22,7 @@ struct TokenKeyFileTests {
     @Test func inspectShowsKeyIDCurveFingerprintTeamAndRestrictions() throws {
         let human = try CLI.run([
             "inspect", Self.key, "--team-id", "ABCDE12345", "--topic", "com.example.app", "--environment", "production",
-        ])
-        #expect(human.status == 0, "\(human.stderr)")
+        ]).succeeded()
         let fingerprint = try Self.opensslFingerprint(Self.key)
         #expect(human.stdout.contains("ABC123DEFG"))
         #expect(human.stdout.contains("P-256"))
@@ -39,9 +34,8 @@ struct TokenKeyFileTests {
 
         let machine = try CLI.run([
             "inspect", "--json", Self.key, "--key-id", "XYZ987WVUT", "--topic", "com.example.app",
-        ])
-        #expect(machine.status == 0, "\(machine.stderr)")
-        let file = try #require((try Self.json(machine)["files"] as? [[String: Any]])?.first)
+        ]).succeeded()
+        let file = try #require((try machine.json()["files"] as? [[String: Any]])?.first)
         let key = try #require(file["token_key"] as? [String: Any])
         #expect(key["key_id"] as? String == "XYZ987WVUT")
         #expect(key["key_id_source"] as? String == "option")
@@ -58,16 +52,12 @@ struct TokenKeyFileTests {
     }
 
     @Test func checkJudgesAKeyFileForADeploy() throws {
-        let fine = try CLI.run([
+        try CLI.run([
             "check", Self.key, "--team-id", "ABCDE12345", "--environment", "production", "--topic", "com.example.app",
-        ])
-        #expect(fine.status == 0, "\(fine.stdout)\(fine.stderr)")
-        #expect(fine.stdout.contains("token key"))
-        #expect(fine.stdout.contains("ABC123DEFG"))
+        ]).succeeded(stdout: "token key", "ABC123DEFG")
 
-        let machine = try CLI.run(["check", "--json", Self.key, "--team-id", "ABCDE12345"])
-        #expect(machine.status == 0, "\(machine.stderr)")
-        let result = try #require((try Self.json(machine)["credentials"] as? [[String: Any]])?.first)
+        let machine = try CLI.run(["check", "--json", Self.key, "--team-id", "ABCDE12345"]).succeeded()
+        let result = try #require((try machine.json()["credentials"] as? [[String: Any]])?.first)
         #expect(result["kind"] as? String == "token_key")
         #expect(result["origin"] as? String == "file")
         #expect(result["key_id"] as? String == "ABC123DEFG")
@@ -77,16 +67,11 @@ struct TokenKeyFileTests {
         #expect((result["findings"] as? [Any])?.isEmpty == true)
 
         // No team: a finding (exit 1) that names the option; a file named otherwise needs --key-id.
-        let noTeam = try CLI.run(["check", Self.key])
-        #expect(noTeam.status == 1)
-        #expect(noTeam.stdout.contains("warning:"))
-        #expect(noTeam.stdout.contains("--team-id"))
+        try CLI.run(["check", Self.key]).exited(1, stdout: "warning:", "--team-id")
         let folder = try TemporaryFolder()
         let renamed = folder.path("push-key.p8")
         try FileManager.default.copyItem(atPath: Self.key, toPath: renamed)
-        let noKeyID = try CLI.run(["check", "--json", renamed, "--team-id", "ABCDE12345"])
-        #expect(noKeyID.status == 1)
-        #expect(noKeyID.stdout.contains("lacks key ID"))
+        try CLI.run(["check", "--json", renamed, "--team-id", "ABCDE12345"]).exited(1, stdout: "lacks key ID")
         #expect(try CLI.run(["check", renamed, "--team-id", "ABCDE12345", "--key-id", "ABC123DEFG"]).status == 0)
     }
 
@@ -105,7 +90,7 @@ struct TokenKeyFileTests {
             #expect(said.contains("P-256"))
         }
         let json = try CLI.run(["check", "--json", key, "--team-id", "ABCDE12345"])
-        let result = try #require((try Self.json(json)["credentials"] as? [[String: Any]])?.first)
+        let result = try #require((try json.json()["credentials"] as? [[String: Any]])?.first)
         #expect((result["error"] as? [String: Any])?["code"] as? String == "unsupported_key")
     }
 }

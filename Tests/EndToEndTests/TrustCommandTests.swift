@@ -31,14 +31,14 @@ struct TrustCommandTests {
     @Test func trustWithoutUSERTrustIsNotReadyAndNamesTheFix() throws {
         let folder = try TemporaryFolder()
         let bundle = try Self.bundleWithoutUSERTrust(folder)
-        let human = try CLI.run(["trust", "--ca-bundle", bundle])
-        #expect(human.status == 1, "\(human.stdout)\(human.stderr)")
-        #expect(human.stdout.contains("not ready"))
-        #expect(human.stdout.contains("lacks \"\(Self.usertrust)\""))
-        #expect(human.stdout.contains("Add the \"\(Self.usertrust)\" certificate to \(bundle)"))
+        try CLI.run(["trust", "--ca-bundle", bundle]).exited(
+            1,
+            stdout: "not ready",
+            "lacks \"\(Self.usertrust)\"",
+            "Add the \"\(Self.usertrust)\" certificate to \(bundle)"
+        )
 
-        let json = try CLI.run(["trust", "--ca-bundle", bundle, "--json"])
-        #expect(json.status == 1)
+        let json = try CLI.run(["trust", "--ca-bundle", bundle, "--json"]).exited(1)
         try JSONContractTests.expectValid("trust", json)
         let report = try JSONContractTests.json(json.stdout)
         #expect(report["ready"] as? Bool == false)
@@ -51,11 +51,9 @@ struct TrustCommandTests {
 
     @Test func trustWithDebiansBundlePasses() throws {
         for arguments in [["--ca-bundle", Self.debianBundle], []] {
-            let human = try CLI.run(["trust"] + arguments)
-            #expect(human.status == 0, "\(arguments): \(human.stdout)\(human.stderr)")
+            let human = try CLI.run(["trust"] + arguments).succeeded(context: "\(arguments)")
             #expect(human.stdout.contains("✓ the trust store holds \"\(Self.usertrust)\""))
-            let json = try CLI.run(["trust", "--json", "--environment", "production"] + arguments)
-            #expect(json.status == 0)
+            let json = try CLI.run(["trust", "--json", "--environment", "production"] + arguments).succeeded()
             try JSONContractTests.expectValid("trust", json)
             let report = try JSONContractTests.json(json.stdout)
             #expect(report["ready"] as? Bool == true)
@@ -73,10 +71,8 @@ struct TrustCommandTests {
     @Test func trustAtADateDuringTheMove() throws {
         let folder = try TemporaryFolder()
         let bundle = try Self.bundleWithoutUSERTrust(folder)
-        let result = try CLI.run(["trust", "--ca-bundle", bundle, "--environment", "production", "--at", "2025-02-01"])
-        #expect(result.status == 1)
-        #expect(result.stdout.contains("AAA Certificate Services  present"))
-        #expect(result.stdout.contains("then \(Self.usertrust) from 2025-02-24  missing"))
+        try CLI.run(["trust", "--ca-bundle", bundle, "--environment", "production", "--at", "2025-02-01"])
+            .exited(1, stdout: "AAA Certificate Services  present", "then \(Self.usertrust) from 2025-02-24  missing")
     }
 
     @Test func metricSaysWhetherTheSystemStoreHoldsEachRoot() throws {
@@ -120,20 +116,19 @@ struct TrustCommandTests {
         let arguments = ["preflight", pki.identity("sandbox"), "--environment", "sandbox"] + reach
         let bundle = try Self.bundleWithoutUSERTrust(folder)
 
-        let lacking = try pki.run(arguments + ["--ca-bundle", bundle])
-        #expect(lacking.status == 1, "\(lacking.stdout)\(lacking.stderr)")
-        #expect(lacking.stdout.contains("not ready: The CA bundle \(bundle) lacks \"\(Self.usertrust)\""))
-        #expect(lacking.stdout.contains("Add the \"\(Self.usertrust)\" certificate to \(bundle)"))
-        let lackingJSON = try pki.run(arguments + ["--ca-bundle", bundle, "--json"])
-        #expect(lackingJSON.status == 1)
+        try pki.run(arguments + ["--ca-bundle", bundle]).exited(
+            1,
+            stdout: "not ready: The CA bundle \(bundle) lacks \"\(Self.usertrust)\"",
+            "Add the \"\(Self.usertrust)\" certificate to \(bundle)"
+        )
+        let lackingJSON = try pki.run(arguments + ["--ca-bundle", bundle, "--json"]).exited(1)
         try JSONContractTests.expectValid("preflight", lackingJSON)
         let report = try JSONContractTests.json(lackingJSON.stdout)
         #expect(report["ready"] as? Bool == false)
         #expect((report["trust_store"] as? [String: Any])?["ready"] as? Bool == false)
 
-        let ready = try pki.run(arguments + ["--ca-bundle", Self.debianBundle])
-        #expect(ready.status == 0, "\(ready.stdout)\(ready.stderr)")
-        #expect(ready.stdout.contains("✓ the trust store holds \"\(Self.usertrust)\""))
+        try pki.run(arguments + ["--ca-bundle", Self.debianBundle])
+            .succeeded(stdout: "✓ the trust store holds \"\(Self.usertrust)\"")
         let readyJSON = try pki.run(arguments + ["--ca-bundle", Self.debianBundle, "--json"])
         try JSONContractTests.expectValid("preflight", readyJSON)
         let credential = try #require(
@@ -145,9 +140,7 @@ struct TrustCommandTests {
 
         // The handshake names the stand-in's CA, and that it is not an APNs root.
         let handshake = try pki.run(["handshake", pki.identity("sandbox"), "--ca-bundle", Self.debianBundle] + reach)
-        #expect(handshake.status == 0, "\(handshake.stderr)")
-        #expect(handshake.stdout.contains("Anchor        \(Self.standInCA) (--ca)"), "\(handshake.stdout)")
-        #expect(handshake.stdout.contains("not an APNs root"))
+            .succeeded(stdout: "Anchor        \(Self.standInCA) (--ca)", "not an APNs root")
         #expect(
             handshake.stdout.contains("system trust store") == false || handshake.stdout.contains("--ca-bundle + --ca")
         )

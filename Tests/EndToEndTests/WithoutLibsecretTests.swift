@@ -31,29 +31,21 @@ struct WithoutLibsecretTests {
         try store.importTokenKey()
 
         // Nothing of these touches the Secret Service, so nothing of them needs libsecret.
-        let version = try runWithoutLibsecret(["--version"])
-        #expect(version.status == 0, "\(version.stdout)\(version.stderr)")
-        let inspected = try runWithoutLibsecret(["inspect", CLI.cert("pem/production-cert.pem")])
-        #expect(inspected.status == 0, "\(inspected.stdout)\(inspected.stderr)")
-        let skipped = try runWithoutLibsecret(["check", "--skip-secrets", "--store", store.path])
-        #expect(skipped.status == 0, "\(skipped.stdout)\(skipped.stderr)")
+        try runWithoutLibsecret(["--version"]).succeeded()
+        try runWithoutLibsecret(["inspect", CLI.cert("pem/production-cert.pem")]).succeeded()
+        try runWithoutLibsecret(["check", "--skip-secrets", "--store", store.path]).succeeded()
 
         // A check that reads the key: could not check it (2), naming the library, with the
         // check's own way forward (what the files say, without the key).
-        let unanswered = try runWithoutLibsecret(["check", "--store", store.path])
-        #expect(unanswered.status == 2, "\(unanswered.stdout)\(unanswered.stderr)")
-        #expect(unanswered.stdout.contains("libsecret cannot be loaded"), "\(unanswered.stdout)")
-        #expect(unanswered.stdout.contains("--skip-secrets"), "\(unanswered.stdout)")
+        try runWithoutLibsecret(["check", "--store", store.path])
+            .exited(2, stdout: "libsecret cannot be loaded", "--skip-secrets")
 
         // Storing a key: refused, naming the library and how to install it; nothing written.
         let before = try store.run(["list", "--json"]).stdout
-        let imported = try runWithoutLibsecret([
+        try runWithoutLibsecret([
             "import", CLI.cert("keys/AuthKey_ABC123DEFG.p8"), "--team-id", "ABCDE12345", "--topic",
             "com.example.other", "--alias", "other", "--store", store.path,
-        ])
-        #expect(imported.status == 2, "\(imported.stdout)\(imported.stderr)")
-        #expect(imported.stderr.contains("libsecret cannot be loaded"), "\(imported.stderr)")
-        #expect(imported.stderr.contains("apt install libsecret-1-0"), "\(imported.stderr)")
+        ]).exited(2, stderr: "libsecret cannot be loaded", "apt install libsecret-1-0")
         #expect(try store.run(["list", "--json"]).stdout == before)
     }
 }

@@ -33,16 +33,22 @@ struct SharedProviderTokenTests {
             try await server.rootClient().transit().importKey(name: Transit.keyName(for: keyID), privateKey: key)
         }
 
-        /// One fleet instance: a client of its own.
-        func instance(_ server: BaoDevServer) throws -> SharedProviderToken {
-            let client = try server.rootClient()
+        /// One fleet instance: a client of its own (the root token's unless given), its warnings
+        /// to `warn` (unheard unless given).
+        func instance(
+            _ server: BaoDevServer,
+            client: VaultClient? = nil,
+            warn: @escaping @Sendable (String) -> Void = { _ in }
+        ) throws -> SharedProviderToken {
+            let client = try client ?? server.rootClient()
             return try SharedProviderToken(
                 kv: client.kv(),
                 transit: client.transit(),
                 keyID: keyID,
                 teamID: teamID,
                 prefix: prefix,
-                clock: clock.clock
+                clock: clock.clock,
+                warn: warn
             )
         }
 
@@ -119,15 +125,7 @@ struct SharedProviderTokenTests {
             hcl: #"path "secret/data/\#(fixture.prefix)/*" { capabilities = ["read"] }"#
         )
         fixture.clock.advance(minutes: 41)
-        let client = try server.client(token: readerToken)
-        let reader = try SharedProviderToken(
-            kv: client.kv(),
-            transit: client.transit(),
-            keyID: fixture.keyID,
-            teamID: fixture.teamID,
-            prefix: fixture.prefix,
-            clock: fixture.clock.clock
-        )
+        let reader = try fixture.instance(server, client: try server.client(token: readerToken))
         let error = await #expect(throws: VaultError.self) { try await reader.token() }
         #expect(error?.code == .permissionDenied)
         #expect(error?.subject.path == "transit/sign/\(Transit.keyName(for: fixture.keyID))/sha2-256")

@@ -24,21 +24,35 @@ struct SharedTokenVerificationTests {
         var sink: @Sendable (String) -> Void { { [self] text in said.withLockedValue { $0.append(text) } } }
     }
 
-    /// An instance of the fleet with `client` (the root token unless given), its warnings kept.
-    static func instance(_ fixture: Fixture, _ client: VaultClient, _ warnings: Warnings) throws -> SharedProviderToken
-    {
-        try SharedProviderToken(
-            kv: client.kv(),
-            transit: client.transit(),
-            keyID: fixture.keyID,
-            teamID: fixture.teamID,
-            prefix: fixture.prefix,
-            clock: fixture.clock.clock,
-            warn: warnings.sink
+    /// A token with a sending role's policy: `tokens` on the shared token entries, and signing
+    /// with the key in Transit.
+    static func sendingRole(
+        _ name: String,
+        tokens: [String],
+        _ fixture: Fixture,
+        _ server: BaoDevServer
+    ) async throws -> String {
+        let capabilities = tokens.map { "\"\($0)\"" }.joined(separator: ", ")
+        return try await server.token(
+            policy: "\(name)-\(fixture.prefix)",
+            hcl: """
+                path "secret/data/\(fixture.prefix)/tokens/*" { capabilities = [\(capabilities)] }
+                path "transit/keys/apns-*" { capabilities = ["read"] }
+                path "transit/sign/apns-*" { capabilities = ["update"] }
+                path "sys/internal/ui/mounts/secret" { capabilities = ["read"] }
+                """
         )
     }
 
     static func entryPath(_ fixture: Fixture) -> String { "\(fixture.prefix)/tokens/\(fixture.keyID)" }
+
+    /// The suite's server, a fixture of its own on it, a root KV client and the fixture's token
+    /// entry.
+    static func setUp() async throws -> (BaoDevServer, Fixture, KVv2, String) {
+        let server = try server()
+        let fixture = try await Fixture(server: server)
+        return (server, fixture, try server.rootClient().kv(), entryPath(fixture))
+    }
 
     /// The tokens someone with write access to `tokens/` may leave there, each with the words
     /// its warning must hold.
@@ -80,15 +94,12 @@ struct SharedTokenVerificationTests {
         "A forged, expired, future, foreign-key or other-team token is replaced by a writer, with a warning naming it"
     )
     func badTokensAreReplaced() async throws {
-        let server = try server()
-        let fixture = try await Fixture(server: server)
-        let kv = try server.rootClient().kv()
-        let path = Self.entryPath(fixture)
+        let (server, fixture, kv, path) = try await Self.setUp()
         for bad in try Self.bad(fixture) {
             let current = try await kv.latest(path).version
             let planted = try await kv.write(path, data: bad.data, cas: current)
             let warnings = Warnings()
-            let token = try await Self.instance(fixture, try server.rootClient(), warnings).token()
+            let token = try await fixture.instance(server, warn: warnings.sink).token()
             #expect(token.minted, "\(bad.name)")
             #expect(token.token != bad.data["token"], "\(bad.name) was used")
             #expect(token.version == planted + 1, "\(bad.name): replaced with check-and-set")
@@ -104,23 +115,12 @@ struct SharedTokenVerificationTests {
 
     @Test("A role that may not write tokens/ sends with a token of its own, once, and warns; the entry is untouched")
     func readOnlyRoleBypasses() async throws {
-        let server = try server()
-        let fixture = try await Fixture(server: server)
-        let kv = try server.rootClient().kv()
-        let path = Self.entryPath(fixture)
+        let (server, fixture, kv, path) = try await Self.setUp()
         let bad = try #require(try Self.bad(fixture).first)
         let planted = try await kv.write(path, data: bad.data, cas: 0)
-        let exporter = try await server.token(
-            policy: "exporter-\(fixture.prefix)",
-            hcl: """
-                path "secret/data/\(fixture.prefix)/tokens/*" { capabilities = ["read"] }
-                path "transit/keys/apns-*" { capabilities = ["read"] }
-                path "transit/sign/apns-*" { capabilities = ["update"] }
-                path "sys/internal/ui/mounts/secret" { capabilities = ["read"] }
-                """
-        )
+        let exporter = try await Self.sendingRole("exporter", tokens: ["read"], fixture, server)
         let warnings = Warnings()
-        let instance = try Self.instance(fixture, try server.client(token: exporter), warnings)
+        let instance = try fixture.instance(server, client: try server.client(token: exporter), warn: warnings.sink)
         let own = try await instance.token()
         #expect(own.minted)
         #expect(own.token != bad.data["token"])
@@ -146,11 +146,11 @@ struct SharedTokenVerificationTests {
         // A role that mints puts a valid token there: the exporter keeps its own while it is
         // fresh (a switch costs one of APNs' token changes), and takes the shared one after.
         fixture.clock.advance(minutes: 1)
-        let minted = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        let minted = try await fixture.instance(server).token()
         #expect(minted.minted)
         #expect(try await instance.token().token == own.token)
         fixture.clock.advance(minutes: 40)
-        let renewed = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        let renewed = try await fixture.instance(server).token()
         #expect(renewed.minted)
         #expect(try await instance.token().token == renewed.token)
         #expect(try await kv.read(path).data["token"] == renewed.token)
@@ -158,22 +158,11 @@ struct SharedTokenVerificationTests {
 
     @Test("A token entry deleted (soft), destroyed or removed whole is written again by a reader's role")
     func deletedEntryIsRecreated() async throws {
-        let server = try server()
-        let fixture = try await Fixture(server: server)
-        let root = try server.rootClient().kv()
-        let path = Self.entryPath(fixture)
+        let (server, fixture, root, path) = try await Self.setUp()
         // The reader's capabilities on tokens/ as docs/vault-policies/reader.hcl gives them: no
         // metadata, so the version to replace comes from the data path alone.
-        let reader = try await server.token(
-            policy: "minter-\(fixture.prefix)",
-            hcl: """
-                path "secret/data/\(fixture.prefix)/tokens/*" { capabilities = ["read", "create", "update"] }
-                path "transit/keys/apns-*" { capabilities = ["read"] }
-                path "transit/sign/apns-*" { capabilities = ["update"] }
-                path "sys/internal/ui/mounts/secret" { capabilities = ["read"] }
-                """
-        )
-        let instance = try Self.instance(fixture, try server.client(token: reader), Warnings())
+        let reader = try await Self.sendingRole("minter", tokens: ["read", "create", "update"], fixture, server)
+        let instance = try fixture.instance(server, client: try server.client(token: reader))
         let first = try await instance.token()
         #expect(first.minted)
 
@@ -222,16 +211,8 @@ struct SharedTokenVerificationTests {
     ) async throws -> (
         SharedProviderToken, SharedToken
     ) {
-        let reader = try await server.token(
-            policy: "churn-\(fixture.prefix)",
-            hcl: """
-                path "secret/data/\(fixture.prefix)/tokens/*" { capabilities = ["read", "create", "update"] }
-                path "transit/keys/apns-*" { capabilities = ["read"] }
-                path "transit/sign/apns-*" { capabilities = ["update"] }
-                path "sys/internal/ui/mounts/secret" { capabilities = ["read"] }
-                """
-        )
-        let instance = try Self.instance(fixture, try server.client(token: reader), warnings)
+        let reader = try await Self.sendingRole("churn", tokens: ["read", "create", "update"], fixture, server)
+        let instance = try fixture.instance(server, client: try server.client(token: reader), warn: warnings.sink)
         let held = try await instance.token()
         #expect(held.minted)
         return (instance, held)
@@ -239,10 +220,7 @@ struct SharedTokenVerificationTests {
 
     @Test("A forged token written every minute over a fresh one: the process keeps its token and writes it back")
     func forgedChurnIsUndone() async throws {
-        let server = try server()
-        let fixture = try await Fixture(server: server)
-        let kv = try server.rootClient().kv()
-        let path = Self.entryPath(fixture)
+        let (server, fixture, kv, path) = try await Self.setUp()
         let warnings = Warnings()
         let (instance, held) = try await Self.readerHolding(fixture, server, warnings)
         for minute in 1...3 {
@@ -264,16 +242,13 @@ struct SharedTokenVerificationTests {
         #expect(!warnings.all.contains { $0.contains(held.token) })
 
         // A second process (none held) takes the restored token: the fleet keeps one token.
-        let other = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        let other = try await fixture.instance(server).token()
         #expect(other.token == held.token && !other.minted)
     }
 
     @Test("A valid token signed through Transit written over a fresh one: the process keeps its own, the entry is left")
     func validChurnIsIgnored() async throws {
-        let server = try server()
-        let fixture = try await Fixture(server: server)
-        let kv = try server.rootClient().kv()
-        let path = Self.entryPath(fixture)
+        let (server, fixture, kv, path) = try await Self.setUp()
         let warnings = Warnings()
         let (instance, held) = try await Self.readerHolding(fixture, server, warnings)
         var planted: [String: String] = [:]
@@ -287,7 +262,7 @@ struct SharedTokenVerificationTests {
         }
         #expect(warnings.all.isEmpty, "\(warnings.all)")
         // A process that holds none takes the entry's valid token.
-        let newcomer = try await Self.instance(fixture, try server.rootClient(), Warnings()).token()
+        let newcomer = try await fixture.instance(server).token()
         #expect(newcomer.token == planted["token"] && !newcomer.minted)
 
         // Once its own is old, a valid token dated back to soon after it (to make the process

@@ -197,15 +197,7 @@ struct TransitKeySendingTests {
             policy: "reader-\(fixture.prefix)",
             hcl: #"path "secret/data/\#(fixture.prefix)/*" { capabilities = ["read"] }"#
         )
-        let client = try server.client(token: readerToken)
-        let source = try SharedProviderToken(
-            kv: client.kv(),
-            transit: client.transit(),
-            keyID: fixture.keyID,
-            teamID: fixture.teamID,
-            prefix: fixture.prefix,
-            clock: fixture.clock.clock
-        )
+        let source = try fixture.instance(server, client: try server.client(token: readerToken))
         var configuration = GatewayConfiguration(
             endpoint: .custom(host: "127.0.0.1", port: port),
             credential: .remoteToken(RemoteProviderKey(source: source))

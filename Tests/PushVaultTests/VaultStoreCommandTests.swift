@@ -89,20 +89,18 @@ struct VaultStoreCommandTests {
 
         /// Imports the universal bundle and the token key as an engineer (the writer).
         func importBoth() throws {
-            let bundle = try run(
+            try run(
                 ["import", VaultStoreCommandTests.p12, "--password-env", "P12_PASSWORD", "--alias", "app"],
                 token: writer,
                 environment: ["P12_PASSWORD": VaultStoreCommandTests.password]
-            )
-            #expect(bundle.status == 0, "\(bundle.stderr)")
-            let key = try run(
+            ).succeeded()
+            try run(
                 [
                     "import", VaultStoreCommandTests.p8, "--team-id", VaultStoreCommandTests.teamID, "--topic",
                     "com.example.app", "--environment", "both", "--alias", "key",
                 ],
                 token: writer
-            )
-            #expect(key.status == 0, "\(key.stderr)")
+            ).succeeded()
         }
 
         /// Every entry under the store's prefix, with its fields (read with the root token).
@@ -131,36 +129,31 @@ struct VaultStoreCommandTests {
     func engineerImportsAndAServerSends() async throws {
         let bench = try await Bench(try server())
         try bench.importBoth()
-        let listed = try bench.run(["list"], token: bench.writer)
-        #expect(listed.status == 0 && listed.stdout.contains("app") && listed.stdout.contains("key"), "\(listed)")
-        let checked = try bench.run(["check", "--json"], token: bench.writer)
-        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        try bench.run(["list"], token: bench.writer).succeeded(stdout: "app", "key")
+        try bench.run(["check", "--json"], token: bench.writer).succeeded()
         // APNSCTL_STORE names it as --store does; team commands refuse it (Vault's policies share it).
         let vault = ["VAULT_ADDR": bench.server.address, "VAULT_TOKEN": bench.reader]
-        let fromEnvironment = try CLI.run(
+        try CLI.run(
             ["list"],
             environment: vault.merging(["APNSCTL_STORE": bench.location]) { $1 }
-        )
-        #expect(fromEnvironment.status == 0 && fromEnvironment.stdout.contains("key"), "\(fromEnvironment)")
-        let team = try CLI.run(["team", "status", "--store", bench.location], environment: vault)
-        #expect(team.status == 64 && team.stderr.contains("shared through git"), "\(team.stderr)")
+        ).succeeded(stdout: "key")
+        try CLI.run(["team", "status", "--store", bench.location], environment: vault)
+            .exited(64, stderr: "shared through git")
 
         let log = bench.folder.path("gateway.jsonl")
         let gateway = try await RunningGateway.start(.sandbox) { $0.logFile = log }
         defer { Task { await gateway.stop() } }
         let connection = ["--gateway", "127.0.0.1:\(gateway.port)", "--ca", gateway.caFile]
-        let preflight = try bench.run(["preflight", "--environment", "sandbox"] + connection, token: bench.reader)
-        #expect(preflight.status == 0, "\(preflight.stdout)\(preflight.stderr)")
+        try bench.run(["preflight", "--environment", "sandbox"] + connection, token: bench.reader).succeeded()
 
         // The server: no keyring, no store folder, no file of the credentials; Vault only.
         for alias in ["app", "key"] {
-            let sent = try bench.run(
+            try bench.run(
                 ["send", alias, "--environment", "sandbox", "--token", Fixtures.token.hex, "--alert", "hi"]
                     + connection,
                 token: bench.reader,
                 server: true
-            )
-            #expect(sent.status == 0, "\(alias): \(sent.stdout)\(sent.stderr)")
+            ).succeeded(context: "\(alias)")
         }
         // A bulk run long enough to be watched: no process's arguments hold a token, and the
         // server's HOME holds no file with one.
@@ -202,8 +195,8 @@ struct VaultStoreCommandTests {
         let key = try JSONSerialization.jsonObject(with: Data(transit.stdout.utf8)) as? [String: Any]
         let data = key?["data"] as? [String: Any]
         #expect(data?["exportable"] as? Bool == false, "\(transit.stdout)\(transit.stderr)")
-        let exported = try bench.run(["export", "key", "--format", "pem"], token: bench.writer)
-        #expect(exported.status == 2 && exported.stderr.contains("cannot be exported"), "\(exported.stderr)")
+        try bench.run(["export", "key", "--format", "pem"], token: bench.writer)
+            .exited(2, stderr: "cannot be exported")
         let der = try Fixtures.providerKey().pkcs8.withUnsafeBytes { Data($0) }
         let pem = try String(contentsOfFile: Self.p8, encoding: .utf8)
         for (path, fields) in try await bench.entries() {
@@ -219,8 +212,7 @@ struct VaultStoreCommandTests {
 
         // The reader's policy lets it send, not change the store: refused naming path and capability.
         let refused = try bench.run(["remove", "app"], token: bench.reader)
-        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stderr.contains("secret/data/\(bench.prefix)/"), "\(refused.stderr)")
+            .exited(2, stderr: "secret/data/\(bench.prefix)/")
         #expect(refused.stderr.contains("\"create\"") || refused.stderr.contains("\"update\""), "\(refused.stderr)")
         #expect(try bench.run(["list"], token: bench.writer).stdout.contains("app"))
     }
@@ -230,15 +222,14 @@ struct VaultStoreCommandTests {
         let bench = try await Bench(try server())
         try bench.importBoth()
         let before = try await bench.indexVersion()
-        let replaced = try bench.run(
+        try bench.run(
             [
                 "import", Fixtures.cert("p12/openssl3-default.p12"), "--password-env", "P", "--replace", "app",
                 "--force",
             ],
             token: bench.writer,
             environment: ["P": VaultStoreCommandTests.password]
-        )
-        #expect(replaced.status == 0, "\(replaced.stderr)")
+        ).succeeded()
         #expect(try await bench.indexVersion() == before + 1)
         let listed = try bench.run(["list", "--json"], token: bench.writer)
         #expect(listed.stdout.contains("\"credential\" : \"app\""), "\(listed.stdout)")
@@ -258,16 +249,14 @@ struct VaultStoreCommandTests {
             bench: bench,
             environment: ["P": VaultStoreCommandTests.password]
         )
-        let updated = try bench.run(["update", "key", "--environment", "sandbox"], token: bench.writer)
-        #expect(updated.status == 0, "\(updated.stderr)")
+        try bench.run(["update", "key", "--environment", "sandbox"], token: bench.writer).succeeded()
         let statuses = results.map(\.status).sorted()
         // The loser is refused whichever way it lost: waiting on the lock while the index moved,
         // or finding the alias taken once the winner was done.
         #expect(statuses.count == 2 && statuses.first == 0 && statuses.last != 0, "\(results.map { $0.stderr })")
         let loser = results.first { $0.status != 0 }
         #expect(loser?.stderr.contains("nothing was") == true, "\(loser?.stderr ?? "")")
-        let removed = try bench.run(["remove", "same"], token: bench.writer)
-        #expect(removed.status == 0, "\(removed.stderr)")
+        try bench.run(["remove", "same"], token: bench.writer).succeeded()
         let left = try bench.run(["list", "--json"], token: bench.writer).stdout
         #expect(!left.contains("\"same\"") && left.contains("\"sandbox\""), "\(left)")
     }
@@ -284,8 +273,7 @@ struct VaultStoreCommandTests {
             "127.0.0.1:\(gateway.port)", "--ca", gateway.caFile,
         ]
         for _ in 0..<2 {
-            let sent = try bench.run(send, token: bench.reader, server: true)
-            #expect(sent.status == 0, "\(sent.stderr)")
+            try bench.run(send, token: bench.reader, server: true).succeeded()
         }
         let first = try await Self.records(log).compactMap { $0["token_iat"] as? Int }
         #expect(first.count == 2 && Set(first).count == 1, "\(first)")
@@ -354,12 +342,10 @@ struct VaultStoreCommandTests {
         try await own.admin(.PUT, "sys/seal")
         // "Within seconds" is the process's own deadline: a command still running after it is
         // recorded as not finishing (the client's timeouts are 3 s to connect, 3.5 s a request).
-        let sealed = try bench.run(["list"], token: bench.writer, timeout: 30)
-        #expect(sealed.status == 2 && sealed.stderr.contains(own.address), "\(sealed.stderr)")
+        let sealed = try bench.run(["list"], token: bench.writer, timeout: 30).exited(2, stderr: own.address)
         #expect(sealed.stderr.contains("sealed"), "\(sealed.stderr)")
         own.stop()
-        let stopped = try bench.run(["check"], token: bench.writer, timeout: 30)
-        #expect(stopped.status == 2 && stopped.stderr.contains(own.address), "\(stopped.stderr)")
+        try bench.run(["check"], token: bench.writer, timeout: 30).exited(2, stderr: own.address)
     }
 
     @Test("store copy from a team store into Vault: every credential there, the same verdicts")
@@ -368,47 +354,40 @@ struct VaultStoreCommandTests {
         let bare = bench.folder.path("team.git")
         #expect(try CLI.runProgram("git", ["init", "--quiet", "--bare", bare]).status == 0)
         let team = bench.folder.path("team-store")
-        let started = try CLI.run(["team", "init", bare, "--name", "alice", "--store", team])
-        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
-        let imported = try CLI.run(
+        try CLI.run(["team", "init", bare, "--name", "alice", "--store", team]).succeeded()
+        try CLI.run(
             ["import", Self.p12, "--password-env", "P", "--alias", "app", "--store", team],
             environment: ["P": Self.password]
-        )
-        #expect(imported.status == 0, "\(imported.stderr)")
-        let key = try CLI.run([
+        ).succeeded()
+        try CLI.run([
             "import", Self.p8, "--team-id", Self.teamID, "--topic", "com.example.app", "--environment", "both",
             "--alias", "key", "--store", team,
-        ])
-        #expect(key.status == 0, "\(key.stderr)")
+        ]).succeeded()
         let before = try Self.verdicts(try CLI.run(["check", "--json", "--store", team]).stdout)
         #expect(before.keys.sorted() == ["app", "key"], "\(before)")
 
         let vault = ["VAULT_ADDR": bench.server.address, "VAULT_TOKEN": bench.writer]
-        let copied = try CLI.run(["store", "copy", team, bench.location, "--json"], environment: vault)
-        #expect(copied.status == 0, "\(copied.stdout)\(copied.stderr)")
+        let copied = try CLI.run(["store", "copy", team, bench.location, "--json"], environment: vault).succeeded()
         #expect(copied.stdout.components(separatedBy: "\"outcome\" : \"copied\"").count == 3, "\(copied.stdout)")
         // The report follows its published schema, checked by a validator no one here wrote.
-        let validated = try CLI.runProgram(
+        try CLI.runProgram(
             CLI.packageRoot.appendingPathComponent(".venv/bin/python").path,
             [CLI.packageRoot.appendingPathComponent("scripts/validate-json").path, "store-copy"],
             stdin: copied.stdout
-        )
-        #expect(validated.status == 0, "\(validated.stderr)")
-        let checked = try bench.run(["check", "--json"], token: bench.reader)
-        #expect(checked.status == 0, "\(checked.stdout)")
+        ).succeeded()
+        let checked = try bench.run(["check", "--json"], token: bench.reader).succeeded()
         #expect(try Self.verdicts(checked.stdout) == before, "the same findings in Vault as in the team store")
 
         // Run again, the copy finds both there; asked to, it removes the moved key from the source.
-        let again = try CLI.run(["store", "copy", team, bench.location], environment: vault)
-        #expect(again.status == 0 && again.stdout.contains("already there"), "\(again.stdout)")
+        try CLI.run(["store", "copy", team, bench.location], environment: vault)
+            .succeeded(stdout: "already there")
         let keyring = bench.folder.path("keyring-store")
         #expect(try CLI.run(["import", Self.p8, "--team-id", Self.teamID, "--store", keyring]).status == 0)
         let other = try await Bench(bench.server)
-        let moved = try CLI.run(
+        try CLI.run(
             ["store", "copy", keyring, other.location, "--remove-moved-keys"],
             environment: ["VAULT_ADDR": other.server.address, "VAULT_TOKEN": other.writer]
-        )
-        #expect(moved.status == 0 && moved.stdout.contains("its key was removed from"), "\(moved.stdout)")
+        ).succeeded(stdout: "its key was removed from")
         #expect(!(try CLI.run(["list", "--store", keyring]).stdout.contains(Self.keyID)))
     }
 

@@ -51,8 +51,7 @@ struct VaultStoreIntegrityTests {
         #expect(delivered.isEmpty, "nothing was sent with the swapped bundle")
 
         // The token key, untouched, still checks out.
-        let key = try bench.run(["check", "key"], token: bench.reader)
-        #expect(key.status == 0, "\(key.stdout)\(key.stderr)")
+        try bench.run(["check", "key"], token: bench.reader).succeeded()
     }
 
     @Test("A reader's import is told to use a writer's token, not to widen the reader's policy")
@@ -62,11 +61,7 @@ struct VaultStoreIntegrityTests {
             ["import", VaultStoreCommandTests.p12, "--password-env", "P12_PASSWORD", "--alias", "app"],
             token: bench.reader,
             environment: ["P12_PASSWORD": VaultStoreCommandTests.password]
-        )
-        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stderr.contains("may read the store"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("writer's token"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("docs/vault-policies/writer.hcl"), "\(refused.stderr)")
+        ).exited(2, stderr: "may read the store", "writer's token", "docs/vault-policies/writer.hcl")
         #expect(!refused.stderr.contains("Add a policy"), "no advice to widen the reader's policy: \(refused.stderr)")
         #expect(refused.stderr.contains("secret/data/\(bench.prefix)/lock"), "\(refused.stderr)")
         let listed = try bench.run(["list", "--json"], token: bench.writer)
