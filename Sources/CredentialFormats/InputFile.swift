@@ -283,7 +283,7 @@ public enum InputFile {
 
     package static func openFailure(path: String, kind: InputKind, errno code: Int32) -> CredentialError {
         if code == ENOENT || code == ENOTDIR {
-            return CredentialError(.fileNotFound, path: path)
+            return CredentialError.fileNotFound(path: path)
         }
         return unreadable(path: path, errno: code)
     }

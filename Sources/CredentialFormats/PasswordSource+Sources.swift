@@ -44,7 +44,8 @@ extension PasswordSource {
             // Without blocking, as every file is opened: a FIFO nobody writes to would hold open(2).
             let descriptor = InputFile.openForReading(path, flags: O_NONBLOCK)
             guard descriptor >= 0 else {
-                throw CredentialError(.fileNotFound, path: path,
+                throw CredentialError.fileNotFound(
+                    path: path,
                     "The password file\(namedBy.map { " named by \($0)" } ?? "") cannot be opened.",
                     hint: "Check the path and its permissions."
                 )

@@ -77,7 +77,8 @@ public final class TokenFeed: @unchecked Sendable {
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw CredentialError(.fileNotFound, path: path,
+            throw CredentialError.fileNotFound(
+                path: path,
                 "The token file does not exist.",
                 hint: "Check the path, or read the tokens from standard input."
             )

@@ -13,7 +13,9 @@ extension ErrorCode {
 
 /// The one error of the monitoring module: a probe request the exporter refuses (400), a probe
 /// that could not be set up for a reason no module has a code for, or a web configuration file
-/// that cannot be used (the file, the field and what is wrong). Made by the factories below.
+/// that cannot be used (the file, the field and what is wrong). Made where it happens by the
+/// initializer with the code, `MonitoringError(.invalidProbeRequest, message)`; a web
+/// configuration's by its factory below.
 public struct MonitoringError: ReportableError {
     /// A module's codes are ``ErrorCode``s: one string each, the one JSON gives.
     public typealias Code = ErrorCode
@@ -25,6 +27,7 @@ public struct MonitoringError: ReportableError {
     public let path: String?
     public let field: String?
 
+    /// An error of the code, in the words of the call site.
     package init(_ code: Code, _ message: String, path: String? = nil, field: String? = nil) {
         self.code = code
         self.message = message

@@ -14,7 +14,7 @@ struct CredentialErrorFactoryTests {
 
     @Test func aFileFactoryKeepsCodePathAndHint() throws {
         let line: UInt = #line + 1
-        let error = CredentialError(.fileNotFound, path: "missing.p12")
+        let error = CredentialError.fileNotFound(path: "missing.p12")
         #expect(error.code == .fileNotFound)
         #expect(error.subject == .file("missing.p12"))
         #expect(error.file == #fileID)
