@@ -299,7 +299,7 @@ public enum InputFile {
     }
 }
 
-/// The C library's read(2), which the static `read` above hides.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+/// The C library's read(2), which `InputFile`'s and `PasswordSource`'s own `read` hide.
+func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)
 }

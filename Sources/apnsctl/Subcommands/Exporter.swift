@@ -112,11 +112,9 @@ struct Exporter: AsyncParsableCommand {
         guard Self.listenAddress(listen) != nil else {
             throw ValidationError("--listen takes ADDR:PORT, such as 127.0.0.1:9797 or [::1]:9797, not \"\(listen)\".")
         }
-        if !checkInterval.isFinite || checkInterval < 0 {
-            throw ValidationError("--check-interval must be 0 or more seconds.")
-        }
-        if !minProbeInterval.isFinite || minProbeInterval < 0 {
-            throw ValidationError("--min-probe-interval must be 0 or more seconds.")
+        for (name, value) in [("--check-interval", checkInterval), ("--min-probe-interval", minProbeInterval)]
+        where !value.isFinite || value < 0 {
+            throw ValidationError("\(name) must be 0 or more seconds.")
         }
         for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout)]
         where !value.isFinite || value <= 0 || value > 86400 {
