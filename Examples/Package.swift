@@ -4,6 +4,14 @@
 // ask whether an app is ready to be pushed to (a per-app preflight, worded by the program).
 import PackageDescription
 
+/// apnsctl's libraries, as products of its package.
+func apnsctl(_ libraries: [String]) -> [Target.Dependency] {
+    libraries.map { .product(name: $0, package: "apnsctl") }
+}
+
+/// What every example links: a stored credential (in a team store too), its checks, a connection.
+let credentialAndConnection = ["PushStore", "PushTeam", "PushChecks", "PushGateway"]
+
 let package = Package(
     name: "apnsctl-examples",
     platforms: [.macOS(.v13)],
@@ -12,33 +20,8 @@ let package = Package(
         .package(name: "apnsctl", path: "..")
     ],
     targets: [
-        .executableTarget(
-            name: "SendOne",
-            dependencies: [
-                .product(name: "PushStore", package: "apnsctl"),
-                .product(name: "PushTeam", package: "apnsctl"),
-                .product(name: "PushChecks", package: "apnsctl"),
-                .product(name: "PushGateway", package: "apnsctl"),
-            ]
-        ),
-        .executableTarget(
-            name: "BulkSend",
-            dependencies: [
-                .product(name: "PushStore", package: "apnsctl"),
-                .product(name: "PushTeam", package: "apnsctl"),
-                .product(name: "PushChecks", package: "apnsctl"),
-                .product(name: "PushGateway", package: "apnsctl"),
-                .product(name: "PushBulk", package: "apnsctl"),
-            ]
-        ),
-        .executableTarget(
-            name: "AppPreflight",
-            dependencies: [
-                .product(name: "PushStore", package: "apnsctl"),
-                .product(name: "PushTeam", package: "apnsctl"),
-                .product(name: "PushChecks", package: "apnsctl"),
-                .product(name: "PushGateway", package: "apnsctl"),
-            ]
-        ),
+        .executableTarget(name: "SendOne", dependencies: apnsctl(credentialAndConnection)),
+        .executableTarget(name: "BulkSend", dependencies: apnsctl(credentialAndConnection + ["PushBulk"])),
+        .executableTarget(name: "AppPreflight", dependencies: apnsctl(credentialAndConnection)),
     ]
 )

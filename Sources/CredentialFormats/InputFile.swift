@@ -189,10 +189,13 @@ public enum InputFile {
     /// Opens `path` for reading by the bytes the user gave, with `flags` added to
     /// `O_RDONLY | O_CLOEXEC`; -1 (and errno) when it cannot.
     public static func openForReading(_ path: String, flags: Int32 = 0) -> Int32 {
-        var raw = RawPath.bytes(path)
-        raw.append(0)
-        return raw.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC | flags) }
+        withRawPath(path) { open($0, O_RDONLY | O_CLOEXEC | flags) }
+    }
+
+    /// Calls `body` with `path` as the C string of the bytes the user gave (``RawPath``).
+    private static func withRawPath<Result>(_ path: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        (RawPath.bytes(path) + [0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
         }
     }
 
@@ -258,11 +261,7 @@ public enum InputFile {
     /// Whether `path` names something that exists, asked by the bytes the user gave.
     public static func exists(_ path: String) -> Bool {
         var status = stat()
-        var raw = RawPath.bytes(path)
-        raw.append(0)
-        return raw.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &status) == 0 }
-        }
+        return withRawPath(path) { stat($0, &status) == 0 }
     }
 
     /// A size as people read it: "64 KiB", "8 MiB".
@@ -299,7 +298,7 @@ public enum InputFile {
     }
 }
 
-/// The C library's read(2), which the static `read` above hides.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+/// The C library's read(2), which `InputFile`'s and `PasswordSource`'s own `read` hide.
+func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)
 }

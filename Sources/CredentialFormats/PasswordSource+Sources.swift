@@ -6,12 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-#elseif canImport(Darwin)
-private let systemRead = Darwin.read
-#endif
-
 /// Where a program keeps a password: the environment (CI secrets), a file (a mounted secret),
 /// or standard input (a pipe). None of them puts the password in argv.
 extension PasswordSource {

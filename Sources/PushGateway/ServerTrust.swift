@@ -230,6 +230,24 @@ final class ServerTrustEvaluator: Sendable {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
+    /// The bytes of a CA file or bundle: bounded, and to the end rather than by size, so that
+    /// `<(command)` and /dev/stdin work too.
+    static func readTrustFile(_ path: String, as trustFile: GatewayError.TrustFile) throws -> [UInt8] {
+        do {
+            return try InputFile.read(path: path, kind: .caBundle)
+        } catch let error as CredentialError where error.code == .tooLarge {
+            // A gateway error, so that the connection's report carries it as it is.
+            throw GatewayError(.fileTooLarge, error.message, hint: error.hint, path: path)
+        } catch {
+            throw GatewayError(
+                .caFileUnreadable,
+                "\(path): the \(trustFile.name) cannot be read.",
+                hint: "Check the \(trustFile.name)'s path and permissions.",
+                trustFile: trustFile
+            )
+        }
+    }
+
     /// Reads every certificate in the PEM (or DER) files given as extra trust roots (or, as
     /// `trustFile` says, as a bundle in place of the system's).
     static func loadCertificates(
@@ -241,21 +259,7 @@ final class ServerTrustEvaluator: Sendable {
         let name = trustFile.name
         var certificates: [Certificate] = []
         for path in paths {
-            // Bounded, and to the end rather than by size, so that `<(command)` and /dev/stdin work too.
-            let data: [UInt8]
-            do {
-                data = try InputFile.read(path: path, kind: .caBundle)
-            } catch let error as CredentialError where error.code == .tooLarge {
-                // A gateway error, so that the connection's report carries it as it is.
-                throw GatewayError(.fileTooLarge, error.message, hint: error.hint, path: path)
-            } catch {
-                throw GatewayError(
-                    .caFileUnreadable,
-                    "\(path): the \(name) cannot be read.",
-                    hint: "Check the \(name)'s path and permissions.",
-                    trustFile: trustFile
-                )
-            }
+            let data = try readTrustFile(path, as: trustFile)
             let text = String(decoding: data, as: UTF8.self)
             do {
                 if text.contains("-----BEGIN CERTIFICATE-----") {

@@ -65,19 +65,7 @@ public struct TrustStore: Sendable {
 
     /// The DER blocks of a PEM bundle, not parsed as certificates.
     static func bundleBlocks(_ path: String) throws -> [[UInt8]] {
-        let data: [UInt8]
-        do {
-            data = try InputFile.read(path: path, kind: .caBundle)
-        } catch let error as CredentialError where error.code == .tooLarge {
-            throw GatewayError(.fileTooLarge, error.message, hint: error.hint, path: path)
-        } catch {
-            throw GatewayError(
-                .caFileUnreadable,
-                "\(path): the CA bundle cannot be read.",
-                hint: "Check the CA bundle's path and permissions.",
-                trustFile: .bundle
-            )
-        }
+        let data = try ServerTrustEvaluator.readTrustFile(path, as: .bundle)
         let documents = try? PEMDocument.parseMultiple(pemString: String(decoding: data, as: UTF8.self))
             .filter { $0.discriminator == "CERTIFICATE" }
         guard let documents, !documents.isEmpty else {

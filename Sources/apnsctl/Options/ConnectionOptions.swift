@@ -35,7 +35,6 @@ struct ConnectionOptions: ParsableArguments {
     var ca: [String] = []
 
     @Option(
-        name: .customLong("ca-bundle"),
         help: ArgumentHelp(
             "Trust the roots in this PEM bundle instead of the system's trust store (--ca still adds to it).",
             valueName: "FILE"
@@ -142,10 +141,7 @@ struct CredentialOptions: ParsableArguments {
     @Option(name: .customLong("team-id"), help: ArgumentHelp("With a .p8 file: its team ID.", valueName: "TEAMID"))
     var teamID: String?
 
-    @Option(
-        name: .customLong("key-id"),
-        help: ArgumentHelp("With a .p8 file: its key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID")
-    )
+    @Option(help: ArgumentHelp("With a .p8 file: its key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID"))
     var keyID: String?
 
     /// The library's loader, with these options.

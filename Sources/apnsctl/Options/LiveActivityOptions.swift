@@ -15,7 +15,6 @@ struct LiveActivityOptions: ParsableArguments {
     var event: LiveActivity.Event?
 
     @Option(
-        name: .customLong("content-state"),
         help: ArgumentHelp(
             "With --event: the activity's content state, a JSON object inline or in a file (- for standard input).",
             valueName: "FILE|JSON"
@@ -24,7 +23,6 @@ struct LiveActivityOptions: ParsableArguments {
     var contentState: String?
 
     @Option(
-        name: .customLong("attributes-type"),
         help: ArgumentHelp("With --event start: the Swift type name of the activity's attributes.", valueName: "NAME")
     )
     var attributesType: String?
@@ -38,7 +36,6 @@ struct LiveActivityOptions: ParsableArguments {
     var attributes: String?
 
     @Option(
-        name: .customLong("stale-date"),
         help: ArgumentHelp(
             "With --event: when the content goes stale (30m, 2h, an RFC 3339 date or UNIX seconds).",
             valueName: "TIME"
@@ -47,7 +44,6 @@ struct LiveActivityOptions: ParsableArguments {
     var staleDate: String?
 
     @Option(
-        name: .customLong("dismissal-date"),
         help: ArgumentHelp(
             "With --event end: when the ended activity leaves the Lock Screen (a past time: at once).",
             valueName: "TIME"
@@ -56,19 +52,14 @@ struct LiveActivityOptions: ParsableArguments {
     var dismissalDate: String?
 
     @Option(
-        name: .customLong("relevance-score"),
         help: ArgumentHelp("With --event: which of the app's activities the system shows first.", valueName: "NUMBER")
     )
     var relevanceScore: Double?
 
-    @Flag(
-        name: .customLong("input-push-token"),
-        help: "With --event start: ask the new activity for an update token (iOS 18)."
-    )
+    @Flag(help: "With --event start: ask the new activity for an update token (iOS 18).")
     var inputPushToken = false
 
     @Option(
-        name: .customLong("input-push-channel"),
         help: ArgumentHelp("With --event start: subscribe the new activity to this channel (iOS 18).", valueName: "ID")
     )
     var inputPushChannel: String?

@@ -15,14 +15,10 @@ struct PasswordOptions: ParsableArguments {
     @Flag(name: .customLong("password-stdin"), help: "Read the password from the first line of standard input.")
     var passwordStdin = false
 
-    @Option(
-        name: .customLong("password-env"),
-        help: ArgumentHelp("Read the password from this environment variable.", valueName: "NAME")
-    )
+    @Option(help: ArgumentHelp("Read the password from this environment variable.", valueName: "NAME"))
     var passwordEnv: String?
 
     @Option(
-        name: .customLong("password-file"),
         help: ArgumentHelp("Read the password from the first line of this file.", valueName: "FILE"),
         completion: .file()
     )

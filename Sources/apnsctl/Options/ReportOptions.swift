@@ -8,10 +8,7 @@ struct ReportOptions: ParsableArguments {
     @Flag(help: "Print a versioned JSON report instead of human output.")
     var json = false
 
-    @Option(
-        name: .customLong("warn-days"),
-        help: ArgumentHelp("Report certificates that expire within this many days.", valueName: "N")
-    )
+    @Option(help: ArgumentHelp("Report certificates that expire within this many days.", valueName: "N"))
     var warnDays = 30
 
     @Option(

@@ -80,7 +80,7 @@ struct CertificateRenderer {
                 )
             )
         }
-        lines.append(contentsOf: table(rows))
+        lines.append(contentsOf: style.rows(rows))
         for finding in file.findings {
             let mark = finding.severity == .problem ? style.paint("✗", .red, .bold) : style.paint("!", .yellow, .bold)
             lines.append("  \(mark) \(Untrusted.display(finding.message))")
@@ -122,22 +122,6 @@ struct CertificateRenderer {
         case .expired: return style.paint("✗ expired", .red, .bold) + " \(-days) day\(days == -1 ? "" : "s") ago"
         case .notYetValid: return style.paint("✗ not yet valid", .red, .bold)
         }
-    }
-
-    /// Label column padded to the widest label; multi-line values stay aligned.
-    func table(_ rows: [(String, String)]) -> [String] {
-        let width = rows.map(\.0.count).max() ?? 0
-        var lines: [String] = []
-        for (label, value) in rows {
-            let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false)
-            for (index, line) in valueLines.enumerated() {
-                let left =
-                    index == 0
-                    ? label.padding(toLength: width, withPad: " ", startingAt: 0) : String(repeating: " ", count: width)
-                lines.append("  \(style.paint(left, .dim))  \(line)")
-            }
-        }
-        return lines
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -24,29 +24,6 @@ struct ChannelReport: Encodable {
     var channel: Channel?
     /// list: every channel's ID.
     var channels: [String]?
-    /// For the human output; JSON gives it as the contract says (see ``ChannelErrorObject``).
-    var error: ChannelErrorObject?
-
-    enum CodingKeys: String, CodingKey {
-        case schemaVersion, action, credential, environment, gateway, bundleId, status, requestId, latency, channel
-        case channels
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(schemaVersion, forKey: .schemaVersion)
-        try container.encode(action, forKey: .action)
-        try container.encode(credential, forKey: .credential)
-        try container.encode(environment, forKey: .environment)
-        try container.encode(gateway, forKey: .gateway)
-        try container.encode(bundleId, forKey: .bundleId)
-        try container.encode(status, forKey: .status)
-        try container.encodeIfPresent(requestId, forKey: .requestId)
-        try container.encode(latency, forKey: .latency)
-        try container.encodeIfPresent(channel, forKey: .channel)
-        try container.encodeIfPresent(channels, forKey: .channels)
-        try error?.encodeFields(to: encoder)
-    }
 
     init(
         action: String,
@@ -65,8 +42,7 @@ struct ChannelReport: Encodable {
         status = response.status
         requestId = response.requestID
         latency = response.latency
-        error = ChannelErrorObject(response)
-        guard error == nil else {
+        guard response.isSuccess else {
             channel = asked.map { Channel(id: $0.rawValue) }
             return
         }
@@ -86,7 +62,7 @@ struct ChannelReport: Encodable {
 }
 
 enum ChannelRenderer {
-    static func render(_ report: ChannelReport, style: TerminalStyle) -> String {
+    static func render(_ report: ReportWithRejection<ChannelReport>, style: TerminalStyle) -> String {
         let latency = HandshakeRenderer.milliseconds(report.latency)
         let place = "\(report.gateway) (\(report.environment)) in \(latency)"
         var lines: [String] = []
@@ -113,16 +89,14 @@ enum ChannelRenderer {
             lines.append(style.paint("✓ channel \(id)", .green, .bold) + "  at \(place)")
             if let policy = report.channel?.messageStoragePolicy {
                 let words = MessageStoragePolicy(rawValue: policy)?.description ?? "unknown"
-                lines.append(row("storage policy", "\(policy) (\(words))", style))
+                lines.append(style.row("storage policy", "\(policy) (\(words))", width: 15))
             }
-            if let type = report.channel?.pushType { lines.append(row("push type", Untrusted.display(type), style)) }
+            if let type = report.channel?.pushType {
+                lines.append(style.row("push type", Untrusted.display(type), width: 15))
+            }
         }
-        lines.append(row("app", report.bundleId, style))
-        if let request = report.requestId { lines.append(row("apns-request-id", request, style)) }
+        lines.append(style.row("app", report.bundleId, width: 15))
+        if let request = report.requestId { lines.append(style.row("apns-request-id", request, width: 15)) }
         return lines.joined(separator: "\n")
-    }
-
-    private static func row(_ label: String, _ value: String, _ style: TerminalStyle) -> String {
-        "  \(style.paint(label.padding(toLength: 15, withPad: " ", startingAt: 0), .dim))  \(value)"
     }
 }

@@ -7,7 +7,8 @@ import PushStore
 struct CredentialSummary: Encodable {
     var alias: String
     var kind: StoredCredential.Kind
-    var topics: [String]
+    /// Each topic with its kinds, as the certificate names them.
+    var topics: [PushTopic]
     var environments: [PushEnvironment]
     var subject: String?
     var notBefore: Date?
@@ -41,34 +42,11 @@ struct CredentialSummary: Encodable {
         case publicKeySha256, importedAt, source, secret, certificateFile, bundleFile, damaged
     }
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(alias, forKey: .alias)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(PushTopic.described(topics), forKey: .topics)
-        try container.encode(environments, forKey: .environments)
-        try container.encodeIfPresent(subject, forKey: .subject)
-        try container.encodeIfPresent(notBefore, forKey: .notBefore)
-        try container.encodeIfPresent(notAfter, forKey: .notAfter)
-        try container.encodeIfPresent(daysLeft, forKey: .daysLeft)
-        try container.encodeIfPresent(status, forKey: .status)
-        try container.encodeIfPresent(sha256, forKey: .sha256)
-        try container.encodeIfPresent(keyID, forKey: .keyID)
-        try container.encodeIfPresent(teamID, forKey: .teamID)
-        try container.encodeIfPresent(publicKeySha256, forKey: .publicKeySha256)
-        try container.encode(importedAt, forKey: .importedAt)
-        try container.encodeIfPresent(source, forKey: .source)
-        try container.encode(secret, forKey: .secret)
-        try container.encodeIfPresent(certificateFile, forKey: .certificateFile)
-        try container.encodeIfPresent(bundleFile, forKey: .bundleFile)
-        try container.encodeIfPresent(damaged, forKey: .damaged)
-    }
-
     init(_ credential: StoredCredential, at date: Date = Date(), warnDays: Int = 30, damage: DamagedEntry? = nil) {
         damaged = damage.map { Damage(path: $0.path, resolved: $0.resolved, message: $0.message) }
         alias = credential.alias
         kind = credential.kind
-        topics = credential.topics
+        topics = PushTopic.described(credential.topics)
         environments = credential.environments
         subject = credential.subject
         notBefore = credential.notBefore

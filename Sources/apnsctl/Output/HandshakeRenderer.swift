@@ -78,15 +78,7 @@ struct HandshakeRenderer {
         rows.append(("Trust", trust(report)))
         if let anchor = report.anchor { rows.append(("Anchor", self.anchor(anchor, endpoint: report.endpoint))) }
         if let streams = report.maxConcurrentStreams { rows.append(("HTTP/2", "MAX_CONCURRENT_STREAMS \(streams)")) }
-        let width = rows.map(\.0.count).max() ?? 0
-        for (label, value) in rows {
-            for (index, line) in value.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let left =
-                    index == 0
-                    ? label.padding(toLength: width, withPad: " ", startingAt: 0) : String(repeating: " ", count: width)
-                lines.append("  \(style.paint(left, .dim))  \(line)")
-            }
-        }
+        lines.append(contentsOf: style.rows(rows))
         return lines.joined(separator: "\n")
     }
 

@@ -72,11 +72,7 @@ struct RequestRenderer {
             ("Private key", key),
         ]
         let width = rows.map(\.0.count).max() ?? 0
-        for (label, value) in rows {
-            lines.append(
-                "  \(style.paint(label.padding(toLength: width, withPad: " ", startingAt: 0), .dim))  \(value)"
-            )
-        }
+        lines += rows.map { style.row($0, $1, width: width) }
         for problem in report.problems { lines.append("  \(style.paint("✗", .red, .bold)) \(problem)") }
         return lines.joined(separator: "\n")
     }

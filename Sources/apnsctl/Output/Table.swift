@@ -1,4 +1,5 @@
 import Foundation
+import PushChecks
 
 /// Measuring and shortening the text of a table's cells: ANSI codes take no width, and a cell
 /// too wide for its column is shortened (a list keeps what fits and says "+N more"; other text
@@ -34,5 +35,27 @@ enum Table {
             }
         }
         return width
+    }
+}
+
+extension TerminalStyle {
+    /// A label and its value, the label dim and padded to `width`.
+    func row(_ label: String, _ value: String, width: Int) -> String {
+        "  \(paint(label.padding(toLength: width, withPad: " ", startingAt: 0), .dim))  \(value)"
+    }
+
+    /// Labelled rows, the labels padded to the widest; a value's further lines stay aligned under its first.
+    func rows(_ rows: [(String, String)]) -> [String] {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.flatMap { label, value in
+            value.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in
+                row(index == 0 ? label : "", String(line), width: width)
+            }
+        }
+    }
+
+    /// A finding's label, "problem:" or "warning:", so that the two read apart without colour too.
+    func label(_ severity: Finding.Severity) -> String {
+        severity == .problem ? paint("problem:", .red, .bold) : paint("warning:", .yellow, .bold)
     }
 }

@@ -22,7 +22,7 @@ struct TokenKeyRenderer {
             )
         )
         rows.append(("Public key SHA-256", key.publicKeySha256))
-        lines.append(contentsOf: CertificateRenderer(style: style).table(rows))
+        lines.append(contentsOf: style.rows(rows))
         lines.append(
             style.paint(
                 "  A .p8 file records neither team nor restrictions: topics and environments are as given with --topic and --environment.",
@@ -30,10 +30,7 @@ struct TokenKeyRenderer {
             )
         )
         for finding in file.findings {
-            let label =
-                finding.severity == .problem
-                ? style.paint("problem:", .red, .bold) : style.paint("warning:", .yellow, .bold)
-            lines.append("  \(label) \(finding.message)")
+            lines.append("  \(style.label(finding.severity)) \(finding.message)")
             if let hint = finding.hint { lines.append("    \(style.paint("→", .dim)) \(hint)") }
         }
         return lines.joined(separator: "\n")

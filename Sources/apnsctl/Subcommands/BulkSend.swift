@@ -40,13 +40,7 @@ extension Send {
         let summary = outcome.summary
         let command = ResumeCommand(program: CommandLine.arguments.first, continuation: outcome.continuation)
         if json, outcome.resultsPath != nil {
-            try printJSON(
-                BulkSummaryOutput(
-                    schemaVersion: ReportSchema.schemaVersion,
-                    results: outcome.resultsPath,
-                    summary: summary
-                )
-            )
+            try printJSON(BulkSummaryOutput(results: outcome.resultsPath, summary: summary))
         } else if !quiet {
             printError(render(summary, resultsPath: outcome.resultsPath, resume: command, style: style))
         }
@@ -160,14 +154,13 @@ extension Send {
 }
 
 struct BulkSummaryOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var results: String?
     var summary: BulkSummary
     /// Why the run stopped early, as every report gives an error.
     var error: ReportedError?
 
-    init(schemaVersion: Int, results: String?, summary: BulkSummary) {
-        self.schemaVersion = schemaVersion
+    init(results: String?, summary: BulkSummary) {
         self.results = results
         self.summary = summary
         error = summary.stoppedBy.map {

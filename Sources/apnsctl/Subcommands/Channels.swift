@@ -26,13 +26,9 @@ struct Channels: AsyncParsableCommand {
             An app may have 10,000 channels per environment. The bundle ID defaults to the \
             credential's own.
 
-            Exit status, of every subcommand: 0 done; 1 APNs refused the request (its reason is \
-            printed), or the server refused the client certificate; 2 could not ask (a credential \
-            unreadable or not there, DNS, TLS or proxy failure); 64 usage error, also a bundle ID \
-            or channel ID that is not one, or a credential that names no app and no BUNDLE-ID.
+            Exit status, of every subcommand: 0 done; \(failureStatuses)
 
-            Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
-            --gateway and --ca they go to Apple.
+            \(examplesIntroduction)
               apnsctl channels create com.example.app-universal \\
                 --message-storage-policy 1 --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
               apnsctl channels list com.example.app-universal \\
@@ -40,6 +36,18 @@ struct Channels: AsyncParsableCommand {
             """,
         subcommands: [Create.self, List.self, Show.self, Delete.self]
     )
+
+    /// The exit statuses other than 0, the same for every subcommand.
+    static let failureStatuses = """
+        1 APNs refused the request (its reason is printed), or the server refused the client certificate; \
+        2 could not ask (a credential unreadable or not there, DNS, TLS or proxy failure); 64 usage error, \
+        also a bundle ID or channel ID that is not one, or a credential that names no app and no BUNDLE-ID.
+        """
+
+    static let examplesIntroduction = """
+        Examples, against a local gateway on port 2197 (apnsctl gateway serve); without --gateway and --ca \
+        they go to Apple.
+        """
 
     /// What every channels subcommand takes.
     struct Common: ParsableArguments {
@@ -71,14 +79,9 @@ struct Channels: AsyncParsableCommand {
                 0 as --message-storage-policy keeps no message for devices that are offline; 1 keeps \
                 the most recent one.
 
-                Exit status: 0 created, its ID printed; 1 APNs refused the request (its reason is \
-                printed), or the server refused the client certificate; 2 could not ask (a \
-                credential unreadable or not there, DNS, TLS or proxy failure); 64 usage error, \
-                also a bundle ID or channel ID that is not one, or a credential that names no app \
-                and no BUNDLE-ID.
+                Exit status: 0 created, its ID printed; \(Channels.failureStatuses)
 
-                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
-                --gateway and --ca they go to Apple.
+                \(Channels.examplesIntroduction)
                   apnsctl channels create com.example.app-universal \\
                     --message-storage-policy 1 --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
                 """
@@ -107,14 +110,9 @@ struct Channels: AsyncParsableCommand {
             discussion: """
                 The bundle ID defaults to the credential's own.
 
-                Exit status: 0 listed (an app with no channel too); 1 APNs refused the request (its \
-                reason is printed), or the server refused the client certificate; 2 could not ask \
-                (a credential unreadable or not there, DNS, TLS or proxy failure); 64 usage error, \
-                also a bundle ID or channel ID that is not one, or a credential that names no app \
-                and no BUNDLE-ID.
+                Exit status: 0 listed (an app with no channel too); \(Channels.failureStatuses)
 
-                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
-                --gateway and --ca they go to Apple.
+                \(Channels.examplesIntroduction)
                   apnsctl channels list com.example.app-universal \\
                     --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
                 """
@@ -135,13 +133,9 @@ struct Channels: AsyncParsableCommand {
             discussion: """
                 Its message-storage policy and push type.
 
-                Exit status: 0 shown; 1 APNs refused the request (its reason is printed), or the \
-                server refused the client certificate; 2 could not ask (a credential unreadable or \
-                not there, DNS, TLS or proxy failure); 64 usage error, also a bundle ID or channel \
-                ID that is not one, or a credential that names no app and no BUNDLE-ID.
+                Exit status: 0 shown; \(Channels.failureStatuses)
 
-                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
-                --gateway and --ca they go to Apple. <CHANNEL-ID> is the ID `apnsctl channels create` printed.
+                \(Channels.examplesIntroduction) <CHANNEL-ID> is the ID `apnsctl channels create` printed.
                   apnsctl channels show com.example.app-universal --channel <CHANNEL-ID> \\
                     --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
                 """
@@ -166,13 +160,9 @@ struct Channels: AsyncParsableCommand {
             discussion: """
                 Devices subscribed to it get no more broadcasts through it.
 
-                Exit status: 0 deleted; 1 APNs refused the request (its reason is printed), or the \
-                server refused the client certificate; 2 could not ask (a credential unreadable or \
-                not there, DNS, TLS or proxy failure); 64 usage error, also a bundle ID or channel \
-                ID that is not one, or a credential that names no app and no BUNDLE-ID.
+                Exit status: 0 deleted; \(Channels.failureStatuses)
 
-                Examples, against a local gateway on port 2197 (apnsctl gateway serve); without \
-                --gateway and --ca they go to Apple. <CHANNEL-ID> is the ID `apnsctl channels create` printed.
+                \(Channels.examplesIntroduction) <CHANNEL-ID> is the ID `apnsctl channels create` printed.
                   apnsctl channels delete com.example.app-universal --channel <CHANNEL-ID> \\
                     --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
                 """
@@ -197,7 +187,7 @@ struct Channels: AsyncParsableCommand {
         channel: ChannelID? = nil,
         _ request: (GatewayConnection, String) async throws -> ChannelResponse
     ) async throws {
-        let report: ChannelReport = try await withUserErrors {
+        let report: ReportWithRejection<ChannelReport> = try await withUserErrors {
             let (plan, notes) = try common.connection.plan(
                 for: try await common.credentials.load(common.credential),
                 requested: common.environment,
@@ -206,7 +196,7 @@ struct Channels: AsyncParsableCommand {
             let bundleID = try plan.channelBundleID(given: common.bundleID)
             if !common.json { for line in notes { printError(TerminalStyle.stderr.paint("note: ", .bold) + line) } }
             let response = try await plan.withConnection { try await request($0, bundleID) }
-            return ChannelReport(
+            let fields = ChannelReport(
                 action: action,
                 credential: plan.credential.name,
                 environment: plan.environment,
@@ -215,6 +205,7 @@ struct Channels: AsyncParsableCommand {
                 asked: channel,
                 response: response
             )
+            return ReportWithRejection(report: fields, error: ChannelErrorObject(response))
         }
         if common.json {
             try printJSON(report)

@@ -12,11 +12,7 @@ struct CheckTextOutput {
         for result in judged { printResult(result) }
         if !skipped.isEmpty {
             print(style.paint("skipped:", .bold))
-            for entry in skipped {
-                print(
-                    "  - \(style.paint(Untrusted.display(entry.credential), .bold)) [\(style.paint("other environment", .dim))] \(Untrusted.display(entry.message))"
-                )
-            }
+            for entry in skipped { printSkipped(entry, as: "other environment") }
         }
         let problems = judged.filter { !$0.fit }.count
         let warned = judged.filter { $0.fit && !$0.findings.isEmpty }.count
@@ -77,9 +73,7 @@ struct CheckTextOutput {
                 case .otherEnvironment: label = "other environment"
                 case .superseded: label = "superseded"
                 }
-                print(
-                    "  - \(style.paint(Untrusted.display(entry.credential), .bold)) [\(style.paint(label, .dim))] \(Untrusted.display(entry.message))"
-                )
+                printSkipped(entry, as: label)
             }
         }
         print("")
@@ -106,6 +100,13 @@ struct CheckTextOutput {
         }
     }
 
+    /// A credential left out of the verdict, with why.
+    private func printSkipped(_ entry: AppSelection.Skipped, as label: String) {
+        print(
+            "  - \(style.paint(Untrusted.display(entry.credential), .bold)) [\(style.paint(label, .dim))] \(Untrusted.display(entry.message))"
+        )
+    }
+
     func printResult(_ result: CheckResult) {
         let mark: String
         if result.error != nil {
@@ -122,10 +123,7 @@ struct CheckTextOutput {
             print("    \(style.paint("public key SHA-256 \(fingerprint)", .dim))")
         }
         for finding in result.findings {
-            let label =
-                finding.severity == .problem
-                ? style.paint("problem:", .red, .bold) : style.paint("warning:", .yellow, .bold)
-            print("    \(label) \(Untrusted.display(finding.message))")
+            print("    \(style.label(finding.severity)) \(Untrusted.display(finding.message))")
             if let hint = finding.hint { print("    \(style.paint("→ \(Untrusted.display(hint))", .dim))") }
         }
         if let error = result.error {

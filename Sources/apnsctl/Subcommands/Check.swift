@@ -72,16 +72,10 @@ struct Check: AsyncParsableCommand {
     )
     var topic: [String] = []
 
-    @Option(
-        name: .customLong("team-id"),
-        help: ArgumentHelp("Token key files: the team ID the key belongs to.", valueName: "TEAMID")
-    )
+    @Option(help: ArgumentHelp("Token key files: the team ID the key belongs to.", valueName: "TEAMID"))
     var teamID: String?
 
-    @Option(
-        name: .customLong("key-id"),
-        help: ArgumentHelp("Token key files: the key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID")
-    )
+    @Option(help: ArgumentHelp("Token key files: the key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID"))
     var keyID: String?
 
     @Option(help: ArgumentHelp("Output format.", valueName: "text|json|prometheus"))
@@ -99,7 +93,6 @@ struct Check: AsyncParsableCommand {
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case warning, problem, never }
 
     @Option(
-        name: .customLong("fail-on"),
         help: ArgumentHelp(
             "Which findings make the exit status 1 (default: warning; never with --format prometheus).",
             valueName: "warning|problem|never"
@@ -107,10 +100,7 @@ struct Check: AsyncParsableCommand {
     )
     var failOn: FailOn?
 
-    @Flag(
-        name: .customLong("skip-secrets"),
-        help: "Do not read keys from the Secret Service (metadata-only checks, e.g. on a monitoring host)."
-    )
+    @Flag(help: "Do not read keys from the Secret Service (metadata-only checks, e.g. on a monitoring host).")
     var skipSecrets = false
 
     @OptionGroup var report: ReportOptions
@@ -170,7 +160,6 @@ struct Check: AsyncParsableCommand {
         case .json:
             let data = try ReportSchema.encoder().encode(
                 CheckOutput(
-                    schemaVersion: ReportSchema.schemaVersion,
                     evaluatedAt: request.date,
                     environment: environment,
                     topic: topic.first,
@@ -250,7 +239,7 @@ extension Check.FailOn {
 }
 
 struct CheckOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var evaluatedAt: Date
     var environment: PushEnvironment?
     var topic: String?

@@ -60,14 +60,10 @@ struct Exporter: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to listen: an address and port on this host.", valueName: "ADDR:PORT"))
     var listen = "127.0.0.1:9797"
 
-    @Option(
-        name: .customLong("check-interval"),
-        help: ArgumentHelp("Seconds between two checks of the store for /metrics.", valueName: "SECONDS")
-    )
+    @Option(help: ArgumentHelp("Seconds between two checks of the store for /metrics.", valueName: "SECONDS"))
     var checkInterval: Double = 300
 
     @Option(
-        name: .customLong("min-probe-interval"),
         help: ArgumentHelp(
             "Seconds between two connections for one probe target; scrapes in between get the last result.",
             valueName: "SECONDS"
@@ -76,7 +72,6 @@ struct Exporter: AsyncParsableCommand {
     var minProbeInterval: Double = 60
 
     @Option(
-        name: .customLong("request-timeout"),
         help: ArgumentHelp(
             "Seconds a request (with its TLS handshake) may take to arrive whole before the connection is closed.",
             valueName: "SECONDS"
@@ -84,17 +79,10 @@ struct Exporter: AsyncParsableCommand {
     )
     var requestTimeout: Double = ExporterLimits.defaultRequestTimeout
 
-    @Option(
-        name: .customLong("idle-timeout"),
-        help: ArgumentHelp(
-            "Seconds a connection may stay open with no request under way.",
-            valueName: "SECONDS"
-        )
-    )
+    @Option(help: ArgumentHelp("Seconds a connection may stay open with no request under way.", valueName: "SECONDS"))
     var idleTimeout: Double = ExporterLimits.defaultIdleTimeout
 
     @Option(
-        name: .customLong("max-connections"),
         help: ArgumentHelp(
             "Connections held at once; a new one at the cap closes the oldest one not being answered. Lowered to what the open-file limit allows.",
             valueName: "N"
@@ -111,16 +99,10 @@ struct Exporter: AsyncParsableCommand {
     )
     var webConfigFile: String?
 
-    @Option(
-        name: .customLong("warn-days"),
-        help: ArgumentHelp("Count a certificate expiring within this many days as a warning.", valueName: "N")
-    )
+    @Option(help: ArgumentHelp("Count a certificate expiring within this many days as a warning.", valueName: "N"))
     var warnDays = 30
 
-    @Flag(
-        name: .customLong("skip-secrets"),
-        help: "Check only what the store's files say for /metrics (probes still need the Secret Service)."
-    )
+    @Flag(help: "Check only what the store's files say for /metrics (probes still need the Secret Service).")
     var skipSecrets = false
 
     @OptionGroup var store: StoreOptions
@@ -130,11 +112,9 @@ struct Exporter: AsyncParsableCommand {
         guard Self.listenAddress(listen) != nil else {
             throw ValidationError("--listen takes ADDR:PORT, such as 127.0.0.1:9797 or [::1]:9797, not \"\(listen)\".")
         }
-        if !checkInterval.isFinite || checkInterval < 0 {
-            throw ValidationError("--check-interval must be 0 or more seconds.")
-        }
-        if !minProbeInterval.isFinite || minProbeInterval < 0 {
-            throw ValidationError("--min-probe-interval must be 0 or more seconds.")
+        for (name, value) in [("--check-interval", checkInterval), ("--min-probe-interval", minProbeInterval)]
+        where !value.isFinite || value < 0 {
+            throw ValidationError("\(name) must be 0 or more seconds.")
         }
         for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout)]
         where !value.isFinite || value <= 0 || value > 86400 {

@@ -41,7 +41,6 @@ extension Gateway {
         var out: String
 
         @Option(
-            name: .customLong("ca-dir"),
             help: ArgumentHelp(
                 "Folder holding client-ca.pem and client-ca.key (created when missing).",
                 valueName: "DIR"
@@ -57,10 +56,7 @@ extension Gateway {
             if !(1...36_500).contains(days) { throw ValidationError("--days is between 1 and 36500.") }
         }
 
-        @Option(
-            name: .customLong("team-id"),
-            help: ArgumentHelp("The team ID to put in the certificate (OU).", valueName: "TEAMID")
-        )
+        @Option(help: ArgumentHelp("The team ID to put in the certificate (OU).", valueName: "TEAMID"))
         var teamID = "ABCDE12345"
 
         @Flag(help: "Write a Keychain-style RC2-40/3DES bundle instead of AES-256.")

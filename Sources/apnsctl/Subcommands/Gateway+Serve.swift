@@ -51,7 +51,6 @@ extension Gateway {
         var port = 0
 
         @Option(
-            name: .customLong("port-file"),
             help: ArgumentHelp("Write the port here once listening (for scripts).", valueName: "FILE"),
             completion: .file()
         )
@@ -67,14 +66,12 @@ extension Gateway {
         var key: String?
 
         @Option(
-            name: .customLong("ca-out"),
             help: ArgumentHelp("Write the generated server CA here, for clients to trust.", valueName: "FILE"),
             completion: .file()
         )
         var caOut: String?
 
         @Option(
-            name: .customLong("client-ca"),
             help: ArgumentHelp("Trust client certificates issued by this CA (PEM). Repeatable.", valueName: "FILE"),
             completion: .pemFile
         )
@@ -114,7 +111,6 @@ extension Gateway {
         var keyScopes = true
 
         @Flag(
-            name: .customLong("single-stream-after-rejection"),
             inversion: .prefixedNo,
             help:
                 "Advertise 1 concurrent stream after a rejected notification (4xx) until one is accepted, as APNs does."
@@ -122,7 +118,6 @@ extension Gateway {
         var singleStreamAfterRejection = true
 
         @Flag(
-            name: .customLong("single-stream-until-token"),
             inversion: .prefixedNo,
             help:
                 "Start connections without a client certificate at 1 stream until a request carries a valid provider token, as APNs does (with --token-key)."
@@ -137,10 +132,7 @@ extension Gateway {
         )
         var goAwayReasons = true
 
-        @Option(
-            name: .customLong("team-id"),
-            help: ArgumentHelp("The team ID of the --token-key keys.", valueName: "TEAMID")
-        )
+        @Option(help: ArgumentHelp("The team ID of the --token-key keys.", valueName: "TEAMID"))
         var teamID: String?
 
         @Option(
@@ -192,7 +184,6 @@ extension Gateway {
         var goAwayAfter: Int?
 
         @Option(
-            name: .customLong("close-after"),
             help: ArgumentHelp(
                 "Fault: close the connection abruptly when the stream after this many arrives (0: the first, unanswered).",
                 valueName: "N"
@@ -214,7 +205,6 @@ extension Gateway {
         var force = false
 
         @Option(
-            name: .customLong("idle-timeout"),
             help: ArgumentHelp(
                 "Close a connection that sends nothing for this long, with GOAWAY {\"reason\":\"IdleTimeout\"} (0: never).",
                 valueName: "SECONDS"
@@ -223,13 +213,11 @@ extension Gateway {
         var idleTimeout: Double = 300
 
         @Option(
-            name: .customLong("handshake-timeout"),
             help: ArgumentHelp("Close a connection whose TLS handshake takes longer than this.", valueName: "SECONDS")
         )
         var handshakeTimeout: Double = 10
 
         @Option(
-            name: .customLong("first-request-timeout"),
             help: ArgumentHelp(
                 "Close a connection that has sent no request this long after its TLS handshake (PINGs do not count), with GOAWAY {\"reason\":\"IdleTimeout\"} (0: never).",
                 valueName: "SECONDS"
@@ -238,7 +226,6 @@ extension Gateway {
         var firstRequestTimeout: Double = 60
 
         @Option(
-            name: .customLong("max-connections"),
             help: ArgumentHelp(
                 "Hold at most this many connections. A connection arriving at the cap takes the place of the one idle the longest (GOAWAY IdleTimeout); when none is idle, it is closed. Lowered to what the descriptor limit allows.",
                 valueName: "N"
@@ -247,7 +234,6 @@ extension Gateway {
         var maxConnections = LocalGateway.Configuration.defaultMaxConnections
 
         @Option(
-            name: .customLong("drop-after"),
             help: ArgumentHelp(
                 "Fault, once: accept and record notification number N, then cut its connection before answering (an answer lost in flight).",
                 valueName: "N"
@@ -255,14 +241,10 @@ extension Gateway {
         )
         var dropAfter: Int?
 
-        @Option(
-            name: .customLong("max-concurrent-streams"),
-            help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS to advertise.", valueName: "N")
-        )
+        @Option(help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS to advertise.", valueName: "N"))
         var maxConcurrentStreams = 1000
 
         @Option(
-            name: .customLong("change-streams"),
             help: ArgumentHelp(
                 "Fault: after K accepted notifications on a connection, advertise N streams (as APNs does after a rejection or an accepted token).",
                 valueName: "K:N"
@@ -270,10 +252,7 @@ extension Gateway {
         )
         var changeStreams: String?
 
-        @Flag(
-            name: .customLong("early-answer"),
-            help: "Answer before reading the body and reset the stream with NO_ERROR, as nginx does."
-        )
+        @Flag(help: "Answer before reading the body and reset the stream with NO_ERROR, as nginx does.")
         var earlyAnswer = false
 
         func validate() throws {

@@ -77,7 +77,6 @@ struct Handshake: AsyncParsableCommand {
         if json {
             try printJSON(
                 HandshakeOutput(
-                    schemaVersion: ReportSchema.schemaVersion,
                     credential: plan.credential.name,
                     environment: plan.environment,
                     topic: plan.topic,
@@ -135,7 +134,7 @@ extension AuthCheck {
 }
 
 struct HandshakeOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var credential: String
     var environment: PushEnvironment
     var topic: String?

@@ -79,14 +79,10 @@ struct Import: AsyncParsableCommand {
     )
     var key: String?
 
-    @Option(
-        name: .customLong("team-id"),
-        help: ArgumentHelp("Token keys: your 10-character team ID.", valueName: "TEAMID")
-    )
+    @Option(help: ArgumentHelp("Token keys: your 10-character team ID.", valueName: "TEAMID"))
     var teamID: String?
 
     @Option(
-        name: .customLong("key-id"),
         help: ArgumentHelp("Token keys: the 10-character key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID")
     )
     var keyID: String?
@@ -160,7 +156,6 @@ struct Import: AsyncParsableCommand {
             if json {
                 try printJSON(
                     ImportOutput(
-                        schemaVersion: ReportSchema.schemaVersion,
                         store: store.path,
                         imported: CredentialSummary(result.credential),
                         replaced: result.replaced?.alias
@@ -237,7 +232,7 @@ struct Import: AsyncParsableCommand {
 }
 
 struct ImportOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var store: String
     var imported: CredentialSummary
     var replaced: String?

@@ -41,24 +41,16 @@ struct Inspect: AsyncParsableCommand {
     )
     var files: [String]
 
-    @Option(
-        name: .customLong("key-id"),
-        help: ArgumentHelp("Token keys: the key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID")
-    )
+    @Option(help: ArgumentHelp("Token keys: the key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID"))
     var keyID: String?
 
-    @Option(
-        name: .customLong("team-id"),
-        help: ArgumentHelp("Token keys: the team ID the key belongs to.", valueName: "TEAMID")
-    )
+    @Option(help: ArgumentHelp("Token keys: the team ID the key belongs to.", valueName: "TEAMID"))
     var teamID: String?
 
     @Option(help: ArgumentHelp("Token keys: a topic the key is restricted to (repeatable).", valueName: "BUNDLE"))
     var topic: [String] = []
 
-    @Option(
-        help: ArgumentHelp("Token keys: the environments the key serves.", valueName: "sandbox|production|both")
-    )
+    @Option(help: ArgumentHelp("Token keys: the environments the key serves.", valueName: "sandbox|production|both"))
     var environment: EnvironmentScope?
 
     func validate() throws {
@@ -114,7 +106,6 @@ struct Inspect: AsyncParsableCommand {
         if report.json {
             try printJSON(
                 InspectOutput(
-                    schemaVersion: ReportSchema.schemaVersion,
                     evaluatedAt: date,
                     files: reports,
                     requests: requests.isEmpty ? nil : requests
@@ -148,7 +139,7 @@ struct Inspect: AsyncParsableCommand {
 }
 
 struct InspectOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var evaluatedAt: Date
     var files: [FileReport]
     var requests: [RequestReport]?

@@ -27,10 +27,7 @@ struct List: AsyncParsableCommand {
     @Flag(help: "Print a versioned JSON report instead of a table.")
     var json = false
 
-    @Option(
-        name: .customLong("warn-days"),
-        help: ArgumentHelp("Mark certificates that expire within this many days.", valueName: "N")
-    )
+    @Option(help: ArgumentHelp("Mark certificates that expire within this many days.", valueName: "N"))
     var warnDays = 30
 
     func run() async throws {
@@ -45,7 +42,6 @@ struct List: AsyncParsableCommand {
         if json {
             try printJSON(
                 ListOutput(
-                    schemaVersion: ReportSchema.schemaVersion,
                     store: store.path,
                     credentials: rows,
                     pendingRequests: requests.map(PendingRequestSummary.init),
@@ -77,7 +73,7 @@ struct List: AsyncParsableCommand {
                     // Aliases and topics come from an index anyone can edit: each shown, never obeyed.
                     alias: Untrusted.display(row.alias),
                     kind: row.kind == .tokenKey ? "token key" : "certificate",
-                    topics: row.topics.map(Untrusted.display),
+                    topics: row.topics.map { Untrusted.display($0.name) },
                     environments: row.environments.isEmpty
                         ? "?" : row.environments.map(\.rawValue).joined(separator: "+"),
                     compactEnvironments: Self.compact(row.environments),
@@ -132,7 +128,7 @@ extension List {
 }
 
 struct ListOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var store: String
     var credentials: [CredentialSummary]
     var pendingRequests: [PendingRequestSummary]

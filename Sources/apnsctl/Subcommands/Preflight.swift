@@ -58,10 +58,7 @@ struct Preflight: AsyncParsableCommand {
     )
     var topic: [String] = []
 
-    @Option(
-        name: .customLong("warn-days"),
-        help: ArgumentHelp("Warn about certificates that expire within this many days.", valueName: "N")
-    )
+    @Option(help: ArgumentHelp("Warn about certificates that expire within this many days.", valueName: "N"))
     var warnDays = 30
 
     @Flag(help: "Print a versioned JSON report.")
@@ -115,7 +112,6 @@ struct Preflight: AsyncParsableCommand {
         if json {
             try printJSON(
                 PreflightOutput(
-                    schemaVersion: ReportSchema.schemaVersion,
                     environment: environment,
                     topic: topic.count == 1 ? topic[0] : nil,
                     topics: topic,
@@ -267,7 +263,7 @@ struct Preflight: AsyncParsableCommand {
 }
 
 struct PreflightOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var environment: PushEnvironment
     var topic: String?
     /// Every --topic given (empty: the apps found in the store).

@@ -40,10 +40,7 @@ struct Request: AsyncParsableCommand {
     )
     var alias: String?
 
-    @Option(
-        name: .customLong("common-name"),
-        help: ArgumentHelp("The CSR's common name, a name for the key.", valueName: "TEXT")
-    )
+    @Option(help: ArgumentHelp("The CSR's common name, a name for the key.", valueName: "TEXT"))
     var commonName = "apnsctl push key"
 
     @Option(help: ArgumentHelp("An email address for the CSR's subject.", valueName: "ADDR"))
@@ -100,7 +97,6 @@ struct Request: AsyncParsableCommand {
         if json {
             try printJSON(
                 RequestOutput(
-                    schemaVersion: ReportSchema.schemaVersion,
                     store: store.path,
                     csr: out,
                     request: PendingRequestSummary(pending),
@@ -136,7 +132,7 @@ struct Request: AsyncParsableCommand {
 }
 
 struct RequestOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var store: String
     var csr: String
     var request: PendingRequestSummary

@@ -37,7 +37,7 @@ extension Send {
     /// `send --channel ID`: one broadcast, over one connection to the gateway.
     func runBroadcast(channel text: String) async throws {
         let style = TerminalStyle.stdout
-        let result: BroadcastOutput = try await withUserErrors {
+        let result: ReportWithRejection<BroadcastOutput> = try await withUserErrors {
             let channel = try ChannelID(text)
             let request = try makeRequest()
             let (plan, notes) = try connection.plan(for: try await credentials.load(credential), requested: environment)
@@ -45,8 +45,7 @@ extension Send {
             let broadcast = try request.broadcast(bundleID: bundleID, channel: channel)
             if !json { for line in notes { printError(TerminalStyle.stderr.paint("note: ", .bold) + line) } }
             let response = try await plan.broadcast(broadcast)
-            return BroadcastOutput(
-                schemaVersion: ReportSchema.schemaVersion,
+            let output = BroadcastOutput(
                 credential: plan.credential.name,
                 environment: plan.environment,
                 gateway: plan.configuration.endpoint.description,
@@ -58,9 +57,9 @@ extension Send {
                 status: response.status,
                 requestId: response.requestID,
                 apnsUniqueId: response.apnsUniqueID,
-                latency: response.latency,
-                error: ChannelErrorObject(response)
+                latency: response.latency
             )
+            return ReportWithRejection(report: output, error: ChannelErrorObject(response))
         }
         if json {
             try printJSON(result)
@@ -70,7 +69,7 @@ extension Send {
         if !result.accepted { throw ExitStatus.problem }
     }
 
-    private func render(_ result: BroadcastOutput, style: TerminalStyle) -> String {
+    private func render(_ result: ReportWithRejection<BroadcastOutput>, style: TerminalStyle) -> String {
         let latency = HandshakeRenderer.milliseconds(result.latency)
         var lines: [String] = []
         if result.accepted {
@@ -91,9 +90,7 @@ extension Send {
         ]
         if let id = result.requestId { rows.append(("apns-request-id", id)) }
         if let unique = result.apnsUniqueId { rows.append(("apns-unique-id", Untrusted.display(unique))) }
-        for (label, value) in rows {
-            lines.append("  \(style.paint(label.padding(toLength: 15, withPad: " ", startingAt: 0), .dim))  \(value)")
-        }
+        lines += rows.map { style.row($0, $1, width: 15) }
         if let error = result.error {
             lines.append("  " + error.message)
             if let hint = error.hint { lines.append("  " + style.paint("→ \(hint)", .bold)) }
@@ -103,7 +100,7 @@ extension Send {
 }
 
 struct BroadcastOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var credential: String
     var environment: PushEnvironment
     var gateway: String
@@ -116,29 +113,19 @@ struct BroadcastOutput: Encodable {
     var requestId: String?
     var apnsUniqueId: String?
     var latency: Double
-    /// For the human output; JSON gives it as the contract says (see ``ChannelErrorObject``).
+}
+
+/// A channel-service report with its rejection written among the report's own fields, as the
+/// contract says (see ``ChannelErrorObject``); the report's fields read through it.
+@dynamicMemberLookup
+struct ReportWithRejection<Report: Encodable>: Encodable {
+    var report: Report
     var error: ChannelErrorObject?
 
-    enum CodingKeys: String, CodingKey {
-        case schemaVersion, credential, environment, gateway, bundleId, channelId, pushType, payloadBytes, accepted
-        case status, requestId, apnsUniqueId, latency
-    }
+    subscript<Value>(dynamicMember field: KeyPath<Report, Value>) -> Value { report[keyPath: field] }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(schemaVersion, forKey: .schemaVersion)
-        try container.encode(credential, forKey: .credential)
-        try container.encode(environment, forKey: .environment)
-        try container.encode(gateway, forKey: .gateway)
-        try container.encode(bundleId, forKey: .bundleId)
-        try container.encode(channelId, forKey: .channelId)
-        try container.encode(pushType, forKey: .pushType)
-        try container.encode(payloadBytes, forKey: .payloadBytes)
-        try container.encode(accepted, forKey: .accepted)
-        try container.encode(status, forKey: .status)
-        try container.encodeIfPresent(requestId, forKey: .requestId)
-        try container.encodeIfPresent(apnsUniqueId, forKey: .apnsUniqueId)
-        try container.encode(latency, forKey: .latency)
+        try report.encode(to: encoder)
         try error?.encodeFields(to: encoder)
     }
 }

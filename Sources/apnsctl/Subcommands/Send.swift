@@ -111,14 +111,12 @@ struct Send: AsyncParsableCommand {
     var resume: String?
 
     @Flag(
-        name: .customLong("resend-uncertain"),
         help:
             "With --resume: also send again the notifications the interrupted run had in flight (they may be delivered twice)."
     )
     var resendUncertain = false
 
     @Flag(
-        name: .customLong("resume-without-journal"),
         help:
             "With --resume: continue a run whose journal is missing, knowing that what it had in flight is sent again (those devices may get the notification twice)."
     )
@@ -131,7 +129,6 @@ struct Send: AsyncParsableCommand {
     var connections: Int = 1
 
     @Option(
-        name: .customLong("max-attempts"),
         help: ArgumentHelp("With --tokens: sends per notification at most, retries included (1 to 20).", valueName: "N")
     )
     var maxAttempts: Int = 5
@@ -161,7 +158,6 @@ struct Send: AsyncParsableCommand {
     var payload: String?
 
     @Option(
-        name: .customLong("push-type"),
         help: ArgumentHelp(
             "apns-push-type (alert, background, voip, complication, fileprovider, location, liveactivity, pushtotalk, widgets, controls, mdm).",
             valueName: "TYPE"
@@ -181,16 +177,10 @@ struct Send: AsyncParsableCommand {
     )
     var expiration: String?
 
-    @Option(
-        name: .customLong("collapse-id"),
-        help: ArgumentHelp("apns-collapse-id (at most 64 bytes).", valueName: "ID")
-    )
+    @Option(help: ArgumentHelp("apns-collapse-id (at most 64 bytes).", valueName: "ID"))
     var collapseID: String?
 
-    @Option(
-        name: .customLong("apns-id"),
-        help: ArgumentHelp("apns-id (a UUID; APNs makes one when absent).", valueName: "UUID")
-    )
+    @Option(help: ArgumentHelp("apns-id (a UUID; APNs makes one when absent).", valueName: "UUID"))
     var apnsID: String?
 
     @Option(help: ArgumentHelp("apns-topic (default: the credential's bundle ID).", valueName: "BUNDLE"))
@@ -303,7 +293,6 @@ struct Send: AsyncParsableCommand {
             let plan = prepared.plan
             let response = try await plan.send(prepared.notification)
             return SendOutput(
-                schemaVersion: ReportSchema.schemaVersion,
                 credential: plan.credential.name,
                 environment: plan.environment,
                 gateway: plan.configuration.endpoint.description,
@@ -351,9 +340,7 @@ struct Send: AsyncParsableCommand {
             rows.append(("unregistered", CertificateRenderer.timestamp(timestamp)))
         }
         if let retry = response.retryAfter { rows.append(("retry-after", "\(retry) s")) }
-        for (label, value) in rows {
-            lines.append("  \(style.paint(label.padding(toLength: 14, withPad: " ", startingAt: 0), .dim))  \(value)")
-        }
+        lines += rows.map { style.row($0, $1, width: 14) }
         if let explanation = result.explanation { lines.append("  " + explanation) }
         if let fix = result.fix { lines.append("  " + style.paint("→ \(fix)", .bold)) }
         return lines.joined(separator: "\n")
@@ -361,7 +348,7 @@ struct Send: AsyncParsableCommand {
 }
 
 struct SendOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var credential: String
     var environment: PushEnvironment
     var gateway: String

@@ -36,16 +36,10 @@ struct TeamSync: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .customLong("keep-mine"),
-        help: ArgumentHelp("For an alias changed on both sides, keep this clone's version.", valueName: "ALIAS")
-    )
+    @Option(help: ArgumentHelp("For an alias changed on both sides, keep this clone's version.", valueName: "ALIAS"))
     var keepMine: [String] = []
 
-    @Option(
-        name: .customLong("keep-theirs"),
-        help: ArgumentHelp("For an alias changed on both sides, keep the remote's version.", valueName: "ALIAS")
-    )
+    @Option(help: ArgumentHelp("For an alias changed on both sides, keep the remote's version.", valueName: "ALIAS"))
     var keepTheirs: [String] = []
 
     @Flag(help: "Go on although the remote's history was rewritten (nothing of this clone is lost).")

@@ -28,16 +28,10 @@ struct Trust: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        help: ArgumentHelp(
-            "Check this environment only (default: both).",
-            valueName: "sandbox|production"
-        )
-    )
+    @Option(help: ArgumentHelp("Check this environment only (default: both).", valueName: "sandbox|production"))
     var environment: PushEnvironment?
 
     @Option(
-        name: .customLong("ca-bundle"),
         help: ArgumentHelp("Check this PEM bundle instead of the system's trust store.", valueName: "FILE"),
         completion: .pemFile
     )
@@ -79,7 +73,7 @@ struct Trust: AsyncParsableCommand {
             )
         }
         if json {
-            try printJSON(TrustOutput(schemaVersion: ReportSchema.schemaVersion, check: check))
+            try printJSON(TrustOutput(check: check))
         } else {
             print(TrustRenderer(style: .stdout).render(check))
         }
@@ -89,7 +83,7 @@ struct Trust: AsyncParsableCommand {
 
 /// `trust --json`: the check, with the schema version on top.
 struct TrustOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var check: TrustStoreCheck
 
     enum CodingKeys: String, CodingKey { case schemaVersion }

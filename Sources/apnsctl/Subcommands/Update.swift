@@ -41,10 +41,7 @@ struct Update: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The environments the key serves.", valueName: "sandbox|production|both"))
     var environment: EnvironmentScope?
 
-    @Option(
-        name: .customLong("team-id"),
-        help: ArgumentHelp("The 10-character team ID the key belongs to.", valueName: "TEAMID")
-    )
+    @Option(help: ArgumentHelp("The 10-character team ID the key belongs to.", valueName: "TEAMID"))
     var teamID: String?
 
     @Flag(help: "Print the updated entry as JSON.")
@@ -73,7 +70,6 @@ struct Update: AsyncParsableCommand {
             if json {
                 try printJSON(
                     UpdateOutput(
-                        schemaVersion: ReportSchema.schemaVersion,
                         store: store.path,
                         updated: CredentialSummary(after)
                     )
@@ -105,7 +101,7 @@ struct Update: AsyncParsableCommand {
 }
 
 struct UpdateOutput: Encodable {
-    var schemaVersion: Int
+    var schemaVersion = ReportSchema.schemaVersion
     var store: String
     var updated: CredentialSummary
 }
