@@ -19,15 +19,14 @@ extension SharedProviderToken: ProviderTokenSource {
 }
 
 /// A ``VaultError`` in the shape every library error has (``ReportableError``): its code by
-/// name, its words, and the server as the subject.
+/// name, its words, and the server as the subject. Its kind is its code's: Vault's codes are all
+/// a check that could not be made (a server, path or token that cannot be used).
 package struct ReportedVaultError: ReportableError, CustomStringConvertible {
     public let error: VaultError
     public var code: ErrorCode { ErrorCode(error.code.name) }
     public var message: String { error.message }
     public var hint: String? { error.hint }
     public var subject: ErrorSubject? { .server(error.subject.address) }
-    /// A server, path or token that cannot be used: the check could not be made.
-    public var failure: FailureKind { .couldNotCheck }
     public var description: String { error.description }
 }
 
