@@ -23,7 +23,7 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
     /// What was wrong, as one sentence without the path.
     public let message: String
     /// What to do about it.
-    public let hint: String?
+    public private(set) var hint: String?
     /// The stored credential the error is about, when there is one (so that a front end can
     /// name it in its own advice).
     public let alias: String?
@@ -64,16 +64,9 @@ public struct CredentialError: ReportableError, CustomStringConvertible, CustomD
 
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> CredentialError {
-        CredentialError(
-            code,
-            path: path,
-            message,
-            hint: hint,
-            alias: alias,
-            remedy: remedy,
-            file: file,
-            line: line
-        )
+        var changed = self
+        changed.hint = hint
+        return changed
     }
 
     public var description: String {

@@ -22,7 +22,7 @@ public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebu
     /// What happened, as one sentence.
     public let message: String
     /// What to do about it.
-    public let hint: String?
+    public private(set) var hint: String?
     /// For ``Code/goAway``: the last stream the server says it processed, and its reason.
     public let goAway: GoAwayInfo?
     /// True when the same notification may be sent again on a new connection: the server
@@ -81,20 +81,9 @@ public struct GatewayError: ReportableError, CustomStringConvertible, CustomDebu
 
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> GatewayError {
-        GatewayError(
-            code,
-            message,
-            hint: hint,
-            goAway: goAway,
-            isRetryable: isRetryable,
-            remedy: remedy,
-            path: path,
-            server: server,
-            trustFile: trustFile,
-            family: family,
-            file: file,
-            line: line
-        )
+        var changed = self
+        changed.hint = hint
+        return changed
     }
 
     /// A CA file's part in trusting a server.
