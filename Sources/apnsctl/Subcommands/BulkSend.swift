@@ -80,7 +80,10 @@ extension Send {
         let lost = summary.results - summary.resultsWritten
         if lost > 0 {
             parts.append(
-                "\(count(lost)) answered whose results could not be written (outcome_unknown on resume: not sent again)"
+                "\(count(lost)) answered whose results could not be written"
+                    + (resends
+                        ? " (sent again on resume, with the same apns-id and collapse ID)"
+                        : " (outcome_unknown on resume: not sent again)")
             )
         }
         parts.append(
