@@ -87,6 +87,27 @@ struct BulkFaultTests {
         #expect((summary["fewest_in_flight"] as? Int ?? 1_000) <= 500, "streams in flight visibly reduced: \(summary)")
     }
 
+    /// An answer cut with its connection (`--drop-after`) and connections closed with GOAWAY: the
+    /// first is resent and replaces itself, the second is never uncertain.
+    @Test func aDroppedAnswerAndGoAwaysShowEachAlertOnce() throws {
+        let bulk = try BulkSetting(
+            gateway: ["--drop-after", "1200", "--goaway-after", "700", "--latency-ms", "5"],
+            tokens: 3_000,
+            seed: 65
+        )
+        let run = try bulk.run(["--results", bulk.resultsFile], timeout: 180)
+        #expect(run.status == 0, "\(run.stderr)")
+        let results = try BulkSendTests.results(bulk.resultsFile)
+        BulkSendTests.expectOneResultPerLine(results, lines: bulk.lines)
+        #expect(results.allSatisfy { $0["status"] as? Int == 200 })
+        let copies = try Self.expectShownOnce(bulk)
+        let uncertain = results.filter { $0["uncertain"] as? Bool == true }
+        #expect(!uncertain.isEmpty, "the dropped answer's connection had streams in flight")
+        #expect(uncertain.allSatisfy { $0["uncertain_because"] as? String == "connection_closed" })
+        #expect(copies >= 1 && copies <= uncertain.count, "\(copies) copies, \(uncertain.count) uncertain")
+        #expect(run.stderr.contains("answers lost:"), "\(run.stderr)")
+    }
+
     /// A push type that acts twice when delivered twice: under the same faults nothing whose
     /// answer was lost is sent again; its line says it is uncertain and why.
     @Test(arguments: [(["--close-after", "500"], [String]()), (["--latency-ms", "995"], ["--timeout", "1"])])
