@@ -28,7 +28,14 @@ public enum BulkSendJob {
         public var results: String?
         /// The results file of a run to continue.
         public var resume: String?
+        /// The engine's options; its policy for lost answers is set from ``resendUncertain``.
         public var options: BulkEngine.Configuration
+        /// What becomes of a notification whose answer was lost (a timeout, a reset, a connection
+        /// lost in flight, or a run killed with it in flight): true, sent again with the same
+        /// `apns-id` and collapse ID; false, at most once. Nil: a new run takes its push type's
+        /// default (``BulkDelivery/resendsUncertainByDefault(_:)``: yes unless a second delivery
+        /// acts twice), a resume the policy the run recorded.
+        public var resendUncertain: Bool?
         public var allowDuplicates: Bool
         /// Resume a run that did not finish although its journal is gone, accepting that what
         /// was in flight when it stopped is sent again (``BulkRunError/journalMissing(path:inFlightBound:)``).
@@ -46,8 +53,10 @@ public enum BulkSendJob {
             options: BulkEngine.Configuration = .init(),
             allowDuplicates: Bool = false,
             resumeWithoutJournal: Bool = false,
-            parameters: BulkRunParameters? = nil
+            parameters: BulkRunParameters? = nil,
+            resendUncertain: Bool? = nil
         ) {
+            self.resendUncertain = resendUncertain
             self.configuration = configuration
             self.template = template
             self.tokens = tokens
@@ -118,6 +127,7 @@ public enum BulkSendJob {
             }
         )
         header.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: request.tokens)
+        header.resendUncertain = request.resendUncertain
         let source: TokenSource = request.tokens == "-" ? await .standardInput() : .file(request.tokens)
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
             _ = try TokenFeed.open(path: "-")  // refused, with its message
@@ -128,6 +138,13 @@ public enum BulkSendJob {
             resume: request.resume,
             acceptMissingJournal: request.resumeWithoutJournal
         )
+        // The policy the run goes by: asked for, recorded by the run resumed, or the push type's.
+        var options = request.options
+        let policy = run.header.resendUncertain
+        options.resendLostAnswers = policy ?? BulkDelivery.resendsUncertainByDefault(request.template.pushType)
+        // A run recorded before the policy existed sent without collapse IDs of its own: what it
+        // had in flight is sent again only when asked.
+        options.resendUncertain = policy ?? false
         let feed: TokenFeed
         let sender: BulkSender
         do {
@@ -135,7 +152,7 @@ public enum BulkSendJob {
             sender = try BulkSender(
                 configuration: request.configuration,
                 template: request.template,
-                options: request.options,
+                options: options,
                 feed: feed,
                 output: run.output
             )

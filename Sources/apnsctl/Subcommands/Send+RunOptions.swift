@@ -27,7 +27,8 @@ extension Send {
 
     static let recording: [String: Recording] = [
         "token": .notRecorded, "channel": .notRecorded, "apns-id": .notRecorded, "results": .notRecorded,
-        "resume": .notRecorded, "resend-uncertain": .notRecorded, "resume-without-journal": .notRecorded,
+        "resume": .notRecorded, "resend-uncertain": .notRecorded, "no-resend-uncertain": .notRecorded,
+        "resume-without-journal": .notRecorded,
         "topic": .fromRecord { $0.header.topic }, "push-type": .fromRecord { $0.header.pushType },
         "priority": .fromRecord { $0.header.priority.map { String($0) } },
         "expiration": .fromRecord { $0.header.expiration.map { String($0) } },
