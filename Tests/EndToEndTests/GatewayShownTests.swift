@@ -160,4 +160,48 @@ struct GatewayShownTests {
         #expect(series.max() == 1)
         #expect(stats["connections"] as? Int == 2)
     }
+
+    /// Under a fault that loses answers, whatever the sender does: the display agrees with the
+    /// gateway's own log device by device, and the streams in flight stay within what was
+    /// advertised.
+    @Test func underLostAnswersTheCountsAgreeWithTheLogAndThePeaksWithTheFault() throws {
+        let bulk = try BulkSetting(
+            gateway: ["--close-after", "50", "--max-concurrent-streams", "100", "--drop-after", "120"],
+            tokens: 400,
+            seed: 41
+        )
+        // The sender's outcome is not this test's subject: it may retry or give up.
+        _ = try bulk.run(["--results", bulk.resultsFile, "--max-attempts", "3"])
+        let stats = try bulk.stopAndReadStatistics()
+
+        var logged: [String: [String: Int]] = [:]
+        for record in try bulk.gateway.deliveries() {
+            let device = try #require(record["device_token"] as? String)
+            logged[device, default: [:]][try #require(record["apns_id"] as? String), default: 0] += 1
+        }
+        let devices = try #require(stats["devices"] as? [String: [String: Int]], "\(stats.keys)")
+        #expect(Set(devices.keys) == Set(logged.keys))
+        for (device, ids) in logged {
+            let counts = devices[device] ?? [:]
+            let total = ids.values.reduce(0, +)
+            #expect(counts["delivered"] == total, "\(device): \(counts) against the log's \(ids)")
+            #expect(counts["delivered_twice"] == ids.values.filter { $0 > 1 }.count, "\(device)")
+            // Alerts without a collapse id: every delivery is seen.
+            #expect(counts["shown"] == total, "\(device)")
+        }
+        let totals = try #require(stats["display"] as? [String: Any])
+        #expect(totals["delivered"] as? Int == stats["accepted"] as? Int)
+        #expect(((stats["answers_dropped"] as? [String])?.count ?? 0) <= 1)
+
+        let streams = try #require(stats["streams_in_flight"] as? [String: Any])
+        let peaks = try #require(streams["peak_by_connection"] as? [String: Int])
+        // What the sender had open on each connection, never above the limit advertised (the
+        // streams that arrive with stream 51, before the close takes effect, count too).
+        #expect(!peaks.isEmpty && peaks.values.allSatisfy { $0 <= 100 }, "\(peaks)")
+        #expect(peaks.count <= stats["connections"] as? Int ?? 0)
+        // All connections together had at least the most one had, and at most all their peaks.
+        let series = try #require(streams["max_open"] as? [Int])
+        let most = series.max() ?? 0
+        #expect(most >= peaks.values.max() ?? 0 && most <= peaks.values.reduce(0, +), "\(most) against \(peaks)")
+    }
 }
