@@ -52,3 +52,90 @@ extension BulkResult {
         return (line, key(token: String(decoding: bytes[index..<close], as: UTF8.self)))
     }
 }
+
+extension BulkResult {
+    /// A result line read back whole, as the writer wrote it (``BulkResult/jsonLine``): what
+    /// `results summary` and `results tokens` count and list. Codes and reasons stay the strings
+    /// the file holds, so that a file written by a later version (a code this one does not know)
+    /// is still counted, by its own word.
+    public struct Recorded: Sendable, Equatable {
+        public var line: Int
+        /// The token as lower-case hex; for a malformed line, the line's text.
+        public var token: String
+        public var status: Int?
+        /// APNs' reason, as written (`Unregistered`).
+        public var reason: String?
+        public var apnsID: String?
+        public var attempts: Int
+        public var uncertain: Bool
+        public var uncertainBecause: String?
+        /// For 410 Unregistered: when APNs says the token stopped being valid, as written
+        /// (RFC 3339 in UTC, with milliseconds).
+        public var timestamp: String?
+        /// `error.code`, when no answer was final (`timeout`, `outcome_unknown`...).
+        public var error: String?
+        public var message: String?
+
+        public var isAccepted: Bool { status == 200 }
+    }
+
+    /// `{"line":N,"token":…}` in full; nil when the record is not a result line (a run header,
+    /// a stop or end record, or not one of these at all).
+    public static func parse(_ record: some Collection<UInt8>, using decoder: JSONDecoder = JSONDecoder()) -> Recorded?
+    {
+        guard record.starts(with: Array(#"{"line":"#.utf8)),
+            let line = try? decoder.decode(RecordedLine.self, from: Data(record))
+        else { return nil }
+        return Recorded(
+            line: line.line,
+            token: line.token,
+            status: line.status,
+            reason: line.reason,
+            apnsID: line.apnsID,
+            attempts: line.attempts,
+            uncertain: line.uncertain ?? false,
+            uncertainBecause: line.uncertainBecause,
+            timestamp: line.timestamp,
+            error: line.error?.code,
+            message: line.error?.message
+        )
+    }
+
+    /// The keys ``appendJSONLine(to:)`` writes, by their names in the file.
+    private struct RecordedLine: Decodable {
+        var line: Int
+        var token: String
+        var status: Int?
+        var reason: String?
+        var apnsID: String?
+        var attempts: Int
+        var uncertain: Bool?
+        var uncertainBecause: String?
+        var timestamp: String?
+        var error: RecordedError?
+
+        enum CodingKeys: String, CodingKey {
+            case line, token, status, reason, attempts, uncertain, timestamp, error
+            case apnsID = "apns_id"
+            case uncertainBecause = "uncertain_because"
+        }
+    }
+
+    /// The error object `{code, message}`, or the bare code older files wrote.
+    private struct RecordedError: Decodable {
+        var code: String
+        var message: String?
+
+        private enum Keys: String, CodingKey { case code, message }
+
+        init(from decoder: any Decoder) throws {
+            if let code = try? decoder.singleValueContainer().decode(String.self) {
+                self.code = code
+                return
+            }
+            let container = try decoder.container(keyedBy: Keys.self)
+            code = try container.decode(String.self, forKey: .code)
+            message = try container.decodeIfPresent(String.self, forKey: .message)
+        }
+    }
+}
