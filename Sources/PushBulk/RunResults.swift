@@ -95,16 +95,18 @@ public struct RunResults: Sendable {
                 throw BulkRunError.resultsCannotBeRead(path: file.path, reason: AppendFile.describe(error))
             }
             try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-                let bytes = raw.bindMemory(to: UInt8.self)
+                guard let base = raw.baseAddress else { return }
                 var start = 0
                 var number = 0
-                while start < bytes.count {
-                    guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+                while start < raw.count {
+                    // A line's end found by memchr: a file of millions of lines is read at its speed.
+                    guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), raw.count - start) else { break }
+                    let newline = base.distance(to: UnsafeRawPointer(found))
                     number += 1
-                    let record = UnsafeBufferPointer(rebasing: bytes[start..<newline])
+                    let record = UnsafeRawBufferPointer(start: base + start, count: newline - start)
                     start = newline + 1
-                    if record.isEmpty || record.starts(with: Array(#"{"run":"#.utf8))
-                        || record.starts(with: Array(#"{"stop":"#.utf8)) || record.starts(with: Array(#"{"end":"#.utf8))
+                    if record.isEmpty || record.starts(with: #"{"run":"#.utf8) || record.starts(with: #"{"stop":"#.utf8)
+                        || record.starts(with: #"{"end":"#.utf8)
                     {
                         continue
                     }

@@ -83,6 +83,34 @@ struct RunSummaryTests {
         #expect(unanswered == [Fixture.token(6), token], "failed and outcome_unknown; never a malformed line")
     }
 
+    @Test func everyLineTheWriterWritesIsReadBackWhole() throws {
+        let plain = Self.accepted(3)
+        let lines = [
+            plain,
+            BulkResult(line: 2, token: Fixture.token(2), status: 200, apnsID: "a", attempts: 2, uncertain: true),
+            Self.rejected(4, .unregistered, status: 410, timestamp: Date(timeIntervalSince1970: 1_700_000_000)),
+            BulkResult(line: 6, token: Fixture.token(6), attempts: 5, uncertain: true, error: .timeout, message: "m"),
+            BulkResult(line: 8, token: "\"quoted\" and \\ \u{7}", attempts: 0, error: .malformedToken, message: "bad"),
+        ]
+        for result in lines {
+            let bytes = Array(result.jsonLine.utf8.dropLast())
+            let read = try #require(BulkResult.parse(bytes), "\(result.jsonLine)")
+            #expect(
+                read == BulkResult.decode(bytes, using: JSONDecoder()),
+                "the quick path reads what the decoder reads"
+            )
+            #expect(read.line == result.line && read.token == result.token && read.status == result.status)
+            #expect(read.reason == result.reason?.rawValue && read.apnsID == result.apnsID)
+            #expect(read.attempts == result.attempts && read.uncertain == result.uncertain)
+            #expect(read.error == result.error?.rawValue && read.message == result.message)
+            #expect((read.timestamp != nil) == (result.timestamp != nil))
+            // Only the plain accepted line is read without the decoder.
+            #expect((BulkResult.parsePlainAccepted(bytes) != nil) == (result == plain), "\(result.jsonLine)")
+        }
+        #expect(BulkResult.parse(Array(#"{"line":1,"token":"ab","status":200,"reason":null"#.utf8)) == nil)
+        #expect(BulkResult.parse(Array(#"{"run":{}}"#.utf8)) == nil)
+    }
+
     @Test func theShardsOfOneRunAddUpAndTheUnfinishedOneSaysHowToContinue() throws {
         let folder = Fixture.Folder()
         var paths: [String] = []
