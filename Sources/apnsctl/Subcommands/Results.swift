@@ -146,6 +146,8 @@ struct ResultsTokens: AsyncParsableCommand {
                 if buffer.utf8.count >= 1 << 16 {
                     print(buffer, terminator: "")
                     buffer = ""
+                    // Standard output closed (a pager quit): the rest would be read for nothing.
+                    if StandardOutput.failure != nil { throw ExitStatus.couldNotCheck }
                 }
             }
         }
