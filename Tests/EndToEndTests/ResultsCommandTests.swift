@@ -78,7 +78,21 @@ struct ResultsCommandTests {
             tokens: 6_000,
             seed: 92
         )
-        try bulk.killMidRun(after: 1_000)
+        // While it runs, the summary reads the file as it is and names the run writing it.
+        let process = try BulkSendTests.startSend(
+            bulk.arguments + ["--results", bulk.resultsFile],
+            stderr: FileHandle.nullDevice
+        )
+        BulkSendTests.waitForResults(bulk.resultsFile, atLeast: 1_000)
+        // Held still (it keeps its lock), so that it is running whatever the machine's speed.
+        kill(process.processIdentifier, SIGSTOP)
+        let running = try CLI.run(["results", "summary", bulk.resultsFile, "--json"])
+        let runningFile = try #require((try running.json()["files"] as? [[String: Any]])?.first)
+        #expect(runningFile["state"] as? String == "running", "\(running.stdout)")
+        #expect(runningFile["writer"] as? String == "process \(process.processIdentifier)")
+        #expect(runningFile["resume_command"] == nil, "a run in progress is not continued")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
 
         let stopped = try CLI.run(["results", "summary", bulk.resultsFile])
         stopped.exited(1, stdout: "interrupted", "left to send:", "continue with: ")
