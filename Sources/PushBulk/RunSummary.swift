@@ -228,7 +228,8 @@ public struct RunSummary: Sendable, Encodable {
             let given = Set(files.compactMap { $0.shard?.k }).count
             leftToSend.shardsNotGiven = max(0, shards - given)
             if given < shards {
-                let list = files.compactMap(\.shard).map(\.description).sorted().joined(separator: ", ")
+                let list = Set(files.compactMap(\.shard)).sorted { $0.k < $1.k }.map(\.description)
+                    .joined(separator: ", ")
                 warnings.append(
                     Warning(
                         code: .shardsNotGiven,
