@@ -1,0 +1,63 @@
+import Foundation
+import PushBulk
+import Testing
+
+@Suite("RunShard")
+struct RunShardTests {
+    private static func tokens(_ count: Int) -> [String] {
+        (0..<count).map { i in
+            String(repeating: String(format: "%08x", i &* 2_654_435_761 & 0xffff_ffff), count: 8)
+        }
+    }
+
+    @Test("a token's shard is the SHA-256 prefix of its lower-case hex, whatever its case")
+    func stable() {
+        let token = "AB" + String(repeating: "0", count: 62)
+        // The first 8 bytes of SHA-256("ab000…0"): a changed hash would move every token.
+        // Worked out independently (Python hashlib): 1 of 4, 93 of 1000.
+        #expect(RunShard.index(ofToken: token, among: 4) == 1)
+        #expect(RunShard.index(ofToken: token.lowercased(), among: 4) == 1)
+        #expect(RunShard.index(ofToken: token, among: 1000) == 93)
+        #expect(RunShard.index(ofToken: token, among: 1) == 0)
+    }
+
+    @Test("the shards of a list do not depend on its order")
+    func orderIndependent() {
+        let list = Self.tokens(2_000)
+        let forward = list.map { RunShard.index(ofToken: $0, among: 7) }
+        let backward = list.reversed().map { RunShard.index(ofToken: $0, among: 7) }
+        #expect(forward == Array(backward.reversed()))
+    }
+
+    @Test("100,000 tokens divide into 4 shards within 2% of a quarter each, each in exactly one")
+    func balanced() {
+        var counts = [0, 0, 0, 0]
+        for token in Self.tokens(100_000) {
+            let held = (0..<4).filter { RunShard(k: $0, n: 4).holds(token: token) }
+            #expect(held.count == 1)
+            counts[held[0]] += 1
+        }
+        for count in counts { #expect(abs(count - 25_000) < 500, "\(counts)") }
+    }
+
+    @Test("auto reads the first index variable set and names it")
+    func autoChoice() {
+        #expect(
+            RunShard.auto(n: 4, environment: ["SLURM_ARRAY_TASK_ID": "1", "JOB_COMPLETION_INDEX": "2"])
+                == .chosen(shard: RunShard(k: 2, n: 4), variable: "JOB_COMPLETION_INDEX")
+        )
+        #expect(
+            RunShard.auto(n: 4, environment: ["AWS_BATCH_JOB_ARRAY_INDEX": "3"])
+                == .chosen(shard: RunShard(k: 3, n: 4), variable: "AWS_BATCH_JOB_ARRAY_INDEX")
+        )
+        #expect(RunShard.auto(n: 4, environment: [:]) == .noVariable)
+        #expect(
+            RunShard.auto(n: 4, environment: ["SLURM_ARRAY_TASK_ID": "4"])
+                == .outOfRange(variable: "SLURM_ARRAY_TASK_ID", value: "4")
+        )
+        #expect(
+            RunShard.auto(n: 4, environment: ["JOB_COMPLETION_INDEX": "x"])
+                == .outOfRange(variable: "JOB_COMPLETION_INDEX", value: "x")
+        )
+    }
+}
