@@ -43,6 +43,9 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// True when each notification carries a collapse ID derived from its `apns-id`
     /// (``BulkDelivery/collapseID(apnsID:)``); nil before version 5.
     public var collapseIDFromAPNsID: Bool?
+    /// The shard of the token file this run sends (`send --shard K/N`, recorded as
+    /// `"shard":{"k":K,"n":N}`); nil for a whole run. A resume of another shard is refused.
+    public var shard: RunShard?
 
     public init(
         credential: String,
@@ -71,6 +74,7 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         case payloadSHA256 = "payload_sha256"
         case resendUncertain = "resend_uncertain"
         case collapseIDFromAPNsID = "collapse_id_from_apns_id"
+        case shard
     }
 
     private struct Line: Codable { var run: BulkRunHeader }
@@ -146,6 +150,12 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
             differences.append("the collapse ID (\(said(collapseID)) then, \(said(other.collapseID)) now)")
         }
         if gateway != other.gateway { differences.append("the gateway (\(gateway) then, \(other.gateway) now)") }
+        if shard != other.shard {
+            let whole = "the whole list"
+            let then = shard.map { "shard \($0)" } ?? whole
+            let now = other.shard.map { "shard \($0)" } ?? whole
+            differences.append("the shard (\(then) then, \(now) now; resume each shard with its own --shard)")
+        }
         return differences
     }
 }

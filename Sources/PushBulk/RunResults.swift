@@ -66,7 +66,10 @@ public struct RunResults: Sendable {
         if let first = files.first, let reference = first.header {
             for file in files.dropFirst() {
                 guard let header = file.header else { continue }
-                var differences = reference.differences(from: header)
+                // Shards of one run differ in K alone: their N is compared below.
+                var sameShard = header
+                sameShard.shard = reference.shard
+                var differences = reference.differences(from: sameShard)
                 if let then = reference.tokensFingerprint, let now = header.tokensFingerprint, then != now {
                     differences.append("the token file")
                 }
@@ -148,11 +151,7 @@ public struct RunResults: Sendable {
         let start = (try? handle.read(upToCount: 1 << 20)) ?? Data()
         let line = start.prefix { $0 != UInt8(ascii: "\n") }
         guard let header = BulkRunHeader.parse(line) else { return (nil, nil) }
-        struct ShardLine: Decodable {
-            struct Run: Decodable { var shard: RunShard? }
-            var run: Run
-        }
-        return (header, (try? JSONDecoder().decode(ShardLine.self, from: Data(line)))?.run.shard)
+        return (header, header.shard)
     }
 
     /// The file's device and inode, so that one file given twice (or by two names) counts once;

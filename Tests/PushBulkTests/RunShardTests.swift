@@ -60,4 +60,24 @@ struct RunShardTests {
                 == .outOfRange(variable: "JOB_COMPLETION_INDEX", value: "x")
         )
     }
+
+    @Test("the header records the shard and a resume of another shard is told both")
+    func headerShard() throws {
+        var first = BulkRunHeader(
+            credential: "sha256:aa",
+            template: BulkRunParametersTests.template,
+            gateway: "127.0.0.1:2197"
+        )
+        first.shard = RunShard(k: 1, n: 4)
+        #expect(first.jsonLine.contains(#""shard":{"k":1,"n":4}"#))
+        let read = try #require(BulkRunHeader.parse(Array(first.jsonLine.utf8.dropLast())))
+        #expect(read.shard == RunShard(k: 1, n: 4))
+        var other = first
+        other.shard = RunShard(k: 2, n: 4)
+        #expect(
+            first.differences(from: other)
+                == ["the shard (shard 1/4 then, shard 2/4 now; resume each shard with its own --shard)"]
+        )
+        #expect(first.differences(from: read).isEmpty)
+    }
 }
