@@ -129,7 +129,7 @@ extension BulkRunError {
             path: path,
             "This results file belongs to another run: \(differences.joined(separator: ", ")) \(verb)\(credentialNote). Nothing was sent.",
             hint:
-                "Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with a new results file.",
+                "Resume with exactly the credential, topic, push type, payload, gateway and shard the run started with (its results file's header records them), or start a new run with a new results file.",
             file: file,
             line: line
         )

@@ -7,8 +7,8 @@ import PushCore
 /// with two texts, two credentials or to two gateways.
 public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// The version of this header's layout: 2 adds ``parameters``, 3 ``tokensFingerprint``, 4
-    /// records the parameters' options by name, 5 ``resendUncertain`` and
-    /// ``collapseIDFromAPNsID``; an older header is read as before (its parameters in the same
+    /// records the parameters' options by name, 5 ``resendUncertain``,
+    /// ``collapseIDFromAPNsID`` and ``shard``; an older header is read as before (its parameters in the same
     /// form) and a resume still accepts it.
     public var version = 5
     /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key.

@@ -37,6 +37,9 @@ public enum BulkSendJob {
         /// acts twice), a resume the policy the run recorded.
         public var resendUncertain: Bool?
         public var allowDuplicates: Bool
+        /// The shard of the token list this run sends (the tokens ``RunShard/holds(token:)``),
+        /// recorded in its header; nil for every token. A resume gives the run's own shard.
+        public var shard: RunShard?
         /// Resume a run that did not finish although its journal is gone, accepting that what
         /// was in flight when it stopped is sent again (``BulkRunError/journalMissing(path:inFlightBound:)``).
         public var resumeWithoutJournal: Bool
@@ -54,9 +57,11 @@ public enum BulkSendJob {
             allowDuplicates: Bool = false,
             resumeWithoutJournal: Bool = false,
             parameters: BulkRunParameters? = nil,
-            resendUncertain: Bool? = nil
+            resendUncertain: Bool? = nil,
+            shard: RunShard? = nil
         ) {
             self.resendUncertain = resendUncertain
+            self.shard = shard
             self.configuration = configuration
             self.template = template
             self.tokens = tokens
@@ -77,11 +82,13 @@ public enum BulkSendJob {
         public let source: TokenSource
         /// The token input as given (a path, or - for standard input).
         public let tokens: String
+        /// The shard the run sends; nil for every token.
+        public let shard: RunShard?
 
         /// Lines left to do, counted first for a regular file (nil for standard input): what a
         /// progress display shows as its total.
         public func remainingLines() -> Int? {
-            TokenFeed.countEntries(path: tokens).map { max(0, $0 - (run.state?.finalCount ?? 0)) }
+            TokenFeed.countEntries(path: tokens, shard: shard).map { max(0, $0 - (run.state?.finalCount ?? 0)) }
         }
     }
 
@@ -128,6 +135,7 @@ public enum BulkSendJob {
         )
         header.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: request.tokens)
         header.resendUncertain = request.resendUncertain
+        header.shard = request.shard
         let source: TokenSource = request.tokens == "-" ? await .standardInput() : .file(request.tokens)
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
             _ = try TokenFeed.open(path: "-")  // refused, with its message
@@ -148,7 +156,12 @@ public enum BulkSendJob {
         let feed: TokenFeed
         let sender: BulkSender
         do {
-            feed = try TokenFeed.open(path: request.tokens, resume: run.state, allowDuplicates: request.allowDuplicates)
+            feed = try TokenFeed.open(
+                path: request.tokens,
+                resume: run.state,
+                allowDuplicates: request.allowDuplicates,
+                shard: request.shard
+            )
             sender = try BulkSender(
                 configuration: request.configuration,
                 template: request.template,
@@ -160,7 +173,7 @@ public enum BulkSendJob {
             run.abandon()
             throw error
         }
-        observer.willSend(Started(sender: sender, run: run, source: source, tokens: request.tokens))
+        observer.willSend(Started(sender: sender, run: run, source: source, tokens: request.tokens, shard: request.shard))
         var summary: BulkSummary
         do {
             summary = try await sender.run()

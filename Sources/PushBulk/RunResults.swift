@@ -9,21 +9,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Which part of a run's tokens a results file holds: shard `k` of `n`, as the run header
-/// records it (`"shard":{"k":K,"n":N}`). A results file without it holds a whole run.
-public struct RunShard: Codable, Hashable, Sendable, CustomStringConvertible {
-    public var k: Int
-    public var n: Int
-
-    public init(k: Int, n: Int) {
-        self.k = k
-        self.n = n
-    }
-
-    /// `K/N`, as `send --shard` takes it.
-    public var description: String { "\(k)/\(n)" }
-}
-
 /// The results files of one run, read back: one file, or the files of the run's shards (each
 /// with its own header, stop and end records and journal). ``open(_:)`` refuses files of
 /// different runs, naming what differs as a resume does; ``forEachResult(_:)`` reads every

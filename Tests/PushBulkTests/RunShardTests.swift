@@ -80,4 +80,65 @@ struct RunShardTests {
         )
         #expect(first.differences(from: read).isEmpty)
     }
+
+    /// Every entry a feed of `path` hands over for `shard`, read to the end.
+    private static func entries(_ path: String, shard: RunShard?) async throws -> [TokenEntry] {
+        let feed = try TokenFeed.open(path: path, shard: shard)
+        feed.start(wake: {})
+        var all: [TokenEntry] = []
+        while true {
+            let (entries, finished) = feed.take()
+            all += entries
+            if finished { return all }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    private static func key(_ entry: TokenEntry) -> String {
+        switch entry {
+        case .token(_, let token), .uncertain(_, let token, _, _): token.hex
+        case .malformed(_, let text, _): "malformed:" + text
+        case .vanished(_, let token, _, _): token
+        }
+    }
+
+    @Test("a token file's shards hold each line once, a token in any form and a malformed line alike")
+    func feedsPartitionTheFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shards-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let hex = Self.tokens(300)
+        // The same tokens written three ways (upper case, in angle brackets with spaces, plain),
+        // with comments, blank lines and lines that are no token.
+        var lines = hex.enumerated().map { index, token -> String in
+            switch index % 3 {
+            case 0: token.uppercased()
+            case 1: "<" + stride(from: 0, to: 64, by: 8).map { String(Array(token)[$0..<$0 + 8]) }.joined(separator: " ") + ">"
+            default: token + "  # a device"
+            }
+        }
+        lines += ["", "# a comment", "not a token", "abc", String(repeating: "z", count: 2_000)]
+        let file = folder.appendingPathComponent("tokens.txt").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let reordered = folder.appendingPathComponent("reordered.txt").path
+        try (lines.reversed().joined(separator: "\n") + "\n").write(toFile: reordered, atomically: true, encoding: .utf8)
+
+        let whole = try await Self.entries(file, shard: nil).map(Self.key)
+        #expect(Set(whole.filter { !$0.hasPrefix("malformed:") }) == Set(hex), "every form read as its token")
+        #expect(whole.count == 303)
+        var seen: [String: Int] = [:]
+        for k in 0..<3 {
+            let shard = RunShard(k: k, n: 3)
+            let held = try await Self.entries(file, shard: shard).map(Self.key)
+            #expect(TokenFeed.countEntries(path: file, shard: shard) == held.count, "shard \(shard)")
+            #expect(Set(try await Self.entries(reordered, shard: shard).map(Self.key)) == Set(held), "shard \(shard)")
+            for token in held where !token.hasPrefix("malformed:") {
+                #expect(shard.holds(token: token), "\(token) handed to shard \(shard)")
+            }
+            for key in held { seen[key, default: 0] += 1 }
+        }
+        #expect(Set(seen.keys) == Set(whole), "the shards together hold the whole file")
+        #expect(seen.values.allSatisfy { $0 == 1 }, "a line in two shards: \(seen.filter { $0.value > 1 })")
+        #expect(TokenFeed.countEntries(path: file) == 303)
+    }
 }

@@ -20,6 +20,13 @@ extension Send {
         options.connections = connections
         options.maxAttempts = maxAttempts
         let display = BulkDisplay(quiet: quiet, style: style)
+        let chosen = try shard.map { try ShardOption.resolve($0) }
+        if let chosen, let variable = chosen.variable, !quiet {
+            printError(
+                style.paint("note: ", .bold)
+                    + "sending shard \(chosen.shard) of the list: K = \(chosen.shard.k) from \(variable)."
+            )
+        }
         let outcome = try await withUserErrors {
             // A placeholder token: the template's own token is never sent.
             let prepared = try await prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
@@ -33,7 +40,8 @@ extension Send {
                 allowDuplicates: allowDuplicates,
                 resumeWithoutJournal: resumeWithoutJournal,
                 parameters: recordedParameters(environment: prepared.plan.environment),
-                resendUncertain: resendPolicy
+                resendUncertain: resendPolicy,
+                shard: chosen?.shard
             )
             return try await BulkSendJob.run(request, observer: display)
         }

@@ -16,7 +16,8 @@ extension Send {
         /// Not recorded: it does not describe the run, or the resume gives it itself.
         case notRecorded
         /// Given back from what the run recorded itself: the header's notification values, as
-        /// sent (a relative expiration as the time it meant), its token input and connections.
+        /// sent (a relative expiration as the time it meant), its token input, connections and
+        /// shard (`auto/N` as the K it found).
         case fromRecord(@Sendable (BulkRunContinuation) -> String?)
         /// The environment the run used, given or chosen from the credential, so that another
         /// credential after a credential stop goes to the same gateway.
@@ -34,6 +35,7 @@ extension Send {
         "expiration": .fromRecord { $0.header.expiration.map { String($0) } },
         "collapse-id": .fromRecord { $0.header.collapseID }, "tokens": .fromRecord { $0.parameters.tokens },
         "connections": .fromRecord { $0.parameters.connections.flatMap { $0 == 1 ? nil : String($0) } },
+        "shard": .fromRecord { $0.header.shard?.description },
         "environment": .environmentUsed, "proxy": .withoutPassword,
     ]
 

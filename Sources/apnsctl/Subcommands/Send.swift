@@ -140,6 +140,14 @@ struct Send: AsyncParsableCommand {
     )
     var resumeWithoutJournal = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --tokens: send only shard K of N of the list (K from 0): the tokens whose hash falls in it, the same whatever the file's order. auto/N takes K from JOB_COMPLETION_INDEX (Kubernetes), AWS_BATCH_JOB_ARRAY_INDEX or SLURM_ARRAY_TASK_ID.",
+            valueName: "K/N|auto/N"
+        )
+    )
+    var shard: String?
+
     @Flag(help: "With --tokens: send to every line, a token listed twice too (default: each token once).")
     var allowDuplicates = false
 
@@ -226,10 +234,10 @@ struct Send: AsyncParsableCommand {
         }
         if tokens == nil,
             results != nil || resume != nil || resendUncertain || noResendUncertain || resumeWithoutJournal || quiet
-                || allowDuplicates
+                || allowDuplicates || shard != nil
         {
             throw ValidationError(
-                "--results, --resume, --resend-uncertain (or --no-resend-uncertain), --resume-without-journal, --allow-duplicates and --quiet go with --tokens."
+                "--results, --resume, --resend-uncertain (or --no-resend-uncertain), --resume-without-journal, --allow-duplicates, --shard and --quiet go with --tokens."
             )
         }
         if tokens != nil {
@@ -244,6 +252,7 @@ struct Send: AsyncParsableCommand {
             if resendUncertain && noResendUncertain {
                 throw ValidationError("Give --resend-uncertain or --no-resend-uncertain, not both.")
             }
+            if let shard { _ = try ShardOption.resolve(shard) }
             if resumeWithoutJournal, resume == nil {
                 throw ValidationError("--resume-without-journal goes with --resume.")
             }
