@@ -173,7 +173,9 @@ public enum BulkSendJob {
             run.abandon()
             throw error
         }
-        observer.willSend(Started(sender: sender, run: run, source: source, tokens: request.tokens, shard: request.shard))
+        observer.willSend(
+            Started(sender: sender, run: run, source: source, tokens: request.tokens, shard: request.shard)
+        )
         var summary: BulkSummary
         do {
             summary = try await sender.run()

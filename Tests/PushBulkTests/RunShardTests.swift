@@ -113,7 +113,9 @@ struct RunShardTests {
         var lines = hex.enumerated().map { index, token -> String in
             switch index % 3 {
             case 0: token.uppercased()
-            case 1: "<" + stride(from: 0, to: 64, by: 8).map { String(Array(token)[$0..<$0 + 8]) }.joined(separator: " ") + ">"
+            case 1:
+                "<" + stride(from: 0, to: 64, by: 8).map { String(Array(token)[$0..<$0 + 8]) }.joined(separator: " ")
+                    + ">"
             default: token + "  # a device"
             }
         }
@@ -121,7 +123,11 @@ struct RunShardTests {
         let file = folder.appendingPathComponent("tokens.txt").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let reordered = folder.appendingPathComponent("reordered.txt").path
-        try (lines.reversed().joined(separator: "\n") + "\n").write(toFile: reordered, atomically: true, encoding: .utf8)
+        try (lines.reversed().joined(separator: "\n") + "\n").write(
+            toFile: reordered,
+            atomically: true,
+            encoding: .utf8
+        )
 
         let whole = try await Self.entries(file, shard: nil).map(Self.key)
         #expect(Set(whole.filter { !$0.hasPrefix("malformed:") }) == Set(hex), "every form read as its token")
