@@ -2,11 +2,13 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Faults that lose answers, against `apnsctl gateway serve`: late answers (`--latency-ms` beyond
-/// `--timeout`), connections closed with streams in flight (`--close-after`), and a run killed
-/// and resumed. The gateway's log is the judge of what a person would see: every token delivered
-/// at least once, and no device shown a notification twice (a second delivery carries the same
-/// collapse ID as the first, so it replaces it).
+/// Faults that lose answers, against `apnsctl gateway serve`, over 50,000 tokens: late answers
+/// (`--latency-ms` beyond `--timeout`), connections closed with streams in flight
+/// (`--close-after`), an answer cut with its connection (`--drop-after`), GOAWAYs, and a run
+/// killed and resumed. The gateway is the judge of what a person would see: its log has every
+/// token delivered at least once, and its count of what each device shows (`--stats`) has no
+/// device shown a notification twice (a second delivery carries the same collapse ID as the
+/// first, so it replaces it). Its record of the streams in flight shows the sender backing off.
 @Suite(.serialized)
 struct BulkFaultTests {
     /// Per device token, the notifications Notification Center would hold from the gateway's
@@ -43,6 +45,38 @@ struct BulkFaultTests {
         return deliveries.count - delivered.count
     }
 
+    /// What the gateway counted, once stopped (it writes its statistics as it stops): every token
+    /// a device, each device showing one notification, none shown twice. Returns the statistics.
+    @discardableResult
+    static func expectShownOnceByTheGateway(_ bulk: BulkSetting) throws -> [String: Any] {
+        let stats = try bulk.stopAndReadStatistics()
+        let display = try #require(stats["display"] as? [String: Any], "\(stats)")
+        #expect(display["untracked_deliveries"] as? Int == 0, "\(display)")
+        #expect(display["devices"] as? Int == bulk.tokens.count, "every token delivered: \(display)")
+        #expect(display["shown"] as? Int == bulk.tokens.count, "one notification on each device: \(display)")
+        #expect(display["devices_shown_twice"] as? Int == 0, "\(display)")
+        return stats
+    }
+
+    /// The most streams open at once in each interval, as the gateway recorded them: after the
+    /// run first reached its peak, an interval at most 60 % of it, with more open in a later one
+    /// (the run went on, narrower: not the end of the list).
+    static func expectInFlightReduced(_ stats: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
+        let record = try #require(stats["streams_in_flight"] as? [String: Any], "\(stats)")
+        let series = try #require(record["max_open"] as? [Int], "\(record)")
+        let peak = series.max() ?? 0
+        let first = series.firstIndex(of: peak) ?? 0
+        let narrowed = series.indices.dropFirst(first + 1).contains { index in
+            series[index] <= peak * 6 / 10 && series[(index + 1)...].contains { $0 > series[index] }
+        }
+        #expect(
+            peak > 0 && narrowed,
+            "no narrowing in the streams in flight: \(series)",
+            sourceLocation: sourceLocation
+        )
+    }
+
     /// The summary a run with `--results FILE --json` prints on standard output.
     static func summary(_ run: CLI.Result) throws -> [String: Any] {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -50,8 +84,9 @@ struct BulkFaultTests {
     }
 
     @Test func answersLaterThanTheTimeoutAreWaitedForAndShownOnce() throws {
-        let bulk = try BulkSetting(gateway: ["--latency-ms", "995"], tokens: 2_500, seed: 61)
-        let run = try bulk.run(["--results", bulk.resultsFile, "--timeout", "1"], timeout: 180)
+        let bulk = try BulkSetting(gateway: ["--latency-ms", "995"], tokens: 50_000, seed: 61)
+        // Four connections of 1,000 streams: 50,000 answers a second late take some 25 s.
+        let run = try bulk.run(["--results", bulk.resultsFile, "--timeout", "1", "--connections", "4"], timeout: 300)
         #expect(run.status == 0, "\(run.stderr)")
         let results = try BulkSendTests.results(bulk.resultsFile)
         BulkSendTests.expectOneResultPerLine(results, lines: bulk.lines)
@@ -61,11 +96,12 @@ struct BulkFaultTests {
         // notifications were in flight.
         #expect(run.stderr.contains("the deadline of a request grew to"), "\(run.stderr)")
         #expect(run.stderr.contains("streams in flight halved"), "\(run.stderr)")
+        try Self.expectInFlightReduced(try Self.expectShownOnceByTheGateway(bulk))
     }
 
     @Test func connectionsClosedWithAThousandStreamsInFlightBackOffAndShowEachAlertOnce() throws {
-        let bulk = try BulkSetting(gateway: ["--close-after", "500"], tokens: 3_000, seed: 62)
-        let run = try bulk.run(["--results", bulk.resultsFile, "--json", "--max-attempts", "10"], timeout: 180)
+        let bulk = try BulkSetting(gateway: ["--close-after", "500"], tokens: 50_000, seed: 62)
+        let run = try bulk.run(["--results", bulk.resultsFile, "--json", "--max-attempts", "10"], timeout: 300)
         #expect(run.status == 0, "\(run.stderr)")
         let results = try BulkSendTests.results(bulk.resultsFile)
         BulkSendTests.expectOneResultPerLine(results, lines: bulk.lines)
@@ -85,6 +121,7 @@ struct BulkFaultTests {
         #expect((lost["connection_closed"] ?? 0) > 0, "\(summary)")
         #expect((summary["in_flight_reductions"] as? Int ?? 0) >= 1, "\(summary)")
         #expect((summary["fewest_in_flight"] as? Int ?? 1_000) <= 500, "streams in flight visibly reduced: \(summary)")
+        try Self.expectInFlightReduced(try Self.expectShownOnceByTheGateway(bulk))
     }
 
     /// An answer cut with its connection (`--drop-after`) and connections closed with GOAWAY: the
@@ -92,10 +129,10 @@ struct BulkFaultTests {
     @Test func aDroppedAnswerAndGoAwaysShowEachAlertOnce() throws {
         let bulk = try BulkSetting(
             gateway: ["--drop-after", "1200", "--goaway-after", "700", "--latency-ms", "5"],
-            tokens: 3_000,
+            tokens: 50_000,
             seed: 65
         )
-        let run = try bulk.run(["--results", bulk.resultsFile], timeout: 180)
+        let run = try bulk.run(["--results", bulk.resultsFile], timeout: 300)
         #expect(run.status == 0, "\(run.stderr)")
         let results = try BulkSendTests.results(bulk.resultsFile)
         BulkSendTests.expectOneResultPerLine(results, lines: bulk.lines)
@@ -106,19 +143,21 @@ struct BulkFaultTests {
         #expect(uncertain.allSatisfy { $0["uncertain_because"] as? String == "connection_closed" })
         #expect(copies >= 1 && copies <= uncertain.count, "\(copies) copies, \(uncertain.count) uncertain")
         #expect(run.stderr.contains("answers lost:"), "\(run.stderr)")
+        try Self.expectShownOnceByTheGateway(bulk)
     }
 
     /// A push type that acts twice when delivered twice: under the same faults nothing whose
     /// answer was lost is sent again; its line says it is uncertain and why.
     @Test(arguments: [(["--close-after", "500"], [String]()), (["--latency-ms", "995"], ["--timeout", "1"])])
     func aVoIPRunUnderTheSameFaultsResendsNothingUncertain(gateway: [String], send: [String]) throws {
-        let bulk = try BulkSetting(gateway: gateway, tokens: 2_000, seed: 63)
+        let bulk = try BulkSetting(gateway: gateway, tokens: 50_000, seed: 63)
         let payload = bulk.folder.path("voip.json")
         try #"{"aps":{},"call":"x"}"#.write(toFile: payload, atomically: true, encoding: .utf8)
         let voip = bulk.arguments.filter { $0 != "--alert" && $0 != "bulk" }
         let run = try BulkSendTests.run(
-            voip + ["--push-type", "voip", "--payload", payload, "--results", bulk.resultsFile] + send,
-            timeout: 180
+            voip + ["--push-type", "voip", "--payload", payload, "--results", bulk.resultsFile, "--connections", "4"]
+                + send,
+            timeout: 300
         )
         #expect([0, 1].contains(run.status), "\(run.stderr)")
         let results = try BulkSendTests.results(bulk.resultsFile)
@@ -130,15 +169,19 @@ struct BulkFaultTests {
         #expect(uncertain.allSatisfy { ($0["error"] as? [String: Any])?["message"] as? String ?? "" != "" })
         let headers = try bulk.gateway.deliveries().compactMap { $0["headers"] as? [String: String] }
         #expect(headers.allSatisfy { $0["apns-collapse-id"] == nil }, "a voip push gets no collapse ID")
+        // The gateway's count: a voip push is never shown, and none reached a device twice.
+        let display = try #require(try bulk.stopAndReadStatistics()["display"] as? [String: Any])
+        #expect(display["shown"] as? Int == 0 && display["devices_delivered_twice"] as? Int == 0, "\(display)")
     }
 
     @Test func aKilledRunResumedLosesNothingAndShowsNothingTwice() throws {
         let bulk = try BulkSetting(
-            gateway: ["--latency-ms", "20", "--max-concurrent-streams", "200"],
-            tokens: 5_000,
+            gateway: ["--latency-ms", "20", "--max-concurrent-streams", "50"],
+            tokens: 20_000,
             seed: 64
         )
-        try bulk.killMidRun(after: 1_500)
+        // As a new user tried it: 20,000 tokens, 50 streams, 20 ms, kill -9 well into the run.
+        try bulk.killMidRun(after: 8_000)
         let resumed = try bulk.run(["--resume", bulk.resultsFile], timeout: 180)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let results = try BulkSendTests.results(bulk.resultsFile)
@@ -146,7 +189,8 @@ struct BulkFaultTests {
         #expect(results.allSatisfy { $0["status"] as? Int == 200 }, "nothing outcome_unknown, nothing lost")
         // What the kill left in flight was sent again, with its apns-id and collapse ID.
         let resent = results.filter { $0["uncertain_because"] as? String == "outcome_unknown" }
-        #expect(!resent.isEmpty && resent.count <= 200, "\(resent.count) resent")
+        #expect(!resent.isEmpty && resent.count <= 50, "\(resent.count) resent")
         try Self.expectShownOnce(bulk)
+        try Self.expectShownOnceByTheGateway(bulk)
     }
 }
