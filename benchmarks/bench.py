@@ -512,6 +512,16 @@ def cmd_report(args):
     else:
         print("- apnsctl peak RSS < 64 MiB for 1,000,000 tokens: not measured")
 
+    # Across connections: against a gateway that answers after a fixed latency, N connections of S
+    # streams are bounded by N × S / latency; each run must reach 0.9× its bound.
+    for r in throughput:
+        found = re.match(r"LocalGateway, (\d+) ms$", r["server"])
+        if not (found and r["rates"]):
+            continue
+        bound = int(r["connections"]) * int(r["streams"]) / (int(found.group(1)) / 1000)
+        target("%s, %d × %d streams at %s ms ≥ 0.9× the latency bound" % (
+            r["label"], int(r["connections"]), int(r["streams"]), found.group(1)), r, {"rates": [bound]}, 0.9)
+
     # Against the local gateway the gateway shares the two cores and is itself the limit.
     if bulk_local and h2_local:
         print("\nFor information, against LocalGateway: apnsctl bulk %s notifications/s, %.2f× h2load" % (

@@ -116,6 +116,11 @@ extension LocalGateway {
         public var deviceRegistry: [String: DeviceRegistration]?
         /// Every accepted notification is appended here as one JSON line.
         public var logFile: String?
+        /// Follow what each device would show (``LocalGateway/deviceDisplay``), within these
+        /// bounds; nil: not followed.
+        public var display: DeviceDisplay.Limits?
+        /// Record the streams open at once over time (``LocalGateway/streamsInFlight``).
+        public var recordsStreamsInFlight = false
         public var faults = Faults()
         /// A connection that has not finished its TLS handshake after this many seconds is closed.
         public var handshakeTimeout: Double = 30

@@ -16,10 +16,8 @@ extension GatewayStreams {
         record["connection"] = number
         record["answer_dropped"] = true
         let logged = gateway.log(record, on: context.eventLoop)
-        gateway.updateStatistics {
-            $0.accepted += 1
-            $0.answersDropped.append(decision.apnsID)
-        }
+        gateway.delivered(decision)
+        gateway.updateStatistics { $0.answersDropped.append(decision.apnsID) }
         state.answerCut()
         let channel = context.channel
         channel.flush()

@@ -12,17 +12,26 @@ extension GatewayStreams {
         let next = state.streamOpened(streamID, batchLimit: batchLimit)
         let open = state.openStreams
         let inForce = state.limits.acknowledged
+        let number = self.number
+        let now = gateway.configuration.recordsStreamsInFlight ? context?.eventLoop.now : nil
         if open > maxOpenByLimit[inForce] ?? 0 {
             // This connection's largest so far: the gateway-wide maxima may grow.
             maxOpenByLimit[inForce] = open
             let key = String(inForce)
-            gateway.updateStatistics {
-                $0.streams += 1
-                $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open)
-                $0.maxConcurrentStreamsByLimit[key] = max($0.maxConcurrentStreamsByLimit[key] ?? 0, open)
+            gateway.updateState {
+                $0.statistics.streams += 1
+                $0.statistics.maxConcurrentStreamsObserved = max($0.statistics.maxConcurrentStreamsObserved, open)
+                $0.statistics.maxConcurrentStreamsByLimit[key] = max(
+                    $0.statistics.maxConcurrentStreamsByLimit[key] ?? 0,
+                    open
+                )
+                if let now { $0.streamsInFlight?.set(number, open: open, at: now) }
             }
         } else {
-            gateway.updateStatistics { $0.streams += 1 }
+            gateway.updateState {
+                $0.statistics.streams += 1
+                if let now { $0.streamsInFlight?.set(number, open: open, at: now) }
+            }
         }
         switch next {
         case .read:
@@ -57,4 +66,10 @@ extension GatewayStreams {
         )
     }
 
+    /// Streams closed: the gateway's record of streams in flight is told how many are still open.
+    func noteStreamsInFlight(_ context: ChannelHandlerContext) {
+        guard gateway.configuration.recordsStreamsInFlight else { return }
+        let (number, open, now) = (self.number, state.openStreams, context.eventLoop.now)
+        gateway.updateState { $0.streamsInFlight?.set(number, open: open, at: now) }
+    }
 }

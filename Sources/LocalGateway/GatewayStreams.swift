@@ -191,6 +191,7 @@ final class GatewayStreams: ChannelInboundHandler {
         let closed = closedInBatch
         closedInBatch = 0
         if let goAway = state.readBatchEnded(closedStreams: closed) { perform(goAway) }
+        if closed > 0 { noteStreamsInFlight(context) }
         if flushPending {
             flushPending = false
             context.flush()
@@ -210,6 +211,7 @@ final class GatewayStreams: ChannelInboundHandler {
                 release(stream)
                 if inReadBatch { closedInBatch += 1 }
                 state.streamClosed(closed.streamID, countNow: !inReadBatch)
+                if !inReadBatch { noteStreamsInFlight(context) }
             }
         } else if !(event is NIOHTTP2StreamCreatedEvent) {
             context.fireUserInboundEventTriggered(event)
@@ -221,6 +223,7 @@ final class GatewayStreams: ChannelInboundHandler {
         firstRequestDeadline?.cancel()
         firstRequestDeadline = nil
         state.closed(openStreams: streams.count + closedInBatch)
+        gateway.connectionClosed(number)
         closedInBatch = 0
         streams.removeAll()
         bufferedBytes = 0
@@ -311,11 +314,13 @@ final class GatewayStreams: ChannelInboundHandler {
     /// before it.
     private func answer(_ decision: Decision, streamID: HTTP2StreamID, early: Bool) {
         guard let context, !isClosed, streams[streamID] != nil else {
+            // Its line is in the log: delivered, though the client will never hear of it.
+            if decision.record != nil { gateway.delivered(decision) }
             if state.answerAbandoned() { closeLingering() }
             return
         }
         if decision.record != nil {
-            gateway.updateStatistics { $0.accepted += 1 }
+            gateway.delivered(decision)
         } else if let reason = decision.reason {
             gateway.updateStatistics { $0.rejected[reason.rawValue, default: 0] += 1 }
         }

@@ -43,8 +43,13 @@ extension LocalGateway {
         public var replaceCertificateAuthority = false
         /// Where to write the port once listening (mode 0600), for scripts.
         public var port: String?
-        /// Where to write ``Statistics`` as JSON once stopped (mode 0600).
+        /// Where to write ``Statistics`` as JSON once stopped (mode 0600), with what each device
+        /// would show and the streams in flight over time (``StatisticsFile``): given, both are
+        /// followed.
         public var statistics: String?
+        /// Where to write, once stopped, each device's notifications a person would see, one JSON
+        /// line per device (mode 0600); given, the device display is followed.
+        public var shown: String?
 
         public init() {}
     }
@@ -55,7 +60,7 @@ extension LocalGateway {
     /// it may be replaced); the gateway reads its files; `stop` is called, once, to start
     /// watching for the stop; the CA file is written; the gateway starts; the port file is
     /// written; `onListening` is told the port; the gateway waits for the value `stop` returned,
-    /// stops (GOAWAY, answers owed, close) and writes the statistics file.
+    /// stops (GOAWAY, answers owed, close) and writes the statistics and shown files.
     ///
     /// So a watch that `stop` sets up (SIGTERM, say) is in place before any file says the
     /// gateway is up, and a signal sent as soon as the port file appears stops it rather than
@@ -68,6 +73,10 @@ extension LocalGateway {
         onListening: (Int) -> Void = { _ in }
     ) async throws -> Statistics {
         var configuration = configuration
+        if files.statistics != nil || files.shown != nil, configuration.display == nil {
+            configuration.display = DeviceDisplay.Limits()
+        }
+        if files.statistics != nil { configuration.recordsStreamsInFlight = true }
         configuration.tokenKeys += try files.tokenKeys.map { source in
             Configuration.TokenKey(
                 keyID: source.keyID,
@@ -108,11 +117,7 @@ extension LocalGateway {
         onListening(port)
         _ = await stopped.value
         try await gateway.stop()
-        let statistics = gateway.statistics
-        if let statisticsFile = files.statistics {
-            let data = try ReportSchema.encoder().encode(statistics)
-            try PrivateFile.write([UInt8](data), to: statisticsFile, overwrite: true)
-        }
-        return statistics
+        try gateway.writeReports(files)
+        return gateway.statistics
     }
 }

@@ -31,6 +31,10 @@ public final class LocalGateway: Sendable {
         var connections = ConnectionTable(cap: Configuration.defaultMaxConnections)
         /// Set by ``stop()``: a connection accepted from now on is closed at once.
         var stopping = false
+        /// What each device would show, when followed (``Configuration/display``).
+        var display: DeviceDisplay?
+        /// Streams open at once over time, when recorded (``Configuration/recordsStreamsInFlight``).
+        var streamsInFlight: StreamsInFlight?
     }
 
     public let configuration: Configuration
@@ -151,7 +155,13 @@ public final class LocalGateway: Sendable {
             state.withLockedValue { $0.log = DeliveryLog(handle: handle) }
         }
         let cap = DescriptorBudget.connectionCap(for: configuration.maxConnections)
-        state.withLockedValue { $0.connections = ConnectionTable(cap: cap) }
+        let display = configuration.display.map { DeviceDisplay(limits: $0) }
+        let streamsInFlight = configuration.recordsStreamsInFlight ? StreamsInFlight(start: .now()) : nil
+        state.withLockedValue {
+            $0.connections = ConnectionTable(cap: cap)
+            $0.display = display
+            $0.streamsInFlight = streamsInFlight
+        }
         let gateway = self
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)

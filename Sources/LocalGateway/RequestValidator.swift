@@ -23,6 +23,8 @@ struct Decision {
     var body: [UInt8]?
     /// The request carried a provider token that is valid for what it asked.
     var tokenAccepted = false
+    /// An accepted notification, for the device display when it is followed.
+    var delivery: DeviceDisplay.Delivery?
 }
 
 /// APNs' rules, applied in the order APNs appears to apply them: method and path, headers
@@ -46,6 +48,9 @@ final class RequestValidator: Sendable {
     let faults: LocalGateway.Configuration.Faults
     /// Whether accepted notifications are written to a log; only then is their record filled in.
     let recordsNotifications: Bool
+    /// Whether accepted notifications are handed to the device display; only then is their
+    /// delivery filled in.
+    let followsDisplay: Bool
     private let random: NIOLockedValueBox<SplitMix64>
     /// Provider tokens whose signature and team have been checked, by their header text. A
     /// client sends one token on every request for up to an hour, and its ES256 check costs
@@ -74,6 +79,7 @@ final class RequestValidator: Sendable {
         clock = configuration.clock
         faults = configuration.faults
         recordsNotifications = configuration.logFile != nil
+        followsDisplay = configuration.display != nil
         random = NIOLockedValueBox(SplitMix64(seed: configuration.faults.seed))
         var keys: [String: RegisteredKey] = [:]
         for key in configuration.tokenKeys {
@@ -226,6 +232,15 @@ final class RequestValidator: Sendable {
         // Injected faults, for accepted notifications only.
         if let fault = pickFault() { return reject(fault) }
 
+        let delivery =
+            followsDisplay
+            ? DeviceDisplay.Delivery(
+                device: token.hex,
+                apnsID: apnsID,
+                collapseID: fields.collapseID,
+                pushType: pushType
+            )
+            : nil
         // Without a log nothing reads the record: an empty one still says "accepted".
         guard recordsNotifications else {
             return Decision(
@@ -234,7 +249,8 @@ final class RequestValidator: Sendable {
                 apnsID: apnsID,
                 timestamp: nil,
                 record: [:],
-                tokenAccepted: tokenAccepted
+                tokenAccepted: tokenAccepted,
+                delivery: delivery
             )
         }
         var headers: [String: String] = [:]
@@ -263,7 +279,8 @@ final class RequestValidator: Sendable {
             apnsID: apnsID,
             timestamp: nil,
             record: record,
-            tokenAccepted: tokenAccepted
+            tokenAccepted: tokenAccepted,
+            delivery: delivery
         )
     }
 

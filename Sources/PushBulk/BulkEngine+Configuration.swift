@@ -10,8 +10,15 @@ extension BulkEngine {
         public var backoffCap: Double = 30
         /// A `Retry-After` longer than this is cut to it.
         public var retryAfterCap: Double = 600
-        /// How long one request may wait for its answer.
+        /// How long one request first waits for its answer. When requests reach it, the deadline
+        /// doubles (at most once per ``BulkEngine/tick(now:)``) and they wait on; a request is
+        /// given up only at ``requestTimeoutGrowth`` times this.
         public var requestTimeout: Double = 30
+        /// How far the deadline may grow, as a multiple of ``requestTimeout``.
+        public var requestTimeoutGrowth: Double = 8
+        /// Connections the server may close in a row, each before answering any of the streams
+        /// it had in flight, before the run stops (``BulkStopCause/closedBeforeAnswering``).
+        public var closedUnansweredLimit = 2
         /// After this side decides to close a connection (or the run stops), how long the
         /// streams in flight may take to be answered.
         public var drainTimeout: Double = 10
@@ -22,9 +29,16 @@ extension BulkEngine {
         /// Streams a server may reset without answering, per connection and second, before this
         /// side closes the connection. Resets after an answer never count.
         public var unansweredResetsPerSecond = 1_000
-        /// Lines an earlier run sent without recording the answer: send them again (true) or
-        /// report them as `outcome_unknown` (false: nothing is delivered twice).
+        /// Lines an earlier run sent without recording the answer: send them again with the same
+        /// `apns-id` (true) or report them as `outcome_unknown` (false: at most once).
         public var resendUncertain = false
+        /// A notification whose answer was lost in this run (a timeout, a reset, a connection lost
+        /// in flight): sent again with the same `apns-id`, its result `uncertain` (true), or
+        /// given up at once with its result `uncertain` and why (false: at most once).
+        /// ``BulkSendJob`` sets both from the run's policy (``BulkRunHeader/resendUncertain``).
+        public var resendLostAnswers = true
+        /// The push type sent, for the words of a result not sent again.
+        public var pushType = PushType.alert
         /// Token lines held ready ahead of the connections.
         public var readAhead = 4_096
         /// The provider token comes from a source that can be asked for another (a key held

@@ -14,10 +14,7 @@ extension BulkEngine {
             // Read, not bound: a copy of the connection held across the loop would make every
             // insertion below copy its streams in flight.
             guard let id = slot.connection, connections[id]?.takesNewStreams == true else { continue }
-            let limit = min(
-                connections[id]?.limit ?? configuration.maxInFlightPerConnection,
-                configuration.maxInFlightPerConnection
-            )
+            let limit = inFlightLimit(serverLimit: connections[id]?.limit)
             // Counted here rather than read back from the connection at every turn: nothing
             // below but this loop's own insertions changes its streams in flight.
             var inFlight = connections[id]?.inFlight.count ?? limit
@@ -84,6 +81,7 @@ extension BulkEngine {
     /// their drain deadline.
     public mutating func tick(now: Double) -> [Action] {
         var actions: [Action] = []
+        var grown = false
         if !retries.isEmpty {
             var waiting: [(due: Double, item: Item)] = []
             for retry in retries {
@@ -107,15 +105,23 @@ extension BulkEngine {
                 break
             }
             let expired = connection.inFlight.filter {
-                !$0.value.closedUnanswered && now - $0.value.sentAt >= configuration.requestTimeout
+                !$0.value.closedUnanswered && now - $0.value.sentAt >= backoff.deadline
             }
+            // Late answers are waited for longer (once a tick), not copied, up to the cap.
+            if let newest = expired.keys.max(), !grown, waitLonger(newest, serverLimit: connection.limit) {
+                grown = true
+                continue
+            }
+            if grown, !expired.isEmpty { continue }
             for (sendID, flight) in expired.sorted(by: { $0.key < $1.key }) {
                 finishStream(sendID, on: id)
                 actions.append(.cancel(sendID, connection.id))
                 lost(
                     flight.item,
+                    sendID: sendID,
+                    serverLimit: connection.limit,
                     code: .timeout,
-                    message: "No answer within \(Self.format(configuration.requestTimeout)) s.",
+                    message: "No answer within \(Self.format(now - flight.sentAt)) s.",
                     now: now,
                     into: &actions
                 )
@@ -190,7 +196,9 @@ extension BulkEngine {
             case .uncertain(let line, let token, let apnsID, let attempts):
                 let id = TextEncoding.lowercaseUUID(apnsID)
                 if configuration.resendUncertain && attempts < configuration.maxAttempts {
+                    // The same apns-id, so the same collapse ID: a second delivery replaces the first.
                     var item = Item(line: line, token: token.hex, apnsID: id, attempts: attempts, uncertain: true)
+                    item.uncertainBecause = .outcomeUnknown
                     item.inJournal = true
                     return item
                 }
@@ -206,8 +214,9 @@ extension BulkEngine {
                         attempts: attempts,
                         uncertain: true,
                         error: .outcomeUnknown,
-                        message:
-                            "An earlier run sent this and stopped before its answer was recorded; it may have been delivered, so it is not sent again."
+                        message: BulkDelivery.secondDelivery(configuration.pushType) == .actsTwice
+                            ? "An earlier run sent this and stopped before its answer was recorded; it may have been delivered. \(notResentBecause)"
+                            : "An earlier run sent this and stopped before its answer was recorded; it may have been delivered, so it is not sent again."
                     ),
                     into: &actions
                 )

@@ -81,14 +81,28 @@ extension BulkEngine {
         }
     }
 
-    /// The answer was lost: the server may have delivered it. Sent again, and marked.
-    mutating func lost(_ item: Item, code: BulkResultCode, message: String, now: Double, into actions: inout [Action]) {
+    /// The answer of send `sendID` was lost: the server may have delivered it. Sent again and
+    /// marked, unless the run sends at most once (then its result says so); either way the
+    /// streams in flight are reduced.
+    mutating func lost(
+        _ item: Item,
+        sendID: SendID,
+        serverLimit: Int?,
+        code: BulkResultCode,
+        message: String,
+        now: Double,
+        into actions: inout [Action]
+    ) {
         var item = item
         item.uncertain = true
         item.uncertainBecause = code
+        answerLost(sendID, serverLimit: serverLimit, code: code)
         if stopping {
-            // Its journal entry stays: a resumed run reports it as outcome_unknown.
+            // Its journal entry stays: a resumed run reports it as outcome_unknown, or sends it
+            // again, by the run's policy.
             leaveUnfinished(item)
+        } else if !configuration.resendLostAnswers {
+            finalFailure(item, code: code, message: message + " " + notResentBecause, uncertain: true, into: &actions)
         } else if item.attempts < configuration.maxAttempts {
             ready.append(item)
         } else {

@@ -11,9 +11,10 @@ extension BulkEngine {
     }
 
     public mutating func answered(_ sendID: SendID, _ response: PushResponse, now: Double) -> [Action] {
-        guard let flight = take(sendID) else { return [] }
+        guard let connection = sendConnection[sendID], let flight = take(sendID) else { return [] }
         var actions: [Action] = []
         var item = flight.item
+        answerReturned(on: connection)
         if response.isAccepted {
             finalAnswer(item, response, into: &actions)
         } else if response.isRetryable {
@@ -69,6 +70,8 @@ extension BulkEngine {
             }
             lost(
                 flight.item,
+                sendID: sendID,
+                serverLimit: connections[id]?.limit,
                 code: .streamReset,
                 message: "The server reset the stream (\(name)) without answering.",
                 now: now,

@@ -17,11 +17,17 @@ import PushCore
 ///   stream with NO_ERROR) is a normal completion and counts toward nothing.
 /// - "Not processed" (REFUSED_STREAM, above a GOAWAY's last-stream-id, never opened) is sent
 ///   again and is not uncertain.
-/// - An answer lost with its connection may have been delivered: sent again, marked uncertain.
+/// - An answer lost (a timeout, a reset, its connection) may have been delivered: marked
+///   uncertain, and sent again with the same `apns-id` only when the run's policy says so
+///   (``Configuration/resendLostAnswers``; a push type that acts twice is not by default).
+/// - Lost answers halve the streams in flight, once per round; answers grow them back by one
+///   per window's worth; a request reaching the deadline doubles it (up to a cap) rather than
+///   being copied; two connections in a row closed before answering anything stop the run
+///   (``Backoff``).
 /// - At or below a GOAWAY's last-stream-id without an answer: processed, not sent again.
 /// - 429, 500 and 503 are retried with back-off and full jitter, never sooner than Retry-After.
 /// - ``Configuration/maxAttempts`` caps every send of a notification, refusals included.
-/// - A request unanswered for ``Configuration/requestTimeout`` is cancelled.
+/// - A request unanswered by the deadline (``Configuration/requestTimeout``, grown) is cancelled.
 /// - When this side closes a connection it sends GOAWAY and waits, at most
 ///   ``Configuration/drainTimeout``, for the answers in flight.
 /// - A rejection that every notification would get (the credential, the topic, the payload)
@@ -116,6 +122,8 @@ public struct BulkEngine {
         var state = ConnectionState.connecting
         var limit: Int?
         var goAwayCounted = false
+        /// The server answered at least one of its streams.
+        var answeredAny = false
         var inFlight: [SendID: InFlight] = [:]
         var resetWindowStart: Double = 0
         var resetsInWindow = 0
@@ -196,6 +204,7 @@ public struct BulkEngine {
     var everConnected = false
     var lastConnectError = ""
     var started: Double?
+    var backoff: Backoff
     public internal(set) var summary = BulkSummary()
     public internal(set) var progress = BulkProgress()
 
@@ -208,6 +217,7 @@ public struct BulkEngine {
         self.random = SplitMix64(seed: seed ?? system.next())
         self.ids = UUIDSource(seed: seed.map { $0 ^ 0xA5A5_5A5A_C3C3_3C3C } ?? system.next())
         slots = Array(repeating: Slot(), count: max(1, configuration.connections))
+        backoff = Backoff(configuration: configuration)
     }
 
     /// True once the run stopped taking lines, whether asked to or at its end.
@@ -352,6 +362,7 @@ public struct BulkEngine {
         let lastStreamID = connection.lastStreamID
         connections[id] = nil
         var actions: [Action] = []
+        if lastStreamID == nil { closedWhileSending(connection, now: now, into: &actions) }
         replace(connection, into: &actions)
         for (sendID, flight) in connection.inFlight.sorted(by: { $0.key < $1.key }) {
             sendConnection[sendID] = nil
@@ -367,6 +378,8 @@ public struct BulkEngine {
             case (_?, nil):
                 lost(
                     flight.item,
+                    sendID: sendID,
+                    serverLimit: connection.limit,
                     code: .connectionClosed,
                     message: "The connection closed before the answer arrived.",
                     now: now,

@@ -142,6 +142,9 @@ public enum BulkStopCause: String, Sendable, Codable {
     case inputFailed = "input_failed"
     /// A resume read no tokens while the run it continues is unfinished.
     case noTokens = "no_tokens"
+    /// The server closed connections in a row, each before answering any of the streams it had
+    /// in flight (``BulkEngine/Configuration/closedUnansweredLimit``).
+    case closedBeforeAnswering = "closed_before_answering"
 }
 
 /// What a bulk run did, for the summary line and `--json`.
@@ -195,6 +198,16 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     /// Connections the server closed with GOAWAY, by the reason in its debug data
     /// (`IdleTimeout`: 1); `NO_ERROR` and the like when it gave no reason.
     public var goAways: [String: Int] = [:]
+    /// Answers lost in flight, by what happened (`timeout`, `stream_reset`,
+    /// `connection_closed`): each made the notification's result uncertain.
+    public var lostAnswers: [String: Int] = [:]
+    /// Times the streams in flight were halved because answers were lost.
+    public var inFlightReductions = 0
+    /// The fewest streams in flight per connection the run came down to, when it reduced them.
+    public var fewestInFlight: Int?
+    /// The deadline of a request, in seconds, when answers came later than the first one and it
+    /// grew.
+    public var requestTimeoutGrownTo: Double?
 
     public init() {}
 
@@ -202,7 +215,7 @@ public struct BulkSummary: Sendable, Encodable, Equatable {
     enum CodingKeys: String, CodingKey {
         case results, accepted, rejected, retried, failed, malformed, uncertain, outcomeUnknown, unfinished, requests
         case connections, seconds, rate, stoppedBy, skipped, unanswered, neverSent, resultsWritten, duplicates
-        case missingFromTokens
+        case missingFromTokens, lostAnswers, inFlightReductions, fewestInFlight, requestTimeoutGrownTo
     }
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }

@@ -5,7 +5,8 @@ public enum BulkResultCode: String, Sendable, Hashable, CaseIterable, CustomStri
     /// The line is not a device token.
     case malformedToken = "malformed_token"
     /// An earlier run sent it and stopped before its answer: it may or may not have been
-    /// delivered, and it is not sent again.
+    /// delivered. As an error, it was not sent again; as `uncertain_because`, it was, with the
+    /// same `apns-id` and collapse ID.
     case outcomeUnknown = "outcome_unknown"
     /// No answer came within the request timeout.
     case timeout

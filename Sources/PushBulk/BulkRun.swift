@@ -68,12 +68,19 @@ public final class BulkRun: @unchecked Sendable {
     /// standard output, no journal). A resume of an unfinished run whose journal is gone is
     /// refused (``BulkRunError/journalMissing(path:inFlightBound:)``) unless
     /// `acceptMissingJournal` takes the risk of sending again what was in flight.
+    ///
+    /// The header's ``BulkRunHeader/resendUncertain`` is the caller's choice, nil when it made
+    /// none: a new run then takes its push type's default
+    /// (``BulkDelivery/resendsUncertainByDefault(_:)``), a resume the policy the run recorded
+    /// (nil for a run recorded before there was one). The opened run's ``header`` holds the
+    /// outcome.
     public static func open(
         header: BulkRunHeader,
         results: String?,
         resume: String?,
         acceptMissingJournal: Bool = false
     ) throws -> BulkRun {
+        var header = header
         var locks: [FileLock] = []
         var state: ResumeState?
         var credentialChanged = false
@@ -90,6 +97,9 @@ public final class BulkRun: @unchecked Sendable {
                 )
             }
             state = loaded
+            if header.resendUncertain == nil { header.resendUncertain = loaded.header?.resendUncertain }
+        } else if header.resendUncertain == nil {
+            header.resendUncertain = BulkDelivery.resendsUncertainByDefault(PushType(header.pushType))
         }
         guard let path = results ?? resume else {
             return BulkRun(

@@ -20,7 +20,7 @@ public struct BulkRunError: ReportableError, CustomStringConvertible {
     public let file: String
     public let line: UInt
 
-    private init(_ code: Code, path: String?, _ message: String, hint: String?, file: String, line: UInt) {
+    init(_ code: Code, path: String?, _ message: String, hint: String?, file: String, line: UInt) {
         self.code = code
         self.path = path
         self.message = message
@@ -129,7 +129,7 @@ extension BulkRunError {
             path: path,
             "This results file belongs to another run: \(differences.joined(separator: ", ")) \(verb)\(credentialNote). Nothing was sent.",
             hint:
-                "Resume with exactly the credential, topic, push type, payload and gateway the run started with, or start a new run with a new results file.",
+                "Resume with exactly the credential, topic, push type, payload, gateway and shard the run started with (its results file's header records them), or start a new run with a new results file.",
             file: file,
             line: line
         )
@@ -220,4 +220,7 @@ extension ErrorCode {
     public static let runMismatch = ErrorCode("run_mismatch", failure: .invalidRequest)
     /// A results file that was not written by a bulk run.
     public static let notAResultsFile = ErrorCode("not_a_results_file", failure: .invalidRequest)
+    /// Results files given together that belong to different runs (another notification,
+    /// credential, gateway, token file or number of shards).
+    public static let runsDiffer = ErrorCode("runs_differ", failure: .invalidRequest)
 }

@@ -7,9 +7,10 @@ import PushCore
 /// with two texts, two credentials or to two gateways.
 public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// The version of this header's layout: 2 adds ``parameters``, 3 ``tokensFingerprint``, 4
-    /// records the parameters' options by name; an older header is read as before (its
-    /// parameters in the same form) and a resume still accepts it.
-    public var version = 4
+    /// records the parameters' options by name, 5 ``resendUncertain``,
+    /// ``collapseIDFromAPNsID`` and ``shard``; an older header is read as before (its parameters in the same
+    /// form) and a resume still accepts it.
+    public var version = 5
     /// `sha256:` and the hex SHA-256 of the certificate's DER, or of a token key's public key.
     public var credential: String
     public var topic: String?
@@ -32,6 +33,19 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
     /// is told so: the first file's tokens that are not in the new one would never be sent
     /// (``BulkRun/tokenFileChanged``). Nil for standard input and in older headers.
     public var tokensFingerprint: String?
+    /// The run's policy for a notification whose answer was lost (a timeout, a reset, a
+    /// connection lost in flight, a run killed with it in flight): true, sent again with the
+    /// same `apns-id` (and collapse ID); false, at most once: never sent again, its result
+    /// `uncertain`. A resume keeps it unless told otherwise. Nil in a header written before
+    /// version 5: that run's sends carried no collapse ID of their own, so its resume sends
+    /// nothing of it again unless told to.
+    public var resendUncertain: Bool?
+    /// True when each notification carries a collapse ID derived from its `apns-id`
+    /// (``BulkDelivery/collapseID(apnsID:)``); nil before version 5.
+    public var collapseIDFromAPNsID: Bool?
+    /// The shard of the token file this run sends (`send --shard K/N`, recorded as
+    /// `"shard":{"k":K,"n":N}`); nil for a whole run. A resume of another shard is refused.
+    public var shard: RunShard?
 
     public init(
         credential: String,
@@ -48,6 +62,7 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         payloadSHA256 = SHA256.hash(data: template.payload).map { String(format: "%02x", $0) }.joined()
         self.gateway = gateway
         self.parameters = parameters
+        collapseIDFromAPNsID = BulkDelivery.derivesCollapseID(for: template)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -57,6 +72,9 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
         case pushType = "push_type"
         case collapseID = "collapse_id"
         case payloadSHA256 = "payload_sha256"
+        case resendUncertain = "resend_uncertain"
+        case collapseIDFromAPNsID = "collapse_id_from_apns_id"
+        case shard
     }
 
     private struct Line: Codable { var run: BulkRunHeader }
@@ -132,6 +150,12 @@ public struct BulkRunHeader: Codable, Equatable, Sendable {
             differences.append("the collapse ID (\(said(collapseID)) then, \(said(other.collapseID)) now)")
         }
         if gateway != other.gateway { differences.append("the gateway (\(gateway) then, \(other.gateway) now)") }
+        if shard != other.shard {
+            let whole = "the whole list"
+            let then = shard.map { "shard \($0)" } ?? whole
+            let now = other.shard.map { "shard \($0)" } ?? whole
+            differences.append("the shard (\(then) then, \(now) now; resume each shard with its own --shard)")
+        }
         return differences
     }
 }

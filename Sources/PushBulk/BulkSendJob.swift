@@ -28,8 +28,18 @@ public enum BulkSendJob {
         public var results: String?
         /// The results file of a run to continue.
         public var resume: String?
+        /// The engine's options; its policy for lost answers is set from ``resendUncertain``.
         public var options: BulkEngine.Configuration
+        /// What becomes of a notification whose answer was lost (a timeout, a reset, a connection
+        /// lost in flight, or a run killed with it in flight): true, sent again with the same
+        /// `apns-id` and collapse ID; false, at most once. Nil: a new run takes its push type's
+        /// default (``BulkDelivery/resendsUncertainByDefault(_:)``: yes unless a second delivery
+        /// acts twice), a resume the policy the run recorded.
+        public var resendUncertain: Bool?
         public var allowDuplicates: Bool
+        /// The shard of the token list this run sends (the tokens ``RunShard/holds(token:)``),
+        /// recorded in its header; nil for every token. A resume gives the run's own shard.
+        public var shard: RunShard?
         /// Resume a run that did not finish although its journal is gone, accepting that what
         /// was in flight when it stopped is sent again (``BulkRunError/journalMissing(path:inFlightBound:)``).
         public var resumeWithoutJournal: Bool
@@ -46,8 +56,12 @@ public enum BulkSendJob {
             options: BulkEngine.Configuration = .init(),
             allowDuplicates: Bool = false,
             resumeWithoutJournal: Bool = false,
-            parameters: BulkRunParameters? = nil
+            parameters: BulkRunParameters? = nil,
+            resendUncertain: Bool? = nil,
+            shard: RunShard? = nil
         ) {
+            self.resendUncertain = resendUncertain
+            self.shard = shard
             self.configuration = configuration
             self.template = template
             self.tokens = tokens
@@ -68,11 +82,13 @@ public enum BulkSendJob {
         public let source: TokenSource
         /// The token input as given (a path, or - for standard input).
         public let tokens: String
+        /// The shard the run sends; nil for every token.
+        public let shard: RunShard?
 
         /// Lines left to do, counted first for a regular file (nil for standard input): what a
         /// progress display shows as its total.
         public func remainingLines() -> Int? {
-            TokenFeed.countEntries(path: tokens).map { max(0, $0 - (run.state?.finalCount ?? 0)) }
+            TokenFeed.countEntries(path: tokens, shard: shard).map { max(0, $0 - (run.state?.finalCount ?? 0)) }
         }
     }
 
@@ -118,6 +134,8 @@ public enum BulkSendJob {
             }
         )
         header.tokensFingerprint = BulkRunHeader.fingerprint(ofTokenFile: request.tokens)
+        header.resendUncertain = request.resendUncertain
+        header.shard = request.shard
         let source: TokenSource = request.tokens == "-" ? await .standardInput() : .file(request.tokens)
         if request.tokens == "-", isatty(STDIN_FILENO) == 1 {
             _ = try TokenFeed.open(path: "-")  // refused, with its message
@@ -128,14 +146,26 @@ public enum BulkSendJob {
             resume: request.resume,
             acceptMissingJournal: request.resumeWithoutJournal
         )
+        // The policy the run goes by: asked for, recorded by the run resumed, or the push type's.
+        var options = request.options
+        let policy = run.header.resendUncertain
+        options.resendLostAnswers = policy ?? BulkDelivery.resendsUncertainByDefault(request.template.pushType)
+        // A run recorded before the policy existed sent without collapse IDs of its own: what it
+        // had in flight is sent again only when asked.
+        options.resendUncertain = policy ?? false
         let feed: TokenFeed
         let sender: BulkSender
         do {
-            feed = try TokenFeed.open(path: request.tokens, resume: run.state, allowDuplicates: request.allowDuplicates)
+            feed = try TokenFeed.open(
+                path: request.tokens,
+                resume: run.state,
+                allowDuplicates: request.allowDuplicates,
+                shard: request.shard
+            )
             sender = try BulkSender(
                 configuration: request.configuration,
                 template: request.template,
-                options: request.options,
+                options: options,
                 feed: feed,
                 output: run.output
             )
@@ -143,7 +173,9 @@ public enum BulkSendJob {
             run.abandon()
             throw error
         }
-        observer.willSend(Started(sender: sender, run: run, source: source, tokens: request.tokens))
+        observer.willSend(
+            Started(sender: sender, run: run, source: source, tokens: request.tokens, shard: request.shard)
+        )
         var summary: BulkSummary
         do {
             summary = try await sender.run()

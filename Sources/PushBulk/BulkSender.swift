@@ -33,6 +33,9 @@ public final class BulkSender: @unchecked Sendable {
     let tokens: ProviderTokenCache?
     let encoder: RequestEncoder
     let body: ByteBuffer
+    /// Each notification carries a collapse ID derived from its `apns-id`
+    /// (``BulkDelivery/derivesCollapseID(for:)``), so a second delivery replaces the first.
+    let derivesCollapseID: Bool
 
     // Loop-confined state.
     var engine: BulkEngine
@@ -77,6 +80,8 @@ public final class BulkSender: @unchecked Sendable {
         options.requestTimeout = configuration.timeouts.request
         // A token from elsewhere can be replaced when APNs refuses it; one signed here cannot.
         options.refreshesProviderToken = tokens?.needsPreparing == true
+        options.pushType = template.pushType
+        derivesCollapseID = BulkDelivery.derivesCollapseID(for: template)
         engine = BulkEngine(configuration: options)
         let endpoint = configuration.endpoint
         encoder = RequestEncoder(
@@ -291,7 +296,12 @@ public final class BulkSender: @unchecked Sendable {
         }
         var headers = HPACKHeaders()
         headers.reserveCapacity(headerCount)
-        encoder.forEachHeader(deviceHex: send.token, apnsID: send.apnsID, authorization: authorization(bearer)) {
+        encoder.forEachHeader(
+            deviceHex: send.token,
+            apnsID: send.apnsID,
+            collapseID: derivesCollapseID ? BulkDelivery.collapseID(apnsID: send.apnsID) : nil,
+            authorization: authorization(bearer)
+        ) {
             headers.add(name: $0, value: $1, indexing: $2 ? .indexable : .nonIndexable)
         }
         headerCount = max(headerCount, headers.count)

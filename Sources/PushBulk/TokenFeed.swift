@@ -35,6 +35,8 @@ public final class TokenFeed: @unchecked Sendable {
     private let resume: ResumeState?
     private let capacity: Int
     private let allowDuplicates: Bool
+    /// The shard whose lines this feed hands over; nil for every line.
+    private let shard: RunShard?
     /// Tokens met so far (with the ones earlier runs finished or had in flight): a token listed
     /// twice is sent once. Eight bytes a token.
     private var seen = Set<UInt64>()
@@ -45,23 +47,31 @@ public final class TokenFeed: @unchecked Sendable {
     /// Reads `descriptor` (closed at the end when `ownsDescriptor`); lines with a final
     /// answer in `resume` are skipped.
     /// A token listed again is skipped (counted in ``duplicates``) unless `allowDuplicates`.
+    /// With `shard`, only the lines of that shard are read as entries (``RunShard/holds(line:)``);
+    /// the others are passed over as blank lines are.
     public init(
         descriptor: FileDescriptor,
         ownsDescriptor: Bool,
         resume: ResumeState? = nil,
         allowDuplicates: Bool = false,
+        shard: RunShard? = nil,
         capacity: Int = 8_192
     ) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
         self.resume = resume
         self.allowDuplicates = allowDuplicates
+        self.shard = shard
         self.capacity = capacity
     }
 
     /// Opens a token file, or standard input for "-".
-    public static func open(path: String, resume: ResumeState? = nil, allowDuplicates: Bool = false) throws -> TokenFeed
-    {
+    public static func open(
+        path: String,
+        resume: ResumeState? = nil,
+        allowDuplicates: Bool = false,
+        shard: RunShard? = nil
+    ) throws -> TokenFeed {
         if path == "-" {
             // Tokens typed at a terminal would wait silently for end of input; a resume
             // printed for a pipe would look like it hangs.
@@ -72,7 +82,8 @@ public final class TokenFeed: @unchecked Sendable {
                 descriptor: .standardInput,
                 ownsDescriptor: false,
                 resume: resume,
-                allowDuplicates: allowDuplicates
+                allowDuplicates: allowDuplicates,
+                shard: shard
             )
         }
         var isFolder: ObjCBool = false
@@ -97,7 +108,8 @@ public final class TokenFeed: @unchecked Sendable {
                 descriptor: descriptor,
                 ownsDescriptor: true,
                 resume: resume,
-                allowDuplicates: allowDuplicates
+                allowDuplicates: allowDuplicates,
+                shard: shard
             )
         } catch {
             throw CredentialError(
@@ -110,8 +122,9 @@ public final class TokenFeed: @unchecked Sendable {
     }
 
     /// Counts the lines that hold something other than a comment (the total a progress bar
-    /// shows), for a regular file; nil for a pipe. Reads the file once, in constant memory.
-    public static func countEntries(path: String) -> Int? {
+    /// shows), those of `shard` alone when given, for a regular file; nil for a pipe. Reads
+    /// the file once, in constant memory.
+    public static func countEntries(path: String, shard: RunShard? = nil) -> Int? {
         // Only a regular file has an end to count to: a pipe, a FIFO or a device such as
         // /dev/zero would be read for ever.
         guard path != "-",
@@ -119,6 +132,7 @@ public final class TokenFeed: @unchecked Sendable {
             let handle = FileHandle(forReadingAtPath: path)
         else { return nil }
         defer { try? handle.close() }
+        if let shard { return countEntries(handle, shard: shard) }
         var count = 0
         var lineHasContent = false
         var inComment = false
@@ -142,6 +156,51 @@ public final class TokenFeed: @unchecked Sendable {
         }
         if lineHasContent { count += 1 }
         return count
+    }
+
+    /// Counts the lines of `shard`, placed as the reader places them (``placement(of:)``).
+    private static func countEntries(_ handle: FileHandle, shard: RunShard) -> Int {
+        var count = 0
+        var line: [UInt8] = []
+        func endLine() {
+            if line.count > maximumLineLength {
+                if shard.holds(line: Array(preview(line).utf8)) { count += 1 }
+            } else if let placed = placement(of: line[...]), shard.holds(line: placed) {
+                count += 1
+            }
+            line.removeAll(keepingCapacity: true)
+        }
+        while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {
+            for byte in data {
+                if byte == UInt8(ascii: "\n") {
+                    endLine()
+                } else if line.count <= maximumLineLength {
+                    line.append(byte)
+                }
+            }
+        }
+        if !line.isEmpty { endLine() }
+        return count
+    }
+
+    /// What places a line in a shard: its token's lower-case hex when the line holds a token
+    /// (so that the same token lands in the same shard however it is written), else its text
+    /// without the comment and the surrounding spaces; nil for a line of nothing but those.
+    static func placement(of line: ArraySlice<UInt8>) -> [UInt8]? {
+        guard let text = content(of: line) else { return nil }
+        if let token = DeviceToken(plainHex: text) ?? (try? DeviceToken(String(decoding: text, as: UTF8.self))) {
+            return Array(token.hex.utf8)
+        }
+        return Array(text)
+    }
+
+    /// A line without its comment and the spaces around what is left; nil when nothing is.
+    static func content(of line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        var end = line.firstIndex(of: UInt8(ascii: "#")) ?? line.endIndex
+        var start = line.startIndex
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        return start < end ? line[start..<end] : nil
     }
 
     /// Starts reading. `wake` is called (from the reader thread) when entries arrive after a
@@ -315,8 +374,9 @@ public final class TokenFeed: @unchecked Sendable {
     /// tokens already met.
     private func entry(line: [UInt8], number: Int, overlong: Bool) -> TokenEntry? {
         if overlong {
-            count { $0.entries += 1 }
             let text = Self.preview(line)
+            if let shard, !shard.holds(line: Array(text.utf8)) { return nil }
+            count { $0.entries += 1 }
             if resume?.isDone(malformedText: text) == true {
                 count { $0.skipped += 1 }
                 return nil
@@ -327,13 +387,7 @@ public final class TokenFeed: @unchecked Sendable {
                 message: "The line is longer than \(Self.maximumLineLength) bytes; a device token is 64 hex digits."
             )
         }
-        var end = line.firstIndex(of: UInt8(ascii: "#")) ?? line.endIndex
-        var start = line.startIndex
-        while start < end, Self.isSpace(line[start]) { start += 1 }
-        while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
-        guard start < end else { return nil }
-        count { $0.entries += 1 }
-        let text = line[start..<end]
+        guard let text = Self.content(of: line[...]) else { return nil }
         var token = DeviceToken(plainHex: text)
         var problem: String?
         if token == nil {
@@ -343,6 +397,8 @@ public final class TokenFeed: @unchecked Sendable {
                 problem = (error as? PushCoreError)?.message ?? "This is not a device token."
             }
         }
+        if let shard, !shard.holds(line: token.map { Array($0.hex.utf8) } ?? Array(text)) { return nil }
+        count { $0.entries += 1 }
         guard let token else {
             let preview = Self.preview(text)
             if resume?.isDone(malformedText: preview) == true {

@@ -27,6 +27,9 @@ public struct RequestEncoder: Sendable {
     public let authority: String
     /// Everything after `:authority` that is the same for every device, in APNs' documented order.
     private let common: [Header]
+    /// Where in ``common`` a collapse ID of one request goes (APNs' order: after the
+    /// expiration, before the content length).
+    private let collapseIndex: Int
 
     public init(template: NotificationTemplate, authority: String) {
         self.template = template
@@ -39,6 +42,7 @@ public struct RequestEncoder: Sendable {
             common.append(Header(APNsHeader.expiration, String(Int(expiration.timeIntervalSince1970))))
         }
         if let collapseID = template.collapseID { common.append(Header(APNsHeader.collapseID, collapseID)) }
+        collapseIndex = common.count
         common.append(Header(APNsHeader.contentLength, String(template.payload.count)))
         self.common = common
     }
@@ -66,10 +70,13 @@ public struct RequestEncoder: Sendable {
     /// The same headers, in the same order, handed to `body` one by one (name, value, whether
     /// it is worth indexing) instead of gathered: a bulk run builds its transport's header block
     /// directly. `authorization` is ``authorization(bearer:)``'s value, which a caller sending
-    /// many requests with one token makes once.
+    /// many requests with one token makes once. `collapseID` is this request's own
+    /// `apns-collapse-id` (a bulk run's, derived from its `apns-id`): used only when the template
+    /// has none, in its place in APNs' order, and not indexed (it differs in every request).
     public func forEachHeader(
         deviceHex hex: String,
         apnsID: String?,
+        collapseID: String? = nil,
         authorization: String?,
         _ body: (_ name: String, _ value: String, _ indexable: Bool) -> Void
     ) {
@@ -77,7 +84,12 @@ public struct RequestEncoder: Sendable {
         body(":scheme", "https", true)
         body(":path", Self.path(deviceHex: hex), false)
         body(":authority", authority, true)
-        for header in common { body(header.name, header.value, header.indexable) }
+        for (index, header) in common.enumerated() {
+            if index == collapseIndex, let collapseID, template.collapseID == nil {
+                body(APNsHeader.collapseID, collapseID, false)
+            }
+            body(header.name, header.value, header.indexable)
+        }
         if let apnsID { body(APNsHeader.id, apnsID, false) }
         // The same provider token goes with every request for up to an hour: indexed, it costs a
         // byte or two per request instead of some two hundred.

@@ -25,7 +25,7 @@ struct APNSCtl: AsyncParsableCommand {
         subcommands: [
             Inspect.self, Request.self, Import.self, Update.self, List.self, Check.self, Export.self, Remove.self,
             Handshake.self, Send.self, Channels.self, Trust.self,
-            Preflight.self, Gateway.self, Exporter.self, Team.self, Store.self,
+            Preflight.self, Gateway.self, Exporter.self, Team.self, Store.self, Results.self,
         ]
     )
 

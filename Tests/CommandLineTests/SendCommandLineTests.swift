@@ -28,6 +28,11 @@ import Testing
             "--quiet", "--allow-duplicates", "--alert", "New release",
         ],
         ["app", "--tokens", "tokens.txt", "--resume", "sent.jsonl", "--resend-uncertain", "--alert", "x"],
+        ["app", "--tokens", "tokens.txt", "--results", "sent.jsonl", "--no-resend-uncertain", "--alert", "x"],
+        [
+            "app", "--tokens", "tokens.txt", "--results", "sent.jsonl", "--resend-uncertain", "--payload", "voip.json",
+            "--push-type", "voip",
+        ],
         ["app", "--tokens", "tokens.txt", "--resume", "sent.jsonl", "--resume-without-journal", "--alert", "x"],
         ["app", "--channel", channel, "--event", "update", "--content-state", "{\"score\":1}"],
         [
@@ -76,6 +81,9 @@ import Testing
         ["app", "--token", token, "--alert", "x", "--apns-id", "not-a-uuid"],
         ["app", "--token", token, "--alert", "x", "--expiration", "yesterday"],
         ["app", "--token", token, "--alert", "x", "--results", "r.jsonl"],
+        ["app", "--token", token, "--alert", "x", "--no-resend-uncertain"],
+        ["app", "--token", token, "--alert", "x", "--resend-uncertain"],
+        ["app", "--tokens", "t.txt", "--results", "r", "--alert", "x", "--resend-uncertain", "--no-resend-uncertain"],
         ["app", "--tokens", "t.txt", "--alert", "x"],
         ["app", "--tokens", "t.txt", "--results", "r", "--alert", "x", "--connections", "17"],
         ["app", "--token", token, "--channel", channel, "--alert", "x"],

@@ -37,7 +37,7 @@ import Testing
             "com.example.app", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "--ipv6",
             "--resume-without-journal", "--resume", "sent.jsonl",
         ],
-        ["app", "--tokens", "t.txt", "--results", "r.jsonl", "--payload", "-", "--ipv4"],
+        ["app", "--tokens", "t.txt", "--results", "r.jsonl", "--payload", "-", "--ipv4", "--no-resend-uncertain"],
         ["app", "--tokens", "t.txt", "--results", "r.jsonl", "--alert", "x", "--password-stdin"],
         [
             "app", "--tokens", "t.txt", "--results", "r.jsonl", "--event", "start", "--attributes-type", "Match",

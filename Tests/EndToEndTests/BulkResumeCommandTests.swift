@@ -40,7 +40,7 @@ struct BulkResumeCommandTests {
         let header =
             try String(contentsOfFile: folder.path(resultsFile), encoding: .utf8)
             .split(separator: "\n").first.map(String.init) ?? ""
-        #expect(header.contains(#""version":4"#) && header.contains(#""password-env":["MINT"]"#), "\(header)")
+        #expect(header.contains(#""version":5"#) && header.contains(#""password-env":["MINT"]"#), "\(header)")
         #expect(!header.contains(GatewayCommandTests.password), "no secret in the header")
         production.stop()
         try? FileManager.default.removeItem(atPath: pki.folder.path("\(name).port"))

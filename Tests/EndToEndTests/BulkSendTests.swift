@@ -265,14 +265,16 @@ struct BulkSendTests {
         #expect(stats["accepted"] as? Int == bulk.tokens.count)
     }
 
-    @Test func resumeAfterSIGKILLDeliversNothingTwice() throws {
+    /// At most once (`--no-resend-uncertain`), recorded in the run's header and kept by its
+    /// resume without being given again.
+    @Test func resumeAfterSIGKILLOfAnAtMostOnceRunDeliversNothingTwice() throws {
         let bulk = try BulkSetting(
             gateway: ["--latency-ms", "3", "--max-concurrent-streams", "50"],
             tokens: 15_000,
             seed: 4
         )
         // First run: killed without warning once a few thousand results are written.
-        let process = try bulk.killMidRun(after: 3_000)
+        let process = try bulk.killMidRun(after: 3_000, extra: ["--no-resend-uncertain"])
         #expect(process.terminationReason == .uncaughtSignal)
         let firstRun = try Self.results(bulk.resultsFile).count
         #expect(firstRun >= 3_000 && firstRun < bulk.tokens.count, "killed mid-run: \(firstRun) results")

@@ -40,12 +40,12 @@ struct BulkSetting {
         try BulkSendTests.run(arguments + extra, timeout: timeout)
     }
 
-    /// Starts the run writing to the results file, and kills it (SIGKILL) once `count` results
-    /// are written; returns the ended process.
+    /// Starts the run writing to the results file (with `extra` options), and kills it
+    /// (SIGKILL) once `count` results are written; returns the ended process.
     @discardableResult
-    func killMidRun(after count: Int) throws -> Process {
+    func killMidRun(after count: Int, extra: [String] = []) throws -> Process {
         let process = try BulkSendTests.startSend(
-            arguments + ["--results", resultsFile],
+            arguments + extra + ["--results", resultsFile],
             stderr: FileHandle.nullDevice
         )
         BulkSendTests.waitForResults(resultsFile, atLeast: count)

@@ -30,7 +30,8 @@ struct HelpExamplesTests {
     /// The commands, in the order their examples run; every command of the binary must be here.
     static let order: [[String]] = [
         ["gateway"], ["gateway", "mint-identity"], ["gateway", "serve"], ["request"], ["inspect"], ["import"],
-        ["list"], ["update"], ["check"], ["handshake"], ["send"], ["channels"], ["channels", "create"],
+        ["list"], ["update"], ["check"], ["handshake"], ["send"], ["results"], ["results", "summary"],
+        ["results", "tokens"], ["channels"], ["channels", "create"],
         ["channels", "list"], ["channels", "show"], ["channels", "delete"], ["preflight"], ["trust"], ["exporter"],
         ["export"], ["store"], ["store", "copy"],
         ["remove"],

@@ -298,12 +298,19 @@ import Testing
     }
 
     @Test func aRequestUnansweredForTheTimeoutIsCancelledAndResentAsUncertain() {
-        var harness = Harness { $0.requestTimeout = 3 }
+        var harness = Harness {
+            $0.requestTimeout = 3
+            $0.requestTimeoutGrowth = 2
+        }
         harness.begin(tokens: 2)
         harness.answer(harness.opened[0])
         harness.advance(to: 2.9, fill: false)
         #expect(!harness.actions.contains { if case .cancel = $0 { true } else { false } })
-        harness.advance(to: 3, fill: false)
+        // Reaching the deadline doubles it instead of making a copy...
+        harness.advance(to: 5.9, fill: false)
+        #expect(!harness.actions.contains { if case .cancel = $0 { true } else { false } })
+        // ...and the grown deadline gives the request up.
+        harness.advance(to: 6, fill: false)
         #expect(harness.actions.contains(.cancel(harness.opened[1].id, 1)))
         harness.apply(harness.engine.fill(now: harness.now))
         let again = harness.opened.last!

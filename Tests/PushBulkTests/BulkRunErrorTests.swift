@@ -31,6 +31,12 @@ struct BulkRunErrorTests {
             (.cannotRepair(path: "b.jsonl", reason: "disk full"), "write_failed", "b.jsonl", .couldNotCheck),
             (.terminalInput(), "terminal_input", nil, .invalidRequest),
             (.journalMissing(path: "sent.jsonl", inFlightBound: 2000), "journal_missing", "sent.jsonl", .problem),
+            (.resultsCannotBeRead(path: "s.jsonl", reason: "denied"), "results_unreadable", "s.jsonl", .couldNotCheck),
+            (.noRunHeaderToCompare(path: "s.jsonl"), "not_a_results_file", "s.jsonl", .invalidRequest),
+            (
+                .runsDiffer(path: "b.jsonl", first: "a.jsonl", differences: ["the payload"]), "runs_differ", "b.jsonl",
+                .invalidRequest
+            ),
         ]
         for (error, code, path, failure) in cases {
             #expect(error.code.description == code)
@@ -61,6 +67,14 @@ struct BulkRunErrorTests {
         #expect(
             BulkRunError.runMismatch(path: "r", differences: ["the payload", "the topic"], credentialDiffers: false)
                 .message == "This results file belongs to another run: the payload, the topic differ. Nothing was sent."
+        )
+    }
+
+    @Test func filesOfDifferentRunsAreNamedWithWhatDiffers() {
+        #expect(
+            BulkRunError.runsDiffer(path: "b", first: "a", differences: ["the payload", "the topic (x then, y now)"])
+                .message
+                == "This results file belongs to another run than a: the payload, the topic (x then, y now) differ. Nothing was counted."
         )
     }
 

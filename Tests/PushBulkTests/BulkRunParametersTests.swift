@@ -40,7 +40,7 @@ struct BulkRunParametersTests {
 
     @Test func theParametersAreWrittenByName() throws {
         let header = Self.header(Self.command())
-        #expect(header.version == 4)
+        #expect(header.version == 5)
         let line = header.jsonLine
         #expect(
             line.contains(

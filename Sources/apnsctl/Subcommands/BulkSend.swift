@@ -19,8 +19,14 @@ extension Send {
         var options = BulkEngine.Configuration()
         options.connections = connections
         options.maxAttempts = maxAttempts
-        options.resendUncertain = resendUncertain
         let display = BulkDisplay(quiet: quiet, style: style)
+        let chosen = try shard.map { try ShardOption.resolve($0) }
+        if let chosen, let variable = chosen.variable, !quiet {
+            printError(
+                style.paint("note: ", .bold)
+                    + "sending shard \(chosen.shard) of the list: K = \(chosen.shard.k) from \(variable)."
+            )
+        }
         let outcome = try await withUserErrors {
             // A placeholder token: the template's own token is never sent.
             let prepared = try await prepare(token: try DeviceToken(bytes: [0]), quietNotes: quiet)
@@ -33,7 +39,9 @@ extension Send {
                 options: options,
                 allowDuplicates: allowDuplicates,
                 resumeWithoutJournal: resumeWithoutJournal,
-                parameters: recordedParameters(environment: prepared.plan.environment)
+                parameters: recordedParameters(environment: prepared.plan.environment),
+                resendUncertain: resendPolicy,
+                shard: chosen?.shard
             )
             return try await BulkSendJob.run(request, observer: display)
         }
@@ -42,7 +50,15 @@ extension Send {
         if json, outcome.resultsPath != nil {
             try printJSON(BulkSummaryOutput(results: outcome.resultsPath, summary: summary))
         } else if !quiet {
-            printError(render(summary, resultsPath: outcome.resultsPath, resume: command, style: style))
+            printError(
+                render(
+                    summary,
+                    resultsPath: outcome.resultsPath,
+                    resume: command,
+                    resends: outcome.recorded.resendUncertain == true,
+                    style: style
+                )
+            )
         }
         if let cause = summary.stoppedBy {
             if quiet || json {
@@ -56,7 +72,7 @@ extension Send {
 
     /// What the stop left, in numbers that add up: results written, answers whose result was
     /// lost with a failed write, sends without an answer, and lines never sent.
-    private func stopAccount(_ summary: BulkSummary, resultsPath: String?) -> [String] {
+    private func stopAccount(_ summary: BulkSummary, resultsPath: String?, resends: Bool) -> [String] {
         let count = { (value: Int) in value.formatted(.number.grouping(.automatic)) }
         guard let resultsPath else {
             return [
@@ -72,10 +88,18 @@ extension Send {
         let lost = summary.results - summary.resultsWritten
         if lost > 0 {
             parts.append(
-                "\(count(lost)) answered whose results could not be written (outcome_unknown on resume: not sent again)"
+                "\(count(lost)) answered whose results could not be written"
+                    + (resends
+                        ? " (sent again on resume, with the same apns-id and collapse ID)"
+                        : " (outcome_unknown on resume: not sent again)")
             )
         }
-        parts.append("\(count(summary.unanswered)) sent without an answer (outcome_unknown on resume: not sent again)")
+        parts.append(
+            "\(count(summary.unanswered)) sent without an answer"
+                + (resends
+                    ? " (sent again on resume, with the same apns-id and collapse ID)"
+                    : " (outcome_unknown on resume: not sent again)")
+        )
         parts.append("\(count(summary.neverSent)) read and never sent")
         return [
             "so far: " + parts.joined(separator: "; ") + ".",
@@ -87,6 +111,7 @@ extension Send {
         _ summary: BulkSummary,
         resultsPath: String?,
         resume: ResumeCommand,
+        resends: Bool,
         style: TerminalStyle
     ) -> String {
         var lines: [String] = []
@@ -113,12 +138,16 @@ extension Send {
         lines.append("  " + details.joined(separator: " · "))
         if summary.uncertain > summary.outcomeUnknown {
             lines.append(
-                "  uncertain: \(count(summary.uncertain - summary.outcomeUnknown)) answers were lost in flight, so those notifications were sent again and may have arrived twice (\"uncertain\": true in the results)."
+                "  uncertain: \(count(summary.uncertain - summary.outcomeUnknown)) answers were lost in flight (\"uncertain\": true in the results, and why): "
+                    + (resends
+                        ? "those notifications were sent again with the same apns-id and collapse ID."
+                        : "they were not sent again.")
             )
         }
+        lines += backoffLines(summary)
         if summary.outcomeUnknown > 0 {
             lines.append(
-                "  outcome unknown: \(count(summary.outcomeUnknown)) lines were in flight when the earlier run stopped; they may have been delivered and were not sent again (\"error\": \"outcome_unknown\"; --resend-uncertain sends them)."
+                "  outcome unknown: \(count(summary.outcomeUnknown)) lines were in flight when the earlier run stopped; they may have been delivered and were not sent again (\"error\": \"outcome_unknown\"; a resume with --resend-uncertain sends such lines again)."
             )
         }
         for (reason, times) in summary.goAways.sorted(by: { $0.key < $1.key }) {
@@ -145,7 +174,7 @@ extension Send {
         if let cause = summary.stoppedBy {
             let what = cause == .interrupted ? "interrupted" : "stopped"
             lines.append(style.paint("\(what): ", .red, .bold) + (summary.stopMessage ?? "the run stopped early"))
-            lines += stopAccount(summary, resultsPath: resultsPath).map { "  " + $0 }
+            lines += stopAccount(summary, resultsPath: resultsPath, resends: resends).map { "  " + $0 }
             if let hint = summary.stopHint { lines.append("  " + style.paint("→ \(hint)", .bold)) }
             if !summary.resultsLost { lines += resume.render().map { "  " + $0 } }
         }

@@ -194,12 +194,21 @@ extension Gateway {
         @Option(
             name: .customLong("stats"),
             help: ArgumentHelp(
-                "On exit, write what the gateway counted (streams, accepted, rejected by reason, most concurrent streams, refused streams, GOAWAYs) here as JSON.",
+                "On exit, write what the gateway counted (streams, accepted, rejected by reason, most concurrent streams, refused streams, GOAWAYs), per device the notifications delivered and shown, and the streams in flight over time here as JSON.",
                 valueName: "FILE"
             ),
             completion: .file()
         )
         var statsFile: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "On exit, write per device the notifications a person would see (apns-id, collapse id, push type; the same collapse id shown once) here, one JSON line per device.",
+                valueName: "FILE"
+            ),
+            completion: .file()
+        )
+        var shown: String?
 
         @Flag(help: "Let --ca-out overwrite an existing file.")
         var force = false
@@ -254,49 +263,6 @@ extension Gateway {
 
         @Flag(help: "Answer before reading the body and reset the stream with NO_ERROR, as nginx does.")
         var earlyAnswer = false
-
-        func validate() throws {
-            if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together.") }
-            if !idleTimeout.isFinite || idleTimeout < 0 {
-                throw ValidationError("--idle-timeout is 0 or more seconds.")
-            }
-            if !handshakeTimeout.isFinite || handshakeTimeout <= 0 {
-                throw ValidationError("--handshake-timeout is more than 0 seconds.")
-            }
-            if !firstRequestTimeout.isFinite || firstRequestTimeout < 0 {
-                throw ValidationError("--first-request-timeout is 0 (never) or more seconds.")
-            }
-            if maxConnections < 1 { throw ValidationError("--max-connections is 1 or more.") }
-            if !tokenKeys.isEmpty, teamID == nil { throw ValidationError("--token-key needs --team-id.") }
-            for rate in [rate429, rate500, rate503] where !(0...1).contains(rate) {
-                throw ValidationError("Fault rates are fractions between 0 and 1.")
-            }
-            if rate429 + rate500 + rate503 > 1 { throw ValidationError("The fault rates add up to more than 1.") }
-            if let changeStreams, parsedChange(changeStreams) == nil {
-                throw ValidationError("--change-streams takes K:N, e.g. 10:500.")
-            }
-            for entry in tokenKeys {
-                let parts = entry.split(separator: "=", maxSplits: 1)
-                if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty {
-                    throw ValidationError("--token-key takes KEYID=PUBLIC-KEY.pem, not \(entry).")
-                }
-            }
-            _ = try keyScopeDeclarations()
-            if !(0...65535).contains(port) { throw ValidationError("--port is between 0 (any free port) and 65535.") }
-            if !(1...Int(Int32.max)).contains(maxConcurrentStreams) {
-                throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).")
-            }
-            if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) {
-                throw ValidationError("--latency-ms is between 0 and 600000.")
-            }
-            if let goAwayAfter, goAwayAfter < 1 {
-                throw ValidationError("--goaway-after counts answered streams from 1.")
-            }
-            if let dropAfter, dropAfter < 1 { throw ValidationError("--drop-after is 1 or more.") }
-            if let closeAfter, closeAfter < 0 {
-                throw ValidationError("--close-after is 0 (close on the first request, unanswered) or more.")
-            }
-        }
 
         func run() async throws {
             try await withUserErrors {

@@ -8,6 +8,50 @@ import Glibc
 #endif
 
 extension Gateway.Serve {
+    /// The options checked together, before anything starts.
+    func validate() throws {
+        if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together.") }
+        if !idleTimeout.isFinite || idleTimeout < 0 {
+            throw ValidationError("--idle-timeout is 0 or more seconds.")
+        }
+        if !handshakeTimeout.isFinite || handshakeTimeout <= 0 {
+            throw ValidationError("--handshake-timeout is more than 0 seconds.")
+        }
+        if !firstRequestTimeout.isFinite || firstRequestTimeout < 0 {
+            throw ValidationError("--first-request-timeout is 0 (never) or more seconds.")
+        }
+        if maxConnections < 1 { throw ValidationError("--max-connections is 1 or more.") }
+        if !tokenKeys.isEmpty, teamID == nil { throw ValidationError("--token-key needs --team-id.") }
+        for rate in [rate429, rate500, rate503] where !(0...1).contains(rate) {
+            throw ValidationError("Fault rates are fractions between 0 and 1.")
+        }
+        if rate429 + rate500 + rate503 > 1 { throw ValidationError("The fault rates add up to more than 1.") }
+        if let changeStreams, parsedChange(changeStreams) == nil {
+            throw ValidationError("--change-streams takes K:N, e.g. 10:500.")
+        }
+        for entry in tokenKeys {
+            let parts = entry.split(separator: "=", maxSplits: 1)
+            if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty {
+                throw ValidationError("--token-key takes KEYID=PUBLIC-KEY.pem, not \(entry).")
+            }
+        }
+        _ = try keyScopeDeclarations()
+        if !(0...65535).contains(port) { throw ValidationError("--port is between 0 (any free port) and 65535.") }
+        if !(1...Int(Int32.max)).contains(maxConcurrentStreams) {
+            throw ValidationError("--max-concurrent-streams is between 1 and \(Int32.max).")
+        }
+        if !latencyMilliseconds.isFinite || !(0...600_000).contains(latencyMilliseconds) {
+            throw ValidationError("--latency-ms is between 0 and 600000.")
+        }
+        if let goAwayAfter, goAwayAfter < 1 {
+            throw ValidationError("--goaway-after counts answered streams from 1.")
+        }
+        if let dropAfter, dropAfter < 1 { throw ValidationError("--drop-after is 1 or more.") }
+        if let closeAfter, closeAfter < 0 {
+            throw ValidationError("--close-after is 0 (close on the first request, unanswered) or more.")
+        }
+    }
+
     /// --key-environment and --key-topic, checked against --token-key and the gateway's environment.
     func keyScopeDeclarations() throws -> (
         environments: [String: PushEnvironment], topics: [String: [String]], otherEnvironmentKeyIDs: Set<String>
@@ -80,7 +124,7 @@ extension Gateway.Serve {
         return configuration
     }
 
-    /// --token-key with its --key-environment and --key-topic scopes, --ca-out, --port-file, --stats.
+    /// --token-key with its --key-environment and --key-topic scopes, --ca-out, --port-file, --stats, --shown.
     func serveFiles() throws -> LocalGateway.ServeFiles {
         let scopes = try keyScopeDeclarations()
         var files = LocalGateway.ServeFiles()
@@ -99,6 +143,7 @@ extension Gateway.Serve {
         files.replaceCertificateAuthority = force
         files.port = portFile
         files.statistics = statsFile
+        files.shown = shown
         return files
     }
 

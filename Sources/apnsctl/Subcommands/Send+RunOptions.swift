@@ -16,7 +16,8 @@ extension Send {
         /// Not recorded: it does not describe the run, or the resume gives it itself.
         case notRecorded
         /// Given back from what the run recorded itself: the header's notification values, as
-        /// sent (a relative expiration as the time it meant), its token input and connections.
+        /// sent (a relative expiration as the time it meant), its token input, connections and
+        /// shard (`auto/N` as the K it found).
         case fromRecord(@Sendable (BulkRunContinuation) -> String?)
         /// The environment the run used, given or chosen from the credential, so that another
         /// credential after a credential stop goes to the same gateway.
@@ -27,12 +28,14 @@ extension Send {
 
     static let recording: [String: Recording] = [
         "token": .notRecorded, "channel": .notRecorded, "apns-id": .notRecorded, "results": .notRecorded,
-        "resume": .notRecorded, "resend-uncertain": .notRecorded, "resume-without-journal": .notRecorded,
+        "resume": .notRecorded, "resend-uncertain": .notRecorded, "no-resend-uncertain": .notRecorded,
+        "resume-without-journal": .notRecorded,
         "topic": .fromRecord { $0.header.topic }, "push-type": .fromRecord { $0.header.pushType },
         "priority": .fromRecord { $0.header.priority.map { String($0) } },
         "expiration": .fromRecord { $0.header.expiration.map { String($0) } },
         "collapse-id": .fromRecord { $0.header.collapseID }, "tokens": .fromRecord { $0.parameters.tokens },
         "connections": .fromRecord { $0.parameters.connections.flatMap { $0 == 1 ? nil : String($0) } },
+        "shard": .fromRecord { $0.header.shard?.description },
         "environment": .environmentUsed, "proxy": .withoutPassword,
     ]
 

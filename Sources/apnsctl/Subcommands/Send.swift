@@ -38,12 +38,20 @@ struct Send: AsyncParsableCommand {
             notifications in flight as the server's SETTINGS_MAX_CONCURRENT_STREAMS allows, following \
             changes to it. Every line gets exactly one result, as a JSON line in --results FILE (or on \
             standard output with --json): line, token, status, reason, apns_id, attempts, and \
-            "uncertain": true when an answer was lost with its connection and the notification was sent \
-            again. 429, 500 and 503 and lost connections are retried with back-off and the same apns-id, \
-            up to --max-attempts; notifications APNs answered are never sent again. A journal \
+            "uncertain": true with "uncertain_because" when an answer was lost (a timeout, a reset, a \
+            lost connection). 429, 500 and 503 are retried with back-off and the same apns-id, up to \
+            --max-attempts; notifications APNs answered are never sent again. An alert carries a \
+            collapse ID derived from its apns-id, so a notification sent again after a lost answer \
+            replaces the first on the device instead of showing twice: it is sent again, in the run \
+            and by a resume; push types that act twice when delivered twice (voip, pushtotalk, \
+            location, background) are not, unless --resend-uncertain (--no-resend-uncertain: at most \
+            once for every type). When answers are lost or late the streams in flight are halved and \
+            grown back as answers return, a --timeout that answers miss doubles (up to 8 times) before \
+            anything is sent again, and two connections in a row closed before answering anything \
+            stop the run. A journal \
             (FILE.journal) records what is in flight, so a run stopped by Ctrl-C, a crash or a reboot \
-            continues with --resume FILE without sending anything twice. Ctrl-C stops taking tokens, \
-            waits for those in flight and writes their results; a second Ctrl-C stops waiting.
+            continues with --resume FILE. Ctrl-C stops taking tokens, waits for those in flight and \
+            writes their results; a second Ctrl-C stops waiting.
 
             Exit status: 0 accepted (bulk: every line accepted); 1 APNs rejected the notification or \
             broadcast, or the server refused the client certificate (bulk: a line rejected, failed \
@@ -112,15 +120,33 @@ struct Send: AsyncParsableCommand {
 
     @Flag(
         help:
-            "With --resume: also send again the notifications the interrupted run had in flight (they may be delivered twice)."
+            "With --tokens: send again, with the same apns-id and collapse ID, a notification whose answer was lost (a timeout, a reset, a lost connection, a run killed with it in flight), whatever its push type. Default: resend unless a second delivery acts twice (voip, pushtotalk, location, background); a resume keeps the run's choice."
     )
     var resendUncertain = false
+
+    @Flag(
+        help:
+            "With --tokens: at most once: never send again a notification whose answer was lost; its line says uncertain and why. Recorded for the run's resume."
+    )
+    var noResendUncertain = false
+
+    /// The run's policy for lost answers as given: nil leaves it to the push type, or to the
+    /// run a resume continues.
+    var resendPolicy: Bool? { resendUncertain ? true : noResendUncertain ? false : nil }
 
     @Flag(
         help:
             "With --resume: continue a run whose journal is missing, knowing that what it had in flight is sent again (those devices may get the notification twice)."
     )
     var resumeWithoutJournal = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --tokens: send only shard K of N of the list (K from 0): the tokens whose hash falls in it, the same whatever the file's order. auto/N takes K from JOB_COMPLETION_INDEX (Kubernetes), AWS_BATCH_JOB_ARRAY_INDEX or SLURM_ARRAY_TASK_ID.",
+            valueName: "K/N|auto/N"
+        )
+    )
+    var shard: String?
 
     @Flag(help: "With --tokens: send to every line, a token listed twice too (default: each token once).")
     var allowDuplicates = false
@@ -207,10 +233,11 @@ struct Send: AsyncParsableCommand {
             )
         }
         if tokens == nil,
-            results != nil || resume != nil || resendUncertain || resumeWithoutJournal || quiet || allowDuplicates
+            results != nil || resume != nil || resendUncertain || noResendUncertain || resumeWithoutJournal || quiet
+                || allowDuplicates || shard != nil
         {
             throw ValidationError(
-                "--results, --resume, --resend-uncertain, --resume-without-journal, --allow-duplicates and --quiet go with --tokens."
+                "--results, --resume, --resend-uncertain (or --no-resend-uncertain), --resume-without-journal, --allow-duplicates, --shard and --quiet go with --tokens."
             )
         }
         if tokens != nil {
@@ -222,7 +249,10 @@ struct Send: AsyncParsableCommand {
             if results == nil, resume == nil, !json {
                 throw ValidationError("Give --results FILE (or --json to write the results to standard output).")
             }
-            if resendUncertain, resume == nil { throw ValidationError("--resend-uncertain goes with --resume.") }
+            if resendUncertain && noResendUncertain {
+                throw ValidationError("Give --resend-uncertain or --no-resend-uncertain, not both.")
+            }
+            if let shard { _ = try ShardOption.resolve(shard) }
             if resumeWithoutJournal, resume == nil {
                 throw ValidationError("--resume-without-journal goes with --resume.")
             }
