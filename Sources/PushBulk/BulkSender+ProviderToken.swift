@@ -35,9 +35,10 @@ extension BulkSender {
             } catch {
                 failure = (error as? any ReportableError)?.message ?? UserFacing.describe(error)
             }
+            let reason = failure
             loop.execute { [self] in
                 guard !finished else { return }
-                perform(engine.providerTokenRefreshed(failure: failure, now: now()))
+                perform(engine.providerTokenRefreshed(failure: reason, now: now()))
                 schedulePump()
             }
         }
