@@ -34,6 +34,7 @@ import Testing
             "--push-type", "voip",
         ],
         ["app", "--tokens", "tokens.txt", "--resume", "sent.jsonl", "--resume-without-journal", "--alert", "x"],
+        ["app", "--tokens", "tokens.txt", "--results", "shard-1.jsonl", "--shard", "1/4", "--alert", "x"],
         ["app", "--channel", channel, "--event", "update", "--content-state", "{\"score\":1}"],
         [
             "app", "--token", token, "--event", "start", "--attributes-type", "Match", "--attributes", "{}",
@@ -86,6 +87,10 @@ import Testing
         ["app", "--tokens", "t.txt", "--results", "r", "--alert", "x", "--resend-uncertain", "--no-resend-uncertain"],
         ["app", "--tokens", "t.txt", "--alert", "x"],
         ["app", "--tokens", "t.txt", "--results", "r", "--alert", "x", "--connections", "17"],
+        ["app", "--tokens", "t.txt", "--results", "r", "--alert", "x", "--shard", "4/4"],
+        ["app", "--tokens", "t.txt", "--results", "r", "--alert", "x", "--shard", "1of4"],
+        ["app", "--tokens", "t.txt", "--results", "r", "--alert", "x", "--shard", "0/0"],
+        ["app", "--token", token, "--alert", "x", "--shard", "0/2"],
         ["app", "--token", token, "--channel", channel, "--alert", "x"],
         ["app", "--channel", "not base64!", "--event", "update", "--content-state", "{}"],
         ["app", "--token", token, "--event", "update"],
