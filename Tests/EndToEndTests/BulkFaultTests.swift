@@ -165,7 +165,9 @@ struct BulkFaultTests {
         let counts = try BulkOneRunTests.delivered(bulk.gateway)
         #expect(counts.values.allSatisfy { $0 == 1 }, "a voip notification reached a device twice")
         let uncertain = results.filter { $0["uncertain"] as? Bool == true }
-        #expect(uncertain.allSatisfy { $0["attempts"] as? Int == 1 && $0["uncertain_because"] != nil })
+        // Its line says why it is uncertain. (A line may show 2 attempts: one queued on a
+        // connection that closed before it was written is not a delivery, and was sent again.)
+        #expect(uncertain.allSatisfy { $0["uncertain_because"] != nil }, "\(uncertain.prefix(2))")
         #expect(uncertain.allSatisfy { ($0["error"] as? [String: Any])?["message"] as? String ?? "" != "" })
         let headers = try bulk.gateway.deliveries().compactMap { $0["headers"] as? [String: String] }
         #expect(headers.allSatisfy { $0["apns-collapse-id"] == nil }, "a voip push gets no collapse ID")
