@@ -164,6 +164,12 @@ public actor ProbeService {
             var connection = settings.connection
             connection.environment = target.environment
             let plan = try GatewayPlan(loaded, settings: connection, topic: target.topic)
+            // APNs refuses a credential outside the environments it serves; a gateway that does
+            // not (the local one) would accept it. Either way the probe fails, saying why, and
+            // makes no connection.
+            if let mismatch = plan.warnings.first(where: { $0.code == .environmentMismatch }) {
+                throw MonitoringError.environmentNotServed(target, mismatch)
+            }
             result.check = await HandshakeCheck.run(plan, authCheck: true)
         } catch let error as any ReportableError {
             result.setupError = error
