@@ -26,8 +26,9 @@ public struct ProbeResult: Sendable {
     public var target: ProbeTarget
     /// Nil when the credential could not be loaded (no connection was made).
     public var check: HandshakeCheck?
-    /// Why the credential could not be loaded or the connection not configured, typed: the
-    /// metrics and the log line read its code and statement.
+    /// Why the credential could not be loaded, the connection not configured, or the probe not
+    /// made (the credential does not serve the environment), typed: the metrics and the log
+    /// line read its code and statement.
     public var setupError: (any ReportableError)?
     /// Wall-clock seconds of the whole probe.
     public var duration: Double

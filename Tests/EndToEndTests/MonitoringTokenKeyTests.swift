@@ -42,6 +42,17 @@ struct MonitoringTokenKeyTests {
         let ready = Monitoring.samples(families, "apnsctl_app_ready").filter { $0.value == 1 }
         #expect(Set(ready.compactMap { $0.labels["app"] }) == Set(Self.apps), "\(ready.map(\.labels))")
 
+        // The exporter publishes the same series.
+        let exporter = try ExporterProcess(store.folder, store: store.path, arguments: ["--skip-secrets"])
+        let scraped = try exporter.get("/metrics")
+        #expect(scraped.status == 200)
+        try Self.promtoolAccepts(scraped.body)
+        let exported = try Monitoring.parse(scraped.body)
+        for name in ["apnsctl_token_key_info", "apnsctl_credential_problem", "apnsctl_credential_check_error"] {
+            #expect(Self.apps(exported, name) == Self.apps, "exporter: \(name)")
+        }
+        #expect(exporter.stop() == 0)
+
         // The key's secret removed behind apnsctl's back: a problem of the key, under both apps.
         let cleared = try StoreCommandTests.secretTool([
             "clear", "application", "apnsctl", "store", store.path, "alias", "acme-key",
