@@ -186,7 +186,10 @@ public actor ProbeService {
     /// that an unchanged verdict reads the same and is not logged again).
     static func describe(_ result: ProbeResult) -> String {
         let target = "probe \(Untrusted.display(result.target.credential)) \(result.target.environment)"
-        if let setup = result.setupError { return "\(target): not connected (\(setup.code)): \(setup.statement)" }
+        if let setup = result.setupError {
+            // What to do too: an operator reads it in the log, where nothing else says it.
+            return "\(target): not connected (\(setup.code)): \(setup.statement)" + (setup.hint.map { " \($0)" } ?? "")
+        }
         guard let check = result.check else { return "\(target): no result" }
         if let error = check.error { return "\(target): \(check.verdict) (\(error.code.name)): \(error.message)" }
         let auth =
