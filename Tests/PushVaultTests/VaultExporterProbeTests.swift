@@ -169,7 +169,7 @@ struct VaultExporterProbeTests {
                       { severity: warning, job: apns-probe, instance: nopass/sandbox, phase: setup, code: vault_permission_denied }
                     exp_annotations:
                       summary: "apnsctl exporter may not read what probe nopass/sandbox needs"
-                      description: "The exporter's Vault token may not read the credential's secret (a certificate's password or private key), so nopass/sandbox is not probed. Give the exporter the policy of apnsctl's vault-policies/exporter.hcl (its secrets/ lines), or stop probing this credential; the exporter's log names the path and the capability."
+                      description: "The exporter's Vault token lacks a capability nopass/sandbox needs (read on a certificate's password or key, or Transit signing for a token key), so it is not probed. Give the exporter the policy of apnsctl's vault-policies/exporter.hcl, or stop probing this credential; the exporter's log names the path and the capability."
 
         """.write(toFile: test, atomically: true, encoding: .utf8)
         let tested = try CLI.runProgram("promtool", ["test", "rules", test], timeout: 120)
