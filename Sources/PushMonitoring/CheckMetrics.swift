@@ -90,12 +90,24 @@ public enum CheckMetrics {
         }
     }
 
-    static func credentialLabels(_ result: CheckResult) -> [(String, String)] {
-        [
-            ("credential", result.name), ("kind", result.kind?.rawValue ?? "unknown"),
-            ("app", result.topics.first.map(TopicScope.app(of:)) ?? ""),
-            ("environment", environmentLabel(result.environments)),
-        ]
+    /// The apps a credential serves, each once, in the order its topics name them: a token key
+    /// restricted to several apps serves each of them; a certificate's derived topics (`.voip`...)
+    /// are its app's. One empty app when it names none (a token key for the whole team).
+    static func apps(_ result: CheckResult) -> [String] {
+        var seen = Set<String>()
+        let apps = result.topics.map(TopicScope.app(of:)).filter { seen.insert($0).inserted }
+        return apps.isEmpty ? [""] : apps
+    }
+
+    /// A credential's labels, once per app it serves: its series are published under each app,
+    /// so that a problem with a key shared by two apps is seen (and alerted on) as both apps'.
+    static func credentialLabels(_ result: CheckResult) -> [[(String, String)]] {
+        apps(result).map { app in
+            [
+                ("credential", result.name), ("kind", result.kind?.rawValue ?? "unknown"), ("app", app),
+                ("environment", environmentLabel(result.environments)),
+            ]
+        }
     }
 
     static func renderCredentials(_ run: CheckRun, into out: inout MetricsText) {
@@ -105,11 +117,13 @@ public enum CheckMetrics {
         )
         for result in run.results {
             guard let notAfter = result.notAfter else { continue }
-            out.sample(
-                "apnsctl_credential_expiry_timestamp_seconds",
-                credentialLabels(result),
-                notAfter.timeIntervalSince1970.rounded(.down)
-            )
+            for labels in credentialLabels(result) {
+                out.sample(
+                    "apnsctl_credential_expiry_timestamp_seconds",
+                    labels,
+                    notAfter.timeIntervalSince1970.rounded(.down)
+                )
+            }
         }
         out.family(
             "apnsctl_credential_problem",
@@ -117,7 +131,9 @@ public enum CheckMetrics {
         )
         for result in run.results {
             let problems = result.findings.filter { $0.severity == .problem }.count + (secretMissing(result) ? 1 : 0)
-            out.sample("apnsctl_credential_problem", credentialLabels(result), Double(problems))
+            for labels in credentialLabels(result) {
+                out.sample("apnsctl_credential_problem", labels, Double(problems))
+            }
         }
         out.family(
             "apnsctl_credential_warning",
@@ -125,12 +141,16 @@ public enum CheckMetrics {
         )
         for result in run.results {
             let warnings = result.findings.filter { $0.severity == .warning }.count
-            out.sample("apnsctl_credential_warning", credentialLabels(result), Double(warnings))
+            for labels in credentialLabels(result) {
+                out.sample("apnsctl_credential_warning", labels, Double(warnings))
+            }
         }
         out.family("apnsctl_credential_check_error", "1 when the credential could not be checked at all, else 0.")
         for result in run.results {
             let couldNotCheck = result.error != nil && !secretMissing(result)
-            out.sample("apnsctl_credential_check_error", credentialLabels(result), couldNotCheck ? 1 : 0)
+            for labels in credentialLabels(result) {
+                out.sample("apnsctl_credential_check_error", labels, couldNotCheck ? 1 : 0)
+            }
         }
         out.family("apnsctl_credential_findings", "Findings of each kind for the credential, by severity.")
         for result in run.results {
@@ -139,12 +159,14 @@ public enum CheckMetrics {
                 counts[finding.code.rawValue, default: (finding.severity.rawValue, 0)].1 += 1
             }
             if let error = result.error { counts[error.code.name, default: ("error", 0)].1 += 1 }
-            for (code, entry) in counts.sorted(by: { $0.key < $1.key }) {
-                out.sample(
-                    "apnsctl_credential_findings",
-                    credentialLabels(result) + [("finding", code), ("severity", entry.0)],
-                    Double(entry.1)
-                )
+            for labels in credentialLabels(result) {
+                for (code, entry) in counts.sorted(by: { $0.key < $1.key }) {
+                    out.sample(
+                        "apnsctl_credential_findings",
+                        labels + [("finding", code), ("severity", entry.0)],
+                        Double(entry.1)
+                    )
+                }
             }
         }
     }
@@ -153,16 +175,17 @@ public enum CheckMetrics {
         let keys = run.results.filter { $0.kind == .tokenKey && $0.error == nil }
         out.family(
             "apnsctl_token_key_info",
-            "A token key and its scope: team (every app of the team) or topics (restricted to the app label's)."
+            "A token key and its scope, one series per app it serves: scope team (every app of the team; app empty) or topics (restricted to its apps, each one series with its app label)."
         )
         for key in keys {
             let scope = key.topics.isEmpty ? "team" : "topics"
-            let labels = [
-                ("credential", key.name), ("key_id", key.keyID ?? ""), ("team_id", key.teamID ?? ""),
-                ("scope", scope), ("app", key.topics.first.map(TopicScope.app(of:)) ?? ""),
-                ("environment", environmentLabel(key.environments)),
-            ]
-            out.sample("apnsctl_token_key_info", labels, 1)
+            for app in apps(key) {
+                let labels = [
+                    ("credential", key.name), ("key_id", key.keyID ?? ""), ("team_id", key.teamID ?? ""),
+                    ("scope", scope), ("app", app), ("environment", environmentLabel(key.environments)),
+                ]
+                out.sample("apnsctl_token_key_info", labels, 1)
+            }
         }
         guard run.secretsAsked else { return }
         out.family(

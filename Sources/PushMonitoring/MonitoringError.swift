@@ -1,3 +1,4 @@
+import PushChecks
 import PushCore
 
 /// The codes of the monitoring module, each declared once with the string JSON reports give.
@@ -9,6 +10,9 @@ extension ErrorCode {
     public static let setupFailed = ErrorCode("setup_failed")
     /// A web configuration file (TLS, basic authentication) that cannot be used.
     public static let invalidWebConfig = ErrorCode("invalid_web_config")
+    /// A probe of an environment the credential does not serve (a production certificate probed
+    /// against sandbox): APNs would refuse it. The string is the check's finding code for it.
+    public static let environmentMismatch = ErrorCode("environment_mismatch", failure: .problem)
 }
 
 /// The one error of the monitoring module: a probe request the exporter refuses (400), a probe
@@ -33,6 +37,16 @@ public struct MonitoringError: ReportableError {
         self.message = message
         self.path = path
         self.field = field
+    }
+
+    /// ``ErrorCode/environmentMismatch``: `target`'s credential does not serve its environment,
+    /// as the check's `finding` says, with its fix.
+    static func environmentNotServed(_ target: ProbeTarget, _ finding: Finding) -> MonitoringError {
+        let fix = finding.hint.map { " \($0)" } ?? ""
+        return Self(
+            .environmentMismatch,
+            "\(Untrusted.display(target.credential)) cannot be probed against \(target.environment): \(finding.message)\(fix) Or probe environment=\(target.environment == .production ? "sandbox" : "production")."
+        )
     }
 
     /// ``ErrorCode/invalidWebConfig``: the file at `path`, its `field` when one is wrong, and

@@ -26,8 +26,9 @@ public struct ProbeResult: Sendable {
     public var target: ProbeTarget
     /// Nil when the credential could not be loaded (no connection was made).
     public var check: HandshakeCheck?
-    /// Why the credential could not be loaded or the connection not configured, typed: the
-    /// metrics and the log line read its code and statement.
+    /// Why the credential could not be loaded, the connection not configured, or the probe not
+    /// made (the credential does not serve the environment), typed: the metrics and the log
+    /// line read its code and statement.
     public var setupError: (any ReportableError)?
     /// Wall-clock seconds of the whole probe.
     public var duration: Double
@@ -164,6 +165,12 @@ public actor ProbeService {
             var connection = settings.connection
             connection.environment = target.environment
             let plan = try GatewayPlan(loaded, settings: connection, topic: target.topic)
+            // APNs refuses a credential outside the environments it serves; a gateway that does
+            // not (the local one) would accept it. Either way the probe fails, saying why, and
+            // makes no connection.
+            if let mismatch = plan.warnings.first(where: { $0.code == .environmentMismatch }) {
+                throw MonitoringError.environmentNotServed(target, mismatch)
+            }
             result.check = await HandshakeCheck.run(plan, authCheck: true)
         } catch let error as any ReportableError {
             result.setupError = error
@@ -179,7 +186,10 @@ public actor ProbeService {
     /// that an unchanged verdict reads the same and is not logged again).
     static func describe(_ result: ProbeResult) -> String {
         let target = "probe \(Untrusted.display(result.target.credential)) \(result.target.environment)"
-        if let setup = result.setupError { return "\(target): not connected (\(setup.code)): \(setup.statement)" }
+        if let setup = result.setupError {
+            // What to do too: an operator reads it in the log, where nothing else says it.
+            return "\(target): not connected (\(setup.code)): \(setup.statement)" + (setup.hint.map { " \($0)" } ?? "")
+        }
         guard let check = result.check else { return "\(target): no result" }
         if let error = check.error { return "\(target): \(check.verdict) (\(error.code.name)): \(error.message)" }
         let auth =

@@ -50,13 +50,14 @@ struct ExporterTests {
         #expect(Self.value(second, "probe_success") == 1)
         #expect(gateway.gateway.statistics.connections == connections, "two scrapes, one connection")
 
-        // A development certificate against the production gateway: APNs' reason as a label.
+        // A development certificate against the production gateway, which APNs would refuse
+        // (403 BadCertificateEnvironment): not connected, and the probe says why.
         let wrong = try Monitoring.parse(try exporter.get("/probe?credential=devonly&environment=production").body)
         #expect(Self.value(wrong, "probe_success") == 0)
-        let rejected = try #require(Monitoring.samples(wrong, "apnsctl_probe_auth_status").first)
-        #expect(rejected.labels["verdict"] == "rejected")
-        #expect(rejected.labels["reason"] == "BadCertificateEnvironment", "\(rejected.labels)")
-        #expect(rejected.labels["status"] == "403")
+        let mismatch = try #require(Monitoring.samples(wrong, "apnsctl_probe_error").first)
+        #expect(mismatch.labels == ["phase": "setup", "code": "environment_mismatch"], "\(mismatch.labels)")
+        #expect(Monitoring.samples(wrong, "apnsctl_probe_auth_status").isEmpty)
+        #expect(gateway.gateway.statistics.connections == connections, "no connection for a probe APNs would refuse")
 
         // What it cannot serve is a 400 that says what to send.
         let refusals: [(String, String)] = [
@@ -91,7 +92,7 @@ struct ExporterTests {
         #expect(Self.value(check, "apnsctl_check_credentials") == 2)
 
         #expect(exporter.stop() == 0, "SIGTERM stops it cleanly")
-        #expect(exporter.log.contains("probe devonly production: rejected"))
+        #expect(exporter.log.contains("probe devonly production: not connected (environment_mismatch)"))
         #expect(!exporter.log.contains("PRIVATE KEY"))
     }
 
