@@ -156,6 +156,14 @@ struct JUnitReportTests {
             #expect(read.tests == 1 && read.errors == 1, "\(reader): \(read.cases)")
             #expect((read.cases.first?["message"] as? String)?.contains("empty") == true, "\(reader): \(read.cases)")
         }
+        // preflight too: the empty store is one test case in error, and the exit status is 2.
+        let preflight = store.folder.path("preflight.xml")
+        try store.run(["preflight", "--environment", "production", "--format", "junit", "--output", preflight])
+            .exited(2, stderr: "empty")
+        for (reader, read) in try Self.read(preflight) {
+            #expect(read.errors == 1 && read.tests == read.errors + read.failures, "\(reader): \(read.cases)")
+            #expect(read.cases.contains { ($0["message"] as? String)?.contains("empty") == true }, "\(read.cases)")
+        }
     }
 
     @Test func preflightReportCountsWhatTheJSONReportSays() throws {
