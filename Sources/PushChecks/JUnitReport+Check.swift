@@ -14,8 +14,9 @@ extension JUnitReport {
     ///   `threshold` (`--fail-on`), the first such finding's code as the failure's type;
     /// - an error when something about the app could not be checked (a key the Secret Service
     ///   could not be asked for, a file that could not be read);
-    /// - skipped: a development app asked about for production, and a credential of the store
-    ///   that does not serve the environment asked about while another serves its app there;
+    /// - skipped: a development app found in the store, in a production check, and a credential
+    ///   of the store that does not serve the environment asked about while another serves its
+    ///   app there;
     /// - credentials named on the command line, and what the whole store's check found outside
     ///   any app (orphaned secrets, unaccounted files), a test case each.
     public static func check(
@@ -34,7 +35,7 @@ extension JUnitReport {
             for verdict in verdicts {
                 let names = verdict.fit + verdict.unfit + verdict.couldNotCheck
                 let results = names.compactMap { name in report.results.first { $0.name == name } }
-                cases.append(appCase(verdict, results: results, threshold: nil, classname: classname))
+                cases.append(appCase(verdict, results: results, classname: classname))
             }
         } else if let storeVerdicts = report.storeVerdicts {
             var claimed = Set<String>()
@@ -43,7 +44,7 @@ extension JUnitReport {
                 let names = Set(verdict.fit + verdict.unfit + verdict.couldNotCheck + superseded)
                 claimed.formUnion(names)
                 let results = judged.filter { $0.origin == "store" && names.contains($0.name) }
-                cases.append(appCase(verdict, results: results, threshold: threshold, classname: classname))
+                cases.append(storeAppCase(verdict, results: results, threshold: threshold, classname: classname))
             }
             for entry in report.skipped {
                 cases.append(
@@ -68,7 +69,10 @@ extension JUnitReport {
         }
         var properties: [(name: String, value: String)] = [("warn_days", String(report.request.warnDays))]
         if let environment { properties.append(("environment", environment.rawValue)) }
-        for topic in report.request.topics { properties.append(("topic", topic)) }
+        // One property per name: readers refuse a name given twice.
+        if !report.request.topics.isEmpty {
+            properties.append(("topics", report.request.topics.joined(separator: " ")))
+        }
         return JUnitReport(
             name: suite,
             timestamp: startedAt,
@@ -84,23 +88,17 @@ extension JUnitReport {
         "\(subject) (\(environment?.rawValue ?? "any environment"))"
     }
 
-    private static func appCase(
-        _ verdict: AppVerdict,
-        results: [CheckResult],
-        threshold: Finding.Severity?,
-        classname: String
-    ) -> TestCase {
+    /// An app asked about with `--topic`: its verdict decides (one fit credential makes it ready,
+    /// whatever the others say), as it decides the exit status.
+    private static func appCase(_ verdict: AppVerdict, results: [CheckResult], classname: String) -> TestCase {
         let name = caseName(verdict.topic, verdict.environment)
         let details = results.map(describe).joined(separator: "\n")
         let outcome: TestCase.Outcome
         switch verdict.state {
         case .sandboxOnly:
-            outcome = .skipped(
-                message: "\(verdict.topic) is sandbox only: it has no production credential (not a failure)."
-            )
+            outcome = .skipped(message: sandboxOnly(verdict))
         case .ready:
-            // With --topic, one fit credential makes the app ready whatever the others say.
-            outcome = threshold == nil ? .passed : self.outcome(of: results, threshold: threshold, subject: name)
+            outcome = .passed
         case .couldNotCheck:
             let found = self.outcome(of: results, threshold: .problem, subject: name)
             if case .error = found {
@@ -126,6 +124,29 @@ extension JUnitReport {
             }
         }
         return TestCase(name: name, classname: classname, outcome: outcome, output: details)
+    }
+
+    /// An app of a whole-store check: its credentials' findings decide at `threshold`
+    /// (`--fail-on`), as they decide the exit status.
+    private static func storeAppCase(
+        _ verdict: AppVerdict,
+        results: [CheckResult],
+        threshold: Finding.Severity?,
+        classname: String
+    ) -> TestCase {
+        let name = caseName(verdict.topic, verdict.environment)
+        return TestCase(
+            name: name,
+            classname: classname,
+            outcome: verdict.state == .sandboxOnly
+                ? .skipped(message: sandboxOnly(verdict))
+                : outcome(of: results, threshold: threshold, subject: name),
+            output: results.map(describe).joined(separator: "\n")
+        )
+    }
+
+    static func sandboxOnly(_ verdict: AppVerdict) -> String {
+        "\(verdict.topic) is sandbox only: it has no production credential (not a failure)."
     }
 
     private static func credentialCase(

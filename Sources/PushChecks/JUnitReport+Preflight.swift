@@ -63,7 +63,8 @@ extension JUnitReport {
             }
         }
         var properties: [(name: String, value: String)] = [("environment", environment.rawValue)]
-        for topic in topics { properties.append(("topic", topic)) }
+        // One property per name: readers refuse a name given twice.
+        if !topics.isEmpty { properties.append(("topics", topics.joined(separator: " "))) }
         return JUnitReport(
             name: suite,
             timestamp: startedAt,

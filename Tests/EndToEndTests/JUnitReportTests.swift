@@ -148,6 +148,31 @@ struct JUnitReportTests {
         for (reader, read) in try Self.read(never) { #expect(read.failures == 0, "\(reader): \(read.cases)") }
     }
 
+    @Test func perAppCheckReportFollowsTheVerdicts() throws {
+        let (store, _) = try Self.mixedStore()
+        let file = store.folder.path("apps.xml")
+        let arguments = [
+            "check", "--topic", "com.example.app", "--topic", "com.example.dev", "--environment", "production",
+        ]
+        let junit = try store.run(arguments + ["--format", "junit", "--output", file])
+        let json = try store.run(arguments + ["--format", "json"])
+        #expect(junit.status == 1 && json.status == 1, "\(junit.stderr)\(json.stdout)")
+        let apps = try #require(try json.json()["apps"] as? [[String: Any]])
+        let states = apps.map { $0["state"] as? String ?? "" }
+        #expect(states == ["ready", "not_ready"], "\(apps)")
+        for (reader, read) in try Self.read(file) {
+            #expect(read.tests == apps.count, "\(reader)")
+            #expect(read.failures == states.filter { $0 == "not_ready" }.count, "\(reader)")
+            #expect(read.errors == states.filter { $0 == "could_not_check" }.count, "\(reader)")
+            #expect(read.skipped == states.filter { $0 == "sandbox_only" }.count, "\(reader)")
+            // With --topic one fit credential makes the app ready: its expiry is told, not failed.
+            #expect(read.named("com.example.app (production)")?["result"] as? String == "passed", "\(reader)")
+            let dev = try #require(read.named("com.example.dev (production)"), "\(reader): \(read.cases)")
+            #expect(dev["result"] as? String == "failure" && dev["type"] as? String == "not_ready", "\(dev)")
+            #expect((dev["message"] as? String)?.contains("com.example.dev") == true, "\(dev)")
+        }
+    }
+
     @Test func checkThatCannotRunStillWritesAReport() throws {
         let store = try Store()
         let file = store.folder.path("empty.xml")
