@@ -76,7 +76,7 @@ struct JUnitReportTests {
     }
 
     @Test func checkReportCountsWhatTheJSONReportSays() throws {
-        let (store, _) = try Self.mixedStore()
+        let (store, pki) = try Self.mixedStore()
         let file = store.folder.path("check.xml")
         let junit = try store.run(["check", "--environment", "production", "--format", "junit", "--output", file])
         let json = try store.run(["check", "--environment", "production", "--format", "json"])
@@ -146,6 +146,16 @@ struct JUnitReportTests {
         ])
         .succeeded()
         for (reader, read) in try Self.read(never) { #expect(read.failures == 0, "\(reader): \(read.cases)") }
+
+        // A file named, with no environment asked: a test case of its own, named by it.
+        let named = store.folder.path("named.xml")
+        let bundle = pki.path("app-bundle.pem")
+        try store.run(["check", bundle, "--format", "junit", "--output", named]).exited(1)
+        for (reader, read) in try Self.read(named) {
+            #expect(read.tests == 1 && read.failures == 1, "\(reader): \(read.cases)")
+            #expect(read.cases.first?["name"] as? String == "\(bundle) (any environment)", "\(read.cases)")
+            #expect(read.cases.first?["type"] as? String == "expiring", "\(read.cases)")
+        }
     }
 
     @Test func perAppCheckReportFollowsTheVerdicts() throws {
