@@ -257,6 +257,25 @@ struct JUnitReportTests {
             #expect((failure["name"] as? String)?.hasSuffix("sandbox.p12 (production)") == true, "\(failure)")
             #expect((failure["message"] as? String)?.contains("sandbox") == true, "\(failure)")
         }
+        // A gateway that cannot be reached: not known, an error typed by the connection's code,
+        // and the exit status 2 of every other format.
+        let unreachable = store.folder.path("unreachable.xml")
+        let refused = try pki.run(
+            ["preflight", pki.identity("universal"), "--environment", "production", "--gateway", "127.0.0.1:1"]
+                + ["--ca", gateway.caFile, "--format", "junit", "--output", unreachable]
+        )
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        let refusedJSON = try pki.run(
+            ["preflight", pki.identity("universal"), "--environment", "production", "--gateway", "127.0.0.1:1"]
+                + ["--ca", gateway.caFile, "--json"]
+        ).json()
+        let refusedEntry = try #require((refusedJSON["credentials"] as? [[String: Any]])?.first)
+        let refusedCode = (refusedEntry["error"] as? [String: Any])?["code"] as? String
+        for (reader, read) in try Self.read(unreachable) {
+            #expect(read.tests == 1 && read.errors == 1, "\(reader): \(read.cases)")
+            #expect(refusedCode != nil && read.cases.first?["type"] as? String == refusedCode, "\(read.cases)")
+        }
+
         for xml in [try String(contentsOfFile: file, encoding: .utf8), named.stdout] {
             #expect(!xml.contains(TestPKI.Identities.password) && !xml.contains("PRIVATE KEY"), "\(xml)")
             // No device token (the auth check's made-up one included): no run of 64 hex digits.
