@@ -1,5 +1,6 @@
 import CredentialFormats
 import Foundation
+import PushChecks
 import PushMonitoring
 import PushStore
 
@@ -27,5 +28,35 @@ extension Check {
         } else {
             try writeStandardOutput(Array(text.utf8))
         }
+    }
+}
+
+extension Check {
+    /// With `--format junit`, a check that stopped before judging anything still writes a report:
+    /// one test case in error with the reason, so that CI shows why rather than a failed script.
+    func publishJUnitAnyway(started: Date, since clock: ContinuousClock.Instant) throws {
+        guard format == .junit, !report.json, let error = JSONFailure.error else { return }
+        let text = JUnitReport.stopped(
+            suite: Self.junitSuite,
+            classname: Self.junitClassname,
+            error: error,
+            startedAt: started,
+            duration: Self.seconds(since: clock)
+        ).xml()
+        if let output {
+            try Self.writeAtomically(text, to: output)
+        } else {
+            try writeStandardOutput(Array(text.utf8))
+        }
+    }
+
+    /// The JUnit report's suite, and the class CI files its test cases under.
+    static let junitSuite = "apnsctl check"
+    static let junitClassname = "apnsctl.check"
+
+    /// The seconds since `start`, for a report's run time.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 }

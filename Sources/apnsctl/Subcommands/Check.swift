@@ -43,6 +43,13 @@ struct Check: AsyncParsableCommand {
             dashboards see them; apnsctl_credential_problem, apnsctl_credential_warning and \
             apnsctl_app_ready say what only apnsctl knows (see docs/monitoring.md).
 
+            --format junit writes a JUnit XML test report, as GitLab, Jenkins and GitHub's \
+            test-report actions read it: one test case per app and environment ("com.example.app \
+            (production)"), failed with the finding's code, message and fix when it would fail \
+            the check, in error when it could not be checked, skipped when it was not judged; the \
+            exit status is as for text. With --output FILE the report is written whole or not at \
+            all, also when the check could not be made (one test case in error saying why).
+
             Examples. The .p12 password is in the environment variable P12_PASSWORD.
               apnsctl check
               apnsctl check com.example.app-universal --environment production \\
@@ -50,10 +57,12 @@ struct Check: AsyncParsableCommand {
               apnsctl check --topic com.example.app --environment production
               apnsctl check app.p12 --password-env P12_PASSWORD --warn-days 21
               apnsctl check --format prometheus --output apnsctl.prom
+              apnsctl check --topic com.example.app --environment production \\
+                --format junit --output apnsctl-check.xml
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, prometheus }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, prometheus, junit }
 
     @Argument(
         help: ArgumentHelp("Aliases or files (default: every stored credential).", valueName: "ALIAS|FILE"),
@@ -78,12 +87,12 @@ struct Check: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Token key files: the key ID (default: from AuthKey_KEYID.p8).", valueName: "KEYID"))
     var keyID: String?
 
-    @Option(help: ArgumentHelp("Output format.", valueName: "text|json|prometheus"))
+    @Option(help: ArgumentHelp("Output format.", valueName: "text|json|prometheus|junit"))
     var format: Format = .text
 
     @Option(
         help: ArgumentHelp(
-            "Write the report to FILE, replaced atomically (for node_exporter's textfile collector).",
+            "Write the report to FILE, replaced atomically (for node_exporter's textfile collector, or CI's test reports).",
             valueName: "FILE"
         ),
         completion: .file()
@@ -120,6 +129,8 @@ struct Check: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let started = Date()
+        let clock = ContinuousClock.now
         let store = try await self.store.credentialStore
         let request = CheckRequest(
             credentials: credentials,
@@ -145,16 +156,19 @@ struct Check: AsyncParsableCommand {
                         hint: "Import a credential or name files to check."
                     )
                 )
+                try publishJUnitAnyway(started: started, since: clock)
                 throw ExitStatus.couldNotCheck
             }
         } catch let error as CredentialError {
             try? publishMetricsAnyway(.failed(at: request.date, error.message))
             reportError(error)
+            try? publishJUnitAnyway(started: started, since: clock)
             throw exitStatus(for: error)
         }
         checked.results = checked.results.map { hinted($0, stored: checked.stored) }
 
         let outputFormat = report.json ? .json : format
+        let policy = failOn ?? (outputFormat == .prometheus ? .never : .warning)
         let text: String
         switch outputFormat {
         case .json:
@@ -173,6 +187,15 @@ struct Check: AsyncParsableCommand {
             text = String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
             text = CheckMetrics.render(CheckRun(checked, store: store))
+        case .junit:
+            text = JUnitReport.check(
+                checked,
+                failingOn: policy.severity,
+                suite: Self.junitSuite,
+                classname: Self.junitClassname,
+                startedAt: started,
+                duration: Self.seconds(since: clock)
+            ).xml()
         case .text:
             text = StandardOutput.capture {
                 let printer = CheckTextOutput(style: output == nil ? .stdout : TerminalStyle(fileDescriptor: -1))
@@ -196,7 +219,6 @@ struct Check: AsyncParsableCommand {
                 Array(TerminalSafe.filter(text, colours: outputFormat == .text && TerminalStyle.stdout.enabled).utf8)
             )
         }
-        let policy = failOn ?? (outputFormat == .prometheus ? .never : .warning)
         try ExitStatus.end(with: checked.outcome(failingOn: policy.severity))
     }
 

@@ -34,6 +34,13 @@ struct Preflight: AsyncParsableCommand {
             (network, DNS, TLS or proxy failure, Secret Service out of reach, a mistyped alias), \
             an empty store with nothing named, the store unreadable; 64 usage error.
 
+            --format junit writes a JUnit XML test report for CI (GitLab, Jenkins, GitHub's \
+            test-report actions): one test case per app and environment ("com.example.app \
+            (production)"), or per credential named, failed with why and the fix when it is not \
+            ready, in error when it could not be checked, skipped when it is sandbox only; the \
+            exit status is the same. --output FILE writes the json or junit report to FILE, \
+            whole or not at all.
+
             Examples, against a local gateway on port 2197 (apnsctl gateway serve); \
             without --gateway and --ca they go to APNs itself. The .p12 password is in the \
             environment variable P12_PASSWORD.
@@ -41,6 +48,9 @@ struct Preflight: AsyncParsableCommand {
                 --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
               apnsctl preflight app.p12 --password-env P12_PASSWORD \\
                 --environment sandbox --json --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
+              apnsctl preflight com.example.app-universal --environment sandbox \\
+                --format junit --output preflight.xml \\
+                --gateway 127.0.0.1:2197 --ca gw/server-ca.pem
             """
     )
 
@@ -61,8 +71,22 @@ struct Preflight: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Warn about certificates that expire within this many days.", valueName: "N"))
     var warnDays = 30
 
-    @Flag(help: "Print a versioned JSON report.")
+    @Flag(help: "Print a versioned JSON report (--format json).")
     var json = false
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
+
+    @Option(help: ArgumentHelp("Output format.", valueName: "text|json|junit"))
+    var format: Format = .text
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the json or junit report to FILE, replaced atomically (e.g. for CI's test reports).",
+            valueName: "FILE"
+        ),
+        completion: .file()
+    )
+    var output: String?
 
     @Option(
         help: ArgumentHelp("The environment you are deploying against (required).", valueName: "sandbox|production")
@@ -73,6 +97,14 @@ struct Preflight: AsyncParsableCommand {
     @OptionGroup var credentials: CredentialOptions
 
     func validate() throws {
+        if json, format != .text, format != .json {
+            throw ValidationError("--json and --format \(format.rawValue) ask for two outputs: give one.")
+        }
+        if output != nil, !json, format == .text {
+            throw ValidationError(
+                "--output writes a report: add --format junit or --format json (the text shows progress as it goes)."
+            )
+        }
         if !credentialNames.isEmpty, topic.count > 1 {
             throw ValidationError(
                 "A named credential is probed for one topic: give one --topic, or name no credential for a verdict per app."
@@ -82,6 +114,9 @@ struct Preflight: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let started = Date()
+        let clock = ContinuousClock.now
+        let outputFormat = json ? .json : format
         let style = TerminalStyle.stdout
         let preflight = PreflightCheck(
             environment: environment,
@@ -90,38 +125,73 @@ struct Preflight: AsyncParsableCommand {
             settings: connection.settings(environment: environment)
         )
         let target: PreflightTarget = credentialNames.isEmpty ? .apps(topics: topic) : .credentials(credentialNames)
-        let run = try await withUserErrors {
-            try await preflight.run(
-                target,
-                store: try await credentials.store.credentialStore,
-                loader: try await credentials.loader
-            ) {
-                guard !json else { return }
-                switch $0 {
-                case .app(let app):
-                    print(renderApp(app.verdict, reports: app.reports.map(forCommandLine), style: style))
-                case .credential(let report):
-                    print(render(forCommandLine(report), style: style))
-                case .trustStore(let trust):
-                    print(TrustRenderer(style: style).verdictLines(trust).joined(separator: "\n") + "\n")
+        let run: PreflightRun
+        do {
+            run = try await withUserErrors {
+                try await preflight.run(
+                    target,
+                    store: try await credentials.store.credentialStore,
+                    loader: try await credentials.loader
+                ) {
+                    guard outputFormat == .text else { return }
+                    switch $0 {
+                    case .app(let app):
+                        print(renderApp(app.verdict, reports: app.reports.map(forCommandLine), style: style))
+                    case .credential(let report):
+                        print(render(forCommandLine(report), style: style))
+                    case .trustStore(let trust):
+                        print(TrustRenderer(style: style).verdictLines(trust).joined(separator: "\n") + "\n")
+                    }
                 }
             }
+        } catch {
+            // A run that stopped (the store unreadable or empty) is still a JUnit report, in error.
+            if outputFormat == .junit, let reported = JSONFailure.error {
+                try? write(
+                    JUnitReport.stopped(
+                        suite: "apnsctl preflight",
+                        classname: "apnsctl.preflight",
+                        error: reported,
+                        startedAt: started,
+                        duration: Check.seconds(since: clock)
+                    ).xml()
+                )
+            }
+            throw error
         }
         let entries = run.reports.map(forCommandLine)
         let outcome = run.outcome
-        if json {
-            try printJSON(
-                PreflightOutput(
-                    environment: environment,
-                    topic: topic.count == 1 ? topic[0] : nil,
-                    topics: topic,
-                    ready: outcome == .allWell,
-                    credentials: entries,
-                    apps: run.apps,
-                    trustStore: run.trustStore
-                )
+        switch outputFormat {
+        case .json:
+            let report = PreflightOutput(
+                environment: environment,
+                topic: topic.count == 1 ? topic[0] : nil,
+                topics: topic,
+                ready: outcome == .allWell,
+                credentials: entries,
+                apps: run.apps,
+                trustStore: run.trustStore
             )
-        } else {
+            if output == nil {
+                try printJSON(report)
+            } else {
+                try write(String(decoding: try ReportSchema.encoder().encode(report), as: UTF8.self) + "\n")
+            }
+        case .junit:
+            var checked = run
+            checked.reports = entries
+            try write(
+                JUnitReport.preflight(
+                    checked,
+                    environment: environment,
+                    topics: topic,
+                    suite: "apnsctl preflight",
+                    classname: "apnsctl.preflight",
+                    startedAt: started,
+                    duration: Check.seconds(since: clock)
+                ).xml()
+            )
+        case .text:
             print(
                 "\n"
                     + summary(
@@ -134,6 +204,16 @@ struct Preflight: AsyncParsableCommand {
             )
         }
         try ExitStatus.end(with: outcome)
+    }
+
+    /// A report to --output (written whole or not at all) or standard output.
+    private func write(_ text: String) throws {
+        JSONFailure.printed = true
+        if let output {
+            try Check.writeAtomically(text, to: output)
+        } else {
+            try writeStandardOutput(Array(text.utf8))
+        }
     }
 
     private func summary(
