@@ -32,7 +32,7 @@ struct ExporterProbeScopeTests {
         #expect(Monitoring.samples(probe, "apnsctl_probe_auth_status").isEmpty, "no answer was asked for")
         #expect(gateway.gateway.statistics.connections == 0, "no connection for a probe APNs would refuse")
         // The log names the credential, the environment and what to do.
-        #expect(try waitUntil { exporter.log.contains("environment_mismatch") })
+        #expect(waitUntil { exporter.log.contains("environment_mismatch") })
         #expect(
             exporter.log.contains("probe prodonly sandbox: not connected (environment_mismatch)"),
             "\(exporter.log)"
