@@ -153,7 +153,8 @@ struct AppExpiry {
     init(_ app: AppReadiness, results: [String: CheckResult]) {
         let fit = app.fit.compactMap { results[$0] }
         servedByTokenKey = fit.contains { $0.notAfter == nil }
-        latest = fit.filter { $0.notAfter != nil }.max { $0.notAfter! < $1.notAfter! }
+        latest =
+            fit.compactMap { result in result.notAfter.map { (result, $0) } }.max { $0.1 < $1.1 }?.0
     }
 
     /// Its latest certificate is within the check's warning window (its `expiring` finding),
