@@ -21,7 +21,7 @@ import tempfile
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 url, spki, user, credential = sys.argv[1:5]
 password = sys.stdin.readline().rstrip("\n")
@@ -74,15 +74,25 @@ try:
     ]
     out["links"] = [link.get_attribute("href") for link in driver.find_elements(By.TAG_NAME, "a")]
 
-    # The links and the form work as a person uses them.
+    # The links and the form work as a person uses them. A click does not wait for the page it
+    # opens: wait (bounded) until that page is there and has its text.
+    def opened(path):
+        def loaded(driver):
+            if path not in driver.current_url:
+                return False
+            bodies = driver.find_elements(By.TAG_NAME, "body")
+            return bodies[0].text if bodies and bodies[0].text else False
+
+        return WebDriverWait(driver, 120).until(loaded)
+
     driver.find_element(By.LINK_TEXT, "Metrics").click()
-    out["metrics"] = driver.find_element(By.TAG_NAME, "body").text
+    out["metrics"] = opened("/metrics")
     driver.get(url)
     Select(driver.find_element(By.NAME, "credential")).select_by_value(credential)
     Select(driver.find_element(By.NAME, "environment")).select_by_value("production")
     driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    out["probe"] = opened("/probe")
     out["probe_url"] = driver.current_url
-    out["probe"] = driver.find_element(By.TAG_NAME, "body").text
 finally:
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
