@@ -89,12 +89,24 @@ struct ExporterRouter: Sendable {
                 return .text(.badRequest, UserFacing.describe(error))
             }
         case "/", "":
-            return .text(
-                .ok,
-                "The exporter of apnsctl serves /metrics for the store's check, /probe?credential=ALIAS&environment=sandbox|production[&topic=BUNDLE] for a probe."
-            )
+            return await statusPage()
         default:
             return .text(.notFound, "Not found: the exporter serves /metrics and /probe.")
         }
+    }
+
+    /// The status page: the check `/metrics` serves (run when it is due) and the last probes.
+    /// It may not load anything but itself: no script, no other origin, forms only to `/probe`.
+    func statusPage() async -> ExporterResponse {
+        let run = await checks.current()
+        let page = StatusPage.render(store: checks.check.store.path, run: run, probes: await probes.recentResults)
+        var response = ExporterResponse(status: .ok, contentType: StatusPage.contentType, body: page)
+        response.headers = [
+            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Cache-Control", "no-store"),
+        ]
+        return response
     }
 }

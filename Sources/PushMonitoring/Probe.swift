@@ -79,6 +79,7 @@ public actor ProbeService {
     private let log: @Sendable (String) -> Void
     private var cache: BoundedCache<Key, Entry>
     private var running: [Key: Task<ProbeResult, Never>] = [:]
+    private var recent = RecentProbes()
 
     public init(
         store: CredentialStore,
@@ -93,6 +94,9 @@ public actor ProbeService {
 
     /// How many results are remembered.
     var cachedResults: Int { cache.count }
+
+    /// The last probes made, newest first (at most 20): what the status page lists.
+    public var recentResults: [ProbeResult] { recent.results }
 
     /// Reads a `/probe` query, checks it against the store, and answers it: the last result
     /// when the credential and environment were connected within the interval, else a new
@@ -148,6 +152,7 @@ public actor ProbeService {
         let line = Self.describe(result)
         if cache[key]?.logged != line { log(line) }
         cache[key] = Entry(result: result, logged: line)
+        recent.record(result)
         return (result, false)
     }
 

@@ -27,6 +27,11 @@ struct Exporter: AsyncParsableCommand {
             parameter or topic gets a 400. At most 1024 results are kept, none for a credential \
             no longer in the store. A probe is logged when its verdict changes.
 
+            /: a status page for a person with a browser (plain HTML, no script): the store and \
+            whether it was read, each app's verdict per environment with the days left, the \
+            credentials and their findings, the last 20 probes with their phases and answers, and \
+            a form for a probe. It shows what /metrics and /probe show, no secret nor device token.
+
             Bounds: a request must arrive whole within --request-timeout (10 s); a connection \
             with no request under way is closed after --idle-timeout (60 s); at most \
             --max-connections (256) are held, a new one closing the oldest not being answered \
