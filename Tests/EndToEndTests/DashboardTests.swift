@@ -70,7 +70,15 @@ struct DashboardTests {
         ])
         try #require(cleared.status == 0, "\(cleared.stderr)")
 
-        let gateway = try await RunningGateway.start(.production)
+        // The gateway knows the token key as one Apple restricted to sandbox, while the store
+        // records both environments: its production probe connects, and APNs refuses it with a
+        // reason for the auth panel. (devonly's production probe is refused before connecting:
+        // the store says it serves sandbox only.)
+        let gateway = try await RunningGateway.start(.production) {
+            var restricted = Fixtures.tokenKey
+            restricted.environment = .sandbox
+            $0.tokenKeys = [restricted]
+        }
         defer { Task { try? await gateway.gateway.stop() } }
         let exporter = try ExporterProcess(
             folder,
@@ -133,9 +141,10 @@ struct DashboardTests {
 
         // What the panels show is what the store and the probes hold.
         let failed = try Self.promtool(prometheusPort, panels.first { $0.title.hasPrefix("Auth reason") }!.queries[0])
-        #expect(failed.contains { $0.contains("BadCertificateEnvironment") && $0.contains("devonly") }, "\(failed)")
+        #expect(failed.contains { $0.contains("BadEnvironmentKeyInToken") && $0.contains("pushkey") }, "\(failed)")
         let errors = try Self.promtool(prometheusPort, panels.first { $0.title.hasPrefix("Probe errors") }!.queries[0])
         #expect(errors.contains { $0.contains("gone") && $0.contains("phase=\"setup\"") }, "\(errors)")
+        #expect(errors.contains { $0.contains("devonly") && $0.contains("environment_mismatch") }, "\(errors)")
         let problems = try Self.promtool(prometheusPort, panels.first { $0.title == "Problems by code" }!.queries[0])
         #expect(problems.contains { $0.contains("credential=\"gone\"") }, "\(problems)")
         let days = try Self.promtool(prometheusPort, panels.first { $0.title.hasPrefix("Days left") }!.queries[0])
