@@ -80,7 +80,10 @@ struct MonitoringTests {
         let folder = try TemporaryFolder()
         let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon", days: 10)
         let output = folder.path("apnsctl.prom")
-        let written = try CLI.run(["check", "--format", "prometheus", "--output", output, expiring])
+        let written = try CLI.run([
+            "check", "--format", "prometheus", "--output", output, "--expose-not-before", "--expose-relative-metrics",
+            expiring,
+        ])
         #expect(written.status == 0, "\(written.stderr)")
         let text = try String(contentsOfFile: output, encoding: .utf8)
         let families = try Monitoring.parse(text)
@@ -94,7 +97,10 @@ struct MonitoringTests {
             ["serial_number", "filename", "filepath"]
                 + ["C", "ST", "L", "O", "OU", "CN"].flatMap { ["subject_\($0)", "issuer_\($0)"] }
         )
-        for name in ["x509_cert_not_after", "x509_cert_not_before", "x509_cert_expired"] {
+        for name in [
+            "x509_cert_not_after", "x509_cert_not_before", "x509_cert_expired", "x509_cert_expires_in_seconds",
+            "x509_cert_valid_since_seconds",
+        ] {
             let sample = try #require(Monitoring.samples(families, name).first, "\(name)")
             #expect(Set(sample.labels.keys) == labels, "\(name): \(sample.labels.keys.sorted())")
             #expect(sample.labels["subject_CN"] == "Apple Push Services: com.example.soon")
@@ -115,6 +121,8 @@ struct MonitoringTests {
         let expiry = try #require(Monitoring.samples(families, "apnsctl_credential_expiry_timestamp_seconds").first)
         #expect(expiry.value == notAfter)
         #expect(abs(notAfter - Date().timeIntervalSince1970 - 10 * 86400) < 3600)
+        let checked = try #require(Monitoring.samples(families, "apnsctl_check_timestamp_seconds").first?.value)
+        #expect(Monitoring.samples(families, "x509_cert_expires_in_seconds").first?.value == notAfter - checked)
         #expect(expiry.labels["app"] == "com.example.soon")
         #expect(Monitoring.samples(families, "x509_cert_expired").first?.value == 0)
         #expect(Monitoring.samples(families, "apnsctl_credential_problem").first?.value == 0, "expiring is no problem")

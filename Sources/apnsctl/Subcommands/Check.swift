@@ -104,6 +104,7 @@ struct Check: AsyncParsableCommand {
     var skipSecrets = false
 
     @OptionGroup var report: ReportOptions
+    @OptionGroup(title: "Prometheus") var x509: X509MetricsOptions
     @OptionGroup var store: StoreOptions
     @OptionGroup var password: PasswordOptions
 
@@ -148,7 +149,7 @@ struct Check: AsyncParsableCommand {
                 throw ExitStatus.couldNotCheck
             }
         } catch let error as CredentialError {
-            try? publishMetricsAnyway(.failed(at: request.date, error.message))
+            try? publishMetricsAnyway(.failed(at: request.date, error.message, source: X509Source.of(store)))
             reportError(error)
             throw exitStatus(for: error)
         }
@@ -172,7 +173,7 @@ struct Check: AsyncParsableCommand {
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
-            text = CheckMetrics.render(CheckRun(checked, store: store))
+            text = CheckMetrics.render(CheckRun(checked, store: store), x509: x509.exposition)
         case .text:
             text = StandardOutput.capture {
                 let printer = CheckTextOutput(style: output == nil ? .stdout : TerminalStyle(fileDescriptor: -1))
