@@ -23,16 +23,22 @@ struct VaultExporterRefreshTests {
         let process = Process()
         let port: Int
 
-        init(_ bench: VaultStoreCommandTests.Bench, address: String, refresh: String) throws {
+        /// With `token` (default: the exporter's), it reads the secrets too (no `--skip-secrets`).
+        init(
+            _ bench: VaultStoreCommandTests.Bench,
+            address: String,
+            refresh: String,
+            token: String? = nil
+        ) throws {
             port = try unusedLoopbackPort()
             process.executableURL = URL(fileURLWithPath: CLI.binary)
-            process.arguments = [
-                "exporter", "--listen", "127.0.0.1:\(port)", "--skip-secrets", "--store", bench.location,
-                "--store-refresh", refresh,
-            ]
+            process.arguments =
+                [
+                    "exporter", "--listen", "127.0.0.1:\(port)", "--store", bench.location, "--store-refresh", refresh,
+                ] + (token == nil ? ["--skip-secrets"] : [])
             var environment = ProcessInfo.processInfo.environment
             environment["VAULT_ADDR"] = address
-            environment["VAULT_TOKEN"] = bench.exporter
+            environment["VAULT_TOKEN"] = token ?? bench.exporter
             environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
@@ -184,5 +190,47 @@ struct VaultExporterRefreshTests {
         #expect(down.contains("x509_cert_not_after{"), "the last good read's certificates are kept")
         #expect(down.contains("apnsctl_check_success 0"))
         #expect(!down.contains("VAULT_TOKEN") && !down.contains(bench.exporter), "no token in the metrics")
+    }
+
+    @Test("A bundle whose stored password no longer opens it: bad_passphrase and a passphrase failure")
+    func aBundleRotatedWithoutItsPassword() async throws {
+        let own = try await BaoDevServer.start()
+        defer { own.stop() }
+        let bench = try await VaultStoreCommandTests.Bench(own)
+        try bench.importBoth()
+        // The reader's policy reads the secrets, as a check of the bundles needs.
+        let exporter = try Exporter(bench, address: own.address, refresh: "1", token: bench.reader)
+        let before = try await VaultStoreCommandTests.get(
+            exporter.url("/metrics"),
+            until: { $0.contains("x509_source_up") }
+        )
+        #expect(
+            before.contains("x509_pkcs12_passphrase_failures_total{source_name=\"\(bench.location)\"} 0"),
+            "\(before)"
+        )
+
+        // The bundle's password in Vault replaced by another: the bundle no longer opens with it.
+        let kv = try own.rootClient().kv()
+        let password = Data(VaultStoreCommandTests.password.utf8).base64EncodedString()
+        let (path, _) = try #require(
+            try await bench.entries().first { $0.value["value"] == password },
+            "the bundle's password is in the store"
+        )
+        let entry = try await kv.read(path)
+        _ = try await kv.write(
+            path,
+            data: ["value": Data("rotated-elsewhere".utf8).base64EncodedString()],
+            cas: entry.version
+        )
+
+        let after = try await VaultStoreCommandTests.get(
+            exporter.url("/metrics"),
+            until: { !$0.contains("x509_pkcs12_passphrase_failures_total{source_name=\"\(bench.location)\"} 0") }
+        )
+        let failures = after.split(separator: "\n").first { $0.hasPrefix("x509_pkcs12_passphrase_failures_total{") }
+        #expect(failures.map { !$0.hasSuffix(" 0") } == true, "\(after)")
+        let reason = after.split(separator: "\n").first { $0.contains(#"reason="bad_passphrase"}"#) }
+        #expect(reason.map { !$0.hasSuffix(" 0") } == true, "\(after)")
+        #expect(!after.contains("rotated-elsewhere") && !after.contains(VaultStoreCommandTests.password))
     }
 }
