@@ -74,6 +74,34 @@ struct MonitoringTests {
         #expect(metrics.contains("node_textfile_scrape_error 0"), "and read the file without error")
     }
 
+    /// A store's check gives x509-certificate-exporter v4's source series by default and
+    /// version 3's names on request; promtool reads both.
+    @Test func aStoresCheckGivesVersion4SourceSeriesAndVersion3OnRequest() throws {
+        let folder = try TemporaryFolder()
+        let store = try Monitoring.store(in: folder, [("myapp", "com.example.app", 40, [.sandbox, .production])])
+        let v4 = try CLI.run(["check", "--skip-secrets", "--store", store, "--format", "prometheus"]).succeeded()
+        let v3 = try CLI.run([
+            "check", "--skip-secrets", "--store", store, "--format", "prometheus", "--x509-names", "v3",
+        ])
+        .succeeded()
+        let resolved = URL(fileURLWithPath: store).resolvingSymlinksInPath().path
+        let source = "source_kind=\"keyring\",source_name=\"\(Self.escapeLabel(resolved))\""
+        #expect(v4.stdout.contains("x509_source_up{\(source)} 1"), "\(v4.stdout)")
+        #expect(v4.stdout.contains("x509_source_bundles{\(source)} 1"))
+        #expect(v4.stdout.contains("x509_source_errors_total{\(source),reason=\"read_failed\"} 0"))
+        #expect(!v4.stdout.contains("x509_read_errors") && !v4.stdout.contains("x509_cert_not_before"))
+        #expect(v3.stdout.contains("\nx509_read_errors 0\n") && v3.stdout.contains("x509_cert_not_before{"))
+        #expect(!v3.stdout.contains("x509_source_"))
+        for text in [v4.stdout, v3.stdout] {
+            let checked = try CLI.runProgram("promtool", ["check", "metrics"], stdin: text)
+            #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        }
+    }
+
+    static func escapeLabel(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+
     /// An expiring certificate is a warning, not a problem; its expiry is a timestamp; the
     /// certificate is published in x509-certificate-exporter's names with that project's labels.
     @Test func theSeriesSayWhatTheyMeanInTheNamesPeopleAlertOn() throws {
