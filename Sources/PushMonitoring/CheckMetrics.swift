@@ -7,10 +7,19 @@ import PushGateway
 /// that its rules and dashboards see push certificates, and apnsctl's own series for what only
 /// apnsctl knows (problems, warnings, token keys, the per-app verdict, whether the check ran).
 public enum CheckMetrics {
-    public static func render(_ run: CheckRun) -> String {
+    /// The series of a check; `source` is the store's state as an exporter keeps it across reads
+    /// (nil: this run's alone, as `check --format prometheus` gives it).
+    public static func render(
+        _ run: CheckRun,
+        x509: X509Exposition = X509Exposition(),
+        source: X509SourceStatus? = nil
+    ) -> String {
         var out = MetricsText()
         renderStatus(run, into: &out)
-        renderX509(run, into: &out)
+        renderX509(run, x509, into: &out)
+        if x509.names == .v4, let status = source ?? run.source.map({ _ in X509SourceStatus(run: run) }) {
+            renderSource(status, into: &out)
+        }
         renderCredentials(run, into: &out)
         renderTokenKeys(run, into: &out)
         renderApps(run, into: &out)
@@ -54,24 +63,6 @@ public enum CheckMetrics {
         labels.append(("filename", (names.filepath as NSString).lastPathComponent))
         labels.append(("filepath", names.filepath))
         return labels
-    }
-
-    static func renderX509(_ run: CheckRun, into out: inout MetricsText) {
-        let certificates = run.results.compactMap(\.x509)
-        out.family("x509_cert_not_after", "Indicates the certificate's not after timestamp")
-        for names in certificates {
-            out.sample("x509_cert_not_after", x509Labels(names), names.notAfter.timeIntervalSince1970.rounded(.down))
-        }
-        out.family("x509_cert_not_before", "Indicates the certificate's not before timestamp")
-        for names in certificates {
-            out.sample("x509_cert_not_before", x509Labels(names), names.notBefore.timeIntervalSince1970.rounded(.down))
-        }
-        out.family("x509_cert_expired", "Indicates if the certificate is expired")
-        for names in certificates {
-            out.sample("x509_cert_expired", x509Labels(names), run.date > names.notAfter ? 1 : 0)
-        }
-        out.family("x509_read_errors", "Indicates the number of read failure(s)")
-        out.sample("x509_read_errors", [:], Double(run.results.filter { $0.error != nil }.count))
     }
 
     /// A secret the Secret Service answered it does not have is a finding about the credential (it

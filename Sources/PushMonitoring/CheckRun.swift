@@ -13,6 +13,13 @@ public struct CheckRun: Sendable {
     public var secretsAsked: Bool
     /// The per-app verdict: ready when at least one credential for the app and environment is fit.
     public var apps: [AppReadiness]
+    /// The store as x509-certificate-exporter's source; nil for files checked by name.
+    public var source: X509Source?
+    /// The store's index as the check read it (empty for files checked by name).
+    public var stored: [StoredCredential] = []
+    /// Each stored certificate's file, by alias, also for one that could not be read
+    /// (`x509_cert_error`'s `filepath`).
+    public var certificatePaths: [String: String] = [:]
 
     public init(
         date: Date,
@@ -42,12 +49,18 @@ public struct CheckRun: Sendable {
                 environments: request.environment.map { [$0] } ?? PushEnvironment.allCases
             ) : nil
         self.init(date: request.date, results: report.results, secretsAsked: !request.skipSecrets, apps: apps)
+        if request.credentials.isEmpty || !report.stored.isEmpty {
+            source = X509Source.of(store)
+            stored = report.stored
+        }
         locateFiles(in: store, stored: report.stored)
     }
 
     /// A store that could not be read: the file still says when the check ran, and that it failed.
-    public static func failed(at date: Date, _ message: String) -> CheckRun {
-        CheckRun(date: date, results: [], failure: message, secretsAsked: false, apps: [])
+    public static func failed(at date: Date, _ message: String, source: X509Source? = nil) -> CheckRun {
+        var run = CheckRun(date: date, results: [], failure: message, secretsAsked: false, apps: [])
+        run.source = source
+        return run
     }
 
     /// The Secret Service was out of reach for at least one credential.
@@ -62,6 +75,9 @@ public struct CheckRun: Sendable {
     /// `filepath`; a file checked by name keeps the name it was given.
     /// `stored` is the store's index, as the check read it.
     public mutating func locateFiles(in store: CredentialStore, stored: [StoredCredential]) {
+        for credential in stored {
+            if let path = store.certificatePath(of: credential) { certificatePaths[credential.alias] = path }
+        }
         for index in results.indices where results[index].x509 != nil {
             let result = results[index]
             if result.origin == "store",

@@ -17,8 +17,11 @@ public final class MetricsExporter: Sendable {
         public var host: String
         public var port: Int
         public var check: StoreCheck
-        /// The least time between two checks of the store.
-        public var checkInterval: Double
+        /// The least time between two reads of the store (its check); scrapes and probes in
+        /// between are served from the last one.
+        public var storeRefresh: Double
+        /// x509-certificate-exporter's names and optional series.
+        public var x509: X509Exposition
         public var probe: ProbeSettings
         public var limits: ExporterLimits
         /// TLS and basic authentication, in exporter-toolkit's format; nil serves plain HTTP
@@ -29,7 +32,8 @@ public final class MetricsExporter: Sendable {
             host: String = "127.0.0.1",
             port: Int,
             check: StoreCheck,
-            checkInterval: Double = 300,
+            storeRefresh: Double = 60,
+            x509: X509Exposition = X509Exposition(),
             probe: ProbeSettings,
             limits: ExporterLimits = ExporterLimits(),
             webConfig: WebConfig? = nil
@@ -37,7 +41,8 @@ public final class MetricsExporter: Sendable {
             self.host = host
             self.port = port
             self.check = check
-            self.checkInterval = checkInterval
+            self.storeRefresh = storeRefresh
+            self.x509 = x509
             self.probe = probe
             self.limits = limits
             self.webConfig = webConfig
@@ -80,16 +85,16 @@ public final class MetricsExporter: Sendable {
         self.configuration = configuration
         threadPool = NIOThreadPool(numberOfThreads: 2)
         threadPool.start()
+        let checks = CheckCache(check: configuration.check, interval: configuration.storeRefresh)
         router = ExporterRouter(
-            checks: CheckCache(
-                check: configuration.check,
-                interval: configuration.checkInterval
-            ),
+            checks: checks,
             probes: ProbeService(
                 store: configuration.check.store,
                 settings: configuration.probe,
-                log: log
+                log: log,
+                index: { await checks.index() }
             ),
+            x509: configuration.x509,
             basicAuth: configuration.webConfig?.basicAuth,
             threadPool: threadPool
         )
@@ -130,6 +135,9 @@ public final class MetricsExporter: Sendable {
         serverChannel.withLockedValue { $0 = server.channel }
         onStart(server.channel.localAddress?.port ?? configuration.port)
         let router = self.router
+        // The first read of the store, so that /readyz says ready before the first scrape.
+        let firstRead = Task { [checks = router.checks] in _ = await checks.current() }
+        defer { firstRead.cancel() }
         try await withThrowingDiscardingTaskGroup { connections in
             try await server.executeThenClose { inbound in
                 for try await connection in inbound {

@@ -3,32 +3,6 @@ import NIOHTTP1
 import NIOPosix
 import PushStore
 
-/// The check, run again only when the last one is older than the interval. The check reads the
-/// store and may ask the Secret Service (on the libraries' ``BlockingPool``, never the actor's
-/// thread); concurrent scrapes share one run.
-actor CheckCache {
-    let check: StoreCheck
-    let interval: Double
-    private var last: CheckRun?
-    private var running: Task<CheckRun, Never>?
-
-    init(check: StoreCheck, interval: Double) {
-        self.check = check
-        self.interval = interval
-    }
-
-    func current(now: Date = Date()) async -> CheckRun {
-        if let last, now.timeIntervalSince(last.date) < interval { return last }
-        if let running { return await running.value }
-        let task = Task { [check] in await check.run(at: now) }
-        running = task
-        let run = await task.value
-        running = nil
-        last = run
-        return run
-    }
-}
-
 struct ExporterResponse: Sendable {
     var status: HTTPResponseStatus
     var contentType: String
@@ -47,6 +21,7 @@ struct ExporterResponse: Sendable {
 struct ExporterRouter: Sendable {
     let checks: CheckCache
     let probes: ProbeService
+    let x509: X509Exposition
     let basicAuth: BasicAuth?
     let threadPool: NIOThreadPool
 
@@ -68,12 +43,18 @@ struct ExporterRouter: Sendable {
         }
         switch components.path {
         case "/metrics":
-            let run = await checks.current()
+            let (run, source) = await checks.snapshot()
             return ExporterResponse(
                 status: .ok,
                 contentType: ExporterResponse.metricsType,
-                body: CheckMetrics.render(run)
+                body: CheckMetrics.render(run, x509: x509, source: source)
             )
+        // As x509-certificate-exporter serves them, behind the same web configuration.
+        case "/healthz":
+            return .text(.ok, "ok")
+        case "/readyz":
+            return await checks.ready
+                ? .text(.ok, "ready") : .text(.serviceUnavailable, "syncing: the store was not read yet")
         case "/probe":
             let query = (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
             do {
@@ -91,7 +72,7 @@ struct ExporterRouter: Sendable {
         case "/", "":
             return await statusPage()
         default:
-            return .text(.notFound, "Not found: the exporter serves /metrics and /probe.")
+            return .text(.notFound, "Not found: the exporter serves /metrics, /probe, /healthz and /readyz.")
         }
     }
 

@@ -80,15 +80,20 @@ public actor ProbeService {
     private var cache: BoundedCache<Key, Entry>
     private var running: [Key: Task<ProbeResult, Never>] = [:]
     private var recent = RecentProbes()
+    /// The store's index as the exporter last read it (and why the last read failed), when it
+    /// keeps one; nil reads the store at each request.
+    private let index: (@Sendable () async -> (stored: [StoredCredential]?, failure: String?))?
 
     public init(
         store: CredentialStore,
         settings: ProbeSettings,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        index: (@Sendable () async -> (stored: [StoredCredential]?, failure: String?))? = nil
     ) {
         self.store = store
         self.settings = settings
         self.log = log
+        self.index = index
         cache = BoundedCache(capacity: settings.cacheCapacity)
     }
 
@@ -105,12 +110,23 @@ public actor ProbeService {
         let request = try Self.parse(query)
         let store = self.store
         let stored: [StoredCredential]
-        do {
-            stored = try await store.list()
-        } catch let error as CredentialError {
-            throw MonitoringError(.invalidProbeRequest, "The store cannot be read: \(error.message)")
-        } catch {
-            throw MonitoringError(.invalidProbeRequest, "The store cannot be read: \(UserFacing.describe(error))")
+        if let index {
+            let kept = await index()
+            guard let list = kept.stored else {
+                throw MonitoringError(
+                    .invalidProbeRequest,
+                    "The store cannot be read: \(kept.failure ?? "not read yet")."
+                )
+            }
+            stored = list
+        } else {
+            do {
+                stored = try await store.list()
+            } catch let error as CredentialError {
+                throw MonitoringError(.invalidProbeRequest, "The store cannot be read: \(error.message)")
+            } catch {
+                throw MonitoringError(.invalidProbeRequest, "The store cannot be read: \(UserFacing.describe(error))")
+            }
         }
         let target = try Self.target(request, stored: stored, storePath: store.path)
         return await probe(target, stored: Set(stored.map(\.alias)))

@@ -28,9 +28,13 @@ public struct StoreCheck: Sendable {
         do {
             return CheckRun(try await CredentialCheck.run(request, in: store), store: store)
         } catch let error as CredentialError {
-            return .failed(at: date, error.message)
+            return .failed(at: date, error.message, source: X509Source.of(store))
         } catch {
-            return .failed(at: date, "The store at \(store.path) cannot be read: \(error).")
+            return .failed(
+                at: date,
+                "The store at \(store.path) cannot be read: \(error).",
+                source: X509Source.of(store)
+            )
         }
     }
 }

@@ -77,6 +77,9 @@ struct ExporterStoreKindsTests {
         if kind == "team" { #expect(sync.result?.status == 0, "\(sync.result?.stderr ?? "no sync")") }
         let metrics = try exporter.get("/metrics")
         #expect(metrics.status == 200 && metrics.body.contains("apnsctl_check_success 1"), "\(metrics.body)")
+        // The store as x509-certificate-exporter's source, of its kind (a clone is a team store too).
+        let sourceKind = kind == "keyring" ? "keyring" : "team"
+        #expect(metrics.body.contains("x509_source_up{source_kind=\"\(sourceKind)\",source_name=\""), "\(metrics.body)")
         let probe = try exporter.get("/probe?credential=\(TeamHygieneTests.Team.certificate)&environment=sandbox")
         #expect(probe.body.contains("probe_success 1"), "\(probe.body)\n\(exporter.log.suffix(2000))")
 

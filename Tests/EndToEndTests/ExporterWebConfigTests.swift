@@ -84,6 +84,12 @@ struct ExporterWebConfigTests {
         #expect(try Self.status(metrics, cert: cert, credentials: "\(Self.user):\(Self.password)") == 200)
         let probe = "https://127.0.0.1:\(exporter.port)/probe?credential=nobody&environment=sandbox"
         #expect(try Self.status(probe, cert: cert, credentials: nil) == 401, "/probe is guarded too")
+        // The health endpoints too, as x509-certificate-exporter guards its main port's.
+        for path in ["/healthz", "/readyz"] {
+            let url = "https://127.0.0.1:\(exporter.port)\(path)"
+            #expect(try Self.status(url, cert: cert, credentials: nil) == 401, "\(path)")
+            #expect(try Self.status(url, cert: cert, credentials: "\(Self.user):\(Self.password)") == 200, "\(path)")
+        }
         // Plain HTTP gets no answer from a TLS port.
         #expect(try exporter.get("/metrics").status != 200)
         #expect(!exporter.log.contains(Self.password))

@@ -74,13 +74,44 @@ struct MonitoringTests {
         #expect(metrics.contains("node_textfile_scrape_error 0"), "and read the file without error")
     }
 
+    /// A store's check gives x509-certificate-exporter v4's source series by default and
+    /// version 3's names on request; promtool reads both.
+    @Test func aStoresCheckGivesVersion4SourceSeriesAndVersion3OnRequest() throws {
+        let folder = try TemporaryFolder()
+        let store = try Monitoring.store(in: folder, [("myapp", "com.example.app", 40, [.sandbox, .production])])
+        let v4 = try CLI.run(["check", "--skip-secrets", "--store", store, "--format", "prometheus"]).succeeded()
+        let v3 = try CLI.run([
+            "check", "--skip-secrets", "--store", store, "--format", "prometheus", "--x509-names", "v3",
+        ])
+        .succeeded()
+        let resolved = URL(fileURLWithPath: store).resolvingSymlinksInPath().path
+        let source = "source_kind=\"keyring\",source_name=\"\(Self.escapeLabel(resolved))\""
+        #expect(v4.stdout.contains("x509_source_up{\(source)} 1"), "\(v4.stdout)")
+        #expect(v4.stdout.contains("x509_source_bundles{\(source)} 1"))
+        #expect(v4.stdout.contains("x509_source_errors_total{\(source),reason=\"read_failed\"} 0"))
+        #expect(!v4.stdout.contains("x509_read_errors") && !v4.stdout.contains("x509_cert_not_before"))
+        #expect(v3.stdout.contains("\nx509_read_errors 0\n") && v3.stdout.contains("x509_cert_not_before{"))
+        #expect(!v3.stdout.contains("x509_source_"))
+        for text in [v4.stdout, v3.stdout] {
+            let checked = try CLI.runProgram("promtool", ["check", "metrics"], stdin: text)
+            #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        }
+    }
+
+    static func escapeLabel(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+
     /// An expiring certificate is a warning, not a problem; its expiry is a timestamp; the
     /// certificate is published in x509-certificate-exporter's names with that project's labels.
     @Test func theSeriesSayWhatTheyMeanInTheNamesPeopleAlertOn() throws {
         let folder = try TemporaryFolder()
         let expiring = try TestPKI.mint(in: folder, name: "soon", bundle: "com.example.soon", days: 10)
         let output = folder.path("apnsctl.prom")
-        let written = try CLI.run(["check", "--format", "prometheus", "--output", output, expiring])
+        let written = try CLI.run([
+            "check", "--format", "prometheus", "--output", output, "--expose-not-before", "--expose-relative-metrics",
+            expiring,
+        ])
         #expect(written.status == 0, "\(written.stderr)")
         let text = try String(contentsOfFile: output, encoding: .utf8)
         let families = try Monitoring.parse(text)
@@ -94,7 +125,10 @@ struct MonitoringTests {
             ["serial_number", "filename", "filepath"]
                 + ["C", "ST", "L", "O", "OU", "CN"].flatMap { ["subject_\($0)", "issuer_\($0)"] }
         )
-        for name in ["x509_cert_not_after", "x509_cert_not_before", "x509_cert_expired"] {
+        for name in [
+            "x509_cert_not_after", "x509_cert_not_before", "x509_cert_expired", "x509_cert_expires_in_seconds",
+            "x509_cert_valid_since_seconds",
+        ] {
             let sample = try #require(Monitoring.samples(families, name).first, "\(name)")
             #expect(Set(sample.labels.keys) == labels, "\(name): \(sample.labels.keys.sorted())")
             #expect(sample.labels["subject_CN"] == "Apple Push Services: com.example.soon")
@@ -115,6 +149,9 @@ struct MonitoringTests {
         let expiry = try #require(Monitoring.samples(families, "apnsctl_credential_expiry_timestamp_seconds").first)
         #expect(expiry.value == notAfter)
         #expect(abs(notAfter - Date().timeIntervalSince1970 - 10 * 86400) < 3600)
+        let checked = try #require(Monitoring.samples(families, "apnsctl_check_timestamp_seconds").first?.value)
+        let expiresIn = try #require(Monitoring.samples(families, "x509_cert_expires_in_seconds").first?.value)
+        #expect(abs(expiresIn - (notAfter - checked)) <= 1, "seconds left when the check ran")
         #expect(expiry.labels["app"] == "com.example.soon")
         #expect(Monitoring.samples(families, "x509_cert_expired").first?.value == 0)
         #expect(Monitoring.samples(families, "apnsctl_credential_problem").first?.value == 0, "expiring is no problem")

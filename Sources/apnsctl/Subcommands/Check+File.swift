@@ -22,7 +22,7 @@ extension Check {
     /// and that it failed: without any series, no alert (not even the staleness one) could fire.
     func publishMetricsAnyway(_ run: CheckRun) throws {
         guard format == .prometheus, !report.json else { return }
-        let text = CheckMetrics.render(run)
+        let text = CheckMetrics.render(run, x509: x509.exposition)
         if let output {
             try Self.writeAtomically(text, to: output)
         } else {

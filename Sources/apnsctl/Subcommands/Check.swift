@@ -113,6 +113,7 @@ struct Check: AsyncParsableCommand {
     var skipSecrets = false
 
     @OptionGroup var report: ReportOptions
+    @OptionGroup(title: "Prometheus") var x509: X509MetricsOptions
     @OptionGroup var store: StoreOptions
     @OptionGroup var password: PasswordOptions
 
@@ -160,7 +161,7 @@ struct Check: AsyncParsableCommand {
                 throw ExitStatus.couldNotCheck
             }
         } catch let error as CredentialError {
-            try? publishMetricsAnyway(.failed(at: request.date, error.message))
+            try? publishMetricsAnyway(.failed(at: request.date, error.message, source: X509Source.of(store)))
             reportError(error)
             try? publishJUnitAnyway(started: started, since: clock)
             throw exitStatus(for: error)
@@ -186,7 +187,7 @@ struct Check: AsyncParsableCommand {
             )
             text = String(decoding: data, as: UTF8.self) + "\n"
         case .prometheus:
-            text = CheckMetrics.render(CheckRun(checked, store: store))
+            text = CheckMetrics.render(CheckRun(checked, store: store), x509: x509.exposition)
         case .junit:
             text = JUnitReport.check(
                 checked,

@@ -12,8 +12,16 @@ struct Exporter: AsyncParsableCommand {
             A long-running HTTP endpoint, on loopback unless --listen says otherwise:
 
             /metrics: the series of check --format prometheus for every stored credential \
-            (x509_cert_not_after..., apnsctl_credential_problem, apnsctl_app_ready...), computed \
-            again at most once per --check-interval.
+            (x509_cert_not_after..., apnsctl_credential_problem, apnsctl_app_ready...), in \
+            x509-certificate-exporter v4's names (x509_source_up, x509_source_bundles, \
+            x509_source_errors_total{reason}; --x509-names v3 for x509_read_errors). The store is \
+            read at most once per --store-refresh (60 s): scrapes and probes in between are \
+            served from that read. A read that fails keeps the last good one's series, with \
+            x509_source_up 0 and apnsctl_check_success 0.
+
+            /healthz answers 200 while the process runs; /readyz 200 once the store was read, \
+            503 before. Both are behind --web.config.file, as x509-certificate-exporter serves \
+            them on its main port.
 
             /probe?credential=ALIAS&environment=sandbox|production (optionally &topic=TOPIC, one \
             of the credential's topics or its bundle ID with a push type's suffix such as .voip): a \
@@ -65,8 +73,19 @@ struct Exporter: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to listen: an address and port on this host.", valueName: "ADDR:PORT"))
     var listen = "127.0.0.1:9797"
 
-    @Option(help: ArgumentHelp("Seconds between two checks of the store for /metrics.", valueName: "SECONDS"))
-    var checkInterval: Double = 300
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a read of the store is kept: /metrics and /probe are served from it until the next.",
+            valueName: "SECONDS"
+        )
+    )
+    var storeRefresh: Double?
+
+    /// The name of earlier versions, kept so that units written for them still start.
+    @Option(help: .hidden)
+    var checkInterval: Double?
+
+    @OptionGroup(title: "Prometheus") var x509: X509MetricsOptions
 
     @Option(
         help: ArgumentHelp(
@@ -117,7 +136,10 @@ struct Exporter: AsyncParsableCommand {
         guard Self.listenAddress(listen) != nil else {
             throw ValidationError("--listen takes ADDR:PORT, such as 127.0.0.1:9797 or [::1]:9797, not \"\(listen)\".")
         }
-        for (name, value) in [("--check-interval", checkInterval), ("--min-probe-interval", minProbeInterval)]
+        if storeRefresh != nil, checkInterval != nil {
+            throw ValidationError("--check-interval is the old name of --store-refresh: give one of them.")
+        }
+        for (name, value) in [("--store-refresh", refresh), ("--min-probe-interval", minProbeInterval)]
         where !value.isFinite || value < 0 {
             throw ValidationError("\(name) must be 0 or more seconds.")
         }
@@ -133,6 +155,9 @@ struct Exporter: AsyncParsableCommand {
             throw ValidationError("--port does not apply to the exporter: give --gateway HOST:PORT.")
         }
     }
+
+    /// The store's refresh interval, by either name.
+    var refresh: Double { storeRefresh ?? checkInterval ?? 60 }
 
     static func listenAddress(_ text: String) -> (host: String, port: Int)? {
         guard let colon = text.lastIndex(of: ":") else { return nil }
@@ -160,7 +185,8 @@ struct Exporter: AsyncParsableCommand {
             host: host,
             port: port,
             check: StoreCheck(store: served, warnDays: warnDays, skipSecrets: skipSecrets),
-            checkInterval: checkInterval,
+            storeRefresh: refresh,
+            x509: x509.exposition,
             probe: ProbeSettings(
                 connection: connection.settings(environment: nil),
                 minimumInterval: minProbeInterval
@@ -190,7 +216,7 @@ struct Exporter: AsyncParsableCommand {
         do {
             try await exporter.run { bound in
                 printError(
-                    "apnsctl exporter: serving \(served.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics and /probe. Ctrl-C stops it."
+                    "apnsctl exporter: serving \(served.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics, /probe, /healthz and /readyz. Ctrl-C stops it."
                 )
             }
         } catch {
