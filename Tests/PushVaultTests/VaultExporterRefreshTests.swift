@@ -117,7 +117,7 @@ struct VaultExporterRefreshTests {
         init(to target: Int, log: String) throws {
             port = try unusedLoopbackPort()
             self.log = log
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             process.executableURL = CLI.packageRoot.appendingPathComponent(".venv/bin/python")
             process.arguments = ["-c", Self.script, String(port), String(target), log]
             process.standardOutput = FileHandle.nullDevice
