@@ -178,7 +178,7 @@ struct BashCompletionTests {
         )
         #expect(
             Set(try Self.complete(["apnsctl", "check", "--format", ""], in: folder.url.path, environment: store))
-                == ["text", "json", "prometheus"]
+                == ["text", "json", "prometheus", "junit"]
         )
         #expect(
             try Self.complete(["apnsctl", "send", "x", "--push-type", "vo"], in: folder.url.path, environment: store)
