@@ -72,7 +72,7 @@ struct ExporterRouter: Sendable {
         case "/", "":
             return await statusPage()
         default:
-            return .text(.notFound, "Not found: the exporter serves /metrics, /probe, /healthz and /readyz.")
+            return .text(.notFound, "Not found: the exporter serves / (its status page), /metrics, /probe, /healthz and /readyz.")
         }
     }
 
