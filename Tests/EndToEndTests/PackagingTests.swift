@@ -160,7 +160,7 @@ struct BashCompletionTests {
     @Test func completesFilesByKindAndTheValuesOfEnumeratedOptions() throws {
         let folder = try TemporaryFolder()
         for name in ["push.p12", "AuthKey_ABC123DEFG.p8", "notes.txt"] {
-            FileManager.default.createFile(atPath: folder.path(name), contents: Data())
+            _ = FileManager.default.createFile(atPath: folder.path(name), contents: Data())
         }
         let store = ["APNSCTL_STORE": folder.path("no-store")]
         // A credential file argument offers credential files, not other files.
