@@ -72,7 +72,10 @@ struct ExporterRouter: Sendable {
         case "/", "":
             return await statusPage()
         default:
-            return .text(.notFound, "Not found: the exporter serves / (its status page), /metrics, /probe, /healthz and /readyz.")
+            return .text(
+                .notFound,
+                "Not found: the exporter serves / (its status page), /metrics, /probe, /healthz and /readyz."
+            )
         }
     }
 
