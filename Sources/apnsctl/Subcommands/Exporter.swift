@@ -216,7 +216,7 @@ struct Exporter: AsyncParsableCommand {
         do {
             try await exporter.run { bound in
                 printError(
-                    "apnsctl exporter: serving \(served.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (a status page), /metrics, /probe, /healthz and /readyz. Ctrl-C stops it."
+                    "apnsctl exporter: serving \(served.path) on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/metrics, /probe, /healthz, /readyz and a status page at /. Ctrl-C stops it."
                 )
             }
         } catch {
