@@ -35,7 +35,7 @@ struct BulkRunLifecycleTests {
         // what stopped the writes, not disk space; and each cause the system names has its own.
         let folder = Fixture.Folder()
         let path = folder.file("r.jsonl")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let readOnly = try FileDescriptor.open(path, .readOnly)
         let results = AppendFile(descriptor: readOnly, path: path, ownsDescriptor: true)
         let output = BulkOutput(results: results, journal: nil)
